@@ -1,0 +1,61 @@
+/**
+ * Metric names and dimensions of DESIGN §5, shared by the code that emits them and the dashboard/alarms
+ * that read them, so the two cannot drift apart.
+ */
+export const METRICS_NAMESPACE = 'WhatsAppWebhookDedup';
+
+export const FIELD_DIMENSION = 'Field';
+
+/** Consumer metrics with the `Field` dimension. */
+export const ConsumerFieldMetric = {
+  EventsFresh: 'EventsFresh',
+  EventsDuplicate: 'EventsDuplicate',
+  EventsDuplicateInFlight: 'EventsDuplicateInFlight',
+  LeaseTakeovers: 'LeaseTakeovers',
+  HandlerErrors: 'HandlerErrors',
+  ClaimReleases: 'ClaimReleases',
+  UnknownField: 'UnknownField',
+} as const;
+
+/** Consumer metrics without dimension. */
+export const ConsumerMetric = {
+  Quarantined: 'Quarantined',
+  StatusRegressionsMerged: 'StatusRegressionsMerged',
+  CompletionFailures: 'CompletionFailures',
+} as const;
+
+/** Receiver metrics (no dimension). */
+export const ReceiverMetric = {
+  DeliveriesAccepted: 'DeliveriesAccepted',
+  SignatureRejected: 'SignatureRejected',
+  EnqueueFailures: 'EnqueueFailures',
+  EventsPerDelivery: 'EventsPerDelivery',
+  Quarantined: 'Quarantined',
+} as const;
+
+/** Values of the `Field` dimension for the `messages` field; other fields use their own name. */
+export const MESSAGES_FIELD_DIMENSIONS = ['message', 'status', 'error'] as const;
+
+/** Management fields of DESIGN §1, in table order; the dashboard shows one line per field. */
+export const MANAGEMENT_FIELDS = [
+  'message_template_status_update',
+  'message_template_quality_update',
+  'message_template_components_update',
+  'template_category_update',
+  'phone_number_name_update',
+  'phone_number_quality_update',
+  'account_update',
+  'account_review_update',
+  'account_alerts',
+  'business_capability_update',
+  'security',
+  'flows',
+  'partner_solutions',
+  'payment_configuration_update',
+  'user_preferences',
+  'smb_app_state_sync',
+  'smb_message_echoes',
+  'automatic_events',
+  'history',
+  'calls',
+] as const;

@@ -1,0 +1,39 @@
+/**
+ * The unit of deduplication: one event inside a webhook body (DESIGN §1), never the HTTP request.
+ */
+
+/** A JSON value as decoded by the lossless parser: numbers that do not round-trip through a JS number
+ * (ids above 2^53, `1.50`, `1e3`) keep their lexeme in a `LosslessNumber`. */
+export type JsonValue = string | number | boolean | null | JsonObject | JsonValue[] | { toString(): string };
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+/** `messages` splits into three kinds; every other documented field is a management event. */
+export type EventKind = 'message' | 'status' | 'error' | 'management';
+
+export interface WebhookEvent {
+  /** The dedup key of DESIGN §1, e.g. `msg:wamid.HBg…` or `st:wamid.HBg…:read`. */
+  readonly key: string;
+  /** The webhook field the change arrived under (`messages`, `calls`, `account_update`, …). */
+  readonly field: string;
+  readonly kind: EventKind;
+  /** The CloudWatch `Field` dimension (DESIGN §5): `message`, `status`, `error`, or the field itself. */
+  readonly metricField: string;
+  readonly entryId: string;
+  /** The item the key was derived from: a message, a status, an error, a list item, or the change value. */
+  readonly payload: JsonObject;
+  /** The whole `change.value` the event came from (metadata, contacts, …) for handlers that need context. */
+  readonly value: JsonObject;
+}
+
+export interface UnknownFieldChange {
+  readonly field: string;
+  readonly entryId: string;
+}
+
+export type BodyRejection = 'invalid-json' | 'not-whatsapp-envelope';
+
+export type EventExtraction =
+  | { readonly ok: true; readonly events: WebhookEvent[]; readonly unknownFields: UnknownFieldChange[] }
+  | { readonly ok: false; readonly reason: BodyRejection; readonly detail: string };
