@@ -6,6 +6,14 @@ export const METRICS_NAMESPACE = 'WhatsAppWebhookDedup';
 
 export const FIELD_DIMENSION = 'Field';
 
+/**
+ * Powertools Metrics always adds a `service` dimension to every metric it emits, so every metric of this
+ * project carries `service = SERVICE_NAME` next to its own dimensions; dashboards and alarms must ask for the
+ * same dimension set or CloudWatch shows nothing. Both functions set POWERTOOLS_SERVICE_NAME to this value.
+ */
+export const SERVICE_NAME = 'whatsapp-webhook-dedup';
+export const SERVICE_DIMENSION = 'service';
+
 /** Consumer metrics with the `Field` dimension. */
 export const ConsumerFieldMetric = {
   EventsFresh: 'EventsFresh',
