@@ -1,10 +1,11 @@
 /**
  * The unit of deduplication: one event inside a webhook body (DESIGN §1), never the HTTP request.
  */
+import type { LosslessNumber } from 'lossless-json';
 
 /** A JSON value as decoded by the lossless parser: numbers that do not round-trip through a JS number
  * (ids above 2^53, `1.50`, `1e3`) keep their lexeme in a `LosslessNumber`. */
-export type JsonValue = string | number | boolean | null | JsonObject | JsonValue[] | { toString(): string };
+export type JsonValue = string | number | boolean | null | LosslessNumber | JsonObject | JsonValue[];
 export interface JsonObject {
   [key: string]: JsonValue;
 }
@@ -20,6 +21,7 @@ export interface WebhookEvent {
   readonly kind: EventKind;
   /** The CloudWatch `Field` dimension (DESIGN §5): `message`, `status`, `error`, or the field itself. */
   readonly metricField: string;
+  /** `entry.id` (the WABA id) rendered as in keys: verbatim, `-` when missing. */
   readonly entryId: string;
   /** The item the key was derived from: a message, a status, an error, a list item, or the change value. */
   readonly payload: JsonObject;
@@ -32,8 +34,23 @@ export interface UnknownFieldChange {
   readonly entryId: string;
 }
 
+/** A part of an otherwise valid envelope that could not yield an event (an entry that is not an object, a
+ * change without `value`, a list item that is not an object…). Reported so the caller can log and count it;
+ * `problem` names the shape, never the content. */
+export interface MalformedPart {
+  readonly entryId: string;
+  /** The change's field, or `-` when the part sits above the change or the field is not a string. */
+  readonly field: string;
+  readonly problem: string;
+}
+
 export type BodyRejection = 'invalid-json' | 'not-whatsapp-envelope';
 
 export type EventExtraction =
-  | { readonly ok: true; readonly events: WebhookEvent[]; readonly unknownFields: UnknownFieldChange[] }
+  | {
+      readonly ok: true;
+      readonly events: WebhookEvent[];
+      readonly unknownFields: UnknownFieldChange[];
+      readonly malformed: MalformedPart[];
+    }
   | { readonly ok: false; readonly reason: BodyRejection; readonly detail: string };

@@ -1,0 +1,207 @@
+/**
+ * The key recipes of DESIGN §1 as data: for each documented webhook field, which items are events and which
+ * values, in which order, make their key. `extract-events.ts` walks a body with this table; the receiver's
+ * splitter asks it which arrays it may cut between.
+ */
+import type { EventKind } from './types.ts';
+
+/** Where a key part is read: the entry, the change value, or the event's item (for per-change fields the
+ * item is the change value itself). */
+export type PartRoot = 'entry' | 'value' | 'item';
+
+export interface KeyPart {
+  readonly root: PartRoot;
+  /** Property names from the root, e.g. `['metadata', 'timestamp']`. */
+  readonly path: readonly string[];
+}
+
+export interface EventRecipe {
+  /** The array inside `change.value` whose items are one event each, or `null`: one event per change. */
+  readonly itemsArray: string | null;
+  readonly kind: EventKind;
+  readonly metricField: string;
+  readonly keyPrefix: string;
+  readonly parts: readonly KeyPart[];
+  /** A part appended only when present and not null (a group status's `recipient_participant_id`). */
+  readonly optionalPart?: KeyPart;
+}
+
+function part(root: PartRoot, dottedPath: string): KeyPart {
+  return { root, path: dottedPath.split('.') };
+}
+
+const ENTRY_ID = part('entry', 'id');
+const ENTRY_TIME = part('entry', 'time');
+
+/** `<field>:<entry.id>:<ts>:<values…>`, one event per change (the item is the change value). */
+function perChange(field: string, timestamp: KeyPart, values: readonly string[]): EventRecipe[] {
+  return [
+    {
+      itemsArray: null,
+      kind: 'management',
+      metricField: field,
+      keyPrefix: field,
+      parts: [ENTRY_ID, timestamp, ...values.map((path) => part('item', path))],
+    },
+  ];
+}
+
+/** `<field>:<entry.id>:<ts>:<values…>`, one event per item of `value[itemsArray]`. */
+function perItem(
+  field: string,
+  itemsArray: string,
+  timestamp: KeyPart,
+  values: readonly KeyPart[],
+): EventRecipe[] {
+  return [
+    {
+      itemsArray,
+      kind: 'management',
+      metricField: field,
+      keyPrefix: field,
+      parts: [ENTRY_ID, timestamp, ...values],
+    },
+  ];
+}
+
+/** Within one `messages` change: every message, then every status, then every value-level error. */
+const MESSAGES_RECIPES: EventRecipe[] = [
+  {
+    itemsArray: 'messages',
+    kind: 'message',
+    metricField: 'message',
+    keyPrefix: 'msg',
+    parts: [part('item', 'id')],
+  },
+  {
+    itemsArray: 'statuses',
+    kind: 'status',
+    metricField: 'status',
+    keyPrefix: 'st',
+    parts: [part('item', 'id'), part('item', 'status')],
+    optionalPart: part('item', 'recipient_participant_id'),
+  },
+  {
+    itemsArray: 'errors',
+    kind: 'error',
+    metricField: 'error',
+    keyPrefix: 'err',
+    parts: [ENTRY_ID, ENTRY_TIME, part('value', 'metadata.phone_number_id'), part('item', 'code')],
+  },
+];
+
+const FIELD_RULES: ReadonlyMap<string, readonly EventRecipe[]> = new Map<string, readonly EventRecipe[]>([
+  ['messages', MESSAGES_RECIPES],
+  [
+    'message_template_status_update',
+    perChange('message_template_status_update', ENTRY_TIME, ['message_template_id', 'event']),
+  ],
+  [
+    'message_template_quality_update',
+    perChange('message_template_quality_update', ENTRY_TIME, ['message_template_id', 'new_quality_score']),
+  ],
+  [
+    'message_template_components_update',
+    perChange('message_template_components_update', ENTRY_TIME, ['message_template_id']),
+  ],
+  [
+    'template_category_update',
+    perChange('template_category_update', ENTRY_TIME, [
+      'message_template_id',
+      'new_category',
+      'correct_category',
+    ]),
+  ],
+  [
+    'phone_number_name_update',
+    perChange('phone_number_name_update', ENTRY_TIME, ['display_phone_number', 'decision']),
+  ],
+  [
+    'phone_number_quality_update',
+    perChange('phone_number_quality_update', ENTRY_TIME, ['display_phone_number', 'event']),
+  ],
+  ['account_update', perChange('account_update', ENTRY_TIME, ['event', 'waba_info.waba_id'])],
+  ['account_review_update', perChange('account_review_update', ENTRY_TIME, ['decision'])],
+  [
+    'account_alerts',
+    perChange('account_alerts', ENTRY_TIME, ['entity_type', 'entity_id', 'alert_info.alert_type']),
+  ],
+  ['business_capability_update', perChange('business_capability_update', ENTRY_TIME, [])],
+  ['security', perChange('security', ENTRY_TIME, ['display_phone_number', 'event'])],
+  ['flows', perChange('flows', ENTRY_TIME, ['event', 'flow_id'])],
+  ['partner_solutions', perChange('partner_solutions', ENTRY_TIME, ['solution_id', 'solution_status'])],
+  [
+    'payment_configuration_update',
+    perChange('payment_configuration_update', part('item', 'updated_timestamp'), [
+      'configuration_name',
+      'status',
+    ]),
+  ],
+  [
+    'user_preferences',
+    perItem('user_preferences', 'user_preferences', part('item', 'timestamp'), [
+      part('item', 'wa_id'),
+      part('item', 'category'),
+      part('item', 'value'),
+    ]),
+  ],
+  [
+    'smb_app_state_sync',
+    perItem('smb_app_state_sync', 'state_sync', part('item', 'metadata.timestamp'), [
+      part('item', 'contact.phone_number'),
+      part('item', 'action'),
+    ]),
+  ],
+  [
+    'smb_message_echoes',
+    perItem('smb_message_echoes', 'message_echoes', part('item', 'timestamp'), [part('item', 'id')]),
+  ],
+  [
+    'automatic_events',
+    perItem('automatic_events', 'automatic_events', part('item', 'timestamp'), [
+      part('item', 'id'),
+      part('item', 'event_name'),
+    ]),
+  ],
+  [
+    'history',
+    perItem('history', 'history', ENTRY_TIME, [
+      part('value', 'metadata.phone_number_id'),
+      part('item', 'metadata.phase'),
+      part('item', 'metadata.chunk_order'),
+    ]),
+  ],
+  [
+    'calls',
+    perItem('calls', 'calls', part('item', 'timestamp'), [part('item', 'id'), part('item', 'event')]),
+  ],
+]);
+
+/** The recipes of a documented field, in the order its events are walked; `undefined` for unknown fields. */
+export function recipesFor(field: string): readonly EventRecipe[] | undefined {
+  return FIELD_RULES.get(field);
+}
+
+export function isKnownField(field: string): boolean {
+  return FIELD_RULES.has(field);
+}
+
+/** Every documented field, in DESIGN §1 order (`messages` first). */
+export const KNOWN_FIELDS: readonly string[] = [...FIELD_RULES.keys()];
+
+const ITEM_ARRAYS: ReadonlyMap<string, readonly string[]> = new Map(
+  [...FIELD_RULES].map(([field, recipes]) => [
+    field,
+    Object.freeze(recipes.flatMap((recipe) => (recipe.itemsArray === null ? [] : [recipe.itemsArray]))),
+  ]),
+);
+const NO_ARRAYS: readonly string[] = Object.freeze([]);
+
+/**
+ * The arrays inside `change.value` whose items are separate events for `field`, in walk order: a splitter
+ * may spread their items over several bodies (keeping everything else of the value) without changing any
+ * key. Empty for per-change fields and unknown fields, whose value must travel whole.
+ */
+export function eventItemArrays(field: string): readonly string[] {
+  return ITEM_ARRAYS.get(field) ?? NO_ARRAYS;
+}
