@@ -1,0 +1,42 @@
+/**
+ * `npm run keys -- FILE`: prints the DESIGN §1 keys of one webhook body file, one per line, in order.
+ * An unparseable or non-WhatsApp body prints nothing and succeeds; a missing or unreadable FILE exits 2.
+ */
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { extractEvents } from '../events/extract-events.ts';
+
+export const KEYS_USAGE = 'usage: npm run keys -- FILE';
+
+export interface CliStreams {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+}
+
+/** Runs the command and returns its exit code. */
+export function runKeysCli(args: readonly string[], streams: CliStreams): number {
+  const [file, ...extra] = args;
+  if (file === undefined || extra.length > 0) {
+    streams.stderr.write(`${KEYS_USAGE}\n`);
+    return 2;
+  }
+  let body: Buffer;
+  try {
+    body = readFileSync(file);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    streams.stderr.write(`cannot read ${file} (${reason})\n${KEYS_USAGE}\n`);
+    return 2;
+  }
+  const extraction = extractEvents(body);
+  if (extraction.ok && extraction.events.length > 0) {
+    streams.stdout.write(`${extraction.events.map((event) => event.key).join('\n')}\n`);
+  }
+  return 0;
+}
+
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly) {
+  process.exitCode = runKeysCli(process.argv.slice(2), process);
+}
