@@ -1,0 +1,342 @@
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createSqsEventSource,
+  type InvocationReport,
+  type SqsEventSource,
+  type SqsEventSourceOptions,
+} from '../../../local/sqs-event-source.ts';
+
+let fauxqs: FauxqsServer;
+let client: SQSClient;
+let queueCounter = 0;
+const sources: SqsEventSource[] = [];
+
+beforeAll(async () => {
+  fauxqs = await startFauxqs({ port: 0, logger: false });
+  client = new SQSClient({
+    endpoint: `http://127.0.0.1:${fauxqs.port}`,
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+});
+
+afterEach(async () => {
+  await Promise.all(sources.splice(0).map((s) => s.stop()));
+});
+
+afterAll(async () => {
+  client.destroy();
+  await fauxqs.stop();
+});
+
+async function createQueue(options: { visibilityTimeout?: number; maxReceiveCount?: number } = {}) {
+  const name = `event-source-${++queueCounter}`;
+  const dlq = await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+  const dlqUrl = dlq.QueueUrl ?? '';
+  const dlqArn = await queueArn(dlqUrl);
+  const attributes: Record<string, string> = { VisibilityTimeout: String(options.visibilityTimeout ?? 1) };
+  if (options.maxReceiveCount) {
+    attributes.RedrivePolicy = JSON.stringify({
+      deadLetterTargetArn: dlqArn,
+      maxReceiveCount: options.maxReceiveCount,
+    });
+  }
+  const queue = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  return { queueUrl: queue.QueueUrl ?? '', dlqUrl, queueArn: await queueArn(queue.QueueUrl ?? '') };
+}
+
+async function queueArn(url: string): Promise<string> {
+  const result = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  );
+  return result.Attributes?.QueueArn ?? '';
+}
+
+async function sendBodies(queueUrl: string, bodies: string[]): Promise<void> {
+  for (let i = 0; i < bodies.length; i += 10) {
+    await client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: bodies.slice(i, i + 10).map((body, j) => ({ Id: String(j), MessageBody: body })),
+      }),
+    );
+  }
+}
+
+function start(
+  queueUrl: string,
+  handler: SqsEventSourceOptions['handler'],
+  overrides: Partial<SqsEventSourceOptions> = {},
+) {
+  const reports: InvocationReport[] = [];
+  const source = createSqsEventSource({
+    client,
+    queueUrl,
+    handler,
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    functionTimeoutSeconds: 5,
+    pollers: 2,
+    waitTimeSeconds: 1,
+    onInvocation: (r) => reports.push(r),
+    log: () => {},
+    ...overrides,
+  });
+  sources.push(source);
+  return { source, reports };
+}
+
+/** Every body the handler saw, in order, with the receive count of that delivery. */
+function recorder(decide: (record: SQSRecord) => 'ok' | 'fail' = () => 'ok') {
+  const seen: { body: string; receiveCount: number }[] = [];
+  const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batchItemFailures = [];
+    for (const record of event.Records) {
+      seen.push({ body: record.body, receiveCount: Number(record.attributes.ApproximateReceiveCount) });
+      if (decide(record) === 'fail') batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+    return { batchItemFailures };
+  };
+  return { seen, handler };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('SQS event source on fauxqs', () => {
+  it('passes records and a context shaped like Lambda', async () => {
+    const { queueUrl, queueArn: arn } = await createQueue();
+    await client.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: '{"hello":"world"}',
+        MessageAttributes: { reason: { DataType: 'String', StringValue: 'test' } },
+      }),
+    );
+    let captured: { event: SQSEvent; context: Context; remaining: number } | undefined;
+    const { source } = start(
+      queueUrl,
+      async (event, context) => {
+        captured = { event, context, remaining: context.getRemainingTimeInMillis() };
+      },
+      { functionName: 'whatsapp-consumer', functionTimeoutSeconds: 7 },
+    );
+    await source.start();
+    await source.waitUntilDrained();
+
+    const record = captured?.event.Records[0];
+    expect(captured?.event.Records).toHaveLength(1);
+    expect(record).toMatchObject({
+      body: '{"hello":"world"}',
+      eventSource: 'aws:sqs',
+      eventSourceARN: arn,
+      awsRegion: arn.split(':')[3],
+      attributes: { ApproximateReceiveCount: '1' },
+      messageAttributes: { reason: { stringValue: 'test', dataType: 'String', stringListValues: [] } },
+    });
+    expect(record?.messageId).toMatch(/.+/);
+    expect(record?.receiptHandle).toMatch(/.+/);
+    expect(record?.md5OfBody).toMatch(/^[0-9a-f]{32}$/);
+    expect(Number(record?.attributes.SentTimestamp)).toBeGreaterThan(0);
+    expect(captured?.context.functionName).toBe('whatsapp-consumer');
+    expect(captured?.context.awsRequestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(captured?.remaining).toBeGreaterThan(0);
+    expect(captured?.remaining).toBeLessThanOrEqual(7000);
+  });
+
+  it('never puts more than batchSize records in one invocation, and delivers each once', async () => {
+    const { queueUrl } = await createQueue();
+    const bodies = Array.from({ length: 37 }, (_, i) => `m${i}`);
+    await sendBodies(queueUrl, bodies);
+    const { seen, handler } = recorder();
+    const { source, reports } = start(queueUrl, handler, { batchSize: 4, pollers: 3 });
+    await source.start();
+    await source.waitUntilDrained();
+
+    expect(Math.max(...reports.map((r) => r.records.length))).toBeLessThanOrEqual(4);
+    expect(seen.map((s) => s.body).sort()).toEqual([...bodies].sort());
+  });
+
+  it('gathers records arriving within the batching window into one invocation', async () => {
+    // The visibility timeout must outlast the window, or gathered records reappear (resolveSettings enforces it).
+    const { queueUrl } = await createQueue({ visibilityTimeout: 10 });
+    const { seen, handler } = recorder();
+    const { source, reports } = start(queueUrl, handler, {
+      batchSize: 10,
+      maxBatchingWindowSeconds: 3,
+      pollers: 1,
+    });
+    await source.start();
+    await sendBodies(queueUrl, ['first']);
+    await sleep(300);
+    await sendBodies(queueUrl, ['second', 'third']);
+    await source.waitUntilDrained({ timeoutMs: 10_000 });
+
+    expect(seen.map((s) => s.body).sort()).toEqual(['first', 'second', 'third']);
+    expect(reports).toHaveLength(1);
+  });
+
+  it('deletes only the successes of a partial batch response; the failure comes back after the visibility timeout', async () => {
+    const { queueUrl } = await createQueue({ visibilityTimeout: 1 });
+    await sendBodies(queueUrl, ['a', 'b', 'flaky', 'c']);
+    let flakyFailures = 0;
+    const { seen, handler } = recorder((record) =>
+      record.body === 'flaky' && flakyFailures++ === 0 ? 'fail' : 'ok',
+    );
+    const { source, reports } = start(queueUrl, handler, { pollers: 1 });
+    await source.start();
+    await source.waitUntilDrained({ timeoutMs: 10_000 });
+
+    expect(seen.filter((s) => s.body !== 'flaky').map((s) => s.receiveCount)).toEqual([1, 1, 1]);
+    expect(seen.filter((s) => s.body === 'flaky').map((s) => s.receiveCount)).toEqual([1, 2]);
+    expect(reports[0]?.outcome).toBe('partial-failure');
+    expect(reports[0]?.failedMessageIds).toHaveLength(1);
+  });
+
+  it('treats a thrown error as a failure of the whole batch', async () => {
+    const { queueUrl } = await createQueue({ visibilityTimeout: 1 });
+    await sendBodies(queueUrl, ['x', 'y']);
+    const seen: string[] = [];
+    let calls = 0;
+    const { source, reports } = start(
+      queueUrl,
+      async (event) => {
+        seen.push(...event.Records.map((r) => `${r.body}@${r.attributes.ApproximateReceiveCount}`));
+        if (calls++ === 0) throw new Error('boom');
+      },
+      { pollers: 1 },
+    );
+    await source.start();
+    await source.waitUntilDrained({ timeoutMs: 10_000 });
+
+    expect(seen.sort()).toEqual(['x@1', 'x@2', 'y@1', 'y@2']);
+    expect(reports[0]?.outcome).toBe('error');
+  });
+
+  it('fails the whole batch on an itemIdentifier it does not know', async () => {
+    const { queueUrl } = await createQueue({ visibilityTimeout: 1 });
+    await sendBodies(queueUrl, ['only']);
+    let calls = 0;
+    const { source, reports } = start(
+      queueUrl,
+      async () =>
+        calls++ === 0 ? { batchItemFailures: [{ itemIdentifier: 'not-in-this-batch' }] } : undefined,
+      { pollers: 1 },
+    );
+    await source.start();
+    await source.waitUntilDrained({ timeoutMs: 10_000 });
+
+    expect(reports.map((r) => r.outcome)).toEqual(['invalid-response', 'success']);
+  });
+
+  it('counts an invocation still running at the function timeout as failed', async () => {
+    const { queueUrl } = await createQueue({ visibilityTimeout: 2 });
+    await sendBodies(queueUrl, ['slow']);
+    let calls = 0;
+    const { source, reports } = start(
+      queueUrl,
+      async () => {
+        if (calls++ === 0) await sleep(1_500);
+      },
+      { pollers: 1, functionTimeoutSeconds: 1 },
+    );
+    await source.start();
+    await source.waitUntilDrained({ timeoutMs: 10_000 });
+
+    expect(reports.map((r) => r.outcome)).toEqual(['timeout', 'success']);
+    expect(reports[1]?.records[0]?.attributes.ApproximateReceiveCount).toBe('2');
+  });
+
+  it('leaves redrive to the queue: a record failing maxReceiveCount times lands in the DLQ', async () => {
+    const { queueUrl, dlqUrl } = await createQueue({ visibilityTimeout: 1, maxReceiveCount: 2 });
+    await sendBodies(queueUrl, ['poison', 'fine']);
+    const { seen, handler } = recorder((record) => (record.body === 'poison' ? 'fail' : 'ok'));
+    const { source } = start(queueUrl, handler, { pollers: 1 });
+    await source.start();
+    await source.waitUntilDrained({ timeoutMs: 15_000 });
+
+    expect(seen.filter((s) => s.body === 'poison').map((s) => s.receiveCount)).toEqual([1, 2]);
+    expect(seen.filter((s) => s.body === 'fine')).toHaveLength(1);
+    const dead = await client.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10 }));
+    expect(dead.Messages?.map((m) => m.Body)).toEqual(['poison']);
+  });
+
+  it('runs at most `pollers` invocations at once, and more than one', async () => {
+    const { queueUrl } = await createQueue();
+    await sendBodies(
+      queueUrl,
+      Array.from({ length: 30 }, (_, i) => `m${i}`),
+    );
+    let running = 0;
+    let peak = 0;
+    const { source } = start(
+      queueUrl,
+      async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await sleep(50);
+        running--;
+      },
+      { pollers: 3, batchSize: 1 },
+    );
+    await source.start();
+    await source.waitUntilDrained({ timeoutMs: 15_000 });
+
+    expect(peak).toBeLessThanOrEqual(3);
+    expect(peak).toBeGreaterThan(1);
+  });
+
+  it('stops gracefully: a running invocation finishes and its records are deleted', async () => {
+    const { queueUrl } = await createQueue({ visibilityTimeout: 30 });
+    await sendBodies(queueUrl, ['in-flight']);
+    let entered: () => void = () => {};
+    const handlerEntered = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let finished = false;
+    const { source } = start(
+      queueUrl,
+      async () => {
+        entered();
+        await sleep(300);
+        finished = true;
+      },
+      { pollers: 1 },
+    );
+    await source.start();
+    await handlerEntered;
+    await source.stop();
+
+    expect(finished).toBe(true);
+    const attributes = await client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    expect(attributes.Attributes).toMatchObject({
+      ApproximateNumberOfMessages: '0',
+      ApproximateNumberOfMessagesNotVisible: '0',
+    });
+  });
+
+  it('reports a queue that does not drain in time', async () => {
+    const { queueUrl } = await createQueue({ visibilityTimeout: 30 });
+    await sendBodies(queueUrl, ['stuck']);
+    const { source } = start(queueUrl, async (event) => ({
+      batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })),
+    }));
+    await source.start();
+
+    await expect(source.waitUntilDrained({ timeoutMs: 500 })).rejects.toThrow(/not drained/);
+  });
+});
