@@ -1,0 +1,102 @@
+/**
+ * The handler API: what a user's business logic receives for each event, once per event key.
+ *
+ * The consumer calls a handler only after it claimed the event's key; when the handler returns, the claim
+ * is completed and the event is never handled again (within the retention). When it throws, the claim is
+ * released and the SQS message is retried. Users edit `functions/webhook-handlers.ts`, nothing else.
+ */
+import type { EventKind, JsonObject, WebhookEvent } from '../events/types.ts';
+import type { StatusLedgerChange, StatusLedgerView } from '../ledger/status-ledger.ts';
+
+/**
+ * How this worker obtained the claim:
+ * - `fresh`: nobody had claimed the key.
+ * - `reclaimed`: a claim existed but had expired (older than the retention), so the key counts as new.
+ * - `takeover`: another worker claimed the key and its lease lapsed without completing: it crashed or timed
+ *   out, possibly AFTER running its side effect (see docs/consumer.md, "the effect→complete window"). A
+ *   handler whose effect must not happen twice can check its own system here, or pass `key` as an
+ *   idempotency key to the API it calls.
+ */
+export type ClaimedAs = 'fresh' | 'takeover' | 'reclaimed';
+
+/** Scalar details only: objects (a payload, a contact) cannot be passed, so they cannot be logged by accident. */
+export type LogDetails = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/**
+ * A structured JSON logger whose every line already carries the event's `key`, `field` and `kind`. Log ids
+ * and counts; never message texts, names or phone numbers.
+ */
+export interface HandlerLogger {
+  debug(message: string, details?: LogDetails): void;
+  info(message: string, details?: LogDetails): void;
+  warn(message: string, details?: LogDetails): void;
+  error(message: string, details?: LogDetails): void;
+}
+
+interface EventContextBase<K extends EventKind> {
+  readonly event: WebhookEvent;
+  /** The dedup key (DESIGN §1), stable across Meta's retries and re-batching: a good idempotency key. */
+  readonly key: string;
+  /** The webhook field (`messages`, `calls`, `account_update`, …). */
+  readonly field: string;
+  readonly kind: K;
+  /** The item the key was derived from: the message, the status, the error, the list item or the value. */
+  readonly payload: JsonObject;
+  /** The whole `change.value` (metadata, contacts, …). */
+  readonly value: JsonObject;
+  readonly claimedAs: ClaimedAs;
+  /** Milliseconds left before the claim's lease may lapse; keep the side effect well inside it. */
+  remainingTimeMs(): number;
+  readonly logger: HandlerLogger;
+}
+
+/** A `value.messages[i]` item: an inbound message of any type. */
+export type MessageContext = EventContextBase<'message'>;
+
+/** A `value.statuses[j]` item, with the status ledger's view after merging it. */
+export interface StatusContext extends EventContextBase<'status'> {
+  /** Current status (by rank, `failed` terminal) and the time of every status seen for this message. */
+  readonly ledger: StatusLedgerView;
+  /** `merged`: this status arrived after a higher-ranked one; `ledger.current` did not move back. */
+  readonly ledgerChange: StatusLedgerChange;
+}
+
+/** A value-level `value.errors[k]` item of the `messages` field. */
+export type ErrorContext = EventContextBase<'error'>;
+
+/** Any other documented field (templates, phone numbers, account, flows, calls, …). */
+export type ManagementEventContext = EventContextBase<'management'>;
+
+export type WebhookEventContext = MessageContext | StatusContext | ErrorContext | ManagementEventContext;
+
+export type WebhookHandler<C> = (context: C) => void | Promise<void>;
+
+/** Leave a handler out and its events are acknowledged (claimed, completed, counted) with no side effect. */
+export interface WebhookHandlers {
+  readonly onMessage?: WebhookHandler<MessageContext>;
+  readonly onStatus?: WebhookHandler<StatusContext>;
+  readonly onError?: WebhookHandler<ErrorContext>;
+  readonly onManagementEvent?: WebhookHandler<ManagementEventContext>;
+}
+
+/** Identity function that gives the object literal its types (and editor completion). */
+export function defineWebhookHandlers<const H extends WebhookHandlers>(handlers: H): H {
+  return handlers;
+}
+
+/** The handler registered for an event's kind, if any. */
+export function handlerFor(
+  handlers: WebhookHandlers,
+  kind: EventKind,
+): WebhookHandler<WebhookEventContext> | undefined {
+  switch (kind) {
+    case 'message':
+      return handlers.onMessage as WebhookHandler<WebhookEventContext> | undefined;
+    case 'status':
+      return handlers.onStatus as WebhookHandler<WebhookEventContext> | undefined;
+    case 'error':
+      return handlers.onError as WebhookHandler<WebhookEventContext> | undefined;
+    case 'management':
+      return handlers.onManagementEvent as WebhookHandler<WebhookEventContext> | undefined;
+  }
+}

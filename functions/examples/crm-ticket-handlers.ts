@@ -1,0 +1,43 @@
+/**
+ * The example of docs/handlers.md, "Write your handler": open a CRM ticket for each inbound message, and
+ * close the loop when the customer has read the reply. Compiled by `npm run typecheck`, never deployed.
+ */
+import { defineWebhookHandlers } from '../consumer/handler-api.ts';
+
+const CRM_URL = process.env.CRM_URL ?? 'https://crm.example.com/api';
+
+export const webhookHandlers = defineWebhookHandlers({
+  async onMessage({ key, event, payload, logger }) {
+    const response = await fetch(`${CRM_URL}/tickets`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        // The event key is stable across Meta's retries: the CRM drops a second POST with the same key,
+        // which also covers the rare case where a crashed worker's effect is run again (docs/consumer.md).
+        'idempotency-key': key,
+      },
+      body: JSON.stringify({
+        messageId: payload.id,
+        from: payload.from,
+        type: payload.type,
+        wabaId: event.entryId,
+      }),
+    });
+    // Throwing releases the claim and has SQS retry the message later.
+    if (!response.ok) throw new Error(`CRM answered ${response.status}`);
+    logger.info('Ticket opened', { status: response.status });
+  },
+
+  async onStatus({ ledger, ledgerChange, payload }) {
+    // A late `delivered` after `read` is merged into the ledger; only act when the status moved forward.
+    if (ledgerChange !== 'advanced' || ledger.current !== 'read') return;
+    const response = await fetch(`${CRM_URL}/messages/${encodeURIComponent(String(payload.id))}/read`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ readAt: ledger.times.read }),
+    });
+    if (!response.ok) throw new Error(`CRM answered ${response.status}`);
+  },
+
+  // No onError / onManagementEvent: those events are acknowledged and counted, with no side effect.
+});
