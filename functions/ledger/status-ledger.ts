@@ -1,0 +1,163 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { StatusObservation } from './status-event.ts';
+import { rankOfStatus } from './status-rank.ts';
+
+/**
+ * The status ledger (DESIGN §3), stored in the claim table beside the claims, one item per outbound message
+ * (per participant for group sends):
+ *
+ *   pk            `[<ns>#]ledger:<wamid>[:<recipient_participant_id>]`
+ *   wamid, recipientParticipantId
+ *   currentStatus, currentRank   the highest-ranked status seen (`failed` is terminal)
+ *   statuses      string set of every status seen
+ *   at_<status>   epoch seconds Meta reported for that status (the first one written wins)
+ *   expiresAt     TTL, refreshed on every write, same retention as the claims
+ *
+ * No claim key starts with `ledger:` (DESIGN §1 has no such field), so the two never collide.
+ */
+
+export interface StatusLedgerView {
+  readonly wamid: string;
+  readonly recipientParticipantId: string | undefined;
+  readonly current: string;
+  readonly currentRank: number;
+  /** Status → epoch seconds, for every status seen so far, late ones included. */
+  readonly times: Readonly<Record<string, number>>;
+}
+
+/**
+ * - `advanced`: the status became current.
+ * - `merged`: a lower-ranked (or post-`failed`) status arrived late; its time is recorded, current unchanged.
+ * - `repeated`: this very status is already current (a retry of the same event): nothing changed.
+ */
+export type StatusLedgerChange = 'advanced' | 'merged' | 'repeated';
+
+export interface StatusLedgerUpdate {
+  readonly change: StatusLedgerChange;
+  readonly view: StatusLedgerView;
+}
+
+export interface StatusLedgerOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Same namespace as the claim store, so that consumers sharing a table keep separate ledgers. */
+  readonly keyNamespace?: string | undefined;
+  readonly retentionDays: number;
+  readonly now?: () => number;
+}
+
+const TIME_PREFIX = 'at_';
+
+export function ledgerKey(wamid: string, recipientParticipantId?: string, keyNamespace?: string): string {
+  const key =
+    recipientParticipantId === undefined ? `ledger:${wamid}` : `ledger:${wamid}:${recipientParticipantId}`;
+  return keyNamespace ? `${keyNamespace}#${key}` : key;
+}
+
+export class StatusLedger {
+  readonly #client: DynamoDBDocumentClient;
+  readonly #tableName: string;
+  readonly #keyNamespace: string | undefined;
+  readonly #retentionSeconds: number;
+  readonly #now: () => number;
+
+  constructor(options: StatusLedgerOptions) {
+    this.#client = options.client;
+    this.#tableName = options.tableName;
+    this.#keyNamespace = options.keyNamespace || undefined;
+    this.#retentionSeconds = Math.round(options.retentionDays * 86_400);
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * One conditional write advances the current status when the new one ranks higher. When the condition
+   * fails, a second, unconditional write records the late status's time only. Both are idempotent, so a
+   * retried event changes nothing.
+   */
+  async record(observation: StatusObservation): Promise<StatusLedgerUpdate> {
+    const rank = rankOfStatus(observation.status);
+    const key = { pk: ledgerKey(observation.wamid, observation.recipientParticipantId, this.#keyNamespace) };
+    const names = { '#time': `${TIME_PREFIX}${observation.status}` };
+    const common = {
+      ':time': observation.timestamp,
+      ':statuses': new Set([observation.status]),
+      ':expiresAt': Math.floor(this.#now() / 1000) + this.#retentionSeconds,
+    };
+    try {
+      const advanced = await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: key,
+          UpdateExpression:
+            'SET currentStatus = :status, currentRank = :rank, #time = if_not_exists(#time, :time), ' +
+            'wamid = :wamid, expiresAt = :expiresAt' +
+            (observation.recipientParticipantId === undefined
+              ? ''
+              : ', recipientParticipantId = :participant') +
+            ' ADD statuses :statuses',
+          ConditionExpression: 'attribute_not_exists(currentRank) OR currentRank < :rank',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: {
+            ...common,
+            ':status': observation.status,
+            ':rank': rank,
+            ':wamid': observation.wamid,
+            ...(observation.recipientParticipantId === undefined
+              ? {}
+              : { ':participant': observation.recipientParticipantId }),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { change: 'advanced', view: toView(advanced.Attributes) };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const merged = await this.#client.send(
+      new UpdateCommand({
+        TableName: this.#tableName,
+        Key: key,
+        UpdateExpression:
+          'SET #time = if_not_exists(#time, :time), expiresAt = :expiresAt ADD statuses :statuses',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: common,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    if (merged.Attributes?.currentRank === undefined) {
+      // The item expired and TTL removed it between the two writes: start over on the fresh item.
+      return this.record(observation);
+    }
+    const view = toView(merged.Attributes);
+    return { change: view.current === observation.status ? 'repeated' : 'merged', view };
+  }
+
+  /** The ledger's view of one message (one participant for group sends), or undefined if none was seen. */
+  async view(wamid: string, recipientParticipantId?: string): Promise<StatusLedgerView | undefined> {
+    const result = await this.#client.send(
+      new GetCommand({
+        TableName: this.#tableName,
+        Key: { pk: ledgerKey(wamid, recipientParticipantId, this.#keyNamespace) },
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item === undefined ? undefined : toView(result.Item);
+  }
+}
+
+function toView(item: Record<string, unknown> | undefined): StatusLedgerView {
+  if (item === undefined) throw new Error('The status ledger write returned no item.');
+  const times: Record<string, number> = {};
+  for (const [name, value] of Object.entries(item)) {
+    if (name.startsWith(TIME_PREFIX)) times[name.slice(TIME_PREFIX.length)] = Number(value);
+  }
+  return {
+    wamid: String(item.wamid),
+    recipientParticipantId:
+      item.recipientParticipantId === undefined ? undefined : String(item.recipientParticipantId),
+    current: String(item.currentStatus),
+    currentRank: Number(item.currentRank),
+    times,
+  };
+}
