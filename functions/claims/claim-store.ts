@@ -1,0 +1,367 @@
+/**
+ * The claim store: exactly-once side effects over DynamoDB conditional writes (DESIGN §2).
+ *
+ * - `claim` is one PutItem. It succeeds when the key is new, its record expired, or its lease lapsed, and
+ *   otherwise fails its condition and returns the blocking record (`ALL_OLD`), which classifies the
+ *   duplicate without a read. See `lease.ts` for the lease/expiry timeline.
+ * - `complete` and `release` are conditioned on the owner token the claim wrote, so a worker whose lease
+ *   lapsed can never mark done, or free, a claim that another worker has since taken over.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { MIN_RETENTION_DAYS, resolveSettings } from '../../lib/settings.ts';
+import { mapWithConcurrency } from './bounded-concurrency.ts';
+import {
+  CLAIM_ATTRIBUTES,
+  type ClaimItem,
+  type ClaimSnapshot,
+  snapshotFromAttributeValues,
+  snapshotFromItem,
+} from './claim-record.ts';
+import {
+  ClaimLostError,
+  ClaimStoreConfigError,
+  type ClaimStoreError,
+  MalformedClaimRecordError,
+  toClaimStoreError,
+} from './errors.ts';
+import {
+  type AcquiredOutcome,
+  classifyAcquired,
+  classifyBlocking,
+  type DuplicateOutcome,
+  expiresAtFor,
+  leaseUntilFor,
+  nextAttempt,
+  toEpochSeconds,
+} from './lease.ts';
+
+export const DEFAULT_CLAIM_CONCURRENCY = 16;
+
+export interface ClaimStoreOptions {
+  readonly documentClient: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Prefix for keys (`<ns>#<key>`) so that several consumers can share one table. No `#` inside. */
+  readonly namespace?: string;
+  /** Days a completed claim blocks retries. @default 8 (from `resolveSettings()`); below 7 is refused. */
+  readonly retentionDays?: number;
+  /** Added to the invocation's deadline to form the lease. @default 10 000 (from `resolveSettings()`) */
+  readonly leaseMarginMs?: number;
+  /** Epoch milliseconds. @default Date.now */
+  readonly clock?: () => number;
+  /** Most DynamoDB requests `claimMany` keeps in flight. @default 16 */
+  readonly concurrency?: number;
+}
+
+/** What to claim: a `WebhookEvent` fits as is. */
+export interface ClaimRequest {
+  readonly key: string;
+  readonly field: string;
+}
+
+export interface ClaimOptions {
+  /** Epoch ms by which the caller's invocation ends (see `deadlineFromRemainingTime`). */
+  readonly deadlineMs: number;
+}
+
+interface ClaimIdentity {
+  /** The event key as given, without namespace. */
+  readonly key: string;
+  /** The stored partition key (`<ns>#<key>` with a namespace). */
+  readonly pk: string;
+  readonly field: string;
+}
+
+/** This worker now owns the event and must run its side effect, then `complete` or `release`. */
+export interface HeldClaim extends ClaimIdentity {
+  readonly outcome: AcquiredOutcome;
+  readonly owner: string;
+  readonly attempt: number;
+  readonly claimedAt: number;
+  readonly leaseUntil: number;
+  readonly expiresAt: number;
+  /** The record this claim replaced (takeover, reclaimed). */
+  readonly previous?: ClaimSnapshot;
+}
+
+/** Another claim blocks the event: do not run the side effect. */
+export interface DuplicateClaim extends ClaimIdentity {
+  readonly outcome: DuplicateOutcome;
+  /** The blocking record, as returned by the failed condition. */
+  readonly existing: ClaimSnapshot;
+}
+
+/** A key repeated within one `claimMany` call: no request was made; it shares the first occurrence's fate. */
+export interface RepeatedClaim extends ClaimIdentity {
+  readonly outcome: 'repeat';
+  readonly firstIndex: number;
+}
+
+/** `claimMany` only: this event's claim failed; the other events' results stand. */
+export interface FailedClaim extends ClaimIdentity {
+  readonly outcome: 'failed';
+  readonly error: ClaimStoreError;
+}
+
+export type ClaimResult = HeldClaim | DuplicateClaim;
+export type BatchClaimResult = ClaimResult | RepeatedClaim | FailedClaim;
+export type ClaimOutcome = BatchClaimResult['outcome'];
+
+/** What `complete` and `release` need from a held claim. */
+export type ClaimHandle = Pick<HeldClaim, 'key' | 'pk' | 'owner' | 'attempt'>;
+
+export interface CompletedClaim {
+  readonly key: string;
+  readonly pk: string;
+  readonly doneAt: number;
+  readonly expiresAt: number;
+}
+
+export function isHeld(result: BatchClaimResult): result is HeldClaim {
+  return result.outcome === 'fresh' || result.outcome === 'takeover' || result.outcome === 'reclaimed';
+}
+
+export function isDuplicate(result: BatchClaimResult): result is DuplicateClaim {
+  return result.outcome === 'duplicate-done' || result.outcome === 'duplicate-in-flight';
+}
+
+const A = CLAIM_ATTRIBUTES;
+const NAMES = {
+  '#pk': A.pk,
+  '#state': A.state,
+  '#owner': A.owner,
+  '#leaseUntil': A.leaseUntil,
+  '#expiresAt': A.expiresAt,
+  '#doneAt': A.doneAt,
+  '#attempt': A.attempt,
+} as const;
+
+/** The claim condition of DESIGN §2; expiry is checked here because TTL deletion lags by up to days. */
+export const CLAIM_CONDITION =
+  'attribute_not_exists(#pk) OR #expiresAt < :nowS OR (#state = :processing AND #leaseUntil < :nowMs)';
+export const OWNER_CONDITION = '#owner = :me';
+
+export class ClaimStore {
+  readonly tableName: string;
+  readonly namespace: string | undefined;
+  readonly retentionDays: number;
+  readonly leaseMarginMs: number;
+  readonly concurrency: number;
+  private readonly documentClient: DynamoDBDocumentClient;
+  private readonly clock: () => number;
+
+  constructor(options: ClaimStoreOptions) {
+    const defaults = resolveSettings();
+    this.documentClient = options.documentClient;
+    this.tableName = options.tableName;
+    this.namespace = options.namespace;
+    this.retentionDays = options.retentionDays ?? defaults.retentionDays;
+    this.leaseMarginMs = options.leaseMarginMs ?? defaults.leaseMarginMs;
+    this.concurrency = options.concurrency ?? DEFAULT_CLAIM_CONCURRENCY;
+    this.clock = options.clock ?? Date.now;
+    validate(this);
+  }
+
+  /** The partition key an event key is stored under. */
+  partitionKey(key: string): string {
+    return this.namespace === undefined ? key : `${this.namespace}#${key}`;
+  }
+
+  /** Claims one event with exactly one PutItem. A duplicate is a result; only request failures throw. */
+  async claim(request: ClaimRequest, options: ClaimOptions): Promise<ClaimResult> {
+    const nowMs = this.clock();
+    const pk = this.partitionKey(request.key);
+    const leaseUntil = leaseUntilFor(nowMs, options.deadlineMs, this.leaseMarginMs);
+    const item: ClaimItem = {
+      pk,
+      state: 'processing',
+      owner: randomUUID(),
+      leaseUntil,
+      expiresAt: expiresAtFor(nowMs, this.retentionDays, leaseUntil),
+      field: request.field,
+      claimedAt: nowMs,
+      // The previous attempt is only known once the put has returned it; `complete` stores the real count.
+      attempt: 1,
+    };
+    const identity = { key: request.key, pk, field: request.field };
+    try {
+      const output = await this.documentClient.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toStoredItem(item),
+          ConditionExpression: CLAIM_CONDITION,
+          ExpressionAttributeNames: pick(NAMES, '#pk', '#expiresAt', '#state', '#leaseUntil'),
+          ExpressionAttributeValues: {
+            ':nowS': toEpochSeconds(nowMs),
+            ':nowMs': nowMs,
+            ':processing': 'processing',
+          },
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      const previous = output.Attributes ? snapshotFromItem(output.Attributes) : undefined;
+      const outcome = classifyAcquired(previous, nowMs);
+      return {
+        ...identity,
+        outcome,
+        owner: item.owner,
+        attempt: nextAttempt(outcome, previous),
+        claimedAt: item.claimedAt,
+        leaseUntil: item.leaseUntil,
+        expiresAt: item.expiresAt,
+        ...(previous ? { previous } : {}),
+      };
+    } catch (error) {
+      const existing = conditionFailureItem(error);
+      if (existing === undefined) throw toClaimStoreError('claim', request.key, error);
+      const outcome = classifyBlocking(existing);
+      if (outcome === undefined) {
+        throw new MalformedClaimRecordError(request.key, `unknown state ${JSON.stringify(existing.state)}`);
+      }
+      return { ...identity, outcome, existing };
+    }
+  }
+
+  /**
+   * Claims many events: a key repeated in `requests` costs no request (`repeat`, pointing at its first
+   * occurrence); the others are claimed concurrently, at most `concurrency` at a time. Results come in input
+   * order, and one event's failure (`failed`) does not hide the claims already taken for the others.
+   */
+  async claimMany(requests: readonly ClaimRequest[], options: ClaimOptions): Promise<BatchClaimResult[]> {
+    const firstIndexByPk = new Map<string, number>();
+    const firstOccurrences: number[] = [];
+    requests.forEach((request, index) => {
+      const pk = this.partitionKey(request.key);
+      if (!firstIndexByPk.has(pk)) {
+        firstIndexByPk.set(pk, index);
+        firstOccurrences.push(index);
+      }
+    });
+    const results = new Array<BatchClaimResult>(requests.length);
+    await mapWithConcurrency(firstOccurrences, this.concurrency, async (index) => {
+      const request = requests[index] as ClaimRequest;
+      try {
+        results[index] = await this.claim(request, options);
+      } catch (error) {
+        results[index] = {
+          key: request.key,
+          pk: this.partitionKey(request.key),
+          field: request.field,
+          outcome: 'failed',
+          error: toClaimStoreError('claim', request.key, error),
+        };
+      }
+    });
+    requests.forEach((request, index) => {
+      const pk = this.partitionKey(request.key);
+      const firstIndex = firstIndexByPk.get(pk) as number;
+      if (firstIndex !== index) {
+        results[index] = { key: request.key, pk, field: request.field, outcome: 'repeat', firstIndex };
+      }
+    });
+    return results;
+  }
+
+  /**
+   * Marks the side effect done: the record then blocks retries for `retentionDays` from now. Throws
+   * {@link ClaimLostError} (item unchanged) when another worker owns the claim by now.
+   */
+  async complete(claim: ClaimHandle): Promise<CompletedClaim> {
+    const nowMs = this.clock();
+    const expiresAt = expiresAtFor(nowMs, this.retentionDays);
+    try {
+      await this.documentClient.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [A.pk]: claim.pk },
+          UpdateExpression:
+            'SET #state = :done, #doneAt = :nowMs, #expiresAt = :expiresAt, #attempt = :attempt',
+          ConditionExpression: OWNER_CONDITION,
+          ExpressionAttributeNames: pick(NAMES, '#state', '#doneAt', '#expiresAt', '#attempt', '#owner'),
+          ExpressionAttributeValues: {
+            ':done': 'done',
+            ':nowMs': nowMs,
+            ':expiresAt': expiresAt,
+            ':attempt': claim.attempt,
+            ':me': claim.owner,
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { key: claim.key, pk: claim.pk, doneAt: nowMs, expiresAt };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw toClaimStoreError('complete', claim.key, error);
+      throw new ClaimLostError(claim.key, claim.owner, conditionFailureItem(error)?.owner);
+    }
+  }
+
+  /**
+   * Frees the claim after a failed side effect so that a retry can claim it at once. Returns false, without
+   * touching the item, when this worker no longer owns it (another worker took it over, or it is gone).
+   */
+  async release(claim: ClaimHandle): Promise<boolean> {
+    try {
+      await this.documentClient.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { [A.pk]: claim.pk },
+          ConditionExpression: OWNER_CONDITION,
+          ExpressionAttributeNames: pick(NAMES, '#owner'),
+          ExpressionAttributeValues: { ':me': claim.owner },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw toClaimStoreError('release', claim.key, error);
+    }
+  }
+}
+
+function validate(store: ClaimStore): void {
+  if (!Number.isFinite(store.retentionDays) || store.retentionDays < MIN_RETENTION_DAYS) {
+    throw new ClaimStoreConfigError(
+      `retentionDays is ${store.retentionDays}, but Meta retries a webhook for up to 7 days: use at least ${MIN_RETENTION_DAYS} (default 8).`,
+    );
+  }
+  if (!Number.isFinite(store.leaseMarginMs) || store.leaseMarginMs < 0) {
+    throw new ClaimStoreConfigError(`leaseMarginMs must be a number >= 0, got ${store.leaseMarginMs}.`);
+  }
+  if (!Number.isInteger(store.concurrency) || store.concurrency < 1) {
+    throw new ClaimStoreConfigError(`concurrency must be an integer >= 1, got ${store.concurrency}.`);
+  }
+  if (store.tableName === '') throw new ClaimStoreConfigError('tableName must not be empty.');
+  if (store.namespace !== undefined && (store.namespace === '' || store.namespace.includes('#'))) {
+    throw new ClaimStoreConfigError(
+      `namespace ${JSON.stringify(store.namespace)} must be non-empty and free of "#", which separates it from the key.`,
+    );
+  }
+}
+
+function toStoredItem(item: ClaimItem): Record<string, string | number> {
+  return {
+    [A.pk]: item.pk,
+    [A.state]: item.state,
+    [A.owner]: item.owner,
+    [A.leaseUntil]: item.leaseUntil,
+    [A.expiresAt]: item.expiresAt,
+    [A.field]: item.field,
+    [A.claimedAt]: item.claimedAt,
+    [A.attempt]: item.attempt,
+  };
+}
+
+function isConditionFailure(error: unknown): error is { name: string; Item?: Record<string, unknown> } {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** The record returned by a failed condition (`ALL_OLD`), or undefined when the error is something else. */
+function conditionFailureItem(error: unknown): ClaimSnapshot | undefined {
+  if (!isConditionFailure(error) || error.Item === undefined) return undefined;
+  return snapshotFromAttributeValues(error.Item as Parameters<typeof snapshotFromAttributeValues>[0]);
+}
+
+function pick<T extends Record<string, string>, K extends keyof T>(source: T, ...keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, source[key]])) as Pick<T, K>;
+}

@@ -1,0 +1,46 @@
+/**
+ * The claim table's definition, built from the shared {@link CLAIM_TABLE_SCHEMA} so that the CDK stack, the
+ * local stack and the tests create the same table: partition key `pk` (S), on-demand capacity, TTL on
+ * `expiresAt`.
+ */
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  type DynamoDBClient,
+  UpdateTimeToLiveCommand,
+  type UpdateTimeToLiveCommandInput,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import { CLAIM_TABLE_SCHEMA } from '../../lib/settings.ts';
+
+export function claimTableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    AttributeDefinitions: [{ AttributeName: CLAIM_TABLE_SCHEMA.partitionKey, AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: CLAIM_TABLE_SCHEMA.partitionKey, KeyType: 'HASH' }],
+    BillingMode: 'PAY_PER_REQUEST',
+  };
+}
+
+export function claimTableTimeToLive(tableName: string): UpdateTimeToLiveCommandInput {
+  return {
+    TableName: tableName,
+    TimeToLiveSpecification: { AttributeName: CLAIM_TABLE_SCHEMA.timeToLiveAttribute, Enabled: true },
+  };
+}
+
+/** Creates the table, waits until it is ACTIVE, then turns TTL on. Fails if the table already exists. */
+export async function createClaimTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: { maxWaitSeconds?: number } = {},
+): Promise<void> {
+  const created = await client.send(new CreateTableCommand(claimTableDefinition(tableName)));
+  if (created.TableDescription?.TableStatus !== 'ACTIVE') {
+    await waitUntilTableExists(
+      { client, minDelay: 1, maxDelay: 5, maxWaitTime: options.maxWaitSeconds ?? 300 },
+      { TableName: tableName },
+    );
+  }
+  await client.send(new UpdateTimeToLiveCommand(claimTableTimeToLive(tableName)));
+}
