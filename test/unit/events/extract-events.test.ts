@@ -1,0 +1,334 @@
+import { describe, expect, it } from 'vitest';
+import { MANAGEMENT_FIELDS } from '../../../functions/commons/metric-names.ts';
+import {
+  eventItemArrays,
+  extractEvents,
+  extractEventsFromEnvelope,
+  isKnownField,
+  KNOWN_FIELDS,
+} from '../../../functions/events/extract-events.ts';
+
+const WABA = '184735920115467';
+const METADATA = { display_phone_number: '15556013472', phone_number_id: '397201846153720' };
+
+function envelope(entry: unknown): string {
+  return JSON.stringify({ object: 'whatsapp_business_account', entry });
+}
+
+function okExtraction(raw: string) {
+  const extraction = extractEvents(raw);
+  if (!extraction.ok) throw new Error(`expected events, got ${extraction.reason}`);
+  return extraction;
+}
+
+describe('extractEvents: what each event carries', () => {
+  it('sets kind, metricField, field, entryId, payload and value for the three kinds of `messages`', () => {
+    const value = {
+      messaging_product: 'whatsapp',
+      metadata: METADATA,
+      errors: [{ code: 131000, title: 'Something went wrong' }],
+      statuses: [
+        { id: 'wamid.OUT1', status: 'read', timestamp: '1751303090', recipient_id: '4915112345678' },
+      ],
+      messages: [{ from: '4915112345678', id: 'wamid.IN1', timestamp: '1751301200', type: 'text' }],
+    };
+    const { events } = okExtraction(
+      envelope([{ id: WABA, time: 1751303400, changes: [{ field: 'messages', value }] }]),
+    );
+    expect(events).toEqual([
+      {
+        key: 'msg:wamid.IN1',
+        field: 'messages',
+        kind: 'message',
+        metricField: 'message',
+        entryId: WABA,
+        payload: value.messages[0],
+        value,
+      },
+      {
+        key: 'st:wamid.OUT1:read',
+        field: 'messages',
+        kind: 'status',
+        metricField: 'status',
+        entryId: WABA,
+        payload: value.statuses[0],
+        value,
+      },
+      {
+        key: `err:${WABA}:1751303400:397201846153720:131000`,
+        field: 'messages',
+        kind: 'error',
+        metricField: 'error',
+        entryId: WABA,
+        payload: value.errors[0],
+        value,
+      },
+    ]);
+  });
+
+  it('gives a per-change management event the change value as payload and the field as metric field', () => {
+    const value = { decision: 'APPROVED' };
+    const { events } = okExtraction(
+      envelope([{ id: WABA, time: 1751304100, changes: [{ field: 'account_review_update', value }] }]),
+    );
+    expect(events).toEqual([
+      {
+        key: `account_review_update:${WABA}:1751304100:APPROVED`,
+        field: 'account_review_update',
+        kind: 'management',
+        metricField: 'account_review_update',
+        entryId: WABA,
+        payload: value,
+        value,
+      },
+    ]);
+  });
+
+  it('gives a per-item management event its item as payload', () => {
+    const item = {
+      wa_id: '4915112345678',
+      category: 'marketing_messages',
+      value: 'stop',
+      timestamp: 1751307000,
+    };
+    const value = { messaging_product: 'whatsapp', metadata: METADATA, user_preferences: [item] };
+    const { events } = okExtraction(
+      envelope([{ id: WABA, changes: [{ field: 'user_preferences', value }] }]),
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]?.payload).toEqual(item);
+    expect(events[0]?.value).toEqual(value);
+    expect(events[0]?.metricField).toBe('user_preferences');
+  });
+
+  it('does not copy the parsed items: payload and value are the objects of the parsed body', () => {
+    const body = {
+      object: 'whatsapp_business_account',
+      entry: [{ id: WABA, changes: [{ field: 'messages', value: { messages: [{ id: 'wamid.A' }] } }] }],
+    };
+    const extraction = extractEventsFromEnvelope(body);
+    if (!extraction.ok) throw new Error('expected events');
+    expect(extraction.events[0]?.payload).toBe(body.entry[0]?.changes[0]?.value.messages[0]);
+    expect(extraction.events[0]?.value).toBe(body.entry[0]?.changes[0]?.value);
+  });
+});
+
+describe('extractEvents: key parts', () => {
+  it('writes `-` for missing and null parts, and the entry id `-` when the entry has none', () => {
+    const { events } = okExtraction(
+      envelope([
+        {
+          changes: [
+            { field: 'messages', value: { statuses: [{ id: 'wamid.X', status: null }], errors: [{}] } },
+            { field: 'flows', value: { event: 'FLOW_STATUS_CHANGE', flow_id: null } },
+          ],
+        },
+      ]),
+    );
+    expect(events.map((event) => event.key)).toEqual([
+      'st:wamid.X:-',
+      'err:-:-:-:-',
+      'flows:-:-:FLOW_STATUS_CHANGE:-',
+    ]);
+    expect(events[0]?.entryId).toBe('-');
+  });
+
+  it('appends recipient_participant_id only when present and not null', () => {
+    const statuses = [
+      { id: 'wamid.G', status: 'read', recipient_participant_id: '4915112345678' },
+      { id: 'wamid.G', status: 'read', recipient_participant_id: null },
+      { id: 'wamid.G', status: 'read' },
+    ];
+    const { events } = okExtraction(
+      envelope([{ id: WABA, changes: [{ field: 'messages', value: { statuses } }] }]),
+    );
+    expect(events.map((event) => event.key)).toEqual([
+      'st:wamid.G:read:4915112345678',
+      'st:wamid.G:read',
+      'st:wamid.G:read',
+    ]);
+  });
+
+  it('writes numbers as written, whether the id is a string, a small number or a large one', () => {
+    const raw =
+      '{"object":"whatsapp_business_account","entry":[{"id":104882371930562,"time":1781175600,"changes":[' +
+      '{"field":"message_template_status_update","value":{"event":"APPROVED","message_template_id":"1298845512337760"}},' +
+      '{"field":"message_template_status_update","value":{"event":"APPROVED","message_template_id":1298845512337760}},' +
+      '{"field":"message_template_status_update","value":{"event":"APPROVED","message_template_id":123456789012345678901234567890}}]}]}';
+    expect(okExtraction(raw).events.map((event) => event.key)).toEqual([
+      'message_template_status_update:104882371930562:1781175600:1298845512337760:APPROVED',
+      'message_template_status_update:104882371930562:1781175600:1298845512337760:APPROVED',
+      'message_template_status_update:104882371930562:1781175600:123456789012345678901234567890:APPROVED',
+    ]);
+  });
+
+  it('writes a non-scalar where a scalar was expected as compact JSON, so distinct events stay distinct', () => {
+    const changes = [
+      { field: 'account_review_update', value: { decision: { code: 'A', reason: 1 } } },
+      { field: 'account_review_update', value: { decision: { code: 'B', reason: 1 } } },
+      { field: 'account_review_update', value: { decision: true } },
+    ];
+    expect(okExtraction(envelope([{ id: WABA, time: 1, changes }])).events.map((event) => event.key)).toEqual(
+      [
+        `account_review_update:${WABA}:1:{"code":"A","reason":1}`,
+        `account_review_update:${WABA}:1:{"code":"B","reason":1}`,
+        `account_review_update:${WABA}:1:true`,
+      ],
+    );
+  });
+});
+
+describe('extractEvents: unknown fields and malformed parts', () => {
+  it('reports unknown fields with their entry and yields no event for them, in body order', () => {
+    const extraction = okExtraction(
+      envelope([
+        { id: 'A', changes: [{ field: 'marketing_mirror_update', value: { x: 1 } }] },
+        { id: 'B', changes: [{ field: 'toString', value: {} }, { field: '__proto__' }] },
+      ]),
+    );
+    expect(extraction.events).toEqual([]);
+    expect(extraction.unknownFields).toEqual([
+      { field: 'marketing_mirror_update', entryId: 'A' },
+      { field: 'toString', entryId: 'B' },
+      { field: '__proto__', entryId: 'B' },
+    ]);
+  });
+
+  it('skips malformed parts without throwing, reports them, and keeps their well-formed siblings', () => {
+    const extraction = okExtraction(
+      envelope([
+        'not an entry',
+        { id: 'A' },
+        { id: 'B', changes: { field: 'messages' } },
+        {
+          id: 'C',
+          changes: [
+            null,
+            { value: { messages: [{ id: 'wamid.NO_FIELD' }] } },
+            { field: 'messages' },
+            { field: 'messages', value: [] },
+            { field: 'messages', value: { messages: 'wamid.NOT_A_LIST' } },
+            { field: 'messages', value: { messages: [7, null, ['x'], { id: 'wamid.KEPT' }] } },
+            { field: 'messages', value: { messaging_product: 'whatsapp', metadata: METADATA } },
+            // DESIGN §1 keys `calls` by value.calls[] only: a call status change is well formed but has no event.
+            { field: 'calls', value: { statuses: [{ id: 'wacid.X', status: 'RINGING' }] } },
+          ],
+        },
+      ]),
+    );
+    expect(extraction.events.map((event) => event.key)).toEqual(['msg:wamid.KEPT']);
+    expect(extraction.unknownFields).toEqual([]);
+    expect(extraction.malformed).toEqual([
+      { entryId: '-', field: '-', problem: 'entry is not an object' },
+      { entryId: 'A', field: '-', problem: 'entry.changes is not an array' },
+      { entryId: 'B', field: '-', problem: 'entry.changes is not an array' },
+      { entryId: 'C', field: '-', problem: 'change is not an object' },
+      { entryId: 'C', field: '-', problem: 'change.field is not a string' },
+      { entryId: 'C', field: 'messages', problem: 'change.value is not an object' },
+      { entryId: 'C', field: 'messages', problem: 'change.value is not an object' },
+      { entryId: 'C', field: 'messages', problem: 'value.messages is not an array' },
+      { entryId: 'C', field: 'messages', problem: 'an item of value.messages is not an object' },
+      { entryId: 'C', field: 'messages', problem: 'an item of value.messages is not an object' },
+      { entryId: 'C', field: 'messages', problem: 'an item of value.messages is not an object' },
+    ]);
+  });
+
+  it('accepts an envelope with no entries as zero events', () => {
+    expect(extractEvents(envelope([]))).toEqual({ ok: true, events: [], unknownFields: [], malformed: [] });
+  });
+});
+
+describe('extractEvents: rejected bodies are typed results', () => {
+  it.each([
+    ['empty body', ''],
+    ['truncated body', '{"object":"whatsapp_business_account","entry":[{'],
+    ['form-encoded body', 'object=whatsapp_business_account'],
+  ])('%s is invalid-json', (_, raw) => {
+    expect(extractEvents(raw)).toMatchObject({ ok: false, reason: 'invalid-json' });
+  });
+
+  it.each([
+    ['an array', '[{"object":"whatsapp_business_account","entry":[]}]'],
+    ['a string', '"whatsapp_business_account"'],
+    ['null', 'null'],
+    ['another object type', '{"object":"page","entry":[]}'],
+    ['a missing object', '{"entry":[]}'],
+    ['a missing entry', '{"object":"whatsapp_business_account"}'],
+    ['an entry object', '{"object":"whatsapp_business_account","entry":{"id":"1"}}'],
+  ])('%s is not-whatsapp-envelope', (_, raw) => {
+    const extraction = extractEvents(raw);
+    expect(extraction).toMatchObject({ ok: false, reason: 'not-whatsapp-envelope' });
+    expect(extraction.ok ? '' : extraction.detail).not.toBe('');
+  });
+
+  it('judges native JSON.parse output the same way', () => {
+    expect(extractEventsFromEnvelope(JSON.parse('{"object":"page","entry":[]}'))).toMatchObject({
+      ok: false,
+      reason: 'not-whatsapp-envelope',
+    });
+    expect(extractEventsFromEnvelope(undefined)).toMatchObject({
+      ok: false,
+      reason: 'not-whatsapp-envelope',
+    });
+  });
+});
+
+describe('extractEvents: a 1000-update body', () => {
+  it('yields 1000 keys in body order', () => {
+    // 10 entries × 4 changes: messages then statuses per change, 25 updates per change.
+    const expected: string[] = [];
+    const entry = [];
+    let n = 0;
+    for (let e = 0; e < 10; e++) {
+      const changes = [];
+      for (let c = 0; c < 4; c++) {
+        const messages = [];
+        const statuses = [];
+        for (let i = 0; i < 13; i++)
+          messages.push({ id: `wamid.M${n + i}`, type: 'text', text: { body: 'hi' } });
+        for (let i = 13; i < 25; i++) statuses.push({ id: `wamid.S${n + i}`, status: 'delivered' });
+        for (let i = 0; i < 13; i++) expected.push(`msg:wamid.M${n + i}`);
+        for (let i = 13; i < 25; i++) expected.push(`st:wamid.S${n + i}:delivered`);
+        n += 25;
+        // Statuses written first: the walk order is still messages, then statuses.
+        changes.push({ field: 'messages', value: { metadata: METADATA, statuses, messages } });
+      }
+      entry.push({ id: `${WABA}${e}`, changes });
+    }
+    const keys = okExtraction(envelope(entry)).events.map((event) => event.key);
+    expect(keys).toHaveLength(1000);
+    expect(new Set(keys).size).toBe(1000);
+    expect(keys).toEqual(expected);
+  });
+});
+
+describe('field table', () => {
+  it('knows exactly `messages` and the management fields the dashboard shows', () => {
+    expect(KNOWN_FIELDS).toEqual(['messages', ...MANAGEMENT_FIELDS]);
+    for (const field of KNOWN_FIELDS) expect(isKnownField(field)).toBe(true);
+    for (const field of ['message', 'statuses', 'toString', '__proto__', ''])
+      expect(isKnownField(field)).toBe(false);
+  });
+
+  it.each([
+    ['messages', ['messages', 'statuses', 'errors']],
+    ['user_preferences', ['user_preferences']],
+    ['smb_app_state_sync', ['state_sync']],
+    ['smb_message_echoes', ['message_echoes']],
+    ['automatic_events', ['automatic_events']],
+    ['history', ['history']],
+    ['calls', ['calls']],
+    ['message_template_status_update', []],
+    ['payment_configuration_update', []],
+    ['business_capability_update', []],
+    ['not_a_field', []],
+    ['constructor', []],
+  ])('eventItemArrays(%s)', (field, arrays) => {
+    expect(eventItemArrays(field)).toEqual(arrays);
+  });
+
+  it('hands out arrays the caller cannot change', () => {
+    expect(Object.isFrozen(eventItemArrays('messages'))).toBe(true);
+    expect(Object.isFrozen(eventItemArrays('flows'))).toBe(true);
+  });
+});
