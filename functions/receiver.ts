@@ -1,7 +1,100 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+/**
+ * The receiver Lambda (API Gateway HTTP API, payload format 2.0): maps the event to a `WebhookRequest`, runs
+ * `receiveWebhook`, maps the answer back. Configuration comes from the environment only, so the local stack
+ * runs this same handler behind its API Gateway v2 event adapter.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { resolveSettings } from '../lib/settings.ts';
+import { ENV, getNumberFromEnv, getStringFromEnv } from './commons/environment.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from './commons/metric-names.ts';
+import { SqsDeliveryQueue } from './receiver/delivery-queue.ts';
+import {
+  type ReceiverDependencies,
+  receiveWebhook,
+  type WebhookRequest,
+} from './receiver/receive-webhook.ts';
+import { webhookSecretsSource } from './receiver/webhook-secrets.ts';
 
-/** Placeholder: the receiver is being built (issue 3); it refuses every request until then. */
-export const handler = async (_event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> => ({
-  statusCode: 503,
-  body: '',
-});
+const logger = new Logger({ serviceName: SERVICE_NAME });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+
+/**
+ * A short per-call timeout and no SDK-level retries: `SqsDeliveryQueue` owns the retry policy (entry-level,
+ * with backoff and a deadline), and nested retries would multiply attempts past the function timeout.
+ */
+const SQS_REQUEST_TIMEOUT_MS = 2_000;
+
+/** Builds the clients and configuration once per container, on the first invocation. */
+function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
+  const maximumMessageSizeBytes = getNumberFromEnv(
+    ENV.maximumMessageSizeBytes,
+    resolveSettings().maximumMessageSizeBytes,
+    env,
+  );
+  const queue = new SqsDeliveryQueue({
+    sqs: new SQSClient({
+      maxAttempts: 1,
+      requestHandler: { requestTimeout: SQS_REQUEST_TIMEOUT_MS, connectionTimeout: 1_000 },
+    }),
+    deliveryQueueUrl: getStringFromEnv(ENV.deliveryQueueUrl, env),
+    deadLetterQueueUrl: getStringFromEnv(ENV.deadLetterQueueUrl, env),
+    maximumMessageSizeBytes,
+  });
+  const secrets = webhookSecretsSource(
+    env,
+    () => new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) }),
+  );
+  return { secrets, queue, metrics, logger };
+}
+
+/** Maps an HTTP API (payload 2.0) event to the receiver's request; base64 bodies are decoded to their bytes. */
+export function toWebhookRequest(event: APIGatewayProxyEventV2): WebhookRequest {
+  const rawBody = event.body ?? '';
+  return {
+    method: event.requestContext.http.method,
+    path: event.rawPath,
+    query: event.queryStringParameters ?? {},
+    headers: event.headers ?? {},
+    body: event.isBase64Encoded ? Buffer.from(rawBody, 'base64') : rawBody,
+    requestId: event.requestContext.requestId,
+  };
+}
+
+/**
+ * A handler with its own container state (clients, cached secrets), built lazily from `env`. Tests create one
+ * per simulated container; Lambda uses `handler`.
+ */
+export function createReceiverHandler(env: NodeJS.ProcessEnv = process.env) {
+  let dependencies: ReceiverDependencies | undefined;
+  return async (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyResultV2> => {
+    if (context !== undefined) logger.addContext(context);
+    try {
+      dependencies ??= buildDependencies(env);
+      const response = await receiveWebhook(toWebhookRequest(event), dependencies);
+      return { statusCode: response.statusCode, headers: { ...response.headers }, body: response.body };
+    } catch (error) {
+      // Messages of unexpected errors may quote the body (V8's JSON errors do): log the class only.
+      logger.error('Receiver failed unexpectedly', {
+        requestId: event.requestContext.requestId,
+        errorName: error instanceof Error ? error.name : 'UnknownError',
+        ...(error instanceof Error &&
+          error.name === 'MissingConfigurationError' && { problem: error.message }),
+      });
+      return {
+        statusCode: 500,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body: 'internal error',
+      };
+    } finally {
+      // One EMF document per invocation, and none (not even Powertools' empty-metrics warning) for a GET.
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    }
+  };
+}
+
+export const handler = createReceiverHandler();

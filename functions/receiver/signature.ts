@@ -17,11 +17,14 @@ export type SignatureCheck =
  * apps subscribed to one WABA). The body must be the bytes exactly as received: Meta signs its own
  * serialisation (escaped unicode such as `\u00e9`), so a re-serialised body would never match.
  *
+ * `rawBody` may be the text of the body when the front end has already decoded it as UTF-8: the HMAC then
+ * runs over its UTF-8 encoding, which is the bytes received.
+ *
  * The comparison is constant-time over the 32 digest bytes; the header is decoded to bytes first, so its
  * hex case does not matter and a short or long value is refused before any comparison.
  */
 export function checkSignature(
-  rawBody: Uint8Array,
+  rawBody: Uint8Array | string,
   header: string | undefined,
   appSecrets: readonly string[],
 ): SignatureCheck {

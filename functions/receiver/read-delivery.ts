@@ -1,0 +1,70 @@
+/**
+ * The receiver's one look inside a signed body: is it a WhatsApp envelope, and how many events does it hold?
+ * One native `JSON.parse` and one walk; the text that is enqueued is the body as received. Pure.
+ */
+import { isUtf8 } from 'node:buffer';
+import { extractEventsFromEnvelope } from '../events/extract-events.ts';
+import type { BodyRejection } from '../events/types.ts';
+
+export type DeliveryReading =
+  | {
+      readonly ok: true;
+      /** The body as text, as received except for the characters SQS refuses (see `escapeForQueue`). */
+      readonly text: string;
+      /** UTF-8 bytes of `text`. */
+      readonly bytes: number;
+      readonly events: number;
+      /** Names of undocumented fields (acknowledged without a key, DESIGN §1), one per change. */
+      readonly unknownFields: readonly string[];
+      /** Inner parts that yield no event because of their shape (see `extractEventsFromEnvelope`). */
+      readonly malformedParts: number;
+    }
+  | { readonly ok: false; readonly reason: BodyRejection; readonly detail: string };
+
+/**
+ * `body` is the raw body: its bytes, or its text when the front end already decoded it (API Gateway's
+ * non-base64 bodies). Keys are not claimed from this reading (native numbers lose digits above 2^53): the
+ * consumer derives them from its own lossless parse. Never throws.
+ */
+export function readDelivery(body: Uint8Array | string): DeliveryReading {
+  let text: string;
+  if (typeof body === 'string') {
+    text = body;
+  } else {
+    // JSON exchanged between systems is UTF-8 (RFC 8259 §8.1); decoding anything else would alter the body.
+    if (!isUtf8(body)) return { ok: false, reason: 'invalid-json', detail: 'body is not valid UTF-8' };
+    text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // V8's message quotes the body around the error: it must not reach a log.
+    return { ok: false, reason: 'invalid-json', detail: 'body is not valid JSON' };
+  }
+  const extraction = extractEventsFromEnvelope(parsed);
+  if (!extraction.ok) return extraction;
+  const queueText = escapeForQueue(text);
+  return {
+    ok: true,
+    text: queueText,
+    bytes: typeof body !== 'string' && queueText === text ? body.byteLength : Buffer.byteLength(queueText),
+    events: extraction.events.length,
+    unknownFields: extraction.unknownFields.map((change) => change.field),
+    malformedParts: extraction.malformed.length,
+  };
+}
+
+// SQS accepts #x9 #xA #xD #x20–#xD7FF #xE000–#xFFFD #x10000–#x10FFFF. In JSON that `JSON.parse` accepted,
+// decoded from valid UTF-8, only U+FFFE and U+FFFF can fall outside, and only inside strings.
+const REFUSED_BY_SQS = /[\uFFFE\uFFFF]/g;
+
+/**
+ * Writes the characters SQS refuses as JSON escapes: the decoded value (and so every key) is unchanged,
+ * where sending them raw would get the message rejected.
+ */
+export function escapeForQueue(text: string): string {
+  REFUSED_BY_SQS.lastIndex = 0;
+  if (!REFUSED_BY_SQS.test(text)) return text;
+  return text.replace(REFUSED_BY_SQS, (character) => `\\u${character.charCodeAt(0).toString(16)}`);
+}

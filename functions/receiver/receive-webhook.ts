@@ -1,0 +1,226 @@
+/**
+ * The receiver's whole job, as a plain function (DESIGN §4): verify, store, acknowledge. The thin Lambda
+ * handler and the local stack both call it; every dependency is injected. No DynamoDB on this path.
+ *
+ * | request                                   | answer                                           |
+ * |-------------------------------------------|--------------------------------------------------|
+ * | GET, subscribe + our token + a challenge  | 200, the challenge verbatim, text/plain           |
+ * | GET without a challenge / otherwise       | 400 / 403                                        |
+ * | POST, signature missing or wrong          | 401, nothing enqueued                            |
+ * | POST, signed, not JSON / not an envelope  | 200, raw body quarantined in the DLQ             |
+ * | POST, signed envelope                     | 200 once every part is stored (split if large)   |
+ * | POST, a part still unstored after retries | 503, so that Meta retries the delivery           |
+ * | secrets missing or malformed / unreadable | 500 / 503, never an unsigned acceptance          |
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { ReceiverMetric } from '../commons/metric-names.ts';
+import type { DeliveryMeta, DeliveryQueuePort, QuarantineReason } from './delivery-queue.ts';
+import { EnqueueFailedError, WebhookSecretsMisconfiguredError } from './errors.ts';
+import { readDelivery } from './read-delivery.ts';
+import { checkSignature, findHeader, SIGNATURE_HEADER } from './signature.ts';
+import { splitDelivery } from './split-delivery.ts';
+import { answerVerificationHandshake } from './verification-handshake.ts';
+import type { WebhookSecrets, WebhookSecretsSource } from './webhook-secrets.ts';
+
+export interface WebhookRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Decoded query string parameters. */
+  readonly query: Readonly<Record<string, string | undefined>>;
+  /** Header names in any case (API Gateway HTTP APIs send them lowercase). */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /**
+   * The body exactly as received: its bytes, or its text when the front end has already decoded it as UTF-8
+   * (API Gateway's non-base64 bodies), which spares a decode on the hot path.
+   */
+  readonly body: Uint8Array | string;
+  /** Correlates logs and queue messages of this delivery (API Gateway's request id). */
+  readonly requestId: string;
+}
+
+export interface WebhookResponse {
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export interface ReceiverDependencies {
+  readonly secrets: WebhookSecretsSource;
+  readonly queue: DeliveryQueuePort;
+  /** Powertools Metrics; the caller publishes once per invocation. */
+  readonly metrics: Pick<Metrics, 'addMetric'>;
+  readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  readonly now?: () => number;
+  /** How long enqueue retries may go on, from the request's arrival (default `RETRY_BUDGET_MS`). */
+  readonly retryBudgetMs?: number;
+}
+
+/**
+ * No retry starts later than this after arrival. With the 2 s request timeout of the receiver's SQS client,
+ * the worst case (budget + a last enqueue call + one quarantine call) stays near 7 s, under the receiver's
+ * 10 s timeout (lib/settings.ts), so the function answers 503 itself rather than timing out.
+ */
+export const RETRY_BUDGET_MS = 3_000;
+
+const TEXT = { 'content-type': 'text/plain; charset=utf-8' } as const;
+
+function respond(statusCode: number, body = '', headers: Record<string, string> = {}): WebhookResponse {
+  return { statusCode, headers: { ...TEXT, ...headers }, body };
+}
+
+export async function receiveWebhook(
+  request: WebhookRequest,
+  deps: ReceiverDependencies,
+): Promise<WebhookResponse> {
+  const method = request.method.toUpperCase();
+  if (method !== 'GET' && method !== 'POST') {
+    return respond(405, 'method not allowed', { allow: 'GET, POST' });
+  }
+  const secrets = await loadSecrets(request, deps);
+  if ('statusCode' in secrets) return secrets;
+  return method === 'GET'
+    ? verifySubscription(request, secrets, deps)
+    : acceptDelivery(request, secrets, deps);
+}
+
+async function loadSecrets(
+  request: WebhookRequest,
+  { secrets, logger }: ReceiverDependencies,
+): Promise<WebhookSecrets | WebhookResponse> {
+  try {
+    return await secrets.load();
+  } catch (error) {
+    const misconfigured = error instanceof WebhookSecretsMisconfiguredError;
+    logger.error(
+      misconfigured ? 'Receiver misconfigured: no usable webhook secret' : 'Webhook secrets unavailable',
+      {
+        requestId: request.requestId,
+        secretsOrigin: secrets.origin,
+        problem: error instanceof Error ? error.message : String(error),
+      },
+    );
+    return misconfigured ? respond(500, 'receiver misconfigured') : respond(503, 'try again later');
+  }
+}
+
+function verifySubscription(
+  request: WebhookRequest,
+  secrets: WebhookSecrets,
+  { logger }: ReceiverDependencies,
+): WebhookResponse {
+  if (secrets.verifyToken === undefined) {
+    logger.error('Receiver misconfigured: no verify token, the subscription handshake cannot succeed', {
+      requestId: request.requestId,
+    });
+    return respond(500, 'receiver misconfigured');
+  }
+  const answer = answerVerificationHandshake(request.query, secrets.verifyToken);
+  logger.info('Subscription handshake', { requestId: request.requestId, outcome: answer.outcome });
+  return respond(answer.statusCode, answer.body);
+}
+
+async function acceptDelivery(
+  request: WebhookRequest,
+  secrets: WebhookSecrets,
+  deps: ReceiverDependencies,
+): Promise<WebhookResponse> {
+  const { queue, metrics, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const arrival = now();
+  const bodyBytes =
+    typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength;
+  const logKeys = { requestId: request.requestId, bodyBytes };
+
+  const signature = checkSignature(
+    request.body,
+    findHeader(request.headers, SIGNATURE_HEADER),
+    secrets.appSecrets,
+  );
+  if (!signature.valid) {
+    metrics.addMetric(ReceiverMetric.SignatureRejected, MetricUnit.Count, 1);
+    logger.warn('Delivery refused: bad signature', { ...logKeys, problem: signature.problem });
+    return respond(401, 'invalid signature');
+  }
+
+  const meta: DeliveryMeta = {
+    deliveryId: request.requestId,
+    receivedAt: new Date(arrival).toISOString(),
+    retryDeadline: arrival + (deps.retryBudgetMs ?? RETRY_BUDGET_MS),
+  };
+  const reading = readDelivery(request.body);
+  if (!reading.ok) {
+    try {
+      await queue.quarantine(bodyBytesOf(request.body), reading.reason, meta);
+    } catch (error) {
+      return enqueueFailed(deps, logKeys, 'quarantine', error);
+    }
+    metrics.addMetric(ReceiverMetric.Quarantined, MetricUnit.Count, 1);
+    logger.warn('Signed body quarantined', { ...logKeys, reason: reading.reason, detail: reading.detail });
+    return respond(200);
+  }
+
+  const { parts, oversized } =
+    reading.bytes <= queue.maximumBodyBytes
+      ? { parts: [reading.text], oversized: [] as string[] }
+      : splitDelivery(reading.text, queue.maximumBodyBytes);
+  let quarantined = 0;
+  try {
+    const [enqueued] = await Promise.all([
+      parts.length > 0 ? queue.enqueue(parts, meta) : { rejected: [] },
+      ...oversized.map((piece) => queue.quarantine(Buffer.from(piece, 'utf8'), 'event-too-large', meta)),
+    ]);
+    quarantined += oversized.length;
+    // Refused by SQS as the sender's fault: retrying cannot help, Meta's retry neither; keep them for an operator.
+    for (const { part, code } of enqueued.rejected) {
+      await queue.quarantine(Buffer.from(parts[part] ?? '', 'utf8'), 'rejected-by-queue', meta);
+      logger.warn('Part refused by the queue, quarantined', { ...logKeys, part, code });
+      quarantined++;
+    }
+  } catch (error) {
+    return enqueueFailed(deps, logKeys, 'enqueue', error);
+  }
+
+  metrics.addMetric(ReceiverMetric.DeliveriesAccepted, MetricUnit.Count, 1);
+  metrics.addMetric(ReceiverMetric.EventsPerDelivery, MetricUnit.Count, reading.events);
+  if (quarantined > 0) metrics.addMetric(ReceiverMetric.Quarantined, MetricUnit.Count, quarantined);
+  if (oversized.length > 0) {
+    logger.warn('Pieces too large for a queue message quarantined', {
+      ...logKeys,
+      reason: 'event-too-large',
+      pieces: oversized.length,
+    });
+  }
+  logger.info('Delivery accepted', {
+    ...logKeys,
+    events: reading.events,
+    parts: parts.length,
+    quarantined,
+    secretIndex: signature.secretIndex,
+    ...(reading.unknownFields.length > 0 && { unknownFields: reading.unknownFields.slice(0, 20) }),
+    ...(reading.malformedParts > 0 && { malformedParts: reading.malformedParts }),
+  });
+  return respond(200);
+}
+
+function enqueueFailed(
+  { metrics, logger }: ReceiverDependencies,
+  logKeys: Record<string, unknown>,
+  step: 'enqueue' | 'quarantine',
+  error: unknown,
+): WebhookResponse {
+  metrics.addMetric(ReceiverMetric.EnqueueFailures, MetricUnit.Count, 1);
+  // Our own error says which queue and how many messages; any other error is logged by name only.
+  const details =
+    error instanceof EnqueueFailedError
+      ? { problem: error.message }
+      : { problem: error instanceof Error ? error.name : 'UnknownError' };
+  logger.error('Delivery not stored: answering 503 so that Meta retries', { ...logKeys, step, ...details });
+  return respond(503, 'try again later');
+}
+
+function bodyBytesOf(body: Uint8Array | string): Uint8Array {
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+}
+
+export type { QuarantineReason };
