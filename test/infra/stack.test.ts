@@ -1,0 +1,495 @@
+/**
+ * The default stack, synthesised once (with real esbuild bundling): every secure default and every setting
+ * of DESIGN §2–§5 is checked on the CloudFormation template with fine-grained assertions.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { Capture, Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../functions/commons/environment.ts';
+import {
+  ConsumerFieldMetric,
+  ConsumerMetric,
+  MANAGEMENT_FIELDS,
+  MESSAGES_FIELD_DIMENSIONS,
+  METRICS_NAMESPACE,
+  ReceiverMetric,
+  SERVICE_DIMENSION,
+  SERVICE_NAME,
+} from '../../functions/commons/metric-names.ts';
+import { resolveSettings } from '../../lib/settings.ts';
+import type { WhatsAppWebhookDedupStack } from '../../lib/whatsapp-webhook-dedup-stack.ts';
+import {
+  actionsOf,
+  identityStatements,
+  logicalIdStartingWith,
+  statementsOfRole,
+  synthStack,
+} from './synth.ts';
+
+let template: Template;
+let stack: WhatsAppWebhookDedupStack;
+let outdir: string;
+const defaults = resolveSettings();
+
+let receiverId: string;
+let consumerId: string;
+let queueId: string;
+let dlqId: string;
+let tableId: string;
+let secretId: string;
+
+beforeAll(() => {
+  const synthesised = synthStack({}, { bundle: true });
+  template = synthesised.template;
+  stack = synthesised.stack;
+  outdir = synthesised.app.outdir;
+  receiverId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookReceiver');
+  consumerId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookConsumer');
+  queueId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookDeliveryQueue');
+  dlqId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookDeadLetterQueue');
+  tableId = logicalIdStartingWith(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
+  secretId = logicalIdStartingWith(template, 'AWS::SecretsManager::Secret', 'WebhookWebhookSecret');
+});
+
+describe('Lambda functions', () => {
+  it('run on the newest Node.js runtime, arm64, JSON logs into their own log group', () => {
+    for (const id of [receiverId, consumerId]) {
+      const fn = template.findResources('AWS::Lambda::Function')[id];
+      expect(fn?.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 512,
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.stringMatching(/LogGroup/) } },
+      });
+      expect(fn?.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+      expect(fn?.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe(METRICS_NAMESPACE);
+      // Powertools puts the service name in a `service` dimension that the dashboard queries.
+      expect(fn?.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe(SERVICE_NAME);
+      // maxConcurrency on the event source mapping, never reserved concurrency.
+      expect(fn?.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
+
+  it('have the chosen timeouts (receiver well under API Gateway’s 30 s, consumer from the settings)', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('receiver'),
+      Timeout: defaults.receiverTimeoutSeconds,
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('consumer'),
+      Timeout: defaults.consumerTimeoutSeconds,
+    });
+  });
+
+  it('give the receiver the queue URLs, the message size and the secret id under the ENV names', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('receiver'),
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.deliveryQueueUrl]: { Ref: queueId },
+          [ENV.deadLetterQueueUrl]: { Ref: dlqId },
+          [ENV.maximumMessageSizeBytes]: String(defaults.maximumMessageSizeBytes),
+          [ENV.webhookSecretId]: { Ref: secretId },
+        }),
+      },
+    });
+  });
+
+  it('give the consumer the table, retention, lease margin, DLQ and size limit, and no namespace by default', () => {
+    const variables =
+      template.findResources('AWS::Lambda::Function')[consumerId]?.Properties.Environment.Variables;
+    expect(variables).toMatchObject({
+      [ENV.claimTableName]: { Ref: tableId },
+      [ENV.retentionDays]: String(defaults.retentionDays),
+      [ENV.leaseMarginMs]: String(defaults.leaseMarginMs),
+      [ENV.deadLetterQueueUrl]: { Ref: dlqId },
+      [ENV.maximumMessageSizeBytes]: String(defaults.maximumMessageSizeBytes),
+    });
+    expect(variables).not.toHaveProperty(ENV.keyNamespace);
+    expect(variables).not.toHaveProperty(ENV.webhookSecretId);
+  });
+
+  it('are bundled by the local esbuild as minified ESM with a source map and the createRequire banner', () => {
+    for (const id of [receiverId, consumerId]) {
+      const assetPath = template.findResources('AWS::Lambda::Function')[id]?.Metadata['aws:asset:path'];
+      const bundle = path.join(outdir, assetPath, 'index.mjs');
+      expect(existsSync(bundle)).toBe(true);
+      expect(existsSync(`${bundle}.map`)).toBe(true);
+      const code = readFileSync(bundle, 'utf8');
+      expect(code).toContain('createRequire');
+      expect(code).toMatch(/sourceMappingURL=index\.mjs\.map/);
+      // The AWS SDK is bundled, never left as an import the runtime would resolve to its own copy.
+      expect(code).not.toMatch(/from\s*["']@aws-sdk\//);
+      // Source text stays out of the map (sourcesContent: false).
+      expect(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')).sourcesContent).toBeUndefined();
+    }
+  });
+
+  it('log into three log groups (receiver, consumer, API access) with a retention', () => {
+    template.resourceCountIs('AWS::Logs::LogGroup', 3);
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+});
+
+describe('SQS', () => {
+  it('delivery queue: SSE, explicit maximum size, retention, visibility from the settings, redrive to the DLQ', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MaximumMessageSize: defaults.maximumMessageSizeBytes,
+      MessageRetentionPeriod: defaults.queueRetentionDays * 86_400,
+      VisibilityTimeout: 6 * defaults.consumerTimeoutSeconds + defaults.maxBatchingWindowSeconds,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
+        maxReceiveCount: defaults.maxReceiveCount,
+      },
+    });
+  });
+
+  it('dead-letter queue: SSE, same maximum size, 14 days', () => {
+    const dlq = template.findResources('AWS::SQS::Queue')[dlqId];
+    expect(dlq?.Properties).toEqual({
+      SqsManagedSseEnabled: true,
+      MaximumMessageSize: defaults.maximumMessageSizeBytes,
+      MessageRetentionPeriod: 14 * 86_400,
+    });
+  });
+
+  it('both queues refuse requests without TLS', () => {
+    for (const id of [queueId, dlqId]) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+              Resource: { 'Fn::GetAtt': [id, 'Arn'] },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('the event source mapping reports batch item failures and caps concurrency with MaximumConcurrency', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: { Ref: consumerId },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: defaults.batchSize,
+      MaximumBatchingWindowInSeconds: defaults.maxBatchingWindowSeconds,
+      ScalingConfig: { MaximumConcurrency: defaults.maxConcurrency },
+    });
+  });
+});
+
+describe('DynamoDB claim table', () => {
+  it('is on-demand, keyed by pk, with TTL on expiresAt, PITR and deletion protection, and is retained', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        Replicas: [
+          Match.objectLike({
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      },
+    });
+  });
+});
+
+describe('Secret', () => {
+  it('is created with a generated verify token and an empty list of app secrets', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Name: 'TestStack/Webhook',
+      GenerateSecretString: {
+        SecretStringTemplate: JSON.stringify({ appSecrets: [] }),
+        GenerateStringKey: 'verifyToken',
+        ExcludePunctuation: true,
+      },
+    });
+  });
+});
+
+describe('IAM: least privilege', () => {
+  it('no identity policy allows a wildcard action, and no role has a managed policy', () => {
+    const statements = identityStatements(template);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const { statement } of statements) {
+      if (statement.Effect !== 'Allow') continue;
+      for (const action of actionsOf(statement)) expect(action).not.toContain('*');
+      expect(statement.Resource).not.toBe('*');
+    }
+    for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('the receiver may send to both queues, read the secret and write its logs: nothing else', () => {
+    const statements = statementsOfRole(template, 'WebhookReceiverRole');
+    const actions = statements.flatMap(actionsOf).sort();
+    expect(actions).toEqual([
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:GetSecretValue',
+      'sqs:SendMessage',
+    ]);
+    expect(actions.some((action) => action.startsWith('dynamodb:'))).toBe(false);
+    const send = statements.find((s) => actionsOf(s).includes('sqs:SendMessage'));
+    expect(send?.Resource).toEqual(
+      expect.arrayContaining([{ 'Fn::GetAtt': [queueId, 'Arn'] }, { 'Fn::GetAtt': [dlqId, 'Arn'] }]),
+    );
+    const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
+    expect(secret?.Resource).toEqual({ Ref: secretId });
+  });
+
+  it('the consumer may Put/Update/Delete items on its table, send to the DLQ, consume its queue: nothing else', () => {
+    const statements = statementsOfRole(template, 'WebhookConsumerRole');
+    const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo).toHaveLength(1);
+    expect(actionsOf(dynamo[0] as never).sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(dynamo[0]?.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
+
+    const send = statements.filter((s) => actionsOf(s).includes('sqs:SendMessage'));
+    expect(send.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [dlqId, 'Arn'] }]);
+
+    const consume = statements.find((s) => actionsOf(s).includes('sqs:ReceiveMessage'));
+    expect(consume?.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(actionsOf(consume as never).sort()).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+    ]);
+    const all = statements.flatMap(actionsOf);
+    expect(all.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+  });
+
+  it('API Gateway may invoke the receiver only through the webhook route', () => {
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::Permission',
+      {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'apigateway.amazonaws.com',
+        FunctionName: { 'Fn::GetAtt': [receiverId, 'Arn'] },
+        SourceArn: { 'Fn::Join': ['', Match.arrayWith(['/*/*/webhook'])] },
+      },
+      2,
+    );
+    template.resourceCountIs('AWS::Lambda::Permission', 2);
+  });
+});
+
+describe('HTTP API', () => {
+  it('routes GET and POST /webhook to the receiver', () => {
+    const integrationId = logicalIdStartingWith(template, 'AWS::ApiGatewayV2::Integration', 'WebhookHttpApi');
+    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      IntegrationUri: { 'Fn::GetAtt': [receiverId, 'Arn'] },
+      PayloadFormatVersion: '2.0',
+    });
+    for (const routeKey of ['GET /webhook', 'POST /webhook']) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: routeKey,
+        Target: { 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] },
+      });
+    }
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 2);
+  });
+
+  it('throttles the routes and writes access logs without the query string', () => {
+    const format = new Capture();
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+      AccessLogSettings: {
+        DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('ApiAccessLogGroup'), 'Arn'] },
+        Format: format,
+      },
+    });
+    const fields = JSON.parse(format.asString());
+    expect(fields).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    expect(format.asString()).not.toMatch(/querystring|\$context\.path/i);
+  });
+});
+
+describe('Monitoring', () => {
+  const alarmsOn = (metricName: string) =>
+    Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((alarm) =>
+      JSON.stringify(alarm.Properties).includes(`"MetricName":"${metricName}"`),
+    );
+
+  it('creates the five alarms, none with actions by default', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
+      expect(alarm.Properties.AlarmActions).toBeUndefined();
+      expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
+    }
+  });
+
+  it('alarms when the DLQ is not empty and when the oldest delivery is too old', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Threshold: 300,
+      EvaluationPeriods: 3,
+    });
+  });
+
+  it('alarms on the duplicate rate of messages, statuses and errors over N periods, with a volume floor', () => {
+    const [alarm] = alarmsOn(ConsumerFieldMetric.EventsDuplicate);
+    expect(alarm?.Properties).toMatchObject({ Threshold: 10, EvaluationPeriods: 3 });
+    const queries = alarm?.Properties.Metrics as Array<{
+      ReturnData: boolean;
+      Expression?: string;
+      MetricStat?: { Metric: unknown };
+    }>;
+    const expression = queries.find((q) => q.ReturnData)?.Expression as string;
+    expect(expression).toMatch(/^IF\(.*>= 50, 100 \* \(.*\) \/ \(.*\), 0\)$/);
+    const fetched = queries.flatMap((q) => (q.MetricStat ? [q.MetricStat.Metric] : []));
+    expect(fetched).toHaveLength(6);
+    for (const field of ['message', 'status', 'error']) {
+      for (const name of [ConsumerFieldMetric.EventsFresh, ConsumerFieldMetric.EventsDuplicate]) {
+        expect(fetched).toContainEqual({
+          Namespace: METRICS_NAMESPACE,
+          MetricName: name,
+          Dimensions: [
+            { Name: 'Field', Value: field },
+            { Name: SERVICE_DIMENSION, Value: SERVICE_NAME },
+          ],
+        });
+      }
+    }
+  });
+
+  it('alarms on API 5xx and on a spike of signature rejections', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5xx',
+      Statistic: 'Sum',
+      Threshold: 5,
+    });
+    const [signature] = alarmsOn(ReceiverMetric.SignatureRejected);
+    expect(signature?.Properties.Threshold).toBe(100);
+    expect(signature?.Properties.Metrics[0].MetricStat.Metric).toEqual({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: ReceiverMetric.SignatureRejected,
+      Dimensions: [{ Name: SERVICE_DIMENSION, Value: SERVICE_NAME }],
+    });
+  });
+
+  it('the dashboard shows every metric name and every field of metric-names.ts, with the service dimension', () => {
+    const widgets = dashboardWidgets(template);
+    const metricRows = widgets.flatMap((widget) => (widget.properties?.metrics ?? []) as unknown[][]);
+    const custom = metricRows.filter((row) => row[0] === METRICS_NAMESPACE);
+    const names = new Set(custom.map((row) => row[1]));
+    for (const name of [
+      ...Object.values(ConsumerMetric),
+      ...Object.values(ReceiverMetric),
+      ConsumerFieldMetric.EventsFresh,
+      ConsumerFieldMetric.EventsDuplicate,
+    ]) {
+      expect(names, name).toContain(name);
+    }
+    // Every custom metric is queried with exactly the dimensions Powertools emits: service (+ Field).
+    for (const row of custom) {
+      const dimensions = row.slice(2).filter((part) => typeof part === 'string');
+      expect(dimensions).toContain(SERVICE_DIMENSION);
+      expect(dimensions[dimensions.indexOf(SERVICE_DIMENSION) + 1]).toBe(SERVICE_NAME);
+    }
+    for (const field of [...MESSAGES_FIELD_DIMENSIONS, ...MANAGEMENT_FIELDS]) {
+      for (const name of [ConsumerFieldMetric.EventsFresh, ConsumerFieldMetric.EventsDuplicate]) {
+        expect(
+          custom.some((row) => row[1] === name && row.includes('Field') && row.includes(field)),
+          `${name} ${field}`,
+        ).toBe(true);
+      }
+      const rate = metricRows.find(
+        (row) => (row[0] as { label?: string }).label === `${field} duplicate %`,
+      )?.[0] as { expression: string };
+      expect(rate.expression).toMatch(
+        /^100 \* FILL\(dup_\w+, 0\) \/ \(FILL\(fresh_\w+, 0\) \+ FILL\(dup_\w+, 0\)\)$/,
+      );
+    }
+    // The sparse per-field metrics are SEARCHed over the exact dimension set, so unknown fields show up too.
+    const searches = metricRows
+      .map((row) => (row[0] as { expression?: string }).expression ?? '')
+      .filter((expression) => expression.startsWith('SEARCH('));
+    for (const name of [
+      ConsumerFieldMetric.EventsDuplicateInFlight,
+      ConsumerFieldMetric.LeaseTakeovers,
+      ConsumerFieldMetric.HandlerErrors,
+      ConsumerFieldMetric.ClaimReleases,
+      ConsumerFieldMetric.UnknownField,
+    ]) {
+      expect(searches).toContain(
+        `SEARCH('{${METRICS_NAMESPACE},Field,${SERVICE_DIMENSION}} MetricName="${name}" ${SERVICE_DIMENSION}="${SERVICE_NAME}"', 'Sum', 300)`,
+      );
+    }
+    const awsMetrics = new Set(
+      metricRows.filter((row) => typeof row[0] === 'string').map((row) => `${row[0]} ${row[1]}`),
+    );
+    for (const metric of [
+      'AWS/SQS ApproximateAgeOfOldestMessage',
+      'AWS/SQS ApproximateNumberOfMessagesVisible',
+      'AWS/ApiGateway Latency',
+      'AWS/ApiGateway 4xx',
+      'AWS/ApiGateway 5xx',
+      'AWS/Lambda Duration',
+      'AWS/Lambda Errors',
+      'AWS/Lambda ConcurrentExecutions',
+    ]) {
+      expect(awsMetrics, metric).toContain(metric);
+    }
+    const latencyStats = metricRows
+      .filter((row) => row[1] === 'Latency')
+      .map((row) => (row.at(-1) as { stat: string }).stat);
+    expect(latencyStats).toEqual(['p50', 'p99']);
+  });
+});
+
+/** The dashboard body with CloudFormation tokens replaced by a placeholder, parsed back into widgets. */
+function dashboardWidgets(t: Template): Array<{ type: string; properties?: { metrics?: unknown[][] } }> {
+  const dashboards = Object.values(t.findResources('AWS::CloudWatch::Dashboard'));
+  expect(dashboards).toHaveLength(1);
+  const parts = dashboards[0]?.Properties.DashboardBody['Fn::Join'][1] as unknown[];
+  const text = parts.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('');
+  return JSON.parse(text).widgets;
+}
+
+describe('Outputs', () => {
+  it('print the webhook URL, the secret name and the dashboard URL', () => {
+    template.hasOutput('WebhookUrl', {
+      Value: { 'Fn::Join': ['', Match.arrayWith(['https://', '/webhook'])] },
+    });
+    template.hasOutput('WebhookSecretName', { Value: 'TestStack/Webhook' });
+    template.hasOutput('DashboardUrl', {
+      Value: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('#dashboards/dashboard/$')])] },
+    });
+    expect(stack.pipeline.webhookSecretName).toBe('TestStack/Webhook');
+  });
+});
