@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebhookEvent } from '../events/types.ts';
 import type { HandlerLogger, LogDetails } from './handler-api.ts';
+import { loggableKey } from './loggable-key.ts';
 
 /**
  * The logger handed to user handlers: each line carries the event's key, field and kind; details that are
@@ -10,7 +11,7 @@ import type { HandlerLogger, LogDetails } from './handler-api.ts';
 export function createHandlerLogger(logger: Logger, event: WebhookEvent): HandlerLogger {
   const line = (details: LogDetails | undefined) => ({
     ...scalarsOnly(details),
-    key: event.key,
+    key: loggableKey(event),
     field: event.field,
     kind: event.kind,
   });

@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { expiresAtFor } from '../claims/lease.ts';
 import type { StatusObservation } from './status-event.ts';
 import { rankOfStatus } from './status-rank.ts';
 
@@ -59,14 +59,14 @@ export class StatusLedger {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
   readonly #keyNamespace: string | undefined;
-  readonly #retentionSeconds: number;
+  readonly #retentionDays: number;
   readonly #now: () => number;
 
   constructor(options: StatusLedgerOptions) {
     this.#client = options.client;
     this.#tableName = options.tableName;
     this.#keyNamespace = options.keyNamespace || undefined;
-    this.#retentionSeconds = Math.round(options.retentionDays * 86_400);
+    this.#retentionDays = options.retentionDays;
     this.#now = options.now ?? Date.now;
   }
 
@@ -82,7 +82,7 @@ export class StatusLedger {
     const common = {
       ':time': observation.timestamp,
       ':statuses': new Set([observation.status]),
-      ':expiresAt': Math.floor(this.#now() / 1000) + this.#retentionSeconds,
+      ':expiresAt': expiresAtFor(this.#now(), this.#retentionDays),
     };
     try {
       const advanced = await this.#client.send(
@@ -112,7 +112,7 @@ export class StatusLedger {
       );
       return { change: 'advanced', view: toView(advanced.Attributes) };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
     }
     const merged = await this.#client.send(
       new UpdateCommand({

@@ -1,0 +1,49 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClaimHandle, ClaimStore, CompletedClaim } from '../claims/claim-store.ts';
+import { ClaimLostError, isTransientDynamoDbError } from '../claims/errors.ts';
+
+export interface CompletionRetryPolicy {
+  /** Retries after the first attempt. @default 3 */
+  readonly retries: number;
+  /** First backoff; doubles each retry, half of it jittered. @default 100 */
+  readonly baseDelayMs: number;
+  /** Never sleep past this many ms before the invocation's deadline. @default 1000 */
+  readonly deadlineReserveMs: number;
+}
+
+export const DEFAULT_COMPLETION_RETRY: CompletionRetryPolicy = {
+  retries: 3,
+  baseDelayMs: 100,
+  deadlineReserveMs: 1000,
+};
+
+function isRetryable(error: unknown): boolean {
+  if (error instanceof ClaimLostError) return false;
+  if ((error as { transient?: unknown }).transient === true) return true;
+  return isTransientDynamoDbError((error as { cause?: unknown }).cause ?? error);
+}
+
+/**
+ * Marks a claim done after its side effect ran. The SDK has already retried each request; these retries
+ * cover a longer throttling burst, because giving up here leaves the event open to a second effect. A lost
+ * claim is never retried: another worker owns the event now. Throws the last error when it gives up.
+ */
+export async function completeWithRetry(
+  claims: Pick<ClaimStore, 'complete'>,
+  claim: ClaimHandle,
+  remainingTimeMs: () => number,
+  policy: CompletionRetryPolicy = DEFAULT_COMPLETION_RETRY,
+  random: () => number = Math.random,
+): Promise<CompletedClaim> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await claims.complete(claim);
+    } catch (error) {
+      if (retry >= policy.retries || !isRetryable(error)) throw error;
+      const ceiling = policy.baseDelayMs * 2 ** retry;
+      const delay = Math.round(ceiling / 2 + (random() * ceiling) / 2);
+      if (remainingTimeMs() - delay < policy.deadlineReserveMs) throw error;
+      await sleep(delay);
+    }
+  }
+}

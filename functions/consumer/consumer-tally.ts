@@ -1,0 +1,48 @@
+import { ConsumerFieldMetric, ConsumerMetric } from '../commons/metric-names.ts';
+
+export type FieldMetricName = (typeof ConsumerFieldMetric)[keyof typeof ConsumerFieldMetric];
+export type PlainMetricName = (typeof ConsumerMetric)[keyof typeof ConsumerMetric];
+
+export interface TallySnapshot {
+  /** `Field` dimension value → metric → count. */
+  readonly byField: ReadonlyMap<string, ReadonlyMap<FieldMetricName, number>>;
+  readonly plain: ReadonlyMap<PlainMetricName, number>;
+}
+
+/**
+ * Counts of one invocation, kept in memory and emitted once at its end, so metrics cost a handful of EMF
+ * documents per invocation whatever the number of events.
+ */
+export class ConsumerTally {
+  readonly #byField = new Map<string, Map<FieldMetricName, number>>();
+  readonly #plain = new Map<PlainMetricName, number>();
+
+  countForField(metric: FieldMetricName, field: string, count = 1): void {
+    let counts = this.#byField.get(field);
+    if (counts === undefined) {
+      counts = new Map();
+      this.#byField.set(field, counts);
+    }
+    counts.set(metric, (counts.get(metric) ?? 0) + count);
+  }
+
+  count(metric: PlainMetricName, count = 1): void {
+    this.#plain.set(metric, (this.#plain.get(metric) ?? 0) + count);
+  }
+
+  snapshot(): TallySnapshot {
+    return { byField: this.#byField, plain: this.#plain };
+  }
+
+  /** Flat view for tests and summaries: `Metric` or `Metric/Field` → count. */
+  toRecord(): Record<string, number> {
+    const flat: Record<string, number> = {};
+    for (const [field, counts] of this.#byField) {
+      for (const [metric, count] of counts) flat[`${metric}/${field}`] = count;
+    }
+    for (const [metric, count] of this.#plain) flat[metric] = count;
+    return flat;
+  }
+}
+
+export { ConsumerFieldMetric, ConsumerMetric };

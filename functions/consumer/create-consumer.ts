@@ -1,0 +1,102 @@
+/**
+ * Wires the consumer from its configuration: the thin Lambda handler (`functions/consumer.ts`) builds it once
+ * per container from the environment; tests and the local stack build it with their own clients.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { resolveSettings } from '../../lib/settings.ts';
+import { ClaimStore } from '../claims/claim-store.ts';
+import { ENV, getNumberFromEnv, getStringFromEnv } from '../commons/environment.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../commons/metric-names.ts';
+import { StatusLedger } from '../ledger/status-ledger.ts';
+import { SqsDeliveryQueue } from '../receiver/delivery-queue.ts';
+import type { CompletionRetryPolicy } from './complete-with-retry.ts';
+import { createDeadLetterQuarantine } from './dead-letter-quarantine.ts';
+import type { WebhookHandlers } from './handler-api.ts';
+import { createSqsBatchHandler } from './sqs-batch-handler.ts';
+import { WebhookConsumer } from './webhook-consumer.ts';
+
+export interface ConsumerConfig {
+  readonly tableName: string;
+  /** Prefix of claim and ledger keys (`<ns>#…`), for several consumers sharing one table. */
+  readonly keyNamespace: string | undefined;
+  readonly deadLetterQueueUrl: string;
+  readonly retentionDays: number;
+  readonly leaseMarginMs: number;
+  readonly maximumMessageSizeBytes: number;
+}
+
+export interface ConsumerDependencies {
+  readonly documentClient: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
+  readonly handlers: WebhookHandlers;
+  readonly logger?: Logger;
+  readonly metrics?: Metrics;
+  readonly completionRetry?: CompletionRetryPolicy;
+}
+
+/** Reads the consumer's configuration from the variables the CDK construct and the local stack set. */
+export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ConsumerConfig {
+  const defaults = resolveSettings();
+  const settings = resolveSettings({
+    retentionDays: getNumberFromEnv(ENV.retentionDays, defaults.retentionDays, env),
+    leaseMarginMs: getNumberFromEnv(ENV.leaseMarginMs, defaults.leaseMarginMs, env),
+    maximumMessageSizeBytes: getNumberFromEnv(
+      ENV.maximumMessageSizeBytes,
+      defaults.maximumMessageSizeBytes,
+      env,
+    ),
+  });
+  return {
+    tableName: getStringFromEnv(ENV.claimTableName, env),
+    keyNamespace: env[ENV.keyNamespace] || undefined,
+    deadLetterQueueUrl: getStringFromEnv(ENV.deadLetterQueueUrl, env),
+    retentionDays: settings.retentionDays,
+    leaseMarginMs: settings.leaseMarginMs,
+    maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+  };
+}
+
+export function createConsumerLogger(): Logger {
+  return new Logger({ serviceName: SERVICE_NAME });
+}
+
+export function createConsumerMetrics(): Metrics {
+  return new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+}
+
+export function createConsumerHandler(config: ConsumerConfig, dependencies: ConsumerDependencies) {
+  const logger = dependencies.logger ?? createConsumerLogger();
+  const metrics = dependencies.metrics ?? createConsumerMetrics();
+  const claims = new ClaimStore({
+    documentClient: dependencies.documentClient,
+    tableName: config.tableName,
+    ...(config.keyNamespace === undefined ? {} : { namespace: config.keyNamespace }),
+    retentionDays: config.retentionDays,
+    leaseMarginMs: config.leaseMarginMs,
+  });
+  const ledger = new StatusLedger({
+    client: dependencies.documentClient,
+    tableName: config.tableName,
+    keyNamespace: config.keyNamespace,
+    retentionDays: config.retentionDays,
+  });
+  const deadLetters = new SqsDeliveryQueue({
+    sqs: dependencies.sqs,
+    // The consumer only quarantines; it never enqueues deliveries.
+    deliveryQueueUrl: config.deadLetterQueueUrl,
+    deadLetterQueueUrl: config.deadLetterQueueUrl,
+    maximumMessageSizeBytes: config.maximumMessageSizeBytes,
+  });
+  const consumer = new WebhookConsumer({
+    claims,
+    ledger,
+    quarantine: createDeadLetterQuarantine(deadLetters),
+    handlers: dependencies.handlers,
+    logger,
+    ...(dependencies.completionRetry === undefined ? {} : { completionRetry: dependencies.completionRetry }),
+  });
+  return createSqsBatchHandler({ consumer, metrics, logger });
+}

@@ -1,0 +1,340 @@
+/**
+ * The consumer's domain: from queued webhook bodies to exactly-once side effects. Plain TypeScript over
+ * ports (claim store, status ledger, quarantine, handlers, logger); no Lambda or SQS types.
+ *
+ * Per batch: parse every record, then claim every event of the batch in one `claimMany` (a key repeated
+ * anywhere in the batch is claimed once), then, per record, its events in order:
+ *
+ *   fresh | takeover | reclaimed   → [status: ledger] → handler → complete (retried)
+ *   duplicate-done | repeat        → skip, EventsDuplicate
+ *   duplicate-in-flight            → skip, EventsDuplicateInFlight (the claimant's own message carries any retry)
+ *   failed (claim request failed)  → the record fails and SQS redelivers it
+ *
+ * A record fails (and only that record) when one of its events could not be claimed, its handler or ledger
+ * write threw (the claim is then released), or it could not be quarantined.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { BatchClaimResult, ClaimStore, HeldClaim } from '../claims/claim-store.ts';
+import { isHeld } from '../claims/claim-store.ts';
+import { ClaimLostError, toClaimStoreError } from '../claims/errors.ts';
+import { deadlineFromRemainingTime } from '../claims/lease.ts';
+import { ConsumerFieldMetric, ConsumerMetric } from '../commons/metric-names.ts';
+import { extractEvents } from '../events/extract-events.ts';
+import type { BodyRejection, EventExtraction, WebhookEvent } from '../events/types.ts';
+import type { StatusObservation } from '../ledger/status-event.ts';
+import { MalformedStatusError, observeStatus } from '../ledger/status-event.ts';
+import type { StatusLedgerUpdate } from '../ledger/status-ledger.ts';
+import {
+  type CompletionRetryPolicy,
+  completeWithRetry,
+  DEFAULT_COMPLETION_RETRY,
+} from './complete-with-retry.ts';
+import { ConsumerTally } from './consumer-tally.ts';
+import { handlerFor, type WebhookEventContext, type WebhookHandlers } from './handler-api.ts';
+import { createHandlerLogger, describeError } from './handler-logger.ts';
+import { loggableKey } from './loggable-key.ts';
+
+/** One queued message: an SQS record fits as is. */
+export interface QueueRecord {
+  readonly messageId: string;
+  readonly body: string;
+}
+
+export interface Invocation {
+  /** Lambda's `context.getRemainingTimeInMillis()`. */
+  remainingTimeMs(): number;
+}
+
+/** Sends an unusable record to the dead-letter queue with a reason; throws when it could not. */
+export type QuarantineBody = (record: QueueRecord, reason: BodyRejection) => Promise<void>;
+
+export interface StatusRecorder {
+  record(observation: StatusObservation): Promise<StatusLedgerUpdate>;
+}
+
+export type ConsumerClaims = Pick<ClaimStore, 'claimMany' | 'complete' | 'release'>;
+
+export interface WebhookConsumerOptions {
+  readonly claims: ConsumerClaims;
+  readonly ledger: StatusRecorder;
+  readonly quarantine: QuarantineBody;
+  readonly handlers: WebhookHandlers;
+  readonly logger: Logger;
+  readonly completionRetry?: CompletionRetryPolicy;
+  /** Epoch ms. @default Date.now */
+  readonly clock?: () => number;
+}
+
+/** Why a record must be redelivered; carries keys and error names only. */
+export class RecordFailedError extends Error {
+  readonly messageId: string;
+  readonly failures: readonly string[];
+  constructor(messageId: string, failures: readonly string[]) {
+    super(`Record ${messageId} failed: ${failures.join(', ')}`);
+    this.name = 'RecordFailedError';
+    this.messageId = messageId;
+    this.failures = failures;
+  }
+}
+
+interface PreparedRecord {
+  readonly record: QueueRecord;
+  readonly extraction: EventExtraction;
+  /** Claim results of this record's events, in event order (empty when the body was unusable). */
+  readonly claims: readonly BatchClaimResult[];
+}
+
+export class WebhookConsumer {
+  readonly #options: WebhookConsumerOptions;
+  readonly #clock: () => number;
+
+  constructor(options: WebhookConsumerOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /** Parses every record and claims every event of the batch at once. Never throws for a record. */
+  async prepareBatch(records: readonly QueueRecord[], invocation: Invocation): Promise<ConsumerBatch> {
+    const extractions = records.map((record) => extractEvents(record.body));
+    const events = extractions.flatMap((extraction) => (extraction.ok ? extraction.events : []));
+    const results = await this.#claimAll(events, invocation);
+    let offset = 0;
+    const prepared = records.map((record, index): PreparedRecord => {
+      const extraction = extractions[index] as EventExtraction;
+      const count = extraction.ok ? extraction.events.length : 0;
+      const claims = results.slice(offset, offset + count);
+      offset += count;
+      return { record, extraction, claims };
+    });
+    return new ConsumerBatch(prepared, invocation, this.#options);
+  }
+
+  async #claimAll(events: readonly WebhookEvent[], invocation: Invocation): Promise<BatchClaimResult[]> {
+    if (events.length === 0) return [];
+    const deadlineMs = deadlineFromRemainingTime(this.#clock(), invocation.remainingTimeMs());
+    try {
+      return await this.#options.claims.claimMany(events, { deadlineMs });
+    } catch (error) {
+      // claimMany reports per-event failures itself; this is a failure of the call as a whole.
+      this.#options.logger.error('Claiming the batch failed', {
+        events: events.length,
+        ...describeError(error),
+      });
+      return events.map((event) => ({
+        key: event.key,
+        pk: event.key,
+        field: event.field,
+        outcome: 'failed' as const,
+        error: toClaimStoreError('claim', event.key, error),
+      }));
+    }
+  }
+}
+
+/** One batch after the claim pre-pass: records are then processed one call each, in any order. */
+export class ConsumerBatch {
+  readonly tally = new ConsumerTally();
+  readonly #byRecord = new Map<QueueRecord, PreparedRecord>();
+  readonly #byMessageId = new Map<string, PreparedRecord>();
+  readonly #invocation: Invocation;
+  readonly #options: WebhookConsumerOptions;
+  readonly #logger: Logger;
+  #failedRecords = 0;
+
+  constructor(prepared: readonly PreparedRecord[], invocation: Invocation, options: WebhookConsumerOptions) {
+    for (const entry of prepared) {
+      this.#byRecord.set(entry.record, entry);
+      if (!this.#byMessageId.has(entry.record.messageId))
+        this.#byMessageId.set(entry.record.messageId, entry);
+    }
+    this.#invocation = invocation;
+    this.#options = options;
+    this.#logger = options.logger;
+  }
+
+  get records(): number {
+    return this.#byRecord.size;
+  }
+
+  get failedRecords(): number {
+    return this.#failedRecords;
+  }
+
+  /** Runs one record's events in order. Resolves when the record is done; throws {@link RecordFailedError}. */
+  async processRecord(record: QueueRecord): Promise<void> {
+    const prepared = this.#byRecord.get(record) ?? this.#byMessageId.get(record.messageId);
+    if (prepared === undefined) throw new RecordFailedError(record.messageId, ['not-in-batch']);
+    const failures = prepared.extraction.ok
+      ? await this.#processEvents(prepared)
+      : await this.#quarantine(prepared.record, prepared.extraction.reason);
+    if (failures.length > 0) {
+      this.#failedRecords++;
+      throw new RecordFailedError(record.messageId, failures);
+    }
+  }
+
+  async #quarantine(record: QueueRecord, reason: BodyRejection): Promise<string[]> {
+    try {
+      await this.#options.quarantine(record, reason);
+      this.tally.count(ConsumerMetric.Quarantined);
+      this.#logger.warn('Unusable record quarantined to the DLQ', { messageId: record.messageId, reason });
+      return [];
+    } catch (error) {
+      this.#logger.error('Quarantining a record failed; it will be retried', {
+        messageId: record.messageId,
+        reason,
+        ...describeError(error),
+      });
+      return [`quarantine:${reason}`];
+    }
+  }
+
+  async #processEvents(prepared: PreparedRecord): Promise<string[]> {
+    const extraction = prepared.extraction;
+    if (!extraction.ok) return [];
+    for (const unknown of extraction.unknownFields) {
+      this.tally.countForField(ConsumerFieldMetric.UnknownField, unknown.field);
+      this.#logger.info('Unknown webhook field acknowledged without side effect', {
+        field: unknown.field,
+        entryId: unknown.entryId,
+      });
+    }
+    for (const part of extraction.malformed) {
+      this.#logger.warn('Malformed part of a webhook body skipped', { ...part });
+    }
+    const failures: string[] = [];
+    for (const [index, event] of extraction.events.entries()) {
+      const failure = await this.#processEvent(event, prepared.claims[index] as BatchClaimResult);
+      if (failure !== undefined) failures.push(failure);
+    }
+    return failures;
+  }
+
+  async #processEvent(event: WebhookEvent, claim: BatchClaimResult): Promise<string | undefined> {
+    const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
+    if (isHeld(claim)) return this.#runSideEffect(event, claim);
+    switch (claim.outcome) {
+      case 'duplicate-done':
+      case 'repeat':
+        this.tally.countForField(ConsumerFieldMetric.EventsDuplicate, event.metricField);
+        this.#logger.info('Duplicate event skipped', { ...logged, outcome: claim.outcome });
+        return undefined;
+      case 'duplicate-in-flight':
+        this.tally.countForField(ConsumerFieldMetric.EventsDuplicateInFlight, event.metricField);
+        this.#logger.info('Duplicate event skipped', { ...logged, outcome: claim.outcome });
+        return undefined;
+      default:
+        this.#logger.warn('Claim failed; the record will be retried', {
+          ...logged,
+          ...describeError(claim.outcome === 'failed' ? claim.error : undefined),
+        });
+        return `claim:${logged.key}`;
+    }
+  }
+
+  async #runSideEffect(event: WebhookEvent, claim: HeldClaim): Promise<string | undefined> {
+    const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
+    this.tally.countForField(ConsumerFieldMetric.EventsFresh, event.metricField);
+    if (claim.outcome === 'takeover') {
+      this.tally.countForField(ConsumerFieldMetric.LeaseTakeovers, event.metricField);
+      this.#logger.warn('Lease taken over from a worker that did not complete', {
+        ...logged,
+        attempt: claim.attempt,
+      });
+    }
+
+    let context: WebhookEventContext | undefined;
+    try {
+      context = await this.#contextFor(event, claim);
+    } catch (error) {
+      this.#logger.error('Status ledger write failed; the claim is released', {
+        ...logged,
+        ...describeError(error),
+      });
+      await this.#release(event, claim);
+      return `ledger:${logged.key}`;
+    }
+
+    const handler = handlerFor(this.#options.handlers, event.kind);
+    if (handler !== undefined && context !== undefined) {
+      try {
+        await handler(context);
+      } catch (error) {
+        this.tally.countForField(ConsumerFieldMetric.HandlerErrors, event.metricField);
+        this.#logger.error('Handler failed; the claim is released', { ...logged, ...describeError(error) });
+        await this.#release(event, claim);
+        return `handler:${logged.key}`;
+      }
+    }
+
+    try {
+      await completeWithRetry(
+        this.#options.claims,
+        claim,
+        () => this.#invocation.remainingTimeMs(),
+        this.#options.completionRetry ?? DEFAULT_COMPLETION_RETRY,
+      );
+      this.#logger.debug('Event handled', { ...logged, outcome: claim.outcome });
+    } catch (error) {
+      // The side effect ran; running it again here could only double it. The record succeeds: failing it
+      // would have SQS redeliver it after the visibility timeout, when the lease has lapsed, and the
+      // redelivery would take the claim over and run the effect a second time.
+      this.tally.count(ConsumerMetric.CompletionFailures);
+      this.#logger.error('Completing the claim failed after the side effect ran', {
+        ...logged,
+        claimLost: error instanceof ClaimLostError,
+        ...describeError(error),
+      });
+    }
+    return undefined;
+  }
+
+  /** The handler's context; for a status, after the ledger merged it. Undefined: acknowledge only. */
+  async #contextFor(event: WebhookEvent, claim: HeldClaim): Promise<WebhookEventContext | undefined> {
+    const base = {
+      event,
+      key: event.key,
+      field: event.field,
+      payload: event.payload,
+      value: event.value,
+      claimedAs: claim.outcome,
+      remainingTimeMs: () => this.#invocation.remainingTimeMs(),
+      logger: createHandlerLogger(this.#logger, event),
+    };
+    if (event.kind !== 'status') return { ...base, kind: event.kind };
+    let observation: StatusObservation;
+    try {
+      observation = observeStatus(event, Math.floor((this.#options.clock ?? Date.now)() / 1000));
+    } catch (error) {
+      if (!(error instanceof MalformedStatusError)) throw error;
+      this.#logger.warn('Status without id or status acknowledged without side effect', {
+        key: loggableKey(event),
+        field: event.field,
+      });
+      return undefined;
+    }
+    const update = await this.#options.ledger.record(observation);
+    if (update.change === 'merged') this.tally.count(ConsumerMetric.StatusRegressionsMerged);
+    return { ...base, kind: 'status', ledger: update.view, ledgerChange: update.change };
+  }
+
+  async #release(event: WebhookEvent, claim: HeldClaim): Promise<void> {
+    try {
+      if (await this.#options.claims.release(claim)) {
+        this.tally.countForField(ConsumerFieldMetric.ClaimReleases, event.metricField);
+      } else {
+        this.#logger.warn('Claim not released: another worker owns it now', {
+          key: loggableKey(event),
+          field: event.field,
+        });
+      }
+    } catch (error) {
+      // The lease still lapses: the redelivered record takes the claim over then.
+      this.#logger.error('Releasing the claim failed', {
+        key: loggableKey(event),
+        field: event.field,
+        ...describeError(error),
+      });
+    }
+  }
+}

@@ -1,0 +1,206 @@
+import { readFileSync } from 'node:fs';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/commons/metric-names.ts';
+import { defineWebhookHandlers, type LogDetails } from '../../../functions/consumer/handler-api.ts';
+import { loggableKey } from '../../../functions/consumer/loggable-key.ts';
+import { webhookHandlers as defaultHandlers } from '../../../functions/webhook-handlers.ts';
+import { captureOutput, createHarness, emfDocuments, metricValue, sqsEvent } from './consumer-harness.ts';
+import {
+  DISPLAY_PHONE_NUMBER,
+  envelope,
+  inboundMessages,
+  messagesBody,
+  statusesBody,
+  statusesChange,
+} from './webhook-bodies.ts';
+
+const fixture = (name: string) =>
+  readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url), 'utf8');
+
+function mockLedgerAndClaims(dynamodb: ReturnType<typeof createHarness>['dynamodb']) {
+  dynamodb.on(PutCommand).resolves({});
+  dynamodb.on(DeleteCommand).resolves({});
+  dynamodb
+    .on(UpdateCommand)
+    .callsFake((input: { Key: { pk: string }; ExpressionAttributeValues?: Record<string, unknown> }) => {
+      if (!input.Key.pk.startsWith('ledger:')) return {};
+      const values = input.ExpressionAttributeValues ?? {};
+      return {
+        Attributes: {
+          wamid: input.Key.pk.split(':')[1],
+          currentStatus: values[':status'] ?? 'read',
+          currentRank: values[':rank'] ?? 3,
+        },
+      };
+    });
+}
+
+describe('consumer metrics', () => {
+  it('emits one EMF document per Field value and one for the undimensioned metrics, whatever the event count', async () => {
+    const { dynamodb, invoke } = createHarness({
+      onError: () => {
+        throw new Error('error handler down');
+      },
+    });
+    mockLedgerAndClaims(dynamodb);
+    const messages = inboundMessages(25);
+    const event = sqsEvent(
+      ['rec-messages', messagesBody(messages.slice(0, 20))],
+      ['rec-more', messagesBody(messages.slice(15, 25))],
+      [
+        'rec-statuses',
+        statusesBody([
+          { id: 'wamid.out1', status: 'read', recipientId: '16505550001', timestamp: '1749416400' },
+          { id: 'wamid.out2', status: 'sent', recipientId: '16505550002', timestamp: '1749416401' },
+        ]),
+      ],
+      ['rec-errors', fixture('value-errors.json')],
+      ['rec-account', fixture('account_update.json')],
+      ['rec-unknown', envelope([{ field: 'some_future_field', value: { x: 1 } }])],
+      ['rec-garbage', 'this is not json'],
+    );
+
+    const { result, lines } = await captureOutput(() => invoke(event));
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-errors' }] });
+    const documents = emfDocuments(lines);
+    const fields = documents.map((document) => document.values.Field ?? '(none)');
+    expect(fields.sort()).toEqual([
+      '(none)',
+      'account_update',
+      'error',
+      'message',
+      'some_future_field',
+      'status',
+    ]);
+    for (const document of documents) {
+      const metadata = (document.values._aws as { CloudWatchMetrics: { Namespace: string }[] })
+        .CloudWatchMetrics[0];
+      expect(metadata?.Namespace).toBe(METRICS_NAMESPACE);
+      expect(document.values.service).toBe(SERVICE_NAME);
+      expect(document.dimensions).toEqual([
+        document.values.Field === undefined ? ['service'] : ['service', 'Field'],
+      ]);
+    }
+    expect(metricValue(documents, 'EventsFresh', 'message')).toBe(25);
+    expect(metricValue(documents, 'EventsDuplicate', 'message')).toBe(5);
+    expect(metricValue(documents, 'EventsFresh', 'status')).toBe(2);
+    expect(metricValue(documents, 'EventsFresh', 'error')).toBe(2);
+    expect(metricValue(documents, 'HandlerErrors', 'error')).toBe(2);
+    expect(metricValue(documents, 'ClaimReleases', 'error')).toBe(2);
+    expect(metricValue(documents, 'EventsFresh', 'account_update')).toBe(2);
+    expect(metricValue(documents, 'UnknownField', 'some_future_field')).toBe(1);
+    expect(metricValue(documents, 'Quarantined')).toBe(1);
+  });
+
+  it('counts a status that arrives after a higher one as a merged regression', async () => {
+    const { dynamodb, invoke } = createHarness({});
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).resolves({});
+    dynamodb
+      .on(UpdateCommand, { Key: { pk: 'ledger:wamid.out1' } })
+      .rejectsOnce(
+        Object.assign(new Error('The conditional request failed'), {
+          name: 'ConditionalCheckFailedException',
+        }),
+      )
+      .resolves({
+        Attributes: { wamid: 'wamid.out1', currentStatus: 'read', currentRank: 3, at_read: 2, at_sent: 1 },
+      });
+
+    const { lines } = await captureOutput(() =>
+      invoke(
+        sqsEvent([
+          'r',
+          statusesBody([{ id: 'wamid.out1', status: 'sent', recipientId: '1', timestamp: '1' }]),
+        ]),
+      ),
+    );
+
+    expect(metricValue(emfDocuments(lines), 'StatusRegressionsMerged')).toBe(1);
+  });
+});
+
+describe('consumer logs', () => {
+  it('never logs or emits message texts, names or phone numbers', async () => {
+    const messages = inboundMessages(3);
+    const secrets = [
+      ...messages.flatMap((m) => [m.text, m.name, m.from]),
+      DISPLAY_PHONE_NUMBER,
+      '4915112345678', // user_preferences wa_id, and a group participant in status-group.json
+      '5511912345678',
+      'Kerry Fisher',
+      'User requested to stop marketing messages',
+      '16505550001',
+      'my order number',
+    ];
+    const handlers = defineWebhookHandlers({
+      onMessage: (context) => {
+        defaultHandlers.onMessage(context);
+        // A JavaScript caller bypassing the scalar-only type must not get objects into the logs either.
+        context.logger.info('Message seen', { contact: context.value.contacts } as unknown as LogDetails);
+        if (context.payload.id === messages[1]?.id) {
+          throw new Error(`Invalid recipient ${messages[1]?.from}: ${messages[1]?.text}`);
+        }
+      },
+      onStatus: defaultHandlers.onStatus,
+      onManagementEvent: (context) => {
+        defaultHandlers.onManagementEvent(context);
+        throw new Error(`phone ${DISPLAY_PHONE_NUMBER} refused`);
+      },
+    });
+    const { dynamodb, invoke } = createHarness(handlers);
+    mockLedgerAndClaims(dynamodb);
+    const event = sqsEvent(
+      ['rec-1', messagesBody(messages)],
+      [
+        'rec-2',
+        envelope([
+          statusesChange([
+            { id: 'wamid.out1', status: 'read', recipientId: '16505550001', timestamp: '1749416400' },
+          ]),
+        ]),
+      ],
+      ['rec-3', fixture('user_preferences.json')],
+      ['rec-4', fixture('status-group.json')],
+      [
+        'rec-5',
+        envelope([{ field: 'some_future_field', value: { wa_id: '16505550001', text: 'my order number' } }]),
+      ],
+      [
+        'rec-6',
+        `{"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"text":"${messages[0]?.text}"`,
+      ],
+    );
+
+    const { result, lines } = await captureOutput(() => invoke(event));
+
+    // The run did exercise every path: failures, quarantine, duplicates, statuses, unknown fields.
+    expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['rec-1', 'rec-3']);
+    expect(lines.some((line) => line.includes('Webhook event handled'))).toBe(true);
+    expect(lines.some((line) => line.includes('"errorName":"Error"'))).toBe(true);
+    expect(lines.some((line) => line.includes('Unusable record quarantined'))).toBe(true);
+    expect(emfDocuments(lines).length).toBeGreaterThan(0);
+    const output = lines.join('\n');
+    for (const secret of secrets) expect(output, `"${secret}" leaked`).not.toContain(secret);
+  });
+
+  it('masks phone numbers inside keys, stably, and leaves other keys as they are', () => {
+    const masked = loggableKey({
+      key: 'user_preferences:184735920115467:1751307000:4915112345678:marketing_messages:stop',
+      field: 'user_preferences',
+      kind: 'management',
+    });
+    expect(masked).toMatch(
+      /^user_preferences:184735920115467:1751307000:sha256~[0-9a-f]{12}:marketing_messages:stop$/,
+    );
+    expect(
+      loggableKey({ key: 'st:wamid.X:read:4915112345678', field: 'messages', kind: 'status' }).split(':')[3],
+    ).toBe(masked.split(':')[3]);
+    expect(loggableKey({ key: 'st:wamid.X:read', field: 'messages', kind: 'status' })).toBe(
+      'st:wamid.X:read',
+    );
+    expect(loggableKey({ key: 'msg:wamid.X', field: 'messages', kind: 'message' })).toBe('msg:wamid.X');
+  });
+});

@@ -1,0 +1,325 @@
+import {
+  ConditionalCheckFailedException,
+  ProvisionedThroughputExceededException,
+} from '@aws-sdk/client-dynamodb';
+import { SendMessageBatchCommand, type SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
+import { DeleteCommand, PutCommand, type PutCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it, vi } from 'vitest';
+import type { WebhookEventContext } from '../../../functions/consumer/handler-api.ts';
+import {
+  captureOutput,
+  createHarness,
+  DLQ_URL,
+  emfDocuments,
+  metricValue,
+  sqsEvent,
+} from './consumer-harness.ts';
+import { inboundMessages, messagesBody, statusesBody } from './webhook-bodies.ts';
+
+const throttled = () =>
+  new ProvisionedThroughputExceededException({
+    message: 'Rate exceeded',
+    $metadata: { httpStatusCode: 400 },
+  });
+
+const [first, second, third] = inboundMessages(3) as [
+  ReturnType<typeof inboundMessages>[number],
+  ReturnType<typeof inboundMessages>[number],
+  ReturnType<typeof inboundMessages>[number],
+];
+
+function recorder() {
+  const keys: string[] = [];
+  const handle = vi.fn(({ key }: WebhookEventContext) => {
+    keys.push(key);
+  });
+  return { keys, handle };
+}
+
+function putKeys(dynamodb: ReturnType<typeof createHarness>['dynamodb']): string[] {
+  return dynamodb
+    .commandCalls(PutCommand)
+    .map((call) => String((call.args[0].input as PutCommandInput).Item?.pk));
+}
+
+describe('consumer: claim failures', () => {
+  it('reports a record whose claim is throttled, without throwing, and handles the others', async () => {
+    const { keys, handle } = recorder();
+    const { dynamodb, invoke } = createHarness({ onMessage: handle });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(PutCommand, { Item: { pk: `msg:${second.id}` } }).rejects(throttled());
+    dynamodb.on(UpdateCommand).resolves({});
+
+    const { result, lines } = await captureOutput(() =>
+      invoke(sqsEvent(['rec-1', messagesBody([first])], ['rec-2', messagesBody([second])])),
+    );
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-2' }] });
+    expect(keys).toEqual([`msg:${first.id}`]);
+    const completed = dynamodb.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key?.pk);
+    expect(completed).toEqual([`msg:${first.id}`]);
+    expect(metricValue(emfDocuments(lines), 'EventsFresh', 'message')).toBe(1);
+  });
+
+  it('fails every record that holds events when the whole batch cannot be claimed', async () => {
+    const { keys, handle } = recorder();
+    const { dynamodb, invoke } = createHarness({ onMessage: handle });
+    dynamodb.on(PutCommand).rejects(throttled());
+
+    const { result } = await captureOutput(() =>
+      invoke(sqsEvent(['rec-1', messagesBody([first])], ['rec-2', messagesBody([second, third])])),
+    );
+
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'rec-1' }, { itemIdentifier: 'rec-2' }]);
+    expect(keys).toEqual([]);
+  });
+});
+
+describe('consumer: handler failures', () => {
+  it('releases the claim with its owner condition, reports the record and still handles its other events', async () => {
+    const handled: string[] = [];
+    const { dynamodb, invoke } = createHarness({
+      onMessage: ({ key }) => {
+        if (key === `msg:${first.id}`) throw new Error('CRM unavailable');
+        handled.push(key);
+      },
+    });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).resolves({});
+    dynamodb.on(DeleteCommand).resolves({});
+
+    const { result, lines } = await captureOutput(() =>
+      invoke(sqsEvent(['rec-1', messagesBody([first, second])], ['rec-2', messagesBody([third])])),
+    );
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-1' }] });
+    expect(handled.sort()).toEqual([`msg:${second.id}`, `msg:${third.id}`].sort());
+
+    const put = dynamodb
+      .commandCalls(PutCommand)
+      .find((call) => call.args[0].input.Item?.pk === `msg:${first.id}`);
+    const deletes = dynamodb.commandCalls(DeleteCommand);
+    expect(deletes).toHaveLength(1);
+    const release = deletes[0]?.args[0].input;
+    expect(release?.Key).toEqual({ pk: `msg:${first.id}` });
+    expect(release?.ConditionExpression).toBe('#owner = :me');
+    expect(release?.ExpressionAttributeNames).toEqual({ '#owner': 'owner' });
+    expect(release?.ExpressionAttributeValues?.[':me']).toBe(put?.args[0].input.Item?.owner);
+    // The failed event is not completed; the other two are.
+    const completed = dynamodb.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key?.pk);
+    expect(completed.sort()).toEqual([`msg:${second.id}`, `msg:${third.id}`].sort());
+
+    const documents = emfDocuments(lines);
+    expect(metricValue(documents, 'HandlerErrors', 'message')).toBe(1);
+    expect(metricValue(documents, 'ClaimReleases', 'message')).toBe(1);
+    expect(metricValue(documents, 'EventsFresh', 'message')).toBe(3);
+  });
+
+  it('fails every record when every record fails, as a list rather than an exception', async () => {
+    const { dynamodb, invoke } = createHarness({
+      onMessage: () => {
+        throw new Error('down');
+      },
+    });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(DeleteCommand).resolves({});
+
+    const { result } = await captureOutput(() =>
+      invoke(sqsEvent(['rec-1', messagesBody([first])], ['rec-2', messagesBody([second])])),
+    );
+
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'rec-1' }, { itemIdentifier: 'rec-2' }]);
+  });
+});
+
+describe('consumer: completion failures', () => {
+  it('retries a throttled complete, then counts the failure, without re-running the effect or failing the record', async () => {
+    const { keys, handle } = recorder();
+    const { dynamodb, invoke } = createHarness({ onMessage: handle });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).rejects(throttled());
+
+    const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-1', messagesBody([first])])));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(handle).toHaveBeenCalledTimes(1);
+    expect(keys).toEqual([`msg:${first.id}`]);
+    // 1 attempt + 2 retries (the harness's policy)
+    expect(dynamodb.commandCalls(UpdateCommand)).toHaveLength(3);
+    expect(dynamodb.commandCalls(DeleteCommand)).toHaveLength(0);
+    expect(metricValue(emfDocuments(lines), 'CompletionFailures')).toBe(1);
+  });
+
+  it('succeeds on a retry of complete after a throttled first attempt', async () => {
+    const { handle } = recorder();
+    const { dynamodb, invoke } = createHarness({ onMessage: handle });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).rejectsOnce(throttled()).resolves({});
+
+    const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-1', messagesBody([first])])));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(dynamodb.commandCalls(UpdateCommand)).toHaveLength(2);
+    expect(metricValue(emfDocuments(lines), 'CompletionFailures')).toBe(0);
+  });
+
+  it('does not retry a complete whose claim was taken over by another worker', async () => {
+    const { handle } = recorder();
+    const { dynamodb, invoke } = createHarness({ onMessage: handle });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).rejects(
+      new ConditionalCheckFailedException({
+        message: 'The conditional request failed',
+        $metadata: { httpStatusCode: 400 },
+        Item: { owner: { S: 'another-worker' }, state: { S: 'processing' } },
+      }),
+    );
+
+    const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-1', messagesBody([first])])));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(handle).toHaveBeenCalledTimes(1);
+    expect(dynamodb.commandCalls(UpdateCommand)).toHaveLength(1);
+    expect(metricValue(emfDocuments(lines), 'CompletionFailures')).toBe(1);
+    expect(lines.some((line) => line.includes('"claimLost":true'))).toBe(true);
+  });
+});
+
+describe('consumer: unusable records', () => {
+  it.each([
+    ['invalid-json', '{"object":"whatsapp_business_account","entry":[{"id":"1","chan'],
+    ['not-whatsapp-envelope', '{"object":"page","entry":[]}'],
+  ])(
+    'quarantines a %s body to the DLQ with its reason, once, and acknowledges the record',
+    async (reason, body) => {
+      const { keys, handle } = recorder();
+      const { dynamodb, queue, invoke } = createHarness({ onMessage: handle });
+      dynamodb.on(PutCommand).resolves({});
+      dynamodb.on(UpdateCommand).resolves({});
+
+      const { result, lines } = await captureOutput(() =>
+        invoke(sqsEvent(['rec-bad', body], ['rec-good', messagesBody([first])])),
+      );
+
+      expect(result).toEqual({ batchItemFailures: [] });
+      expect(keys).toEqual([`msg:${first.id}`]);
+      const sends = queue.commandCalls(SendMessageBatchCommand);
+      expect(sends).toHaveLength(1);
+      const input = sends[0]?.args[0].input as SendMessageBatchCommandInput;
+      expect(input.QueueUrl).toBe(DLQ_URL);
+      const entry = input.Entries?.[0];
+      expect(entry?.MessageAttributes?.reason?.StringValue).toBe(reason);
+      expect(entry?.MessageAttributes?.deliveryId?.StringValue).toBe('rec-bad');
+      expect(Buffer.from(entry?.MessageBody ?? '', 'base64').toString('utf8')).toBe(body);
+      expect(metricValue(emfDocuments(lines), 'Quarantined')).toBe(1);
+    },
+  );
+
+  it('fails the record when the DLQ cannot take it, so that it is not lost', async () => {
+    const { dynamodb, queue, invoke } = createHarness({});
+    dynamodb.on(PutCommand).resolves({});
+    queue
+      .on(SendMessageBatchCommand)
+      .rejects(Object.assign(new Error('throttled'), { name: 'RequestThrottled' }));
+
+    const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-bad', 'not json'])));
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-bad' }] });
+    expect(metricValue(emfDocuments(lines), 'Quarantined')).toBe(0);
+  });
+});
+
+describe('consumer: repeated keys', () => {
+  it('runs the handler once for a key repeated within a body and across records, with one claim request', async () => {
+    const { keys, handle } = recorder();
+    const { dynamodb, invoke } = createHarness({ onMessage: handle });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).resolves({});
+
+    const { result, lines } = await captureOutput(() =>
+      invoke(
+        sqsEvent(
+          ['rec-1', messagesBody([first, first])],
+          ['rec-2', messagesBody([first])],
+          ['rec-3', messagesBody([second, first])],
+        ),
+      ),
+    );
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(keys.sort()).toEqual([`msg:${first.id}`, `msg:${second.id}`].sort());
+    expect(putKeys(dynamodb).sort()).toEqual([`msg:${first.id}`, `msg:${second.id}`].sort());
+    const documents = emfDocuments(lines);
+    expect(metricValue(documents, 'EventsFresh', 'message')).toBe(2);
+    expect(metricValue(documents, 'EventsDuplicate', 'message')).toBe(3);
+  });
+
+  it('skips duplicate-done and duplicate-in-flight events and counts them apart', async () => {
+    const { keys, handle } = recorder();
+    const { dynamodb, invoke } = createHarness({ onMessage: handle });
+    const blocked = (state: string) =>
+      new ConditionalCheckFailedException({
+        message: 'The conditional request failed',
+        $metadata: { httpStatusCode: 400 },
+        Item: {
+          state: { S: state },
+          owner: { S: 'someone' },
+          leaseUntil: { N: String(Date.now() + 60_000) },
+        },
+      });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(PutCommand, { Item: { pk: `msg:${first.id}` } }).rejects(blocked('done'));
+    dynamodb.on(PutCommand, { Item: { pk: `msg:${second.id}` } }).rejects(blocked('processing'));
+    dynamodb.on(UpdateCommand).resolves({});
+
+    const { result, lines } = await captureOutput(() =>
+      invoke(sqsEvent(['rec-1', messagesBody([first, second, third])])),
+    );
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(keys).toEqual([`msg:${third.id}`]);
+    const documents = emfDocuments(lines);
+    expect(metricValue(documents, 'EventsDuplicate', 'message')).toBe(1);
+    expect(metricValue(documents, 'EventsDuplicateInFlight', 'message')).toBe(1);
+    expect(metricValue(documents, 'EventsFresh', 'message')).toBe(1);
+    const skipped = lines.filter((line) => line.includes('Duplicate event skipped'));
+    expect(skipped.some((line) => line.includes(`msg:${first.id}`) && line.includes('"level":"INFO"'))).toBe(
+      true,
+    );
+    expect(skipped.some((line) => line.includes(`msg:${second.id}`))).toBe(true);
+  });
+});
+
+describe('consumer: statuses and unregistered handlers', () => {
+  const status = { id: 'wamid.out1', status: 'read', recipientId: '16505550001', timestamp: '1749416400' };
+
+  it('acknowledges an event without a registered handler: claimed, ledger written, completed, counted', async () => {
+    const { dynamodb, invoke } = createHarness({});
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).resolves({});
+    dynamodb.on(UpdateCommand, { Key: { pk: 'ledger:wamid.out1' } }).resolves({
+      Attributes: { wamid: 'wamid.out1', currentStatus: 'read', currentRank: 3, at_read: 1749416400 },
+    });
+
+    const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-1', statusesBody([status])])));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    const updates = dynamodb.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key?.pk);
+    expect(updates).toEqual(['ledger:wamid.out1', 'st:wamid.out1:read']);
+    expect(metricValue(emfDocuments(lines), 'EventsFresh', 'status')).toBe(1);
+  });
+
+  it('releases the claim and fails the record when the ledger write fails, without calling the handler', async () => {
+    const onStatus = vi.fn();
+    const { dynamodb, invoke } = createHarness({ onStatus });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).rejects(throttled());
+    dynamodb.on(DeleteCommand).resolves({});
+
+    const { result } = await captureOutput(() => invoke(sqsEvent(['rec-1', statusesBody([status])])));
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-1' }] });
+    expect(onStatus).not.toHaveBeenCalled();
+    expect(dynamodb.commandCalls(DeleteCommand)[0]?.args[0].input.Key).toEqual({ pk: 'st:wamid.out1:read' });
+  });
+});
