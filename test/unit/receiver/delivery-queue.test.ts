@@ -1,0 +1,225 @@
+import {
+  InvalidMessageContents,
+  RequestThrottled,
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandInput,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  attributesBytes,
+  DEFAULT_RETRY_POLICY,
+  type DeliveryMeta,
+  EnqueueFailedError,
+  MAX_BATCH_ENTRIES,
+  SqsDeliveryQueue,
+} from '../../../functions/receiver/delivery-queue.ts';
+
+const sqsMock = mockClient(SQSClient);
+afterEach(() => sqsMock.reset());
+
+const DELIVERY_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
+const DLQ_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries-dlq';
+
+function makeQueue(options: { maximumMessageSizeBytes?: number; now?: () => number } = {}) {
+  const sleeps: number[] = [];
+  let clock = 0;
+  const queue = new SqsDeliveryQueue({
+    sqs: new SQSClient({ region: 'eu-west-1' }),
+    deliveryQueueUrl: DELIVERY_URL,
+    deadLetterQueueUrl: DLQ_URL,
+    maximumMessageSizeBytes: options.maximumMessageSizeBytes ?? 256 * 1024,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock += ms;
+    },
+    random: () => 0.5,
+    now: options.now ?? (() => clock),
+  });
+  return { queue, sleeps };
+}
+
+const meta: DeliveryMeta = {
+  deliveryId: 'req-1',
+  receivedAt: '2026-01-01T00:00:00.000Z',
+  retryDeadline: 3_000,
+};
+
+/** Answers every batch as fully successful. */
+function succeedAll(input: SendMessageBatchCommandInput) {
+  return {
+    Successful: (input.Entries ?? []).map((entry) => ({ Id: entry.Id, MessageId: `id-${entry.Id}` })),
+    Failed: [],
+  };
+}
+
+const batchCalls = () => sqsMock.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input);
+const throttled = () => new RequestThrottled({ message: 'Rate exceeded', $metadata: {} });
+
+describe('SqsDeliveryQueue.enqueue', () => {
+  it('sends all parts in order with part/parts, receivedAt and deliveryId attributes', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
+    const { queue } = makeQueue();
+    await expect(queue.enqueue(['{"a":1}', '{"b":2}'], meta)).resolves.toEqual({ rejected: [] });
+    const [call] = batchCalls();
+    expect(call?.QueueUrl).toBe(DELIVERY_URL);
+    expect(call?.Entries?.map((entry) => entry.MessageBody)).toEqual(['{"a":1}', '{"b":2}']);
+    expect(call?.Entries?.[1]?.MessageAttributes).toEqual({
+      receivedAt: { DataType: 'String', StringValue: meta.receivedAt },
+      deliveryId: { DataType: 'String', StringValue: 'req-1' },
+      part: { DataType: 'Number', StringValue: '2' },
+      parts: { DataType: 'Number', StringValue: '2' },
+    });
+  });
+
+  it('puts at most 10 entries in one SendMessageBatch call', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
+    const { queue } = makeQueue();
+    const parts = Array.from({ length: 23 }, (_, i) => `{"n":${i}}`);
+    await queue.enqueue(parts, meta);
+    const calls = batchCalls();
+    expect(calls.map((call) => call.Entries?.length)).toEqual([10, 10, 3]);
+    expect(calls.flatMap((call) => call.Entries?.map((entry) => entry.MessageBody))).toEqual(parts);
+    expect(MAX_BATCH_ENTRIES).toBe(10);
+  });
+
+  it('keeps each batch request within the message size limit (bodies plus attributes)', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
+    const limit = 4096;
+    const { queue } = makeQueue({ maximumMessageSizeBytes: limit });
+    const parts = Array.from({ length: 7 }, (_, i) => `"${String(i).repeat(1500)}"`);
+    await queue.enqueue(parts, meta);
+    for (const call of batchCalls()) {
+      const bytes = (call.Entries ?? []).reduce(
+        (sum, entry) =>
+          sum + Buffer.byteLength(entry.MessageBody ?? '') + attributesBytes(entry.MessageAttributes ?? {}),
+        0,
+      );
+      expect(bytes).toBeLessThanOrEqual(limit);
+    }
+    expect(batchCalls().flatMap((call) => call.Entries?.map((entry) => entry.MessageBody))).toEqual(parts);
+  });
+
+  it('retries a throttled call with backoff, then succeeds', async () => {
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .callsFake(succeedAll);
+    const { queue, sleeps } = makeQueue();
+    await expect(queue.enqueue(['{"a":1}'], meta)).resolves.toEqual({ rejected: [] });
+    expect(batchCalls()).toHaveLength(3);
+    // Full jitter with random() = 0.5: half of 50 ms, then half of 100 ms.
+    expect(sleeps).toEqual([25, 50]);
+  });
+
+  it('retries only the entries that failed in a partially failed batch', async () => {
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({
+        Successful: [{ Id: 'm0', MessageId: 'x', MD5OfMessageBody: '' }],
+        Failed: [
+          { Id: 'm1', SenderFault: false, Code: 'InternalError' },
+          { Id: 'm2', SenderFault: true, Code: 'ThrottlingException' },
+        ],
+      })
+      .callsFake(succeedAll);
+    const { queue } = makeQueue();
+    await expect(queue.enqueue(['{"a":0}', '{"a":1}', '{"a":2}'], meta)).resolves.toEqual({ rejected: [] });
+    const [, retry] = batchCalls();
+    expect(retry?.Entries?.map((entry) => entry.MessageBody)).toEqual(['{"a":1}', '{"a":2}']);
+    expect(retry?.Entries?.map((entry) => entry.Id)).toEqual(['m1', 'm2']);
+  });
+
+  it('does not retry an entry refused as the sender fault, and reports it', async () => {
+    sqsMock.on(SendMessageBatchCommand).resolves({
+      Successful: [{ Id: 'm0', MessageId: 'x', MD5OfMessageBody: '' }],
+      Failed: [{ Id: 'm1', SenderFault: true, Code: 'InvalidMessageContents' }],
+    });
+    const { queue } = makeQueue();
+    await expect(queue.enqueue(['{"a":0}', '{"a":1}'], meta)).resolves.toEqual({
+      rejected: [{ part: 1, code: 'InvalidMessageContents' }],
+    });
+    expect(batchCalls()).toHaveLength(1);
+  });
+
+  it('gives up after the bounded attempts when SQS stays down, with a typed error', async () => {
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .rejects(Object.assign(new Error('connect ECONNREFUSED'), { name: 'Error' }));
+    const { queue, sleeps } = makeQueue();
+    const failure = await queue.enqueue(['{"a":0}', '{"a":1}'], meta).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(EnqueueFailedError);
+    expect(failure).toMatchObject({ queue: 'delivery', unstored: 2, total: 2 });
+    expect(batchCalls()).toHaveLength(DEFAULT_RETRY_POLICY.maxAttempts);
+    expect(sleeps.reduce((a, b) => a + b, 0)).toBeLessThan(1_000);
+  });
+
+  it('starts no retry after the deadline', async () => {
+    let now = 0;
+    const { queue } = makeQueue({ now: () => now });
+    sqsMock.on(SendMessageBatchCommand).callsFake(() => {
+      now += 2_000; // each call takes 2 s
+      throw throttled();
+    });
+    await expect(queue.enqueue(['{"a":0}'], meta)).rejects.toBeInstanceOf(EnqueueFailedError);
+    expect(batchCalls()).toHaveLength(2);
+  });
+});
+
+describe('SqsDeliveryQueue.quarantine', () => {
+  it('writes the raw bytes as base64 to the dead-letter queue with reason and encoding attributes', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
+    const { queue } = makeQueue();
+    const raw = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x22, 0xc3]); // not UTF-8, with a NUL
+    await expect(queue.quarantine(raw, 'invalid-json', meta)).resolves.toEqual({ messages: 1 });
+    const [call] = batchCalls();
+    expect(call?.QueueUrl).toBe(DLQ_URL);
+    const entry = call?.Entries?.[0];
+    expect(Buffer.from(entry?.MessageBody ?? '', 'base64').equals(raw)).toBe(true);
+    expect(entry?.MessageAttributes).toMatchObject({
+      reason: { DataType: 'String', StringValue: 'invalid-json' },
+      contentEncoding: { DataType: 'String', StringValue: 'base64' },
+      receivedAt: { DataType: 'String', StringValue: meta.receivedAt },
+    });
+  });
+
+  it('spreads a body too large for one message over ordered chunks that decode back to it', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
+    const limit = 2048;
+    const { queue } = makeQueue({ maximumMessageSizeBytes: limit });
+    const raw = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7) % 256));
+    const { messages } = await queue.quarantine(raw, 'event-too-large', meta);
+    expect(messages).toBeGreaterThan(1);
+    const entries = batchCalls().flatMap((call) => call.Entries ?? []);
+    expect(entries).toHaveLength(messages);
+    for (const entry of entries) {
+      expect(
+        Buffer.byteLength(entry.MessageBody ?? '') + attributesBytes(entry.MessageAttributes ?? {}),
+      ).toBeLessThanOrEqual(limit);
+      expect(entry.MessageAttributes?.chunks?.StringValue).toBe(String(messages));
+      expect(entry.MessageAttributes?.quarantineId?.StringValue).toBe(
+        entries[0]?.MessageAttributes?.quarantineId?.StringValue,
+      );
+    }
+    const ordered = [...entries].sort(
+      (a, b) =>
+        Number(a.MessageAttributes?.chunk?.StringValue) - Number(b.MessageAttributes?.chunk?.StringValue),
+    );
+    const rebuilt = Buffer.from(ordered.map((entry) => entry.MessageBody).join(''), 'base64');
+    expect(rebuilt.equals(raw)).toBe(true);
+  });
+
+  it('throws when the dead-letter queue refuses or stays unavailable', async () => {
+    sqsMock.on(SendMessageBatchCommand).resolves({
+      Successful: [],
+      Failed: [{ Id: 'm0', SenderFault: true, Code: InvalidMessageContents.name }],
+    });
+    const { queue } = makeQueue();
+    await expect(queue.quarantine(Buffer.from('x'), 'invalid-json', meta)).rejects.toMatchObject({
+      name: 'EnqueueFailedError',
+      queue: 'dead-letter',
+    });
+  });
+});

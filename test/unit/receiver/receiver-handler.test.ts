@@ -1,0 +1,400 @@
+/**
+ * The Lambda handler end to end, with SQS and Secrets Manager mocked by aws-sdk-client-mock: every answer of
+ * DESIGN §4, what reaches the queues, and what reaches the logs.
+ */
+import { readFileSync } from 'node:fs';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { extractEvents } from '../../../functions/events/extract-events.ts';
+import { createReceiverHandler } from '../../../functions/receiver.ts';
+import {
+  DISPLAY_PHONE,
+  httpApiEvent,
+  messagesBody,
+  PHONE,
+  PRIVATE_TEXT,
+  PROFILE_NAME,
+  signedPost,
+} from './webhook-requests.ts';
+
+const sqsMock = mockClient(SQSClient);
+const secretsMock = mockClient(SecretsManagerClient);
+
+const SECRET = 'meta-app-secret-1';
+const SECOND_SECRET = 'meta-app-secret-2';
+const VERIFY_TOKEN = 'verify-me';
+const DELIVERY_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
+const DLQ_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries-dlq';
+const QUEUES = { DELIVERY_QUEUE_URL: DELIVERY_URL, DEAD_LETTER_QUEUE_URL: DLQ_URL };
+const LOCAL_ENV = {
+  ...QUEUES,
+  WHATSAPP_APP_SECRETS: `${SECRET},${SECOND_SECRET}`,
+  WHATSAPP_VERIFY_TOKEN: VERIFY_TOKEN,
+};
+
+let output: string[];
+
+beforeEach(() => {
+  vi.stubEnv('AWS_REGION', 'eu-west-1');
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+  sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
+  output = [];
+  // Powertools Logger and Metrics write to process.stdout/stderr: capture everything that leaves the function.
+  for (const stream of [process.stdout, process.stderr]) {
+    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      output.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      return true;
+    });
+  }
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+  sqsMock.reset();
+  secretsMock.reset();
+});
+
+function succeedAll(input: SendMessageBatchCommandInput) {
+  return {
+    Successful: (input.Entries ?? []).map((entry) => ({ Id: entry.Id, MessageId: `id-${entry.Id}` })),
+    Failed: [],
+  };
+}
+
+async function invoke(event: APIGatewayProxyEventV2, env: NodeJS.ProcessEnv = LOCAL_ENV) {
+  return (await createReceiverHandler(env)(event)) as APIGatewayProxyStructuredResultV2;
+}
+
+const entriesSentTo = (url: string) =>
+  sqsMock
+    .commandCalls(SendMessageBatchCommand)
+    .filter((call) => call.args[0].input.QueueUrl === url)
+    .flatMap((call) => call.args[0].input.Entries ?? []);
+
+function keysOf(body: string): string[] {
+  const extraction = extractEvents(body);
+  if (!extraction.ok) throw new Error(extraction.detail);
+  return extraction.events.map((event) => event.key);
+}
+
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url));
+
+describe('GET verification handshake', () => {
+  const get = (query: Record<string, string>) => invoke(httpApiEvent({ method: 'GET', query }));
+
+  it('answers 200 with the challenge verbatim as text/plain', async () => {
+    const response = await get({
+      'hub.mode': 'subscribe',
+      'hub.verify_token': VERIFY_TOKEN,
+      'hub.challenge': '1158201444',
+    });
+    expect(response).toMatchObject({ statusCode: 200, body: '1158201444' });
+    expect(response.headers?.['content-type']).toMatch(/^text\/plain/);
+  });
+
+  it.each([
+    ['a wrong token', { 'hub.mode': 'subscribe', 'hub.verify_token': 'nope', 'hub.challenge': '1' }, 403],
+    [
+      'a wrong mode',
+      { 'hub.mode': 'unsubscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1' },
+      403,
+    ],
+    ['no token', { 'hub.mode': 'subscribe', 'hub.challenge': '1' }, 403],
+    ['no challenge', { 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN }, 400],
+    ['no query at all', {}, 400],
+  ])('answers %s with %i and an empty body', async (_, query, statusCode) => {
+    expect(await get(query)).toMatchObject({ statusCode, body: '' });
+  });
+
+  it('answers 500 when no verify token is configured, and says so in the log', async () => {
+    const event = httpApiEvent({
+      method: 'GET',
+      query: { 'hub.mode': 'subscribe', 'hub.verify_token': '', 'hub.challenge': '1' },
+    });
+    expect((await invoke(event, { ...QUEUES, WHATSAPP_APP_SECRETS: SECRET })).statusCode).toBe(500);
+    expect(output.join('')).toContain('no verify token');
+  });
+
+  it('enqueues nothing', async () => {
+    await get({ 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1' });
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+});
+
+describe('POST signature', () => {
+  const body = fixture('message-text.json');
+
+  it('accepts a body signed with the first or the second configured secret', async () => {
+    expect((await invoke(signedPost(body, SECRET))).statusCode).toBe(200);
+    expect((await invoke(signedPost(body, SECOND_SECRET))).statusCode).toBe(200);
+    expect(entriesSentTo(DELIVERY_URL).map((entry) => entry.MessageBody)).toEqual([
+      body.toString('utf8'),
+      body.toString('utf8'),
+    ]);
+  });
+
+  it.each([
+    ['missing', signedPost(fixture('message-text.json'), undefined)],
+    ['signed with an unknown secret', signedPost(fixture('message-text.json'), 'someone-else')],
+    [
+      'malformed',
+      {
+        ...signedPost(fixture('message-text.json'), SECRET),
+        headers: { 'x-hub-signature-256': 'sha256=00' },
+      },
+    ],
+  ])('answers 401 and enqueues nothing when the signature is %s', async (_, event) => {
+    expect((await invoke(event)).statusCode).toBe(401);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+
+  it('answers 401 for a body altered after signing', async () => {
+    const event = signedPost(body, SECRET);
+    expect((await invoke({ ...event, body: event.body?.replace('"text"', '"text" ') })).statusCode).toBe(401);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+
+  it('accepts a mixed-case header name', async () => {
+    const event = signedPost(body, SECRET);
+    const signature = event.headers['x-hub-signature-256'] ?? '';
+    expect((await invoke({ ...event, headers: { 'X-Hub-Signature-256': signature } })).statusCode).toBe(200);
+  });
+
+  it('verifies a base64-encoded body over its decoded bytes and enqueues it unchanged', async () => {
+    const response = await invoke(signedPost(body, SECRET, { base64: true }));
+    expect(response.statusCode).toBe(200);
+    expect(entriesSentTo(DELIVERY_URL).map((entry) => entry.MessageBody)).toEqual([body.toString('utf8')]);
+  });
+
+  it('verifies an escaped-unicode body over its exact bytes and enqueues those bytes, not a re-serialisation', async () => {
+    const raw = fixture('escaped-unicode.json');
+    expect((await invoke(signedPost(raw, SECRET))).statusCode).toBe(200);
+    expect(entriesSentTo(DELIVERY_URL)[0]?.MessageBody).toBe(raw.toString('utf8'));
+
+    sqsMock.resetHistory();
+    const reserialised = JSON.stringify(JSON.parse(raw.toString('utf8')));
+    const event = signedPost(raw, SECRET);
+    expect((await invoke({ ...event, body: reserialised })).statusCode).toBe(401);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+
+  it('answers 500 and never accepts when no app secret is configured at all', async () => {
+    const response = await invoke(signedPost(body, ''), { ...QUEUES });
+    expect(response.statusCode).toBe(500);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+    expect(output.join('')).toContain('no usable webhook secret');
+  });
+});
+
+describe('POST enqueue', () => {
+  const body = fixture('message-text.json');
+
+  it('retries a throttled SendMessageBatch and answers 200 once stored', async () => {
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .rejectsOnce(Object.assign(new Error('Rate exceeded'), { name: 'RequestThrottled' }))
+      .callsFake(succeedAll);
+    expect((await invoke(signedPost(body, SECRET))).statusCode).toBe(200);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(2);
+  });
+
+  it('retries the failed entries of a partially failed batch and answers 200', async () => {
+    const big = messagesBody(1000, { textRepeat: 60 });
+    let calls = 0;
+    sqsMock.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) => {
+      calls++;
+      if (calls > 1) return succeedAll(input);
+      const [first, ...rest] = input.Entries ?? [];
+      return {
+        Successful: [{ Id: first?.Id, MessageId: 'x' }],
+        Failed: rest.map((entry) => ({ Id: entry.Id, SenderFault: false, Code: 'InternalError' })),
+      };
+    });
+    expect((await invoke(signedPost(big, SECRET))).statusCode).toBe(200);
+    const stored = entriesSentTo(DELIVERY_URL);
+    expect(new Set(stored.map((entry) => entry.MessageAttributes?.part?.StringValue)).size).toBe(
+      Number(stored[0]?.MessageAttributes?.parts?.StringValue),
+    );
+  });
+
+  it('answers 503 when SQS stays down, so that Meta retries', async () => {
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .rejects(Object.assign(new Error('Service unavailable'), { name: 'InternalError' }));
+    const response = await invoke(signedPost(body, SECRET));
+    expect(response.statusCode).toBe(503);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand).length).toBeGreaterThan(1);
+    expect(output.join('')).toContain('EnqueueFailures');
+  });
+
+  it('splits a 1000-update body larger than 256 KiB into several messages holding exactly its events', async () => {
+    const big = messagesBody(1000, { textRepeat: 60 });
+    expect(Buffer.byteLength(big)).toBeGreaterThan(256 * 1024);
+    expect((await invoke(signedPost(big, SECRET))).statusCode).toBe(200);
+    const stored = entriesSentTo(DELIVERY_URL);
+    expect(stored.length).toBeGreaterThan(1);
+    for (const entry of stored)
+      expect(Buffer.byteLength(entry.MessageBody ?? '')).toBeLessThanOrEqual(256 * 1024);
+    const original = keysOf(big);
+    expect(original).toHaveLength(1000);
+    expect(stored.flatMap((entry) => keysOf(entry.MessageBody ?? ''))).toEqual(original);
+    expect(entriesSentTo(DLQ_URL)).toHaveLength(0);
+  });
+
+  it('honours MAXIMUM_MESSAGE_SIZE_BYTES', async () => {
+    const response = await invoke(signedPost(messagesBody(20), SECRET), {
+      ...LOCAL_ENV,
+      MAXIMUM_MESSAGE_SIZE_BYTES: '2048',
+    });
+    expect(response.statusCode).toBe(200);
+    const stored = entriesSentTo(DELIVERY_URL);
+    expect(stored.length).toBeGreaterThan(2);
+    expect(stored.flatMap((entry) => keysOf(entry.MessageBody ?? ''))).toEqual(keysOf(messagesBody(20)));
+  });
+});
+
+describe('POST quarantine', () => {
+  it.each([
+    ['a truncated body', 'invalid-json', fixture('message-text.json').subarray(0, 80)],
+    ['bytes that are not UTF-8', 'invalid-json', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
+    ['JSON that is not a WhatsApp envelope', 'not-whatsapp-envelope', fixture('not-whatsapp-envelope.json')],
+  ])(
+    'answers 200 for %s, quarantines the raw bytes with reason %s, and counts it',
+    async (_, reason, raw) => {
+      const response = await invoke(signedPost(raw, SECRET, { base64: true }));
+      expect(response.statusCode).toBe(200);
+      expect(entriesSentTo(DELIVERY_URL)).toHaveLength(0);
+      const [quarantined, ...others] = entriesSentTo(DLQ_URL);
+      expect(others).toHaveLength(0);
+      expect(Buffer.from(quarantined?.MessageBody ?? '', 'base64').equals(raw)).toBe(true);
+      expect(quarantined?.MessageAttributes?.reason?.StringValue).toBe(reason);
+      expect(quarantined?.MessageAttributes?.contentEncoding?.StringValue).toBe('base64');
+      const emf = output.map((line) => line.trim()).filter((line) => line.includes('"_aws"'));
+      expect(emf).toHaveLength(1);
+      expect(JSON.parse(emf[0] ?? '{}')).toMatchObject({ Quarantined: 1 });
+    },
+  );
+
+  it('quarantines a single event larger than a message as event-too-large and enqueues the others', async () => {
+    const body = messagesBody(3, { textRepeat: 0 }).replace('#1 ', `#1 ${'x'.repeat(300 * 1024)}`);
+    expect((await invoke(signedPost(body, SECRET))).statusCode).toBe(200);
+    const stored = entriesSentTo(DELIVERY_URL).flatMap((entry) => keysOf(entry.MessageBody ?? ''));
+    const all = keysOf(body);
+    expect(stored).toEqual([all[0], all[2]]);
+    const chunks = entriesSentTo(DLQ_URL);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(new Set(chunks.map((entry) => entry.MessageAttributes?.reason?.StringValue))).toEqual(
+      new Set(['event-too-large']),
+    );
+    const ordered = [...chunks].sort(
+      (a, b) =>
+        Number(a.MessageAttributes?.chunk?.StringValue) - Number(b.MessageAttributes?.chunk?.StringValue),
+    );
+    const piece = Buffer.from(ordered.map((entry) => entry.MessageBody).join(''), 'base64').toString('utf8');
+    expect(keysOf(piece)).toEqual([all[1]]);
+  });
+
+  it('answers 503 when the quarantine itself cannot be stored', async () => {
+    sqsMock.on(SendMessageBatchCommand).rejects(Object.assign(new Error('down'), { name: 'InternalError' }));
+    expect((await invoke(signedPost('not json', SECRET))).statusCode).toBe(503);
+  });
+});
+
+describe('secrets from Secrets Manager', () => {
+  const AWS_ENV = { ...QUEUES, WHATSAPP_SECRET_ID: 'whatsapp/webhook' };
+
+  it('reads the secret once per container and reuses it across invocations', async () => {
+    secretsMock
+      .on(GetSecretValueCommand)
+      .resolves({ SecretString: JSON.stringify({ appSecrets: ['old', SECRET], verifyToken: VERIFY_TOKEN }) });
+    const handler = createReceiverHandler(AWS_ENV);
+    const body = fixture('message-text.json');
+    for (let i = 0; i < 3; i++) {
+      expect(await handler(signedPost(body, SECRET))).toMatchObject({ statusCode: 200 });
+    }
+    const get = httpApiEvent({
+      method: 'GET',
+      query: { 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '7' },
+    });
+    expect(await handler(get)).toMatchObject({ statusCode: 200, body: '7' });
+    expect(await handler(signedPost(body, 'someone-else'))).toMatchObject({ statusCode: 401 });
+    expect(secretsMock.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+  });
+
+  it('answers 500 when the secret holds no app secret', async () => {
+    secretsMock.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ appSecrets: [] }) });
+    expect((await invoke(signedPost(fixture('message-text.json'), SECRET), AWS_ENV)).statusCode).toBe(500);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+
+  it('answers 503 when Secrets Manager is unavailable', async () => {
+    secretsMock
+      .on(GetSecretValueCommand)
+      .rejects(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
+    expect((await invoke(signedPost(fixture('message-text.json'), SECRET), AWS_ENV)).statusCode).toBe(503);
+  });
+});
+
+describe('configuration and methods', () => {
+  it('answers 500 with a clear log when a queue URL is missing', async () => {
+    const response = await invoke(signedPost(fixture('message-text.json'), SECRET), {
+      WHATSAPP_APP_SECRETS: SECRET,
+    });
+    expect(response.statusCode).toBe(500);
+    expect(output.join('')).toContain('DELIVERY_QUEUE_URL');
+  });
+
+  it('answers 405 to other methods', async () => {
+    expect((await invoke(httpApiEvent({ method: 'PUT', body: '{}' }))).statusCode).toBe(405);
+  });
+});
+
+describe('metrics and logs', () => {
+  it('publishes one EMF document per invocation with the receiver metrics', async () => {
+    const body = messagesBody(5);
+    expect((await invoke(signedPost(body, SECRET))).statusCode).toBe(200);
+    const emf = output.map((line) => line.trim()).filter((line) => line.includes('"_aws"'));
+    expect(emf).toHaveLength(1);
+    const document = JSON.parse(emf[0] ?? '{}');
+    expect(document._aws.CloudWatchMetrics[0].Namespace).toBe('WhatsAppWebhookDedup');
+    expect(document).toMatchObject({
+      DeliveriesAccepted: 1,
+      EventsPerDelivery: 5,
+      service: 'whatsapp-webhook-dedup',
+    });
+  });
+
+  it('counts a rejected signature', async () => {
+    await invoke(signedPost(messagesBody(1), 'wrong'));
+    const emf = output.filter((line) => line.includes('"_aws"'));
+    expect(emf).toHaveLength(1);
+    expect(JSON.parse(emf[0] ?? '{}')).toMatchObject({ SignatureRejected: 1 });
+  });
+
+  it('never logs message text, names or phone numbers, whatever happens to the body', async () => {
+    vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'DEBUG');
+    const body = messagesBody(3);
+    const tooLarge = messagesBody(2).replace('#1 ', `#1 ${'x'.repeat(300 * 1024)}`);
+    await invoke(signedPost(body, SECRET));
+    await invoke(signedPost(body, 'wrong'));
+    await invoke(signedPost(body.slice(0, -10), SECRET));
+    await invoke(signedPost(JSON.stringify({ object: 'page', note: PRIVATE_TEXT, phone: PHONE }), SECRET));
+    await invoke(signedPost(`{"object":"whatsapp_business_account","entry":[${PRIVATE_TEXT}`, SECRET));
+    await invoke(signedPost(tooLarge, SECRET));
+    sqsMock.on(SendMessageBatchCommand).rejects(Object.assign(new Error('down'), { name: 'InternalError' }));
+    await invoke(signedPost(body, SECRET));
+
+    const logged = output.join('');
+    for (const word of ['Delivery accepted', 'bad signature', 'quarantined', 'answering 503']) {
+      expect(logged).toContain(word);
+    }
+    for (const secret of [PRIVATE_TEXT, 'private', PHONE, DISPLAY_PHONE, PROFILE_NAME, SECRET]) {
+      expect(logged).not.toContain(secret);
+    }
+  });
+});
