@@ -1,0 +1,165 @@
+/** The orchestration with an in-memory queue port: the paths that are awkward to reach through SQS mocks. */
+import { describe, expect, it } from 'vitest';
+import { extractEvents } from '../../../functions/events/extract-events.ts';
+import type {
+  DeliveryMeta,
+  DeliveryQueuePort,
+  EnqueueResult,
+  QuarantineReason,
+} from '../../../functions/receiver/delivery-queue.ts';
+import { EnqueueFailedError, WebhookSecretsUnavailableError } from '../../../functions/receiver/errors.ts';
+import { receiveWebhook, type WebhookRequest } from '../../../functions/receiver/receive-webhook.ts';
+import { signBody } from '../../../functions/receiver/signature.ts';
+import type { WebhookSecretsSource } from '../../../functions/receiver/webhook-secrets.ts';
+import { messagesBody } from './webhook-requests.ts';
+
+const SECRET = 'secret';
+
+class MemoryQueue implements DeliveryQueuePort {
+  readonly enqueued: string[][] = [];
+  readonly quarantined: { raw: Buffer; reason: QuarantineReason; meta: DeliveryMeta }[] = [];
+  constructor(
+    readonly maximumBodyBytes: number,
+    private readonly behaviour: { reject?: number[]; failEnqueue?: boolean } = {},
+  ) {}
+  async enqueue(parts: readonly string[]): Promise<EnqueueResult> {
+    if (this.behaviour.failEnqueue)
+      throw new EnqueueFailedError('delivery', parts.length, parts.length, 'InternalError');
+    this.enqueued.push([...parts]);
+    return {
+      rejected: (this.behaviour.reject ?? []).map((part) => ({ part, code: 'InvalidMessageContents' })),
+    };
+  }
+  async quarantine(raw: Uint8Array, reason: QuarantineReason, meta: DeliveryMeta) {
+    this.quarantined.push({ raw: Buffer.from(raw), reason, meta });
+    return { messages: 1 };
+  }
+}
+
+function setup(queue: MemoryQueue, secrets?: WebhookSecretsSource) {
+  const metrics: Record<string, number> = {};
+  const logs: unknown[] = [];
+  const log = (...args: unknown[]) => void logs.push(args);
+  const deps = {
+    secrets: secrets ?? { origin: 'test', load: async () => ({ appSecrets: [SECRET], verifyToken: 'tok' }) },
+    queue,
+    metrics: {
+      addMetric: (name: string, _unit: unknown, value: number) =>
+        void (metrics[name] = (metrics[name] ?? 0) + value),
+    },
+    logger: { info: log, warn: log, error: log },
+    now: () => Date.UTC(2026, 0, 1),
+  };
+  return { deps: deps as Parameters<typeof receiveWebhook>[1], metrics, logs };
+}
+
+function post(body: string | Buffer, secret = SECRET): WebhookRequest {
+  return {
+    method: 'POST',
+    path: '/webhook',
+    query: {},
+    headers: { 'x-hub-signature-256': signBody(body, secret) },
+    body,
+    requestId: 'req-9',
+  };
+}
+
+const keysOf = (body: string) => {
+  const extraction = extractEvents(body);
+  if (!extraction.ok) throw new Error(extraction.detail);
+  return extraction.events.map((event) => event.key);
+};
+
+describe('receiveWebhook', () => {
+  it('enqueues a body that fits as its exact text, and one byte more is split', async () => {
+    const body = messagesBody(10);
+    const bytes = Buffer.byteLength(body);
+    const fits = new MemoryQueue(bytes);
+    await receiveWebhook(post(body), setup(fits).deps);
+    expect(fits.enqueued).toEqual([[body]]);
+
+    const tooBig = new MemoryQueue(bytes - 1);
+    await receiveWebhook(post(body), setup(tooBig).deps);
+    expect(tooBig.enqueued[0]?.length).toBeGreaterThan(1);
+    expect(tooBig.enqueued[0]?.flatMap(keysOf)).toEqual(keysOf(body));
+  });
+
+  it('stamps queue messages with the delivery id, the arrival time and a retry deadline after it', async () => {
+    const queue = new MemoryQueue(10_000);
+    await receiveWebhook(post('not json'), setup(queue).deps);
+    expect(queue.quarantined[0]?.meta).toEqual({
+      deliveryId: 'req-9',
+      receivedAt: '2026-01-01T00:00:00.000Z',
+      retryDeadline: Date.UTC(2026, 0, 1) + 3_000,
+    });
+  });
+
+  it('quarantines a part the queue refused as the sender fault, and still answers 200', async () => {
+    const queue = new MemoryQueue(100_000, { reject: [0] });
+    const { deps, metrics } = setup(queue);
+    const body = messagesBody(2);
+    expect((await receiveWebhook(post(body), deps)).statusCode).toBe(200);
+    expect(queue.quarantined.map(({ raw, reason }) => [raw.toString('utf8'), reason])).toEqual([
+      [body, 'rejected-by-queue'],
+    ]);
+    expect(metrics).toMatchObject({ DeliveriesAccepted: 1, Quarantined: 1, EventsPerDelivery: 2 });
+  });
+
+  it('answers 503 and counts EnqueueFailures when a part cannot be stored', async () => {
+    const { deps, metrics } = setup(new MemoryQueue(100_000, { failEnqueue: true }));
+    expect((await receiveWebhook(post(messagesBody(2)), deps)).statusCode).toBe(503);
+    expect(metrics).toEqual({ EnqueueFailures: 1 });
+  });
+
+  it('writes U+FFFE and U+FFFF, which SQS refuses, as JSON escapes without changing any key', async () => {
+    const body = messagesBody(2).replace('wamid.', 'wamid.\uFFFE\uFFFF');
+    const queue = new MemoryQueue(100_000);
+    expect((await receiveWebhook(post(body), setup(queue).deps)).statusCode).toBe(200);
+    const sent = queue.enqueued[0]?.[0] ?? '';
+    expect(sent).not.toMatch(/[\uFFFE\uFFFF]/);
+    expect(sent).toContain('wamid.\\ufffe\\uffff');
+    expect(keysOf(sent)).toEqual(keysOf(body));
+  });
+
+  it('answers 503 when the secrets cannot be read, before looking at the body', async () => {
+    const queue = new MemoryQueue(100_000);
+    const unavailable = {
+      origin: 'test',
+      load: async () => {
+        throw new WebhookSecretsUnavailableError('throttled');
+      },
+    };
+    expect((await receiveWebhook(post(messagesBody(1)), setup(queue, unavailable).deps)).statusCode).toBe(
+      503,
+    );
+    expect(queue.enqueued).toEqual([]);
+  });
+
+  it('counts events of every field, including those of unknown fields as none', async () => {
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '1',
+          time: 2,
+          changes: [
+            {
+              field: 'calls',
+              value: {
+                calls: [
+                  { id: 'c1', event: 'connect', timestamp: '3' },
+                  { id: 'c2', event: 'terminate', timestamp: '4' },
+                ],
+              },
+            },
+            { field: 'a_field_from_the_future', value: {} },
+          ],
+        },
+      ],
+    });
+    const { deps, metrics, logs } = setup(new MemoryQueue(100_000));
+    expect((await receiveWebhook(post(body), deps)).statusCode).toBe(200);
+    expect(metrics).toMatchObject({ DeliveriesAccepted: 1, EventsPerDelivery: 2 });
+    expect(JSON.stringify(logs)).toContain('a_field_from_the_future');
+  });
+});
