@@ -37,6 +37,7 @@ import {
   QUEUE_DEFAULTS,
 } from './defaults.ts';
 import {
+  resolveThresholds,
   type WebhookAlarms,
   type WebhookAlarmThresholds,
   WebhookMonitoring,
@@ -335,7 +336,8 @@ export class WhatsAppWebhookDedup extends Construct {
         sid: 'ReadWebhookSecret',
         effect: Effect.ALLOW,
         actions: ['secretsmanager:GetSecretValue'],
-        resources: [this.webhookSecret.secretArn],
+        // A secret imported by name has no full ARN; its real ARN ends in a random `-XXXXXX` suffix.
+        resources: [this.webhookSecret.secretFullArn ?? `${this.webhookSecret.secretArn}-??????`],
       }),
     );
 
@@ -509,6 +511,8 @@ function validateInfrastructureProps(s: PipelineSettings, props: WhatsAppWebhook
       'throttlingRateLimit must be > 0 and throttlingBurstLimit a positive integer: 0 would reject every webhook.',
     );
   }
+  // Alarm thresholds are checked here too, so that a bad value fails before anything is bundled.
+  resolveThresholds(props.alarmThresholds);
   if (props.existingSecretName !== undefined && !Token.isUnresolved(props.existingSecretName)) {
     if (props.existingSecretName.trim() === '') {
       throw new UnsafeSettingsError('existingSecretName is empty: omit it to create a secret.');
