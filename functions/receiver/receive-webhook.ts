@@ -12,8 +12,7 @@
  * | POST, a part still unstored after retries | 503, so that Meta retries the delivery           |
  * | secrets missing or malformed / unreadable | 500 / 503, never an unsigned acceptance          |
  */
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ReceiverMetric } from '../commons/metric-names.ts';
 import type { DeliveryMeta, DeliveryQueuePort, QuarantineReason } from './delivery-queue.ts';
 import { EnqueueFailedError, WebhookSecretsMisconfiguredError } from './errors.ts';
@@ -45,12 +44,23 @@ export interface WebhookResponse {
   readonly body: string;
 }
 
+/** What the receiver needs of Powertools Metrics (which the caller publishes once per invocation). */
+export interface ReceiverMetrics {
+  addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): unknown;
+}
+
+/** What the receiver needs of Powertools Logger. Fields are keys, fields and counts only, never content. */
+export interface ReceiverLogger {
+  info(message: string, fields: Record<string, unknown>): void;
+  warn(message: string, fields: Record<string, unknown>): void;
+  error(message: string, fields: Record<string, unknown>): void;
+}
+
 export interface ReceiverDependencies {
   readonly secrets: WebhookSecretsSource;
   readonly queue: DeliveryQueuePort;
-  /** Powertools Metrics; the caller publishes once per invocation. */
-  readonly metrics: Pick<Metrics, 'addMetric'>;
-  readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  readonly metrics: ReceiverMetrics;
+  readonly logger: ReceiverLogger;
   readonly now?: () => number;
   /** How long enqueue retries may go on, from the request's arrival (default `RETRY_BUDGET_MS`). */
   readonly retryBudgetMs?: number;

@@ -8,7 +8,11 @@ import type {
   QuarantineReason,
 } from '../../../functions/receiver/delivery-queue.ts';
 import { EnqueueFailedError, WebhookSecretsUnavailableError } from '../../../functions/receiver/errors.ts';
-import { receiveWebhook, type WebhookRequest } from '../../../functions/receiver/receive-webhook.ts';
+import {
+  type ReceiverDependencies,
+  receiveWebhook,
+  type WebhookRequest,
+} from '../../../functions/receiver/receive-webhook.ts';
 import { signBody } from '../../../functions/receiver/signature.ts';
 import type { WebhookSecretsSource } from '../../../functions/receiver/webhook-secrets.ts';
 import { messagesBody } from './webhook-requests.ts';
@@ -39,18 +43,21 @@ class MemoryQueue implements DeliveryQueuePort {
 function setup(queue: MemoryQueue, secrets?: WebhookSecretsSource) {
   const metrics: Record<string, number> = {};
   const logs: unknown[] = [];
-  const log = (...args: unknown[]) => void logs.push(args);
-  const deps = {
+  const log = (message: string, fields: Record<string, unknown>) => {
+    logs.push({ message, ...fields });
+  };
+  const deps: ReceiverDependencies = {
     secrets: secrets ?? { origin: 'test', load: async () => ({ appSecrets: [SECRET], verifyToken: 'tok' }) },
     queue,
     metrics: {
-      addMetric: (name: string, _unit: unknown, value: number) =>
-        void (metrics[name] = (metrics[name] ?? 0) + value),
+      addMetric: (name, _unit, value) => {
+        metrics[name] = (metrics[name] ?? 0) + value;
+      },
     },
     logger: { info: log, warn: log, error: log },
     now: () => Date.UTC(2026, 0, 1),
   };
-  return { deps: deps as Parameters<typeof receiveWebhook>[1], metrics, logs };
+  return { deps, metrics, logs };
 }
 
 function post(body: string | Buffer, secret = SECRET): WebhookRequest {
