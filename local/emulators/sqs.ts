@@ -1,0 +1,102 @@
+/**
+ * The SQS emulator (fauxqs, in-process) and the pipeline's queues, with the same redrive policy, visibility
+ * timeout, message size and retention as the CDK stack: both read them from `resolveSettings()`.
+ */
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { startFauxqs } from 'fauxqs';
+import { SECONDS_PER_DAY } from '../../functions/claims/lease.ts';
+import type { PipelineSettings } from '../../lib/settings.ts';
+
+export interface SqsEmulator {
+  /** `http://127.0.0.1:<port>`; any region and credentials work. */
+  readonly endpoint: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts fauxqs on a free port (or `port`), without request logging. */
+export async function startSqsEmulator(options: { port?: number } = {}): Promise<SqsEmulator> {
+  const server = await startFauxqs({ port: options.port ?? 0, logger: false });
+  let stopping: Promise<void> | undefined;
+  return {
+    endpoint: server.address,
+    port: server.port,
+    stop: () => {
+      stopping ??= server.stop();
+      return stopping;
+    },
+  };
+}
+
+export interface PipelineQueueNames {
+  readonly deliveryQueueName: string;
+  readonly deadLetterQueueName: string;
+}
+
+export const DEFAULT_PIPELINE_QUEUE_NAMES: PipelineQueueNames = {
+  deliveryQueueName: 'whatsapp-webhook-deliveries',
+  deadLetterQueueName: 'whatsapp-webhook-deliveries-dlq',
+};
+
+export interface PipelineQueues {
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly dlqUrl: string;
+  readonly dlqArn: string;
+}
+
+/** Attributes of the DLQ, as SQS wants them (strings). It keeps quarantined bodies longer than the queue. */
+export function deadLetterQueueAttributes(settings: PipelineSettings): Record<string, string> {
+  return {
+    MaximumMessageSize: String(settings.maximumMessageSizeBytes),
+    MessageRetentionPeriod: String(settings.deadLetterRetentionDays * SECONDS_PER_DAY),
+  };
+}
+
+/** Attributes of the delivery queue: a record goes to the DLQ after `maxReceiveCount` receives. */
+export function deliveryQueueAttributes(
+  settings: PipelineSettings,
+  deadLetterQueueArn: string,
+): Record<string, string> {
+  return {
+    VisibilityTimeout: String(settings.visibilityTimeoutSeconds),
+    MaximumMessageSize: String(settings.maximumMessageSizeBytes),
+    MessageRetentionPeriod: String(settings.queueRetentionDays * SECONDS_PER_DAY),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: deadLetterQueueArn,
+      maxReceiveCount: settings.maxReceiveCount,
+    }),
+  };
+}
+
+/** Creates the DLQ, then the delivery queue redriving to it. */
+export async function createPipelineQueues(
+  client: SQSClient,
+  settings: PipelineSettings,
+  names: Partial<PipelineQueueNames> = {},
+): Promise<PipelineQueues> {
+  const { deliveryQueueName, deadLetterQueueName } = { ...DEFAULT_PIPELINE_QUEUE_NAMES, ...names };
+  const dlqUrl = await createQueue(client, deadLetterQueueName, deadLetterQueueAttributes(settings));
+  const dlqArn = await queueArn(client, dlqUrl);
+  const queueUrl = await createQueue(client, deliveryQueueName, deliveryQueueAttributes(settings, dlqArn));
+  return { queueUrl, queueArn: await queueArn(client, queueUrl), dlqUrl, dlqArn };
+}
+
+async function createQueue(
+  client: SQSClient,
+  name: string,
+  attributes: Record<string, string>,
+): Promise<string> {
+  const created = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  if (created.QueueUrl === undefined) throw new Error(`CreateQueue ${name} returned no QueueUrl.`);
+  return created.QueueUrl;
+}
+
+async function queueArn(client: SQSClient, queueUrl: string): Promise<string> {
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const arn = Attributes?.QueueArn;
+  if (arn === undefined) throw new Error(`GetQueueAttributes ${queueUrl} returned no QueueArn.`);
+  return arn;
+}
