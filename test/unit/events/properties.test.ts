@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
+import { LosslessNumber, parse } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import {
   eventItemArrays,
@@ -248,6 +249,41 @@ describe('property (d): the parser never throws', () => {
         expect(parsed.ok).toBe(nativeOk);
         if (!parsed.ok) expect(parsed.reason).toBe('invalid-json');
         expect(() => extractEvents(text)).not.toThrow();
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps every number lexeme exactly, however strings with quotes and backslashes surround it', () => {
+    const lexeme = fc.oneof(
+      fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map(String),
+      fc
+        .tuple(fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.stringMatching(/^[0-9]{1,6}$/))
+        .map(([whole, fraction]) => `${whole}.${fraction}`),
+      fc.constantFrom('-0', '1e3', '1E+3', '2.5e-7', '0', '-1', '1.0', '100', '9007199254740993'),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((number) => JSON.stringify(number)),
+    );
+    const trickyText = fc.string({
+      unit: fc.constantFrom('\\', '"', 'a', '1', '/', 'é', '\n', '-', '9', '🚀'),
+    });
+    const member = fc
+      .tuple(trickyText, lexeme, fc.boolean())
+      .map(([text, number, asKey]) =>
+        asKey ? `{${JSON.stringify(text)}:${number}}` : `${JSON.stringify(text)},${number}`,
+      );
+    // The rule of the brief, applied by the plain lossless parser: the oracle for both parsing paths.
+    const oracle = (text: string) =>
+      parse(text, null, {
+        parseNumber: (raw: string) => (String(Number(raw)) === raw ? Number(raw) : new LosslessNumber(raw)),
+        onDuplicateKey: ({ newValue }) => newValue,
+      });
+    fc.assert(
+      fc.property(fc.array(member, { maxLength: 12 }), (members) => {
+        const text = `[${members.join(',')}]`;
+        const parsed = parseWebhookJson(text);
+        if (!parsed.ok) throw new Error(`generated JSON must parse: ${parsed.detail}`);
+        expect(parsed.body).toEqual(oracle(text));
+        expect(stringifyWebhookJson(parsed.body)).toBe(text);
       }),
       { numRuns: 1000 },
     );
