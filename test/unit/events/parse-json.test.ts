@@ -80,6 +80,16 @@ describe('parseWebhookJson', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('behaves like JSON.parse for repeated and "__proto__" keys on the lossless path too', () => {
+    const parsed = body(
+      '{"id":12988455123377601234,"status":"sent","status":"read","__proto__":{"x":1}}',
+    ) as Record<string, unknown>;
+    expect(String(parsed.id)).toBe('12988455123377601234');
+    expect(parsed.status).toBe('read');
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.keys(parsed)).toEqual(['id', 'status', '__proto__']);
+  });
+
   it.each([
     ['empty', ''],
     ['truncated', '{"object":"whatsapp_business_account","entry":['],
