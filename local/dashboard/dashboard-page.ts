@@ -1,0 +1,205 @@
+/**
+ * The live dashboard served at `/` by the local stack: one static page that polls `/local/stats` every
+ * second and draws it with Chart.js, served from node_modules (no CDN: the page works offline).
+ */
+
+export const CHART_JS_ROUTE = '/assets/chart.umd.min.js';
+
+export function dashboardHtml(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>whatsapp-webhook-dedup · local stack</title>
+<style>
+  :root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2937; background: #f6f7f9; }
+  body { margin: 0; padding: 20px 28px; }
+  header { display: flex; align-items: baseline; gap: 16px; flex-wrap: wrap; }
+  h1 { font-size: 20px; margin: 0; }
+  #status { font-size: 13px; color: #6b7280; }
+  #status.down { color: #b91c1c; }
+  .tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 12px; margin: 16px 0; }
+  .tile { background: #fff; border-radius: 8px; padding: 10px 14px; box-shadow: 0 1px 2px rgba(0,0,0,.06); }
+  .tile .label { font-size: 12px; color: #6b7280; }
+  .tile .value { font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; }
+  .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(460px, 1fr)); gap: 16px; }
+  .card { background: #fff; border-radius: 8px; padding: 12px 16px; box-shadow: 0 1px 2px rgba(0,0,0,.06); }
+  .card h2 { font-size: 14px; margin: 0 0 8px; }
+  .chart { position: relative; height: 240px; }
+  table { width: 100%; border-collapse: collapse; font-size: 12px; }
+  th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid #eef0f3; }
+  td.key { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all; }
+  .empty { color: #9ca3af; font-size: 13px; padding: 8px 0; }
+</style>
+</head>
+<body>
+<header>
+  <h1>whatsapp-webhook-dedup · local stack</h1>
+  <span id="status">connecting…</span>
+</header>
+<section class="tiles">
+  <div class="tile"><div class="label">Fresh events</div><div class="value" id="tile-fresh">0</div></div>
+  <div class="tile"><div class="label">Duplicates skipped</div><div class="value" id="tile-duplicates">0</div></div>
+  <div class="tile"><div class="label">Duplicate rate</div><div class="value" id="tile-rate">0 %</div></div>
+  <div class="tile"><div class="label">Deliveries accepted</div><div class="value" id="tile-accepted">0</div></div>
+  <div class="tile"><div class="label">Queue backlog</div><div class="value" id="tile-backlog">0</div></div>
+  <div class="tile"><div class="label">DLQ depth</div><div class="value" id="tile-dlq">0</div></div>
+  <div class="tile"><div class="label">Mean wait in queue</div><div class="value" id="tile-wait">0 ms</div></div>
+</section>
+<section class="grid">
+  <div class="card"><h2>Fresh vs duplicate events per field</h2><div class="chart"><canvas id="chart-fields"></canvas></div></div>
+  <div class="card"><h2>Events per second</h2><div class="chart"><canvas id="chart-events"></canvas></div></div>
+  <div class="card"><h2>Duplicate rate per field (10 s window, %)</h2><div class="chart"><canvas id="chart-rate"></canvas></div></div>
+  <div class="card"><h2>Queue backlog and DLQ depth</h2><div class="chart"><canvas id="chart-queue"></canvas></div></div>
+  <div class="card"><h2>Recent skipped duplicates</h2>
+    <table><thead><tr><th>time</th><th>key</th><th>field</th><th>state</th></tr></thead><tbody id="duplicates"></tbody></table>
+    <div class="empty" id="duplicates-empty">No duplicate yet: send the same body twice.</div>
+  </div>
+</section>
+<script src="${CHART_JS_ROUTE}"></script>
+<script>
+${DASHBOARD_SCRIPT}
+</script>
+</body>
+</html>`;
+}
+
+/** Browser code, kept as plain ES2020 so it runs unbundled. */
+const DASHBOARD_SCRIPT = `
+const WINDOW_SECONDS = 120;
+const RATE_WINDOW = 10;
+const PALETTE = ['#2563eb', '#16a34a', '#d97706', '#9333ea', '#dc2626', '#0891b2', '#4b5563', '#db2777'];
+const colour = (i) => PALETTE[i % PALETTE.length];
+const fieldColours = new Map();
+const colourOf = (field) => {
+  if (!fieldColours.has(field)) fieldColours.set(field, colour(fieldColours.size));
+  return fieldColours.get(field);
+};
+Chart.defaults.animation = false;
+Chart.defaults.font.size = 11;
+const timeLabel = (t) => new Date(t * 1000).toLocaleTimeString([], { hour12: false });
+
+const fieldsChart = new Chart(document.getElementById('chart-fields'), {
+  type: 'bar',
+  data: { labels: [], datasets: [
+    { label: 'fresh', data: [], backgroundColor: '#16a34a' },
+    { label: 'duplicate', data: [], backgroundColor: '#dc2626' },
+  ] },
+  options: { indexAxis: 'y', maintainAspectRatio: false, scales: { x: { stacked: true, beginAtZero: true }, y: { stacked: true } } },
+});
+const eventsChart = new Chart(document.getElementById('chart-events'), {
+  type: 'line',
+  data: { labels: [], datasets: [
+    { label: 'fresh', data: [], borderColor: '#16a34a', backgroundColor: '#16a34a', pointRadius: 0, tension: 0.2 },
+    { label: 'duplicate', data: [], borderColor: '#dc2626', backgroundColor: '#dc2626', pointRadius: 0, tension: 0.2 },
+  ] },
+  options: { maintainAspectRatio: false, scales: { y: { beginAtZero: true } } },
+});
+const rateChart = new Chart(document.getElementById('chart-rate'), {
+  type: 'line',
+  data: { labels: [], datasets: [] },
+  options: { maintainAspectRatio: false, scales: { y: { beginAtZero: true, suggestedMax: 100 } } },
+});
+const queueChart = new Chart(document.getElementById('chart-queue'), {
+  type: 'line',
+  data: { labels: [], datasets: [
+    { label: 'backlog', data: [], borderColor: '#2563eb', backgroundColor: '#2563eb', pointRadius: 0, stepped: true },
+    { label: 'in flight', data: [], borderColor: '#9ca3af', backgroundColor: '#9ca3af', pointRadius: 0, stepped: true },
+    { label: 'DLQ', data: [], borderColor: '#dc2626', backgroundColor: '#dc2626', pointRadius: 0, stepped: true },
+  ] },
+  options: { maintainAspectRatio: false, scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
+});
+
+function sumFields(byField, name) {
+  let total = 0;
+  for (const counts of Object.values(byField)) total += counts[name] || 0;
+  return total;
+}
+
+function render(stats) {
+  const fields = Object.keys(stats.totals.byField).sort();
+  const fresh = sumFields(stats.totals.byField, 'fresh');
+  const duplicates = sumFields(stats.totals.byField, 'duplicate');
+  document.getElementById('tile-fresh').textContent = fresh;
+  document.getElementById('tile-duplicates').textContent = duplicates;
+  document.getElementById('tile-rate').textContent = (fresh + duplicates === 0 ? 0 : (100 * duplicates) / (fresh + duplicates)).toFixed(1) + ' %';
+  document.getElementById('tile-accepted').textContent = stats.totals.counters.DeliveriesAccepted || 0;
+  document.getElementById('tile-backlog').textContent = stats.queue ? stats.queue.backlog : '–';
+  document.getElementById('tile-dlq').textContent = stats.queue ? stats.queue.dlq : '–';
+  document.getElementById('tile-wait').textContent = Math.round(stats.totals.meanWaitMs) + ' ms';
+
+  fieldsChart.data.labels = fields;
+  fieldsChart.data.datasets[0].data = fields.map((f) => stats.totals.byField[f].fresh);
+  fieldsChart.data.datasets[1].data = fields.map((f) => stats.totals.byField[f].duplicate);
+  fieldsChart.update();
+
+  const series = stats.series.slice(-WINDOW_SECONDS);
+  const labels = series.map((b) => timeLabel(b.t));
+  eventsChart.data.labels = labels;
+  eventsChart.data.datasets[0].data = series.map((b) => sumFields(b.byField, 'fresh'));
+  eventsChart.data.datasets[1].data = series.map((b) => sumFields(b.byField, 'duplicate'));
+  eventsChart.update();
+
+  const full = stats.series;
+  const offset = full.length - series.length;
+  rateChart.data.labels = labels;
+  rateChart.data.datasets = fields.map((field) => ({
+    label: field,
+    borderColor: colourOf(field),
+    backgroundColor: colourOf(field),
+    pointRadius: 0,
+    spanGaps: true,
+    data: series.map((_, i) => {
+      let f = 0;
+      let d = 0;
+      for (let j = Math.max(0, offset + i - RATE_WINDOW + 1); j <= offset + i; j++) {
+        const counts = full[j].byField[field];
+        if (counts) { f += counts.fresh; d += counts.duplicate; }
+      }
+      return f + d === 0 ? null : (100 * d) / (f + d);
+    }),
+  }));
+  rateChart.update();
+
+  let lastQueue = null;
+  const queueAt = series.map((b) => (b.queue ? (lastQueue = b.queue) : lastQueue));
+  queueChart.data.labels = labels;
+  queueChart.data.datasets[0].data = queueAt.map((q) => (q ? q.backlog : null));
+  queueChart.data.datasets[1].data = queueAt.map((q) => (q ? q.inFlight : null));
+  queueChart.data.datasets[2].data = queueAt.map((q) => (q ? q.dlq : null));
+  queueChart.update();
+
+  const body = document.getElementById('duplicates');
+  body.replaceChildren(...stats.recentDuplicates.slice(0, 20).map((d) => {
+    const row = document.createElement('tr');
+    for (const text of [new Date(d.at).toLocaleTimeString([], { hour12: false }), d.key, d.field || '', d.inFlight ? 'in flight' : 'done']) {
+      const cell = document.createElement('td');
+      cell.textContent = text;
+      row.appendChild(cell);
+    }
+    row.children[1].className = 'key';
+    return row;
+  }));
+  document.getElementById('duplicates-empty').style.display = stats.recentDuplicates.length ? 'none' : '';
+  document.body.dataset.freshEvents = String(fresh);
+  document.body.dataset.duplicateEvents = String(duplicates);
+}
+
+async function poll() {
+  const status = document.getElementById('status');
+  try {
+    const response = await fetch('/local/stats', { cache: 'no-store' });
+    if (!response.ok) throw new Error('HTTP ' + response.status);
+    render(await response.json());
+    status.textContent = 'live · updated ' + new Date().toLocaleTimeString([], { hour12: false });
+    status.className = '';
+  } catch (error) {
+    status.textContent = 'local stack unreachable (' + error.message + ')';
+    status.className = 'down';
+  } finally {
+    setTimeout(poll, 1000);
+  }
+}
+poll();
+`;

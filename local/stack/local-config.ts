@@ -1,0 +1,95 @@
+/**
+ * The local stack's configuration, from the environment, with development defaults that work out of the
+ * box. Pipeline settings go through `resolveSettings` like the CDK stack's, so the same rules (visibility
+ * timeout ≥ 6 × consumer timeout + window, maxReceiveCount ≥ 5, …) hold locally.
+ */
+import { ENV, getNumberFromEnv } from '../../functions/commons/environment.ts';
+import { type PipelineSettings, type PipelineSettingsInput, resolveSettings } from '../../lib/settings.ts';
+
+/** Development defaults; never use them for a real Meta app. `npm run send` signs with the same secret. */
+export const DEV_APP_SECRET = 'local-dev-app-secret';
+export const DEV_VERIFY_TOKEN = 'local-dev-verify-token';
+export const DEFAULT_PORT = 3000;
+
+/**
+ * Locally a consumer invocation gets 5 s instead of 30 s, so that the derived visibility timeout is 31 s and
+ * a failed record comes back within half a minute rather than three.
+ */
+export const LOCAL_CONSUMER_TIMEOUT_SECONDS = 5;
+
+/** Variables only the local stack reads (the handlers' own variables are in functions/commons/environment.ts). */
+export const LOCAL_ENV = {
+  port: 'PORT',
+  consumerTimeoutSeconds: 'LOCAL_CONSUMER_TIMEOUT_SECONDS',
+  batchSize: 'LOCAL_BATCH_SIZE',
+  maxBatchingWindowSeconds: 'LOCAL_BATCHING_WINDOW_SECONDS',
+  maxConcurrency: 'LOCAL_MAX_CONCURRENCY',
+  effectDelayMs: 'LOCAL_EFFECT_DELAY_MS',
+  verbose: 'LOCAL_VERBOSE',
+} as const;
+
+export interface LocalStackConfig {
+  readonly port: number;
+  readonly appSecrets: readonly string[];
+  readonly verifyToken: string;
+  readonly settings: PipelineSettings;
+  /** Mean duration of the example side effect (ms); the simulator changes it through `/local/faults`. */
+  readonly effectDelayMs: number;
+  /** Print the handlers' JSON logs and EMF lines as they come (otherwise one summary line per invocation). */
+  readonly verbose: boolean;
+  /** Names of the variables that were not set and took their development default. */
+  readonly defaultsUsed: readonly string[];
+}
+
+export function readLocalConfig(env: NodeJS.ProcessEnv = process.env): LocalStackConfig {
+  const defaultsUsed: string[] = [];
+  const secretsRaw = env[ENV.appSecrets];
+  const appSecrets = (secretsRaw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (appSecrets.length === 0) {
+    defaultsUsed.push(ENV.appSecrets);
+    appSecrets.push(DEV_APP_SECRET);
+  }
+  let verifyToken = env[ENV.verifyToken] ?? '';
+  if (verifyToken === '') {
+    defaultsUsed.push(ENV.verifyToken);
+    verifyToken = DEV_VERIFY_TOKEN;
+  }
+  const port = getNumberFromEnv(LOCAL_ENV.port, DEFAULT_PORT, env);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new Error(`PORT must be a TCP port, got ${port}.`);
+
+  const input: PipelineSettingsInput = {
+    consumerTimeoutSeconds: getNumberFromEnv(
+      LOCAL_ENV.consumerTimeoutSeconds,
+      LOCAL_CONSUMER_TIMEOUT_SECONDS,
+      env,
+    ),
+    ...optionalNumber(env, LOCAL_ENV.batchSize, 'batchSize'),
+    ...optionalNumber(env, LOCAL_ENV.maxBatchingWindowSeconds, 'maxBatchingWindowSeconds'),
+    ...optionalNumber(env, LOCAL_ENV.maxConcurrency, 'maxConcurrency'),
+  };
+  const effectDelayMs = getNumberFromEnv(LOCAL_ENV.effectDelayMs, 0, env);
+  if (effectDelayMs < 0) throw new Error(`${LOCAL_ENV.effectDelayMs} must be >= 0.`);
+  return {
+    port,
+    appSecrets,
+    verifyToken,
+    settings: resolveSettings(input),
+    effectDelayMs,
+    verbose: ['1', 'true', 'yes'].includes((env[LOCAL_ENV.verbose] ?? '').toLowerCase()),
+    defaultsUsed,
+  };
+}
+
+function optionalNumber<K extends keyof PipelineSettingsInput>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  key: K,
+): Partial<PipelineSettingsInput> {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return {};
+  return { [key]: getNumberFromEnv(name, 0, env) } as Partial<PipelineSettingsInput>;
+}

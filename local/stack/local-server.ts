@@ -1,0 +1,204 @@
+/**
+ * The local stack's HTTP front: `/webhook` through the real receiver handler (as API Gateway would call it),
+ * the `/local/*` inspection endpoints of DESIGN §6, the fault switch, and the dashboard.
+ */
+import { createReadStream } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
+import { CHART_JS_ROUTE, dashboardHtml } from '../dashboard/dashboard-page.ts';
+import {
+  fromApiGatewayV2Result,
+  PayloadTooLargeError,
+  readBody,
+  toApiGatewayV2Event,
+  writeAnswer,
+} from '../http/api-gateway-v2.ts';
+import { createLambdaContext } from '../lambda-context.ts';
+import type { StatsSnapshot } from '../observe/pipeline-stats.ts';
+import type { EffectsView } from './effects-journal.ts';
+import { type FaultSwitch, InvalidFaultsError } from './fault-switch.ts';
+
+export interface LocalInfo {
+  readonly dynamodbEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly tableName: string;
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+}
+
+export type ReceiverHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyResultV2<unknown>>;
+
+export interface LocalServerDependencies {
+  /** Undefined until the emulators and handlers are up: requests get 503 meanwhile. */
+  readonly pipeline: () => LocalPipeline | undefined;
+  readonly faults: FaultSwitch;
+  readonly chartJsPath: string;
+  readonly log: (line: string) => void;
+}
+
+export interface LocalPipeline {
+  readonly receiver: ReceiverHandler;
+  readonly receiverTimeoutSeconds: number;
+  readonly region: string;
+  /** `/local/info`, with the effective settings and faults alongside the DESIGN §6 fields. */
+  readonly info: LocalInfo & Record<string, unknown>;
+  effects(): EffectsView;
+  ledger(wamid: string, recipientParticipantId?: string): Promise<StatusLedgerView | undefined>;
+  stats(sinceSeconds?: number): StatsSnapshot;
+}
+
+/** API Gateway HTTP APIs refuse bodies above 10 MB. */
+const API_GATEWAY_PAYLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
+/** A `lost-ack` or `timeout` request is held at most this long, then its connection is dropped. */
+const HELD_REQUEST_MAX_MS = 60_000;
+
+export interface LocalServer {
+  readonly server: Server;
+  /** Drops held (`timeout`/`lost-ack`) connections and stops accepting new ones. */
+  close(): Promise<void>;
+}
+
+export function createLocalServer(dependencies: LocalServerDependencies): LocalServer {
+  const held = new Set<ServerResponse>();
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const method = request.method ?? 'GET';
+    if (method === 'GET' && url.pathname === '/') {
+      return send(response, 200, dashboardHtml(), 'text/html; charset=utf-8');
+    }
+    if (method === 'GET' && url.pathname === CHART_JS_ROUTE) {
+      response.writeHead(200, {
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'max-age=3600',
+      });
+      createReadStream(dependencies.chartJsPath).pipe(response);
+      return;
+    }
+    if (url.pathname === '/local/faults') {
+      if (method === 'POST') {
+        try {
+          const faults = dependencies.faults.update(
+            JSON.parse((await readBody(request, 64 * 1024)).toString()),
+          );
+          dependencies.log(`faults: ${JSON.stringify(faults)}`);
+          return sendJson(response, 200, faults);
+        } catch (error) {
+          if (error instanceof InvalidFaultsError || error instanceof SyntaxError) {
+            return sendJson(response, 400, { message: error.message });
+          }
+          throw error;
+        }
+      }
+      if (method === 'GET') return sendJson(response, 200, dependencies.faults.current);
+      return sendJson(response, 405, { message: 'Method Not Allowed' });
+    }
+
+    const pipeline = dependencies.pipeline();
+    if (pipeline === undefined) return sendJson(response, 503, { message: 'The local stack is starting.' });
+
+    if (url.pathname === '/webhook') return webhook(request, response, pipeline);
+    if (method !== 'GET') return sendJson(response, 404, { message: 'Not Found' });
+    if (url.pathname === '/local/info') return sendJson(response, 200, pipeline.info);
+    if (url.pathname === '/local/effects') return sendJson(response, 200, pipeline.effects());
+    if (url.pathname === '/local/stats') {
+      const since = Number(url.searchParams.get('since') ?? Number.NaN);
+      return sendJson(response, 200, pipeline.stats(Number.isFinite(since) ? since : undefined));
+    }
+    if (url.pathname.startsWith('/local/ledger/')) {
+      const wamid = decodeURIComponent(url.pathname.slice('/local/ledger/'.length));
+      const participant = url.searchParams.get('participant') ?? undefined;
+      if (wamid === '') return sendJson(response, 400, { message: 'Usage: /local/ledger/<wamid>' });
+      const view = await pipeline.ledger(wamid, participant);
+      if (view === undefined) return sendJson(response, 404, { message: `No status seen for ${wamid}.` });
+      return sendJson(response, 200, view);
+    }
+    return sendJson(response, 404, { message: 'Not Found' });
+  }
+
+  async function webhook(request: IncomingMessage, response: ServerResponse, pipeline: LocalPipeline) {
+    const receivedAt = Date.now();
+    const body = await readBody(request, API_GATEWAY_PAYLOAD_LIMIT_BYTES);
+    const behaviour = request.method === 'POST' ? dependencies.faults.nextWebhookBehaviour() : 'up';
+    if (behaviour === 'error') {
+      return sendJson(response, dependencies.faults.current.webhook.errorStatus, {
+        message: 'Service Unavailable',
+      });
+    }
+    if (behaviour === 'timeout') return hold(response);
+    const event = toApiGatewayV2Event({
+      method: request.method ?? 'GET',
+      url: request.url ?? '/',
+      rawHeaders: request.rawHeaders,
+      body,
+      receivedAt,
+      ...(request.socket.remoteAddress === undefined ? {} : { sourceIp: request.socket.remoteAddress }),
+    });
+    const timeoutMs = pipeline.receiverTimeoutSeconds * 1000;
+    const context = createLambdaContext({
+      functionName: 'receiver',
+      region: pipeline.region,
+      deadlineMs: receivedAt + timeoutMs,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const result = await Promise.race([
+      pipeline.receiver(event, context),
+      new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    if (behaviour === 'lost-ack') return hold(response);
+    // A Lambda timeout or error reaches the caller as API Gateway's 500.
+    if (result === 'timeout') return sendJson(response, 500, { message: 'Internal Server Error' });
+    writeAnswer(response, fromApiGatewayV2Result(result));
+  }
+
+  function hold(response: ServerResponse): void {
+    held.add(response);
+    const timer = setTimeout(() => response.destroy(), HELD_REQUEST_MAX_MS);
+    response.on('close', () => {
+      clearTimeout(timer);
+      held.delete(response);
+    });
+  }
+
+  const server = createServer((request, response) => {
+    route(request, response).catch((error: unknown) => {
+      if (error instanceof PayloadTooLargeError) {
+        sendJson(response, 413, { message: 'Request Entity Too Large' });
+        return;
+      }
+      dependencies.log(`local server: ${request.method} ${request.url} failed: ${describe(error)}`);
+      if (!response.headersSent) sendJson(response, 500, { message: 'Internal Server Error' });
+      else response.destroy();
+    });
+  });
+
+  return {
+    server,
+    close() {
+      for (const response of held) response.destroy();
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function send(response: ServerResponse, status: number, body: string, contentType: string): void {
+  response.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+  response.end(body);
+}
+
+function sendJson(response: ServerResponse, status: number, value: unknown): void {
+  send(response, status, JSON.stringify(value), 'application/json');
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

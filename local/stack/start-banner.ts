@@ -1,0 +1,40 @@
+import { ENV } from '../../functions/commons/environment.ts';
+import type { LocalStackConfig } from './local-config.ts';
+import type { LocalStack } from './local-stack.ts';
+
+/** What `npm start` prints once the stack is up: where things are, the settings, and what to try first. */
+export function startBanner(options: {
+  stack: LocalStack;
+  config: LocalStackConfig;
+  startedInMs: number;
+}): string {
+  const { stack, config } = options;
+  const s = config.settings;
+  const usedDefault = (name: string) => (config.defaultsUsed.includes(name) ? ' (dev default)' : '');
+  const portFlag = stack.port === 3000 ? '' : ` --url ${stack.url}/webhook`;
+  const challengeUrl = `${stack.url}/webhook?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(config.verifyToken)}&hub.challenge=42`;
+  return [
+    '',
+    `Local stack ready in ${(options.startedInMs / 1000).toFixed(1)} s`,
+    '',
+    `  Webhook      ${stack.url}/webhook`,
+    `  Dashboard    ${stack.url}/`,
+    `  Inspect      ${stack.url}/local/info · /local/effects · /local/ledger/<wamid> · /local/stats · /local/faults`,
+    `  DynamoDB     ${stack.info.dynamodbEndpoint}  table ${stack.info.tableName}`,
+    `  SQS          ${stack.info.sqsEndpoint}`,
+    `               queue ${stack.info.queueUrl}`,
+    `               DLQ   ${stack.info.dlqUrl}`,
+    '',
+    `  ${ENV.appSecrets}=${config.appSecrets.join(',')}${usedDefault(ENV.appSecrets)}`,
+    `  ${ENV.verifyToken}=${config.verifyToken}${usedDefault(ENV.verifyToken)}`,
+    `  consumer: batch size ${s.batchSize}, batching window ${s.maxBatchingWindowSeconds} s, ${s.maxConcurrency} pollers (maxConcurrency), timeout ${s.consumerTimeoutSeconds} s`,
+    `  queue: visibility timeout ${s.visibilityTimeoutSeconds} s, maxReceiveCount ${s.maxReceiveCount}, then the DLQ`,
+    '',
+    'Try:',
+    `  curl '${challengeUrl}'`,
+    `  npm run send -- test/fixtures/webhooks/message-text.json${portFlag}${config.defaultsUsed.includes(ENV.appSecrets) ? '' : ` --secret ${config.appSecrets[0]}`}`,
+    `  curl ${stack.url}/local/effects`,
+    '',
+    'Ctrl-C stops everything.',
+  ].join('\n');
+}
