@@ -38,7 +38,12 @@ export function renderKeyPart(part: unknown): string {
     default:
       if (part === null) return '-';
       if (isLosslessNumber(part)) return part.value;
-      return stringifyWebhookJson(part as JsonValue);
+      try {
+        return stringifyWebhookJson(part as JsonValue);
+      } catch {
+        // Only a value nested too deeply to serialise gets here (native JSON.parse accepts any depth).
+        return '-';
+      }
   }
 }
 

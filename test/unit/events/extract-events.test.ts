@@ -133,6 +133,12 @@ describe('extractEvents: key parts', () => {
     expect(events[0]?.entryId).toBe('-');
   });
 
+  it('does not throw on a key part nested too deeply to serialise', () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const raw = `{"object":"whatsapp_business_account","entry":[{"id":"1","time":2,"changes":[{"field":"account_review_update","value":{"decision":${deep}}}]}]}`;
+    expect(okExtraction(raw).events.map((event) => event.key)).toEqual(['account_review_update:1:2:-']);
+  });
+
   it('appends recipient_participant_id only when present and not null', () => {
     const statuses = [
       { id: 'wamid.G', status: 'read', recipient_participant_id: '4915112345678' },
