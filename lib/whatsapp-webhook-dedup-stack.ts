@@ -43,5 +43,10 @@ export class WhatsAppWebhookDedupStack extends Stack {
       description: 'CloudWatch dashboard of the pipeline.',
       value: this.pipeline.dashboardUrl,
     });
+    new CfnOutput(this, 'ReceiverFunctionName', {
+      description:
+        'Receiver Lambda (restart its containers after a secret rotation to skip the 5-minute cache).',
+      value: this.pipeline.receiverFunction.functionName,
+    });
   }
 }

@@ -16,6 +16,7 @@ import {
   WhatsAppWebhookDedupStack,
   type WhatsAppWebhookDedupStackProps,
 } from '../../lib/whatsapp-webhook-dedup-stack.ts';
+import { SYNTH_TIMEOUT_MS } from './synth.ts';
 
 interface ValidationReport {
   pluginReports: Array<{ pluginName: string; violations: Array<{ ruleName: string; severity: string }> }>;
@@ -57,51 +58,66 @@ describe('cdk-nag AwsSolutions', () => {
         pipeline: { existingSecretName: 'whatsapp/prod', keyNamespace: 'crm' },
       },
     ],
-  ])('%s: synthesises with no unacknowledged error or warning', (_case, props) => {
-    const { app, outdir } = nagApp();
-    const stack = new WhatsAppWebhookDedupStack(app, 'NagStack', props);
-    expect(() => app.synth()).not.toThrow();
-    const violations = report(outdir).pluginReports.flatMap((plugin) => plugin.violations);
-    expect(violations).toEqual([]);
+  ])(
+    '%s: synthesises with no unacknowledged error or warning',
+    (_case, props) => {
+      const { app, outdir } = nagApp();
+      const stack = new WhatsAppWebhookDedupStack(app, 'NagStack', props);
+      expect(() => app.synth()).not.toThrow();
+      const violations = report(outdir).pluginReports.flatMap((plugin) => plugin.violations);
+      expect(violations).toEqual([]);
 
-    const acks = acknowledgements(stack);
-    // Exactly the findings argued in the construct, each with a reason a reviewer can check.
-    const expectedIds = props.pipeline?.existingSecretName
-      ? ['AwsSolutions-APIG4']
-      : ['AwsSolutions-APIG4', 'AwsSolutions-SMG4'];
-    expect(acks.map((ack) => ack.id.replace(/^Annotation::/i, '')).sort()).toEqual(expectedIds);
-    for (const ack of acks) {
-      expect(typeof ack.reason).toBe('string');
-      expect((ack.reason as string).length).toBeGreaterThan(80);
-    }
-  });
+      const acks = acknowledgements(stack);
+      // Exactly the findings argued in the construct, each with a reason a reviewer can check.
+      const expectedIds = props.pipeline?.existingSecretName
+        ? ['AwsSolutions-APIG4']
+        : ['AwsSolutions-APIG4', 'AwsSolutions-SMG4'];
+      expect(acks.map((ack) => ack.id.replace(/^Annotation::/i, '')).sort()).toEqual(expectedIds);
+      for (const ack of acks) {
+        expect(typeof ack.reason).toBe('string');
+        expect((ack.reason as string).length).toBeGreaterThan(80);
+      }
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
-  it('is live: an error-level finding elsewhere in the app fails synthesis and is named', () => {
-    const { app, outdir } = nagApp();
-    const stack = new Stack(app, 'Control');
-    new Queue(stack, 'Bare', { enforceSSL: false });
-    expect(() => app.synth()).toThrow(/AwsSolutions-SQS3[\s\S]*AwsSolutions-SQS4/);
-    const violations = report(outdir).pluginReports.flatMap((plugin) => plugin.violations);
-    expect(violations.map((v) => [v.ruleName, v.severity])).toEqual(
-      expect.arrayContaining([
-        ['AwsSolutions-SQS3', 'error'],
-        ['AwsSolutions-SQS4', 'error'],
-      ]),
-    );
-  });
+  it(
+    'is live: an error-level finding elsewhere in the app fails synthesis and is named',
+    () => {
+      const { app, outdir } = nagApp();
+      const stack = new Stack(app, 'Control');
+      new Queue(stack, 'Bare', { enforceSSL: false });
+      expect(() => app.synth()).toThrow(/AwsSolutions-SQS3[\s\S]*AwsSolutions-SQS4/);
+      const violations = report(outdir).pluginReports.flatMap((plugin) => plugin.violations);
+      expect(violations.map((v) => [v.ruleName, v.severity])).toEqual(
+        expect.arrayContaining([
+          ['AwsSolutions-SQS3', 'error'],
+          ['AwsSolutions-SQS4', 'error'],
+        ]),
+      );
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
-  it('is live: a warning-level finding is recorded in the report the stack tests read', () => {
-    const { app, outdir } = nagApp();
-    const stack = new Stack(app, 'Control');
-    // AwsSolutions-DDB3 (PITR) is a warning, and it inspects AWS::DynamoDB::Table only: the claim table is a
-    // GlobalTable (TableV2), whose PITR stack.test.ts asserts directly.
-    new Table(stack, 'NoBackups', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
-    try {
-      app.synth();
-    } catch {
-      // Whether a warning alone interrupts synthesis is the plugin's choice; the report is what we check.
-    }
-    const violations = report(outdir).pluginReports.flatMap((plugin) => plugin.violations);
-    expect(violations.map((v) => [v.ruleName, v.severity])).toContainEqual(['AwsSolutions-DDB3', 'warning']);
-  });
+  it(
+    'is live: a warning-level finding is recorded in the report the stack tests read',
+    () => {
+      const { app, outdir } = nagApp();
+      const stack = new Stack(app, 'Control');
+      // AwsSolutions-DDB3 (PITR) is a warning, and it inspects AWS::DynamoDB::Table only: the claim table is a
+      // GlobalTable (TableV2), whose PITR stack.test.ts asserts directly.
+      new Table(stack, 'NoBackups', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
+      try {
+        app.synth();
+      } catch {
+        // Whether a warning alone interrupts synthesis is the plugin's choice; the report is what we check.
+      }
+      const violations = report(outdir).pluginReports.flatMap((plugin) => plugin.violations);
+      expect(violations.map((v) => [v.ruleName, v.severity])).toContainEqual([
+        'AwsSolutions-DDB3',
+        'warning',
+      ]);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });

@@ -11,7 +11,7 @@ import { ENV } from '../../functions/commons/environment.ts';
 import { ConsumerFieldMetric } from '../../functions/commons/metric-names.ts';
 import { UnsafeSettingsError } from '../../lib/settings.ts';
 import { WhatsAppWebhookDedup, type WhatsAppWebhookDedupProps } from '../../lib/whatsapp-webhook-dedup.ts';
-import { logicalIdStartingWith, statementsOfRole, synthStack } from './synth.ts';
+import { logicalIdStartingWith, SYNTH_TIMEOUT_MS, statementsOfRole, synthStack } from './synth.ts';
 
 const TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:ops-alarms';
 
@@ -158,16 +158,20 @@ describe('custom props', () => {
     );
   });
 
-  it('a topic passed as a construct is used as is', () => {
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'TopicStack');
-    const topic = new Topic(stack, 'Ops');
-    new WhatsAppWebhookDedup(stack, 'Webhook', { alarmTopic: topic });
-    const withTopic = Template.fromStack(stack);
-    const topicId = logicalIdStartingWith(withTopic, 'AWS::SNS::Topic', 'Ops');
-    const alarms = Object.values(withTopic.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(5);
-    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
-  });
+  it(
+    'a topic passed as a construct is used as is',
+    () => {
+      const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'TopicStack');
+      const topic = new Topic(stack, 'Ops');
+      new WhatsAppWebhookDedup(stack, 'Webhook', { alarmTopic: topic });
+      const withTopic = Template.fromStack(stack);
+      const topicId = logicalIdStartingWith(withTopic, 'AWS::SNS::Topic', 'Ops');
+      const alarms = Object.values(withTopic.findResources('AWS::CloudWatch::Alarm'));
+      expect(alarms).toHaveLength(5);
+      for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });
 
 describe('unsafe props are refused at synth time', () => {

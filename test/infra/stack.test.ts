@@ -482,7 +482,7 @@ function dashboardWidgets(t: Template): Array<{ type: string; properties?: { met
 }
 
 describe('Outputs', () => {
-  it('print the webhook URL, the secret name and the dashboard URL', () => {
+  it('print the webhook URL, the secret name, the dashboard URL and the receiver function', () => {
     template.hasOutput('WebhookUrl', {
       Value: { 'Fn::Join': ['', Match.arrayWith(['https://', '/webhook'])] },
     });
@@ -490,6 +490,7 @@ describe('Outputs', () => {
     template.hasOutput('DashboardUrl', {
       Value: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('#dashboards/dashboard/$')])] },
     });
+    template.hasOutput('ReceiverFunctionName', { Value: { Ref: receiverId } });
     expect(stack.pipeline.webhookSecretName).toBe('TestStack/Webhook');
   });
 });

@@ -8,6 +8,12 @@ import {
   type WhatsAppWebhookDedupStackProps,
 } from '../../lib/whatsapp-webhook-dedup-stack.ts';
 
+/**
+ * Timeout for a test that synthesises inside its body. Synthesis takes a few seconds alone, but CI machines
+ * running other suites in parallel have been seen to take 30 s (the vitest default).
+ */
+export const SYNTH_TIMEOUT_MS = 120_000;
+
 export interface SynthOptions {
   /**
    * Run esbuild for both functions. Only the test that checks the bundles needs it; the others skip it
