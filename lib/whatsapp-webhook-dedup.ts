@@ -265,7 +265,7 @@ export class WhatsAppWebhookDedup extends Construct {
 
     if (props.existingSecretName !== undefined) {
       this.webhookSecret = Secret.fromSecretNameV2(this, 'WebhookSecret', props.existingSecretName);
-      // An imported-by-name ARN ends in `-??????`, which GetSecretValue does not accept as SecretId.
+      // A secret imported by name has a partial ARN (no random suffix), so the receiver asks for it by name.
       this.webhookSecretId = props.existingSecretName;
       this.webhookSecretName = props.existingSecretName;
     } else {
