@@ -1,0 +1,120 @@
+/**
+ * The SQS emulator with the pipeline's queues, created from the same settings as the CDK stack: attributes,
+ * redelivery after the visibility timeout, and redrive to the DLQ after maxReceiveCount receives.
+ */
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveSettings } from '../../../lib/settings.ts';
+import { createPipelineQueues, type PipelineQueues } from '../../../local/emulators/sqs.ts';
+import { createSqsClient, uniqueName } from '../../support/aws-clients.ts';
+
+const settings = resolveSettings();
+let sqs: SQSClient;
+let queues: PipelineQueues;
+
+beforeAll(async () => {
+  sqs = createSqsClient();
+  const name = uniqueName('deliveries');
+  queues = await createPipelineQueues(sqs, settings, {
+    deliveryQueueName: name,
+    deadLetterQueueName: `${name}-dlq`,
+  });
+});
+
+afterAll(() => {
+  sqs.destroy();
+});
+
+async function attributes(queueUrl: string): Promise<Record<string, string>> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }),
+  );
+  return Attributes ?? {};
+}
+
+/** One receive (long polling up to `waitSeconds`); `visibilityTimeout` overrides the queue's for this receive. */
+async function receiveOne(
+  queueUrl: string,
+  visibilityTimeout?: number,
+  waitSeconds = 2,
+): Promise<Message | undefined> {
+  const { Messages } = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 1,
+      WaitTimeSeconds: waitSeconds,
+      MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+      ...(visibilityTimeout === undefined ? {} : { VisibilityTimeout: visibilityTimeout }),
+    }),
+  );
+  return Messages?.[0];
+}
+
+describe('pipeline queues on the SQS emulator', () => {
+  it('are created with the visibility timeout, size, retention and redrive policy of resolveSettings()', async () => {
+    const delivery = await attributes(queues.queueUrl);
+    const deadLetter = await attributes(queues.dlqUrl);
+
+    expect(delivery).toMatchObject({
+      QueueArn: queues.queueArn,
+      VisibilityTimeout: String(settings.visibilityTimeoutSeconds),
+      MaximumMessageSize: String(settings.maximumMessageSizeBytes),
+      MessageRetentionPeriod: String(settings.queueRetentionDays * 86_400),
+    });
+    expect(JSON.parse(delivery.RedrivePolicy ?? '{}')).toEqual({
+      deadLetterTargetArn: queues.dlqArn,
+      maxReceiveCount: settings.maxReceiveCount,
+    });
+    expect(deadLetter).toMatchObject({
+      QueueArn: queues.dlqArn,
+      MaximumMessageSize: String(settings.maximumMessageSizeBytes),
+      MessageRetentionPeriod: String(settings.deadLetterRetentionDays * 86_400),
+    });
+  });
+
+  it('hides a received message until its visibility timeout expires, then delivers it again', async () => {
+    await sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: 'visibility' }));
+
+    // Generous timeouts: the assertion is about order (hidden, then back), not about speed.
+    const first = await receiveOne(queues.queueUrl, 5);
+    const whileHidden = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queues.queueUrl, WaitTimeSeconds: 0 }),
+    );
+    const again = await receiveOne(queues.queueUrl, 0, 15);
+
+    expect(first?.Body).toBe('visibility');
+    expect(whileHidden.Messages ?? []).toEqual([]);
+    expect(again?.MessageId).toBe(first?.MessageId);
+    expect(again?.Attributes?.ApproximateReceiveCount).toBe('2');
+    await sqs.send(
+      new DeleteMessageCommand({ QueueUrl: queues.queueUrl, ReceiptHandle: again?.ReceiptHandle }),
+    );
+  });
+
+  it('moves a message to the DLQ once it was received maxReceiveCount times without being deleted', async () => {
+    const { MessageId } = await sqs.send(
+      new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: 'poison' }),
+    );
+
+    const receiveCounts: string[] = [];
+    for (let i = 0; i < settings.maxReceiveCount; i++) {
+      // Visibility 0: the "failed" message is visible again at once, as after a quick Lambda failure.
+      const message = await receiveOne(queues.queueUrl, 0);
+      expect(message?.MessageId).toBe(MessageId);
+      receiveCounts.push(message?.Attributes?.ApproximateReceiveCount ?? '');
+    }
+    const afterLimit = await receiveOne(queues.queueUrl, 0);
+    const dead = await receiveOne(queues.dlqUrl);
+
+    expect(receiveCounts).toEqual(Array.from({ length: settings.maxReceiveCount }, (_, i) => String(i + 1)));
+    expect(afterLimit).toBeUndefined();
+    expect(dead).toMatchObject({ MessageId, Body: 'poison' });
+  });
+});
