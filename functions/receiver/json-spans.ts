@@ -1,10 +1,12 @@
 /**
- * Where values sit in a JSON text, as character offsets, so that the splitter can copy Meta's own bytes for
- * each event instead of re-serialising them (no number or escape is ever rewritten, and no second full parse
- * is needed on the hot path).
+ * Walks a JSON text by character offsets, so that the splitter can copy Meta's own bytes for each event
+ * instead of re-serialising them (no number or escape is ever rewritten, and no second, lossless parse is
+ * needed on the hot path).
  *
- * Only for text that `JSON.parse` has already accepted: these readers check structure just enough to walk
- * it and throw `JsonSpanError` if what they find is not what valid JSON would hold at that point.
+ * Single pass: a caller descends into the containers it cares about through the callbacks and skips the
+ * rest, so every character is visited about once. Only for text that `JSON.parse` has already accepted:
+ * the walkers check structure just enough to find their way and throw `JsonSpanError` when what they find
+ * is not what valid JSON would hold there.
  */
 
 export interface Span {
@@ -12,11 +14,6 @@ export interface Span {
   readonly start: number;
   /** Offset just past the value's last character. */
   readonly end: number;
-}
-
-export interface MemberSpan extends Span {
-  /** The decoded member name. */
-  readonly name: string;
 }
 
 export class JsonSpanError extends Error {
@@ -43,6 +40,18 @@ export function skipWhitespace(text: string, position: number): number {
   let at = position;
   while (at < text.length && isWhitespace(text.charCodeAt(at))) at++;
   return at;
+}
+
+export function isObjectAt(text: string, position: number): boolean {
+  return text.charCodeAt(position) === OPEN_BRACE;
+}
+
+export function isArrayAt(text: string, position: number): boolean {
+  return text.charCodeAt(position) === OPEN_BRACKET;
+}
+
+export function isStringAt(text: string, position: number): boolean {
+  return text.charCodeAt(position) === QUOTE;
 }
 
 /** Offset just past the string that opens at `position` (on its opening quote). */
@@ -92,70 +101,52 @@ export function skipValue(text: string, position: number): number {
   throw new JsonSpanError('unterminated object or array');
 }
 
-/** The span of the single top-level value of a JSON text. */
-export function rootSpan(text: string): Span {
-  const start = skipWhitespace(text, 0);
-  return { start, end: skipValue(text, start) };
-}
-
-/** The members of the object whose `{` is at `span.start`, in text order (repeated names included). */
-export function objectMembers(text: string, span: Span): MemberSpan[] {
-  if (text.charCodeAt(span.start) !== OPEN_BRACE) throw new JsonSpanError('not an object');
-  const members: MemberSpan[] = [];
-  let at = skipWhitespace(text, span.start + 1);
-  if (text.charCodeAt(at) === CLOSE_BRACE) return members;
+/**
+ * Walks the members of the object whose `{` is at `position`, in text order (repeated names included).
+ * `onMember` receives the decoded name and the offset of the value, and returns the offset just past the
+ * value (from `skipValue`, or from walking into it). Returns the offset just past the object.
+ */
+export function walkObject(
+  text: string,
+  position: number,
+  onMember: (name: string, valueStart: number) => number,
+): number {
+  if (text.charCodeAt(position) !== OPEN_BRACE) throw new JsonSpanError('not an object');
+  let at = skipWhitespace(text, position + 1);
+  if (text.charCodeAt(at) === CLOSE_BRACE) return at + 1;
   for (;;) {
     if (text.charCodeAt(at) !== QUOTE) throw new JsonSpanError('expected a member name');
     const nameEnd = skipString(text, at);
-    const name = decodeName(text, at, nameEnd);
+    const name = decodeString(text, at, nameEnd);
     at = skipWhitespace(text, nameEnd);
     if (text.charCodeAt(at) !== COLON) throw new JsonSpanError('expected a colon');
-    const start = skipWhitespace(text, at + 1);
-    const end = skipValue(text, start);
-    members.push({ name, start, end });
-    at = skipWhitespace(text, end);
+    at = skipWhitespace(text, onMember(name, skipWhitespace(text, at + 1)));
     const code = text.charCodeAt(at);
-    if (code === CLOSE_BRACE) return members;
+    if (code === CLOSE_BRACE) return at + 1;
     if (code !== COMMA) throw new JsonSpanError('expected a comma or the end of an object');
     at = skipWhitespace(text, at + 1);
   }
 }
 
-/** The elements of the array whose `[` is at `span.start`, in order. */
-export function arrayElements(text: string, span: Span): Span[] {
-  if (text.charCodeAt(span.start) !== OPEN_BRACKET) throw new JsonSpanError('not an array');
-  const elements: Span[] = [];
-  let at = skipWhitespace(text, span.start + 1);
-  if (text.charCodeAt(at) === CLOSE_BRACKET) return elements;
+/**
+ * Walks the elements of the array whose `[` is at `position`. `onElement` receives each element's offset and
+ * returns the offset just past it. Returns the offset just past the array.
+ */
+export function walkArray(text: string, position: number, onElement: (start: number) => number): number {
+  if (text.charCodeAt(position) !== OPEN_BRACKET) throw new JsonSpanError('not an array');
+  let at = skipWhitespace(text, position + 1);
+  if (text.charCodeAt(at) === CLOSE_BRACKET) return at + 1;
   for (;;) {
-    const end = skipValue(text, at);
-    elements.push({ start: at, end });
-    at = skipWhitespace(text, end);
+    at = skipWhitespace(text, onElement(at));
     const code = text.charCodeAt(at);
-    if (code === CLOSE_BRACKET) return elements;
+    if (code === CLOSE_BRACKET) return at + 1;
     if (code !== COMMA) throw new JsonSpanError('expected a comma or the end of an array');
     at = skipWhitespace(text, at + 1);
   }
 }
 
-/** The member `JSON.parse` would keep for `name`: the last one, as the last of repeated names wins. */
-export function lastMember(members: readonly MemberSpan[], name: string): MemberSpan | undefined {
-  for (let index = members.length - 1; index >= 0; index--) {
-    const member = members[index];
-    if (member?.name === name) return member;
-  }
-  return undefined;
-}
-
-export function isObjectAt(text: string, span: Span): boolean {
-  return text.charCodeAt(span.start) === OPEN_BRACE;
-}
-
-export function isArrayAt(text: string, span: Span): boolean {
-  return text.charCodeAt(span.start) === OPEN_BRACKET;
-}
-
-function decodeName(text: string, start: number, end: number): string {
+/** The value of the string between `start` (its opening quote) and `end` (just past its closing quote). */
+export function decodeString(text: string, start: number, end: number): string {
   const raw = text.slice(start + 1, end - 1);
   return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
 }

@@ -4,61 +4,69 @@
  * everything else of each entry, change and value (metadata, contacts, …) in every part, and keep the walk
  * order, so the events of all parts, read in order, are exactly the events of the body. Pure.
  *
- * Parts are assembled from slices of the original text rather than re-serialised: every item keeps Meta's
- * own bytes (escapes, number lexemes such as template ids above 2^53), and the hot path needs no second,
- * lossless parse. Sizes are computed from the slices' UTF-8 lengths as the parts are packed, greedily, in order.
+ * Parts are made of slices of the original text, never re-serialised: every event keeps Meta's own bytes
+ * (escapes, number lexemes such as template ids above 2^53) and the hot path needs no second, lossless
+ * parse. Siblings that a part holds whole are copied as one contiguous slice, separators included, so a
+ * part is a few large slices rather than a thousand small ones. Parts are packed greedily, in order, with
+ * their exact UTF-8 size tracked as they grow.
  *
- * A `messages` change spread over several parts carries, in each, the item arrays it had with only that
- * part's items (possibly `[]`); `JSON.parse` semantics apply to repeated member names (the last one counts).
+ * A `messages` change spread over several parts carries, in each, the event arrays it had with only that
+ * part's items (possibly `[]`). Repeated member names follow `JSON.parse`: the last one counts.
  */
 import { eventItemArrays } from '../events/extract-events.ts';
 import {
-  arrayElements,
+  decodeString,
   isArrayAt,
   isObjectAt,
-  lastMember,
-  type MemberSpan,
-  objectMembers,
-  rootSpan,
+  isStringAt,
   type Span,
+  skipValue,
+  skipWhitespace,
+  walkArray,
+  walkObject,
 } from './json-spans.ts';
 
 export interface SplitDelivery {
   /** Envelopes of at most `maxBytes` UTF-8 bytes each, in order. */
   readonly parts: string[];
   /**
-   * Pieces that cannot be cut further and alone exceed `maxBytes` (one event, or one change or entry that has
-   * no event arrays to cut): each is a valid envelope holding just that piece, to be quarantined rather
-   * than lost.
+   * Pieces that cannot be cut further and alone exceed `maxBytes` (one event, or one change or entry without
+   * event arrays to cut): each is a valid envelope holding just that piece, to be quarantined, not lost.
    */
   readonly oversized: string[];
 }
 
 /** `text` must be a body that `JSON.parse` accepted and that is a WhatsApp envelope (an `entry` array). */
 export function splitDelivery(text: string, maxBytes: number): SplitDelivery {
-  const layout = readEnvelope(text);
-  const packer = new PartPacker(layout, maxBytes);
-  for (const entry of layout.entries) {
+  const reader = new EnvelopeReader(text);
+  const envelope = reader.readEnvelope();
+  const packer = new PartPacker(text, envelope, maxBytes);
+  envelope.entries.forEach((entry, entryIndex) => {
     if (entry.kind === 'whole') {
-      packer.add({ kind: 'entry', entry });
-      continue;
+      packer.add({ entryIndex });
+      return;
     }
-    for (const change of entry.changes) {
+    entry.changes.forEach((change, changeIndex) => {
       if (change.kind === 'whole') {
-        packer.add({ kind: 'change', entry, change });
-        continue;
+        packer.add({ entryIndex, changeIndex });
+        return;
       }
-      for (const item of change.items) packer.add({ kind: 'item', entry, change, item });
-    }
-  }
+      for (const item of change.walk) packer.add({ entryIndex, changeIndex, item });
+    });
+  });
   return packer.finish();
 }
 
-const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
-const SEPARATOR_BYTES = 1; // ','
 const BRACKETS_BYTES = 2; // '[' + ']'
 
-/** A container with one array value cut out: `before` + `[` + elements + `]` + `after`. */
+/** A value's span and UTF-8 size, plus the bytes of the separator (comma, whitespace) before it. */
+interface Sibling extends Span {
+  readonly bytes: number;
+  /** Bytes between the previous sibling's end and this one's start; 0 for the first. */
+  readonly gapBytes: number;
+}
+
+/** A container with one array value cut out: `before` + `[` + run of elements + `]` + `after`. */
 interface Template {
   readonly before: string;
   readonly after: string;
@@ -70,133 +78,226 @@ interface EnvelopeLayout extends Template {
   readonly entries: EntryLayout[];
 }
 
-interface WholeLayout {
-  readonly kind: 'whole';
-  readonly text: string;
-  readonly bytes: number;
-}
-
-type EntryLayout = WholeLayout | SplitEntry;
-interface SplitEntry extends Template {
+type EntryLayout = (Sibling & { readonly kind: 'whole' }) | SplitEntry;
+interface SplitEntry extends Sibling, Template {
   readonly kind: 'split';
+  /** Its bytes equal the size the packer counts for it whole (no whitespace inside the cut brackets). */
+  readonly copyable: boolean;
   readonly changes: ChangeLayout[];
 }
 
-type ChangeLayout = WholeLayout | SplitChange;
-interface SplitChange {
+type ChangeLayout = (Sibling & { readonly kind: 'whole' }) | SplitChange;
+interface SplitChange extends Sibling {
   readonly kind: 'split';
-  /** The change's text around its cut item arrays: `fixed[0] [..] fixed[1] [..] … fixed[n]`. */
+  /** Its bytes equal the size the packer counts for it whole (no whitespace inside the cut brackets). */
+  readonly copyable: boolean;
+  /** The change's text around its cut arrays, in text order: `fixed[0] [..] fixed[1] [..] … fixed[n]`. */
   readonly fixed: readonly string[];
   /** UTF-8 bytes of the change with every cut array empty. */
   readonly emptyBytes: number;
-  readonly items: ItemLayout[];
+  /** UTF-8 bytes the packer counts for the change with all its items: `bytes` less any whitespace just
+   * inside the cut arrays' brackets, which parts do not keep. */
+  readonly countedBytes: number;
+  /** The cut arrays' elements, one list per slot (text order). */
+  readonly slots: readonly Sibling[][];
+  /** Every item in walk order (the field's array order, then index): the order of its events' keys. */
+  readonly walk: readonly ItemRef[];
 }
 
-interface ItemLayout {
-  /** Which cut array (index into the change's array slots) the item belongs to. */
+interface ItemRef {
   readonly slot: number;
-  readonly text: string;
-  readonly bytes: number;
+  readonly index: number;
 }
 
-function template(text: string, container: Span, cut: Span): Template {
-  const before = text.slice(container.start, cut.start);
-  const after = text.slice(cut.end, container.end);
-  return { before, after, emptyBytes: utf8Bytes(before) + utf8Bytes(after) + BRACKETS_BYTES };
-}
+class EnvelopeReader {
+  readonly #text: string;
+  readonly #bytes: (start: number, end: number) => number;
 
-function whole(text: string, span: Span): WholeLayout {
-  const slice = text.slice(span.start, span.end);
-  return { kind: 'whole', text: slice, bytes: utf8Bytes(slice) };
-}
-
-function readEnvelope(text: string): EnvelopeLayout {
-  const root = rootSpan(text);
-  const entryMember = isObjectAt(text, root) ? lastMember(objectMembers(text, root), 'entry') : undefined;
-  if (entryMember === undefined || !isArrayAt(text, entryMember)) {
-    throw new TypeError('splitDelivery needs a WhatsApp envelope with an "entry" array');
+  constructor(text: string) {
+    this.#text = text;
+    // Meta escapes non-ASCII characters, so bodies are usually ASCII: then a size is an offset difference.
+    this.#bytes =
+      Buffer.byteLength(text, 'utf8') === text.length
+        ? (start, end) => end - start
+        : (start, end) => Buffer.byteLength(text.slice(start, end), 'utf8');
   }
-  return {
-    ...template(text, root, entryMember),
-    entries: arrayElements(text, entryMember).map((entry) => readEntry(text, entry)),
-  };
-}
 
-function readEntry(text: string, span: Span): EntryLayout {
-  if (!isObjectAt(text, span)) return whole(text, span);
-  const changesMember = lastMember(objectMembers(text, span), 'changes');
-  if (changesMember === undefined || !isArrayAt(text, changesMember)) return whole(text, span);
-  const changes = arrayElements(text, changesMember).map((change) => readChange(text, change));
-  if (changes.length === 0) return whole(text, span);
-  return { kind: 'split', ...template(text, span, changesMember), changes };
-}
-
-function readChange(text: string, span: Span): ChangeLayout {
-  if (!isObjectAt(text, span)) return whole(text, span);
-  const members = objectMembers(text, span);
-  const field = decodedString(text, lastMember(members, 'field'));
-  const valueMember = lastMember(members, 'value');
-  if (field === undefined || valueMember === undefined || !isObjectAt(text, valueMember)) {
-    return whole(text, span);
+  readEnvelope(): EnvelopeLayout {
+    const text = this.#text;
+    const start = skipWhitespace(text, 0);
+    if (!isObjectAt(text, start))
+      throw new TypeError('splitDelivery needs a WhatsApp envelope (a JSON object)');
+    let entries: { elements: EntryLayout[]; span: Span } | undefined;
+    const end = walkObject(text, start, (name, valueStart) => {
+      if (name !== 'entry' || !isArrayAt(text, valueStart)) return skipValue(text, valueStart);
+      entries = this.#readArray(valueStart, (entryStart, gapBytes) => this.#readEntry(entryStart, gapBytes));
+      return entries.span.end;
+    });
+    if (entries === undefined)
+      throw new TypeError('splitDelivery needs a WhatsApp envelope with an "entry" array');
+    return { ...this.#template({ start, end }, entries.span), entries: entries.elements };
   }
-  const valueMembers = objectMembers(text, valueMember);
-  const cuts: { arrayName: string; span: Span; elements: Span[] }[] = [];
-  for (const arrayName of eventItemArrays(field)) {
-    const arrayMember = lastMember(valueMembers, arrayName);
-    if (arrayMember === undefined || !isArrayAt(text, arrayMember)) continue;
-    cuts.push({ arrayName, span: arrayMember, elements: arrayElements(text, arrayMember) });
-  }
-  if (cuts.every((cut) => cut.elements.length === 0)) return whole(text, span);
 
-  // Items are walked in the field's array order (that of the key recipes), slots follow the text order.
-  const slotsInTextOrder = [...cuts].sort((a, b) => a.span.start - b.span.start);
-  const fixed: string[] = [];
-  let cursor = span.start;
-  for (const cut of slotsInTextOrder) {
-    fixed.push(text.slice(cursor, cut.span.start));
-    cursor = cut.span.end;
+  /** Reads each element with `read`; the last member of a repeated name wins, as with `JSON.parse`. */
+  #readArray<T extends Span>(start: number, read: (start: number, gapBytes: number) => T) {
+    const elements: T[] = [];
+    const end = walkArray(this.#text, start, (elementStart) => {
+      const previous = elements.at(-1);
+      const element = read(elementStart, previous === undefined ? 0 : elementStart - previous.end);
+      elements.push(element);
+      return element.end;
+    });
+    return { elements, span: { start, end } };
   }
-  fixed.push(text.slice(cursor, span.end));
-  const items: ItemLayout[] = [];
-  for (const cut of cuts) {
-    const slot = slotsInTextOrder.indexOf(cut);
-    for (const element of cut.elements) {
-      const itemText = text.slice(element.start, element.end);
-      items.push({ slot, text: itemText, bytes: utf8Bytes(itemText) });
-    }
-  }
-  const emptyBytes = fixed.reduce((sum, piece) => sum + utf8Bytes(piece), 0) + cuts.length * BRACKETS_BYTES;
-  return { kind: 'split', fixed, emptyBytes, items };
-}
 
-function decodedString(text: string, member: MemberSpan | undefined): string | undefined {
-  if (member === undefined || text.charCodeAt(member.start) !== 0x22) return undefined;
-  return JSON.parse(text.slice(member.start, member.end)) as string;
-}
-
-type Unit =
-  | { readonly kind: 'entry'; readonly entry: WholeLayout }
-  | { readonly kind: 'change'; readonly entry: SplitEntry; readonly change: WholeLayout }
-  | {
-      readonly kind: 'item';
-      readonly entry: SplitEntry;
-      readonly change: SplitChange;
-      readonly item: ItemLayout;
+  #template(container: Span, cut: Span): Template {
+    return {
+      before: this.#text.slice(container.start, cut.start),
+      after: this.#text.slice(cut.end, container.end),
+      emptyBytes:
+        this.#bytes(container.start, cut.start) + this.#bytes(cut.end, container.end) + BRACKETS_BYTES,
     };
+  }
+
+  #whole(start: number, end: number, gapBytes: number): Sibling & { kind: 'whole' } {
+    return { kind: 'whole', start, end, bytes: this.#bytes(start, end), gapBytes };
+  }
+
+  #readEntry(start: number, gapBytes: number): EntryLayout {
+    const text = this.#text;
+    if (!isObjectAt(text, start)) return this.#whole(start, skipValue(text, start), gapBytes);
+    let changes: { elements: ChangeLayout[]; span: Span } | undefined;
+    const end = walkObject(text, start, (name, valueStart) => {
+      if (name !== 'changes') return skipValue(text, valueStart);
+      if (!isArrayAt(text, valueStart)) {
+        changes = undefined;
+        return skipValue(text, valueStart);
+      }
+      changes = this.#readArray(valueStart, (changeStart, changeGap) =>
+        this.#readChange(changeStart, changeGap),
+      );
+      return changes.span.end;
+    });
+    if (changes === undefined || changes.elements.length === 0) return this.#whole(start, end, gapBytes);
+    const template = this.#template({ start, end }, changes.span);
+    const bytes = this.#bytes(start, end);
+    const counted = changes.elements.reduce(
+      (sum, change) => sum + change.gapBytes + (change.kind === 'whole' ? change.bytes : change.countedBytes),
+      template.emptyBytes,
+    );
+    return {
+      kind: 'split',
+      start,
+      end,
+      bytes,
+      gapBytes,
+      ...template,
+      copyable: bytes === counted,
+      changes: changes.elements,
+    };
+  }
+
+  #readChange(start: number, gapBytes: number): ChangeLayout {
+    const text = this.#text;
+    if (!isObjectAt(text, start)) return this.#whole(start, skipValue(text, start), gapBytes);
+    let field: string | undefined;
+    // Every array of the value, by name: `field` may come after `value` (Meta writes it last), so which of
+    // them hold events is known only once the whole change is read.
+    let valueArrays: Map<string, { span: Span; elements: Sibling[] }> | undefined;
+    const end = walkObject(text, start, (name, valueStart) => {
+      if (name === 'field') {
+        const valueEnd = skipValue(text, valueStart);
+        field = isStringAt(text, valueStart) ? decodeString(text, valueStart, valueEnd) : undefined;
+        return valueEnd;
+      }
+      if (name !== 'value') return skipValue(text, valueStart);
+      if (!isObjectAt(text, valueStart)) {
+        valueArrays = undefined;
+        return skipValue(text, valueStart);
+      }
+      const arrays = new Map<string, { span: Span; elements: Sibling[] }>();
+      valueArrays = arrays;
+      return walkObject(text, valueStart, (member, memberStart) => {
+        if (!isArrayAt(text, memberStart)) {
+          arrays.delete(member);
+          return skipValue(text, memberStart);
+        }
+        const array = this.#readArray(memberStart, (itemStart, itemGap) =>
+          this.#whole(itemStart, skipValue(text, itemStart), itemGap),
+        );
+        arrays.set(member, array);
+        return array.span.end;
+      });
+    });
+    if (field === undefined || valueArrays === undefined) return this.#whole(start, end, gapBytes);
+
+    const cuts: { span: Span; elements: Sibling[] }[] = [];
+    for (const arrayName of eventItemArrays(field)) {
+      const array = valueArrays.get(arrayName);
+      if (array !== undefined) cuts.push(array);
+    }
+    if (cuts.every((cut) => cut.elements.length === 0)) return this.#whole(start, end, gapBytes);
+
+    const inTextOrder = [...cuts].sort((a, b) => a.span.start - b.span.start);
+    const fixed: string[] = [];
+    let fixedBytes = 0;
+    let cursor = start;
+    for (const cut of inTextOrder) {
+      fixed.push(text.slice(cursor, cut.span.start));
+      fixedBytes += this.#bytes(cursor, cut.span.start);
+      cursor = cut.span.end;
+    }
+    fixed.push(text.slice(cursor, end));
+    fixedBytes += this.#bytes(cursor, end);
+    const walk: ItemRef[] = [];
+    let itemBytes = 0;
+    for (const cut of cuts) {
+      const slot = inTextOrder.indexOf(cut);
+      cut.elements.forEach((element, index) => {
+        walk.push({ slot, index });
+        itemBytes += element.gapBytes + element.bytes;
+      });
+    }
+    const bytes = this.#bytes(start, end);
+    const emptyBytes = fixedBytes + cuts.length * BRACKETS_BYTES;
+    return {
+      kind: 'split',
+      start,
+      end,
+      bytes,
+      gapBytes,
+      fixed,
+      emptyBytes,
+      countedBytes: emptyBytes + itemBytes,
+      copyable: bytes === emptyBytes + itemBytes,
+      slots: inTextOrder.map((cut) => cut.elements),
+      walk,
+    };
+  }
+}
+
+/** One thing to place: a whole entry, a whole change, or one item of a split change. */
+interface Unit {
+  readonly entryIndex: number;
+  readonly changeIndex?: number;
+  readonly item?: ItemRef;
+}
 
 interface PartChange {
-  readonly layout: ChangeLayout;
-  /** For a split change: the items of each slot placed in this part. */
-  readonly slots: string[][];
+  readonly index: number;
+  /** Per slot, the first and last item index placed in this part (items of a slot are consecutive). */
+  readonly ranges: ([number, number] | undefined)[];
+  placedItems: number;
 }
 
 interface PartEntry {
-  readonly layout: EntryLayout;
+  readonly index: number;
   readonly changes: PartChange[];
 }
 
 /** Packs units into parts in order, tracking each part's exact UTF-8 size as it grows. */
 class PartPacker {
+  readonly #text: string;
   readonly #envelope: EnvelopeLayout;
   readonly #maxBytes: number;
   readonly #parts: string[] = [];
@@ -204,101 +305,165 @@ class PartPacker {
   #entries: PartEntry[] = [];
   #bytes: number;
 
-  constructor(envelope: EnvelopeLayout, maxBytes: number) {
+  constructor(text: string, envelope: EnvelopeLayout, maxBytes: number) {
+    this.#text = text;
     this.#envelope = envelope;
     this.#maxBytes = maxBytes;
     this.#bytes = envelope.emptyBytes;
   }
 
   add(unit: Unit): void {
-    if (this.#bytes + this.#growth(unit) <= this.#maxBytes) {
-      this.#place(unit);
-      return;
+    let growth = this.#growth(unit);
+    if (this.#bytes + growth > this.#maxBytes && this.#entries.length > 0) {
+      this.#flush(this.#parts);
+      growth = this.#growth(unit);
     }
-    if (this.#entries.length > 0) {
-      this.#flush();
-      if (this.#bytes + this.#growth(unit) <= this.#maxBytes) {
-        this.#place(unit);
-        return;
-      }
-    }
+    this.#place(unit, growth);
     // Too large even alone in a part: it becomes an envelope of its own, reported as oversized.
-    this.#place(unit);
-    this.#oversized.push(this.#render());
-    this.#reset();
+    if (this.#bytes > this.#maxBytes) this.#flush(this.#oversized);
   }
 
   finish(): SplitDelivery {
-    if (this.#entries.length > 0) this.#flush();
+    if (this.#entries.length > 0) this.#flush(this.#parts);
     return { parts: this.#parts, oversized: this.#oversized };
   }
 
   /** Bytes that placing `unit` would add to the current part. */
-  #growth(unit: Unit): number {
+  #growth({ entryIndex, changeIndex, item }: Unit): number {
+    const entry = this.#envelope.entries[entryIndex] as EntryLayout;
     const lastEntry = this.#entries.at(-1);
-    const entrySeparator = this.#entries.length > 0 ? SEPARATOR_BYTES : 0;
-    if (unit.kind === 'entry') return entrySeparator + unit.entry.bytes;
+    // Siblings placed in one part are consecutive in the body, so the separator is the body's own.
+    const entryGap = lastEntry === undefined ? 0 : entry.gapBytes;
+    if (changeIndex === undefined || entry.kind === 'whole') return entryGap + entry.bytes;
 
-    const unitBytes = unit.kind === 'change' ? unit.change.bytes : unit.change.emptyBytes + unit.item.bytes;
-    if (lastEntry?.layout !== unit.entry) return entrySeparator + unit.entry.emptyBytes + unitBytes;
+    const change = entry.changes[changeIndex] as ChangeLayout;
+    const unitBytes =
+      item === undefined || change.kind === 'whole'
+        ? change.bytes
+        : change.emptyBytes + itemOf(change, item).bytes;
+    if (lastEntry?.index !== entryIndex) return entryGap + entry.emptyBytes + unitBytes;
 
     const lastChange = lastEntry.changes.at(-1);
-    if (unit.kind === 'item' && lastChange?.layout === unit.change) {
-      const slotItems = lastChange.slots[unit.item.slot] ?? [];
-      return (slotItems.length > 0 ? SEPARATOR_BYTES : 0) + unit.item.bytes;
+    const changeGap = lastChange === undefined ? 0 : change.gapBytes;
+    if (item === undefined || change.kind === 'whole' || lastChange?.index !== changeIndex) {
+      return changeGap + unitBytes;
     }
-    return (lastEntry.changes.length > 0 ? SEPARATOR_BYTES : 0) + unitBytes;
+    const placed = lastChange.ranges[item.slot] !== undefined;
+    const element = itemOf(change, item);
+    return (placed ? element.gapBytes : 0) + element.bytes;
   }
 
-  #place(unit: Unit): void {
-    this.#bytes += this.#growth(unit);
-    if (unit.kind === 'entry') {
-      this.#entries.push({ layout: unit.entry, changes: [] });
-      return;
-    }
+  #place({ entryIndex, changeIndex, item }: Unit, growth: number): void {
+    this.#bytes += growth;
     let lastEntry = this.#entries.at(-1);
-    if (lastEntry?.layout !== unit.entry) {
-      lastEntry = { layout: unit.entry, changes: [] };
+    if (lastEntry?.index !== entryIndex) {
+      lastEntry = { index: entryIndex, changes: [] };
       this.#entries.push(lastEntry);
     }
-    if (unit.kind === 'change') {
-      lastEntry.changes.push({ layout: unit.change, slots: [] });
-      return;
-    }
+    if (changeIndex === undefined) return;
     let lastChange = lastEntry.changes.at(-1);
-    if (lastChange?.layout !== unit.change) {
-      lastChange = { layout: unit.change, slots: unit.change.fixed.slice(1).map(() => []) };
+    if (lastChange?.index !== changeIndex) {
+      const entry = this.#envelope.entries[entryIndex] as SplitEntry;
+      const change = entry.changes[changeIndex] as ChangeLayout;
+      const slots = change.kind === 'split' ? change.slots.length : 0;
+      lastChange = {
+        index: changeIndex,
+        ranges: Array.from({ length: slots }, () => undefined),
+        placedItems: 0,
+      };
       lastEntry.changes.push(lastChange);
     }
-    lastChange.slots[unit.item.slot]?.push(unit.item.text);
+    if (item === undefined) return;
+    const range = lastChange.ranges[item.slot];
+    lastChange.ranges[item.slot] = range === undefined ? [item.index, item.index] : [range[0], item.index];
+    lastChange.placedItems++;
   }
 
-  #flush(): void {
-    this.#parts.push(this.#render());
-    this.#reset();
-  }
-
-  #reset(): void {
+  #flush(into: string[]): void {
+    const { before, after, entries } = this.#envelope;
+    into.push(
+      `${before}[${this.#renderRun(
+        entries,
+        this.#entries,
+        (e) => this.#entryComplete(e),
+        (e) => this.#renderEntry(e),
+      )}]${after}`,
+    );
     this.#entries = [];
     this.#bytes = this.#envelope.emptyBytes;
   }
 
-  #render(): string {
-    const { before, after } = this.#envelope;
-    return `${before}[${this.#entries.map(renderEntry).join(',')}]${after}`;
+  /** Whether the part holds the whole entry and may copy it from the body as it is. */
+  #entryComplete(partEntry: PartEntry): boolean {
+    const entry = this.#envelope.entries[partEntry.index] as EntryLayout;
+    if (entry.kind === 'whole') return true;
+    return (
+      entry.copyable &&
+      partEntry.changes.length === entry.changes.length &&
+      partEntry.changes.every((partChange) => this.#changeComplete(entry, partChange))
+    );
+  }
+
+  /** Whether the part holds the whole change and may copy it from the body as it is. */
+  #changeComplete(entry: SplitEntry, partChange: PartChange): boolean {
+    const change = entry.changes[partChange.index] as ChangeLayout;
+    return change.kind === 'whole' || (change.copyable && partChange.placedItems === change.walk.length);
+  }
+
+  #renderEntry(partEntry: PartEntry): string {
+    const entry = this.#envelope.entries[partEntry.index] as SplitEntry;
+    const changes = this.#renderRun(
+      entry.changes,
+      partEntry.changes,
+      (partChange) => this.#changeComplete(entry, partChange),
+      (partChange) => this.#renderChange(entry.changes[partChange.index] as SplitChange, partChange),
+    );
+    return `${entry.before}[${changes}]${entry.after}`;
+  }
+
+  #renderChange(change: SplitChange, partChange: PartChange): string {
+    let text = change.fixed[0] ?? '';
+    change.slots.forEach((elements, slot) => {
+      const range = partChange.ranges[slot];
+      const first = range === undefined ? undefined : elements[range[0]];
+      const last = range === undefined ? undefined : elements[range[1]];
+      const items = first === undefined || last === undefined ? '' : this.#text.slice(first.start, last.end);
+      text += `[${items}]${change.fixed[slot + 1] ?? ''}`;
+    });
+    return text;
+  }
+
+  /**
+   * Renders consecutive siblings placed in this part: those held whole are copied from the body as one
+   * slice (separators included), the others (at most the first and the last) are rendered partially.
+   */
+  #renderRun<P extends { index: number }>(
+    siblings: readonly Sibling[],
+    placed: readonly P[],
+    isComplete: (part: P) => boolean,
+    renderPartial: (part: P) => string,
+  ): string {
+    const text = this.#text;
+    let out = '';
+    let runStart: number | undefined;
+    let previous: Sibling | undefined;
+    for (const part of placed) {
+      const sibling = siblings[part.index] as Sibling;
+      if (isComplete(part)) {
+        runStart ??= previous === undefined ? sibling.start : previous.end;
+      } else {
+        if (runStart !== undefined && previous !== undefined) out += text.slice(runStart, previous.end);
+        runStart = undefined;
+        if (previous !== undefined) out += text.slice(previous.end, sibling.start);
+        out += renderPartial(part);
+      }
+      previous = sibling;
+    }
+    if (runStart !== undefined && previous !== undefined) out += text.slice(runStart, previous.end);
+    return out;
   }
 }
 
-function renderEntry({ layout, changes }: PartEntry): string {
-  if (layout.kind === 'whole') return layout.text;
-  return `${layout.before}[${changes.map(renderChange).join(',')}]${layout.after}`;
-}
-
-function renderChange({ layout, slots }: PartChange): string {
-  if (layout.kind === 'whole') return layout.text;
-  let text = layout.fixed[0] ?? '';
-  for (let slot = 0; slot < slots.length; slot++) {
-    text += `[${slots[slot]?.join(',') ?? ''}]${layout.fixed[slot + 1] ?? ''}`;
-  }
-  return text;
+function itemOf(change: SplitChange, item: ItemRef): Sibling {
+  return change.slots[item.slot]?.[item.index] as Sibling;
 }

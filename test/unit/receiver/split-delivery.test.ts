@@ -117,9 +117,37 @@ const envelopeArb = fc.record({
   entry: fc.array(entryArb, { maxLength: 4 }),
 });
 
-/** JSON text as Meta might send it: optionally indented, optionally with every non-ASCII character escaped. */
-function serialise(value: unknown, indent: boolean, escapeUnicode: boolean): string {
-  let text = JSON.stringify(value, null, indent ? 2 : undefined).replace(/"__BIG_(\d+)__"/g, '$1');
+/** JSON with whitespace at random structural places (seeded), so compact and padded containers mix. */
+function withRandomWhitespace(value: unknown, seed: number): string {
+  let state = seed >>> 0 || 1;
+  const ws = () => {
+    state = (state * 1103515245 + 12345) >>> 0;
+    return [' ', '', '', '', '\n  ', '', '\t'][state % 7] ?? '';
+  };
+  const write = (node: unknown): string => {
+    if (Array.isArray(node))
+      return `[${ws()}${node.map((item) => write(item)).join(`${ws()},${ws()}`)}${ws()}]`;
+    if (node !== null && typeof node === 'object') {
+      const members = Object.entries(node).map(
+        ([name, item]) => `${JSON.stringify(name)}${ws()}:${ws()}${write(item)}`,
+      );
+      return `{${ws()}${members.join(`${ws()},${ws()}`)}${ws()}}`;
+    }
+    return JSON.stringify(node);
+  };
+  return write(value);
+}
+
+type Layout = 'compact' | 'indented' | number;
+
+/** JSON text as Meta might send it (compact), or indented, or with random whitespace; optionally with every
+ * non-ASCII character escaped. */
+function serialise(value: unknown, layout: Layout | boolean, escapeUnicode: boolean): string {
+  const shaped =
+    typeof layout === 'number'
+      ? withRandomWhitespace(value, layout)
+      : JSON.stringify(value, null, layout === true || layout === 'indented' ? 2 : undefined);
+  let text = shaped.replace(/"__BIG_(\d+)__"/g, '$1');
   if (escapeUnicode) {
     text = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   }
@@ -131,11 +159,12 @@ describe('splitDelivery', () => {
     fc.assert(
       fc.property(
         envelopeArb,
-        fc.boolean(),
+        fc.oneof(fc.constantFrom<Layout>('compact', 'indented'), fc.integer({ min: 1, max: 2 ** 31 })),
         fc.boolean(),
         fc.integer({ min: 200, max: 6000 }),
-        (envelope, indent, escapeUnicode, maxBytes) => {
-          const body = serialise(envelope, indent, escapeUnicode);
+        (envelope, layout, escapeUnicode, maxBytes) => {
+          const body = serialise(envelope, layout, escapeUnicode);
+          expect(JSON.parse(body)).toBeTruthy();
           const { parts, oversized } = splitDelivery(body, maxBytes);
 
           for (const part of parts) expect(bytes(part)).toBeLessThanOrEqual(maxBytes);
