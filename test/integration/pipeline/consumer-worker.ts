@@ -1,0 +1,39 @@
+/**
+ * A consumer process for the kill test: the REAL Lambda handler (`functions/consumer.ts`, configured from the
+ * environment exactly as in AWS) driven by the local SQS event source, until SIGKILL (or SIGTERM: a graceful
+ * stop). Run with `node --import tsx test/integration/pipeline/consumer-worker.ts`.
+ *
+ * Env: everything the consumer reads (CLAIM_TABLE_NAME, DEAD_LETTER_QUEUE_URL, LEASE_MARGIN_MS,
+ * LOCAL_EFFECTS_JOURNAL, AWS_ENDPOINT_URL_*), plus DELIVERY_QUEUE_URL, WORKER_FUNCTION_TIMEOUT_SECONDS,
+ * WORKER_POLLERS and WORKER_BATCH_SIZE for the event source.
+ */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { interceptLocalhostDns } from 'fauxqs';
+import { ENV, getNumberFromEnv, getStringFromEnv } from '../../../functions/commons/environment.ts';
+import { createSqsEventSource } from '../../../local/sqs-event-source.ts';
+
+// fauxqs queue URLs name `sqs.<region>.localhost`, which an env-configured SQS client calls directly.
+interceptLocalhostDns();
+const { handler } = await import('../../../functions/consumer.ts');
+
+const source = createSqsEventSource({
+  client: new SQSClient({}),
+  queueUrl: getStringFromEnv(ENV.deliveryQueueUrl),
+  handler,
+  batchSize: getNumberFromEnv('WORKER_BATCH_SIZE', 10),
+  maxBatchingWindowSeconds: 0,
+  functionTimeoutSeconds: getNumberFromEnv('WORKER_FUNCTION_TIMEOUT_SECONDS', 1),
+  pollers: getNumberFromEnv('WORKER_POLLERS', 2),
+  waitTimeSeconds: 1,
+  log: (line) => process.stderr.write(`${line}\n`),
+  onInvocation: (report) =>
+    process.stderr.write(
+      `consumer-worker: invocation ${report.outcome} records=${report.records.length} ms=${report.durationMs}\n`,
+    ),
+});
+
+process.on('SIGTERM', () => {
+  void source.stop().then(() => process.exit(0));
+});
+await source.start();
+process.stderr.write('consumer-worker: polling\n');
