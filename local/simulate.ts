@@ -1,0 +1,252 @@
+/**
+ * npm run simulate -- [--short] [--url URL] [--rate λ] [--effect-ms S] [--workers c] [--duration s]
+ *                     [--outage-start s] [--outage s] [--outage-mode mixed|error|timeout|lost-ack]
+ *                     [--interval s] [--target-wait-ms ms] [--seed n] [--report PATH] [--json]
+ *
+ * Drives the local stack through an outage as Meta would (docs/simulator.md). Without --url it uses the
+ * stack answering on http://localhost:$PORT (3000) if there is one, and otherwise starts its own (with
+ * batch size 1 and c pollers, so that the M/M/c comparison holds) and stops it at the end.
+ * Exit code 0 when every event was effected exactly once, 1 otherwise.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ENV } from '../functions/commons/environment.ts';
+import type { PipelineSettings } from '../lib/settings.ts';
+import { INTERVAL_HEADER, intervalLine, progressLine, summary } from './simulator/console-output.ts';
+import { renderReport } from './simulator/html-report.ts';
+import { COMPRESSED_META_RETRIES } from './simulator/meta-retries.ts';
+import { runSimulation, type SimulationOptions } from './simulator/run-simulation.ts';
+import { WEBHOOK_FAULT_MODES } from './stack/fault-switch.ts';
+import { DEFAULT_PORT, DEV_APP_SECRET } from './stack/local-config.ts';
+import { type SpawnedLocalStack, spawnLocalStack } from './stack/spawn-local-stack.ts';
+
+const DEFAULTS = {
+  rate: 8,
+  effectMs: 150,
+  workers: 2,
+  duration: 75,
+  outageStart: 20,
+  outage: 15,
+  interval: 5,
+  metaTimeoutMs: 3_000,
+  retryInitialMs: COMPRESSED_META_RETRIES.initialDelayMs,
+  retryMaxMs: COMPRESSED_META_RETRIES.maxDelayMs,
+  drain: 45,
+};
+/** A quick run for tests and a first look: about 20 s of traffic. */
+const SHORT = {
+  rate: 6,
+  effectMs: 40,
+  workers: 2,
+  duration: 16,
+  outageStart: 5,
+  outage: 4,
+  interval: 2,
+  metaTimeoutMs: 1_500,
+  retryInitialMs: 500,
+  retryMaxMs: 4_000,
+  drain: 40,
+};
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      short: { type: 'boolean' },
+      url: { type: 'string' },
+      secret: { type: 'string' },
+      rate: { type: 'string' },
+      'effect-ms': { type: 'string' },
+      workers: { type: 'string' },
+      duration: { type: 'string' },
+      'outage-start': { type: 'string' },
+      outage: { type: 'string' },
+      'outage-mode': { type: 'string', default: 'mixed' },
+      interval: { type: 'string' },
+      'meta-timeout-ms': { type: 'string' },
+      'target-wait-ms': { type: 'string', default: '100' },
+      'redeliver-window': { type: 'string', default: '3' },
+      seed: { type: 'string' },
+      report: { type: 'string', default: 'local/.data/simulation-report.html' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.error(HELP);
+    return 0;
+  }
+  const preset = values.short ? SHORT : DEFAULTS;
+  const number = (raw: string | undefined, fallback: number, name: string) => {
+    const value = raw === undefined ? fallback : Number(raw);
+    if (!Number.isFinite(value) || value < 0) throw new UsageError(`--${name} must be a number >= 0.`);
+    return value;
+  };
+  const outageMode = values['outage-mode'] as SimulationOptions['outageMode'];
+  if (!WEBHOOK_FAULT_MODES.includes(outageMode) || (outageMode as string) === 'up') {
+    throw new UsageError(
+      `--outage-mode must be one of ${WEBHOOK_FAULT_MODES.filter((m) => m !== 'up').join(', ')}.`,
+    );
+  }
+  const duration = number(values.duration, preset.duration, 'duration');
+  const outageStart = number(values['outage-start'], preset.outageStart, 'outage-start');
+  const outage = number(values.outage, preset.outage, 'outage');
+  if (outageStart + outage > duration) throw new UsageError('The outage must end before --duration.');
+  let workers = number(values.workers, preset.workers, 'workers');
+  const rate = number(values.rate, preset.rate, 'rate');
+  if (rate <= 0) throw new UsageError('--rate must be > 0.');
+
+  const log = (line: string) => console.error(line);
+  let own: SpawnedLocalStack | undefined;
+  let url = values.url?.replace(/\/+$/, '');
+  url ??= (await runningStack(`http://localhost:${process.env.PORT || DEFAULT_PORT}`))
+    ? `http://localhost:${process.env.PORT || DEFAULT_PORT}`
+    : undefined;
+  if (url === undefined) {
+    log(`No local stack running: starting one with ${workers} consumer workers (batch size 1)…`);
+    own = await spawnLocalStack({
+      env: {
+        LOCAL_MAX_CONCURRENCY: String(workers),
+        LOCAL_BATCH_SIZE: '1',
+        LOCAL_BATCHING_WINDOW_SECONDS: '0',
+      },
+    });
+    url = own.url;
+  } else {
+    const settings = await stackSettings(url);
+    if (settings !== undefined) {
+      if (values.workers !== undefined && settings.maxConcurrency !== workers) {
+        log(
+          `The stack at ${url} runs ${settings.maxConcurrency} consumer workers; --workers ${workers} is ignored.`,
+        );
+      }
+      workers = settings.maxConcurrency;
+      if (settings.batchSize !== 1) {
+        log(
+          `Note: the stack at ${url} runs batch size ${settings.batchSize}; the M/M/c comparison assumes 1 (start it with LOCAL_BATCH_SIZE=1 LOCAL_BATCHING_WINDOW_SECONDS=0).`,
+        );
+      }
+    }
+    log(`Driving the local stack at ${url}.`);
+  }
+
+  const tty = process.stderr.isTTY === true;
+  let barShown = false;
+  const clearBar = () => {
+    if (barShown) process.stderr.write('\r\x1b[K');
+    barShown = false;
+  };
+  try {
+    console.log(INTERVAL_HEADER);
+    const result = await runSimulation({
+      stackUrl: url,
+      appSecret: values.secret ?? process.env[ENV.appSecrets]?.split(',')[0]?.trim() ?? DEV_APP_SECRET,
+      ratePerSecond: rate,
+      effectMeanMs: number(values['effect-ms'], preset.effectMs, 'effect-ms'),
+      workers,
+      durationSeconds: duration,
+      outageStartSeconds: outageStart,
+      outageSeconds: outage,
+      outageMode,
+      intervalSeconds: number(values.interval, preset.interval, 'interval') || 1,
+      metaTimeoutMs: number(values['meta-timeout-ms'], preset.metaTimeoutMs, 'meta-timeout-ms'),
+      retry: {
+        ...COMPRESSED_META_RETRIES,
+        initialDelayMs: preset.retryInitialMs,
+        maxDelayMs: preset.retryMaxMs,
+      },
+      redeliverWindowSeconds: number(values['redeliver-window'], 3, 'redeliver-window'),
+      rebatchProbability: 0.5,
+      maxEventsPerBody: 5,
+      targetWaitMs: number(values['target-wait-ms'], 100, 'target-wait-ms'),
+      drainTimeoutSeconds: preset.drain,
+      seed: number(values.seed, Date.now() % 1_000_000, 'seed'),
+      onInterval: (row) => {
+        clearBar();
+        console.log(intervalLine(row));
+      },
+      onProgress: (progress) => {
+        if (!tty) return;
+        process.stderr.write(
+          `\r\x1b[K${progressLine(progress).slice(0, (process.stderr.columns || 120) - 1)}`,
+        );
+        barShown = true;
+      },
+    });
+    clearBar();
+    const reportPath = resolve(values.report);
+    mkdirSync(dirname(reportPath), { recursive: true });
+    writeFileSync(reportPath, renderReport(result));
+    console.log(summary(result, reportPath));
+    if (values.json) {
+      console.log(
+        JSON.stringify({
+          verdict: {
+            ...result.verdict,
+            missing: result.verdict.missing.length,
+            duplicated: result.verdict.duplicated,
+          },
+          totals: result.totals,
+          queueing: result.queueing,
+          intervals: result.intervals.length,
+          reportPath,
+        }),
+      );
+    }
+    return result.verdict.exactlyOnce ? 0 : 1;
+  } finally {
+    clearBar();
+    if (own) {
+      log('Stopping the local stack started for this run…');
+      await own.stop();
+    }
+  }
+}
+
+async function runningStack(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/local/info`, { signal: AbortSignal.timeout(1_000) });
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+async function stackSettings(url: string): Promise<PipelineSettings | undefined> {
+  const response = await fetch(`${url}/local/info`, { signal: AbortSignal.timeout(5_000) });
+  if (!response.ok) throw new Error(`${url}/local/info answered ${response.status}: is this a local stack?`);
+  return ((await response.json()) as { settings?: PipelineSettings }).settings;
+}
+
+class UsageError extends Error {}
+
+const HELP = `npm run simulate -- [options]   (docs/simulator.md)
+  --short                  a quick run (~20 s of traffic) instead of the default (~75 s)
+  --url URL                the local stack to drive (default: localhost:$PORT if running, else start one)
+  --rate λ                 live deliveries per second (default ${DEFAULTS.rate})
+  --effect-ms S            mean side-effect time, exponential (default ${DEFAULTS.effectMs})
+  --workers c              consumer workers when the simulator starts the stack (default ${DEFAULTS.workers})
+  --duration s             traffic duration (default ${DEFAULTS.duration})
+  --outage-start s         (default ${DEFAULTS.outageStart})
+  --outage s               outage length T (default ${DEFAULTS.outage})
+  --outage-mode M          mixed | error | timeout | lost-ack (default mixed)
+  --interval s             reporting interval (default ${DEFAULTS.interval})
+  --meta-timeout-ms ms     how long Meta waits for an answer (default ${DEFAULTS.metaTimeoutMs})
+  --redeliver-window s     events delivered this long before the outage are redelivered (default 3)
+  --target-wait-ms ms      target mean queue wait for the maxConcurrency recommendation (default 100)
+  --seed n                 replay a run
+  --report PATH            HTML report (default local/.data/simulation-report.html)
+  --json                   also print a one-line JSON summary`;
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(
+      error instanceof UsageError
+        ? `${error.message}\n\n${HELP}`
+        : `simulate failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);

@@ -1,0 +1,45 @@
+/**
+ * Meta's delivery behaviour, as documented for WhatsApp webhooks: a delivery that is not answered with a
+ * 200 (an error status, a timeout, a refused connection) is retried "with decreasing frequency" for up to
+ * seven days. The simulator compresses that schedule: exponential backoff from `initialDelayMs`, doubling,
+ * capped at `maxDelayMs`, with jitter so that retries of one outage do not arrive in lockstep.
+ */
+
+export interface RetryPolicy {
+  readonly initialDelayMs: number;
+  readonly factor: number;
+  readonly maxDelayMs: number;
+  /** ± fraction of the delay drawn at random. */
+  readonly jitter: number;
+}
+
+export const COMPRESSED_META_RETRIES: RetryPolicy = {
+  initialDelayMs: 1_000,
+  factor: 2,
+  maxDelayMs: 16_000,
+  jitter: 0.2,
+};
+
+/** Delay before retry number `retry` (1 = the first retry). */
+export function retryDelayMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  if (!Number.isInteger(retry) || retry < 1) throw new RangeError('retry counts from 1.');
+  const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.factor ** (retry - 1));
+  return Math.max(0, base * (1 + policy.jitter * (2 * random() - 1)));
+}
+
+/** A seeded generator (mulberry32) so that a simulation can be replayed with `--seed`. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** Exponentially distributed time between Poisson arrivals at `ratePerSecond`, in ms. */
+export function nextArrivalGapMs(ratePerSecond: number, random: () => number = Math.random): number {
+  return (-Math.log(1 - random()) / ratePerSecond) * 1000;
+}
