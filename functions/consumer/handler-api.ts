@@ -45,7 +45,7 @@ interface EventContextBase<K extends EventKind> {
   /** The whole `change.value` (metadata, contacts, …). */
   readonly value: JsonObject;
   readonly claimedAs: ClaimedAs;
-  /** Milliseconds left before the claim's lease may lapse; keep the side effect well inside it. */
+  /** Milliseconds left in this invocation (the lease ends `leaseMarginMs` later); keep the effect well inside. */
   remainingTimeMs(): number;
   readonly logger: HandlerLogger;
 }
