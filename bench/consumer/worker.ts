@@ -1,0 +1,174 @@
+/**
+ * Child process of `npm run bench`: ours vs Powertools on the same records and DynamoDB Local, warm-up first,
+ * then alternating runs (ours first on even runs, Powertools first on odd ones), a fresh table per run.
+ */
+import { randomUUID } from 'node:crypto';
+import { collectGarbage, serveWorker } from '../support/worker-process.ts';
+import {
+  adminClient,
+  type Contestant,
+  type ContestantName,
+  deleteTable,
+  EffectSink,
+  ours,
+  powertools,
+} from './contestants.ts';
+import { drainQueue } from './in-memory-event-source.ts';
+import { buildConsumerWorkload, type ConsumerWorkload, type DuplicateKind } from './workload.ts';
+
+export interface ConsumerBenchInput {
+  readonly dynamodbEndpoint: string;
+  readonly records: number;
+  readonly duplicateRatio: number;
+  readonly batchSize: number;
+  /** Warm containers running at once (Lambda's maxConcurrency). */
+  readonly concurrency: number;
+  /** Measured runs per contestant. */
+  readonly runs: number;
+  readonly warmupRecords: number;
+  readonly functionTimeoutMs: number;
+  /** Run one contestant only (profiling). */
+  readonly only?: ContestantName;
+}
+
+export interface ConsumerRun {
+  readonly contestant: ContestantName;
+  readonly wallMs: number;
+  readonly eventsPerSec: number;
+  readonly requests: number;
+  readonly requestsByOperation: Record<string, number>;
+  readonly requestsPerEvent: number;
+  /** Mean time a request of each operation took, as the client saw it. */
+  readonly meanRequestMsByOperation: Record<string, number>;
+  readonly effects: number;
+  /** CPU time of this Node process (the consumer and its SDK clients; DynamoDB Local runs elsewhere). */
+  readonly nodeCpuMs: number;
+  readonly invocations: number;
+  readonly failedInvocations: number;
+  readonly redeliveries: number;
+}
+
+export interface ConsumerBenchOutput {
+  readonly events: number;
+  readonly distinctEvents: number;
+  readonly duplicates: Record<DuplicateKind, number>;
+  readonly runs: ConsumerRun[];
+}
+
+export class EffectsMismatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EffectsMismatchError';
+  }
+}
+
+async function runOnce(
+  contestant: Contestant,
+  workload: ConsumerWorkload,
+  input: ConsumerBenchInput,
+): Promise<ConsumerRun> {
+  const admin = adminClient(input.dynamodbEndpoint);
+  const tableName = `bench-${contestant.name}-${randomUUID().slice(0, 8)}`;
+  await contestant.createTable(admin, tableName);
+  try {
+    const sink = new EffectSink();
+    const containers = Array.from({ length: input.concurrency }, () =>
+      contestant.createContainer({ endpoint: input.dynamodbEndpoint, tableName, sink }),
+    );
+    collectGarbage();
+    const cpuBefore = process.cpuUsage();
+    const drained = await drainQueue({
+      records: workload.records,
+      containers: containers.map((container) => container.handler),
+      batchSize: workload.batchSize,
+      functionTimeoutMs: input.functionTimeoutMs,
+      maxReceives: 50,
+    });
+    const cpu = process.cpuUsage(cpuBefore);
+    checkEffects(contestant.name, sink, workload);
+    const requestsByOperation: Record<string, number> = {};
+    for (const container of containers) {
+      for (const [operation, count] of Object.entries(container.requests.counts())) {
+        requestsByOperation[operation] = (requestsByOperation[operation] ?? 0) + count;
+      }
+    }
+    const latencyByOperation: Record<string, number> = {};
+    for (const operation of Object.keys(requestsByOperation)) {
+      let totalMs = 0;
+      let count = 0;
+      for (const container of containers) {
+        const entry = container.latency.totals()[operation];
+        totalMs += entry?.totalMs ?? 0;
+        count += entry?.count ?? 0;
+      }
+      latencyByOperation[operation] = count === 0 ? 0 : totalMs / count;
+    }
+    const requests = Object.values(requestsByOperation).reduce((sum, count) => sum + count, 0);
+    const events = workload.records.length;
+    return {
+      contestant: contestant.name,
+      wallMs: drained.wallMs,
+      eventsPerSec: events / (drained.wallMs / 1000),
+      requests,
+      requestsByOperation,
+      requestsPerEvent: requests / events,
+      meanRequestMsByOperation: latencyByOperation,
+      effects: sink.total,
+      nodeCpuMs: (cpu.user + cpu.system) / 1000,
+      invocations: drained.invocations,
+      failedInvocations: drained.failedInvocations,
+      redeliveries: drained.redeliveries,
+    };
+  } finally {
+    await deleteTable(admin, tableName);
+    admin.destroy();
+  }
+}
+
+/** Exactly one effect per distinct event, or the comparison is meaningless: abort. */
+function checkEffects(name: ContestantName, sink: EffectSink, workload: ConsumerWorkload): void {
+  const missing = [...workload.distinctWamids].filter((wamid) => !sink.has(wamid)).length;
+  const repeated = sink.repeated().length;
+  if (missing > 0 || repeated > 0 || sink.total !== workload.distinctWamids.size) {
+    throw new EffectsMismatchError(
+      `${name}: ${sink.total} effects for ${workload.distinctWamids.size} distinct events (${missing} missing, ${repeated} repeated).`,
+    );
+  }
+}
+
+serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => {
+  const workload = buildConsumerWorkload({
+    records: input.records,
+    duplicateRatio: input.duplicateRatio,
+    batchSize: input.batchSize,
+  });
+  const warmup = buildConsumerWorkload({
+    records: input.warmupRecords,
+    duplicateRatio: input.duplicateRatio,
+    batchSize: input.batchSize,
+    seed: 7,
+    serialOffset: 1_000_000,
+  });
+  const contestants = [ours, powertools].filter((c) => input.only === undefined || c.name === input.only);
+  for (const contestant of contestants) {
+    const run = await runOnce(contestant, warmup, input);
+    progress(`consumer warm-up ${contestant.name}: ${run.wallMs.toFixed(0)} ms`);
+  }
+  const runs: ConsumerRun[] = [];
+  for (let i = 0; i < input.runs; i++) {
+    for (const contestant of i % 2 === 0 ? contestants : [...contestants].reverse()) {
+      const run = await runOnce(contestant, workload, input);
+      runs.push(run);
+      progress(
+        `consumer run ${i + 1}/${input.runs} ${contestant.name}: ${run.eventsPerSec.toFixed(0)} events/s, ` +
+          `${run.requestsPerEvent.toFixed(3)} requests/event, ${run.redeliveries} redeliveries`,
+      );
+    }
+  }
+  return {
+    events: workload.records.length,
+    distinctEvents: workload.distinctWamids.size,
+    duplicates: { ...workload.duplicates },
+    runs,
+  };
+});

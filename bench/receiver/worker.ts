@@ -1,0 +1,180 @@
+/**
+ * Child process of `npm run bench`: the receiver Lambda handler (`createReceiverHandler`, the same code API
+ * Gateway invokes) on signed bodies of 1, 100 and 1000 updates, with SQS answered in memory, side by side
+ * with the floor: HMAC-SHA256 of the raw body plus one `JSON.parse`. Each iteration times both, in
+ * alternating order; medians are reported.
+ *
+ * SQS is answered by replacing `SQSClient.prototype.send`, as aws-sdk-client-mock does, but without its sinon
+ * matching: that costs about 0.2 ms per call here, more than a whole 1-update delivery.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { ENV } from '../../functions/commons/environment.ts';
+import { createReceiverHandler } from '../../functions/receiver.ts';
+import { resolveSettings } from '../../lib/settings.ts';
+import { median, seededRandom } from '../support/stats.ts';
+import { collectGarbage, serveWorker } from '../support/worker-process.ts';
+import { batchedBody } from '../workload/webhook-bodies.ts';
+
+export interface ReceiverBenchInput {
+  /** Updates per body, and measured iterations for each. */
+  readonly bodies: readonly { readonly updates: number; readonly iterations: number }[];
+  /** Unmeasured iterations first, as a share of the measured ones. */
+  readonly warmupShare: number;
+}
+
+export interface ReceiverBodyResult {
+  readonly updates: number;
+  readonly bodyBytes: number;
+  readonly iterations: number;
+  /** Queue messages the delivery became (more than one: the body was split to fit SQS). */
+  readonly queueMessages: number;
+  readonly msPerDelivery: number;
+  readonly floorMs: number;
+  readonly ratio: number;
+  readonly handlerMinMs: number;
+  readonly floorMinMs: number;
+}
+
+const APP_SECRET = 'bench-app-secret';
+const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-deliveries';
+const DLQ_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-dlq';
+
+function apiGatewayEvent(body: string, signature: string, requestId: string): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: 'POST /webhook',
+    rawPath: '/webhook',
+    rawQueryString: '',
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'user-agent': 'facebookexternalua',
+      'x-hub-signature-256': signature,
+    },
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'bench',
+      domainName: 'bench.execute-api.us-east-1.amazonaws.com',
+      domainPrefix: 'bench',
+      http: {
+        method: 'POST',
+        path: '/webhook',
+        protocol: 'HTTP/1.1',
+        sourceIp: '173.252.0.1',
+        userAgent: 'facebookexternalua',
+      },
+      requestId,
+      routeKey: 'POST /webhook',
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+    body,
+    isBase64Encoded: false,
+  };
+}
+
+/** The floor: what any receiver must do with a signed body, and nothing else. */
+function floor(body: string): unknown {
+  const digest = createHmac('sha256', APP_SECRET).update(body).digest('hex');
+  const parsed = JSON.parse(body) as unknown;
+  return digest.length > 0 ? parsed : undefined;
+}
+
+serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) => {
+  let queueMessages = 0;
+  const restoreSqs = answerSqsInMemory((entries) => {
+    queueMessages += entries;
+  });
+  const handler = createReceiverHandler({
+    ...process.env,
+    [ENV.appSecrets]: APP_SECRET,
+    [ENV.deliveryQueueUrl]: QUEUE_URL,
+    [ENV.deadLetterQueueUrl]: DLQ_URL,
+    [ENV.maximumMessageSizeBytes]: String(resolveSettings().maximumMessageSizeBytes),
+  });
+
+  const results: ReceiverBodyResult[] = [];
+  const random = seededRandom(42);
+  let sink = 0;
+  for (const { updates, iterations } of input.bodies) {
+    const body = batchedBody(updates, random, updates * 10);
+    const signature = `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}`;
+    const warmup = Math.ceil(iterations * input.warmupShare);
+    const handlerMs: number[] = [];
+    const floorMs: number[] = [];
+    queueMessages = 0;
+    collectGarbage();
+    for (let i = 0; i < warmup + iterations; i++) {
+      const event = apiGatewayEvent(body, signature, `bench-${updates}-${i}`);
+      const timeHandler = async () => {
+        const started = performance.now();
+        const response = await handler(event);
+        const elapsed = performance.now() - started;
+        const status = typeof response === 'object' ? response.statusCode : undefined;
+        if (status !== 200)
+          throw new Error(`The receiver answered ${status} to a valid ${updates}-update body.`);
+        return elapsed;
+      };
+      const timeFloor = () => {
+        const started = performance.now();
+        sink += floor(body) === undefined ? 0 : 1;
+        return performance.now() - started;
+      };
+      let h: number;
+      let f: number;
+      if (i % 2 === 0) {
+        f = timeFloor();
+        h = await timeHandler();
+      } else {
+        h = await timeHandler();
+        f = timeFloor();
+      }
+      if (i >= warmup) {
+        handlerMs.push(h);
+        floorMs.push(f);
+      }
+    }
+    const result: ReceiverBodyResult = {
+      updates,
+      bodyBytes: Buffer.byteLength(body),
+      iterations,
+      queueMessages: queueMessages / (warmup + iterations),
+      msPerDelivery: median(handlerMs),
+      floorMs: median(floorMs),
+      ratio: median(handlerMs) / median(floorMs),
+      handlerMinMs: Math.min(...handlerMs),
+      floorMinMs: Math.min(...floorMs),
+    };
+    results.push(result);
+    progress(
+      `receiver ${updates} updates (${(result.bodyBytes / 1024).toFixed(0)} KiB): ${result.msPerDelivery.toFixed(3)} ms vs floor ${result.floorMs.toFixed(3)} ms (×${result.ratio.toFixed(2)})`,
+    );
+  }
+  if (sink === 0) throw new Error('The floor parsed nothing.');
+  restoreSqs();
+  return results;
+});
+
+/** Answers every SendMessageBatch of every SQSClient in this process with success; returns the undo. */
+function answerSqsInMemory(onBatch: (entries: number) => void): () => void {
+  const prototype = SQSClient.prototype as unknown as { send: (command: unknown) => Promise<unknown> };
+  const original = prototype.send;
+  prototype.send = async (command: unknown) => {
+    if (!(command instanceof SendMessageBatchCommand)) {
+      throw new Error(`The receiver benchmark answers SendMessageBatch only, not ${String(command)}.`);
+    }
+    const entries = command.input.Entries ?? [];
+    onBatch(entries.length);
+    return {
+      Successful: entries.map((entry) => ({ Id: entry.Id, MessageId: randomUUID(), MD5OfMessageBody: '' })),
+      Failed: [],
+      $metadata: { httpStatusCode: 200 },
+    };
+  };
+  return () => {
+    prototype.send = original;
+  };
+}

@@ -1,0 +1,123 @@
+/** The table `npm run bench` prints. */
+import type { BenchResults } from './run.ts';
+
+function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((header, i) =>
+    Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ');
+  return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const fixed = (value: number, digits: number) => value.toFixed(digits);
+
+function operations(byOperation: Record<string, number>): string {
+  return Object.entries(byOperation)
+    .map(([operation, count]) => `${operation} ${Math.round(count)}`)
+    .join(', ');
+}
+
+export function formatReport(results: BenchResults): string {
+  const sections: string[] = [];
+  const { consumer, receiver, bundles, endToEnd } = results;
+  if (consumer) {
+    const row = (name: string, c: typeof consumer.ours) => [
+      name,
+      fixed(c.eventsPerSec, 0),
+      `${fixed(c.eventsPerSecMin, 0)}–${fixed(c.eventsPerSecMax, 0)}`,
+      fixed(c.requestsPerEvent, 3),
+      operations(c.requestsByOperation),
+      fixed(c.nodeCpuMsPerEvent, 2),
+      String(c.redeliveries),
+      String(c.effects),
+    ];
+    sections.push(
+      `Consumer: ${consumer.events} records (${consumer.distinctEvents} distinct events, ${consumer.duplicateRatio * 100}% duplicates), ` +
+        `batch ${consumer.batchSize}, ${consumer.concurrency} containers, median of ${consumer.runsPerContestant} alternating runs\n` +
+        table(
+          [
+            '',
+            'events/s',
+            'range',
+            'requests/event',
+            'requests per run',
+            'CPU ms/event',
+            'redeliveries',
+            'effects',
+          ],
+          [row('ours', consumer.ours), row('Powertools', consumer.powertools)],
+        ) +
+        `\nspeedup ×${fixed(consumer.speedup, 2)} (pairs: ${consumer.pairedSpeedups.map((s) => fixed(s, 2)).join(', ')})`,
+    );
+  }
+  if (receiver) {
+    sections.push(
+      'Receiver: Lambda handler per delivery vs floor (HMAC-SHA256 + JSON.parse), SQS answered in memory, medians\n' +
+        table(
+          ['updates', 'body KiB', 'queue msgs', 'ms/delivery', 'floor ms', 'ratio'],
+          receiver.bodies.map((body) => [
+            String(body.updates),
+            fixed(body.bodyBytes / 1024, 1),
+            String(body.queueMessages),
+            fixed(body.msPerDelivery, 3),
+            fixed(body.floorMs, 3),
+            `×${fixed(body.ratio, 2)}`,
+          ]),
+        ),
+    );
+  }
+  if (bundles) {
+    sections.push(
+      `Bundles: esbuild with the construct's options; init = median ready time of ${bundles.spawns} fresh processes minus an empty module's (${fixed(bundles.baselineReadyMs, 0)} ms)\n` +
+        table(
+          ['bundle', 'KiB', 'map KiB', 'init ms', 'import() ms'],
+          (['receiver', 'consumer'] as const).map((name) => [
+            name,
+            fixed(bundles[name].bytes / 1024, 1),
+            fixed(bundles[name].sourceMapBytes / 1024, 1),
+            fixed(bundles[name].initMs, 1),
+            fixed(bundles[name].importMs, 1),
+          ]),
+        ),
+    );
+  }
+  if (endToEnd) {
+    sections.push(
+      `End to end: local stack, autocannon ${endToEnd.connections} connections for ${endToEnd.durationSeconds} s, 30% retried deliveries\n` +
+        table(
+          [
+            'deliveries/s',
+            'ack p50 ms',
+            'ack p99 ms',
+            'acked',
+            'distinct events',
+            'effects',
+            'repeated',
+            'missing',
+            'drain ms',
+          ],
+          [
+            [
+              fixed(endToEnd.deliveriesPerSec, 1),
+              fixed(endToEnd.ackP50Ms, 0),
+              fixed(endToEnd.ackP99Ms, 0),
+              String(endToEnd.deliveriesAcked),
+              String(endToEnd.distinctEventsAcked),
+              String(endToEnd.effects),
+              String(endToEnd.repeatedEffects),
+              String(endToEnd.missingEffects),
+              String(endToEnd.drainMs),
+            ],
+          ],
+        ),
+    );
+  }
+  const goals = Object.entries(results.goals)
+    .filter(([, met]) => met !== null)
+    .map(([goal, met]) => `${met ? 'met    ' : 'NOT met'}  ${goal}`);
+  if (goals.length > 0) sections.push(`Goals\n${goals.join('\n')}`);
+  return `\n${sections.join('\n\n')}\n`;
+}

@@ -1,0 +1,172 @@
+/** The shape of bench/results.json (issue 6), from the parts' raw measurements. */
+import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';
+import type { ConsumerBenchOutput, ConsumerRun } from './consumer/worker.ts';
+import type { EndToEndResult } from './end-to-end/end-to-end.ts';
+import type { ReceiverBodyResult } from './receiver/worker.ts';
+import { median, round } from './support/stats.ts';
+
+export interface ContestantSummary {
+  /** Median over the measured runs. */
+  readonly eventsPerSec: number;
+  readonly requestsPerEvent: number;
+  readonly effects: number;
+  readonly eventsPerSecRuns: number[];
+  readonly eventsPerSecMin: number;
+  readonly eventsPerSecMax: number;
+  /** Median requests of each DynamoDB operation per run. */
+  readonly requestsByOperation: Record<string, number>;
+  readonly meanRequestMsByOperation: Record<string, number>;
+  /** Node CPU time per event (the consumer and its SDK; DynamoDB Local excluded). */
+  readonly nodeCpuMsPerEvent: number;
+  /** Records handed back by batchItemFailures and delivered again, per run (median). */
+  readonly redeliveries: number;
+  readonly failedInvocations: number;
+}
+
+export interface ConsumerResults {
+  readonly events: number;
+  readonly duplicateRatio: number;
+  readonly ours: ContestantSummary;
+  readonly powertools: ContestantSummary;
+  /** ours.eventsPerSec / powertools.eventsPerSec (medians). */
+  readonly speedup: number;
+  /** The same ratio within each alternating pair of runs. */
+  readonly pairedSpeedups: number[];
+  readonly distinctEvents: number;
+  readonly duplicates: Record<string, number>;
+  readonly batchSize: number;
+  readonly concurrency: number;
+  readonly runsPerContestant: number;
+}
+
+export function summarizeConsumer(
+  output: ConsumerBenchOutput,
+  settings: { duplicateRatio: number; batchSize: number; concurrency: number },
+): ConsumerResults {
+  const of = (name: ConsumerRun['contestant']) => output.runs.filter((run) => run.contestant === name);
+  const ours = summarizeContestant(of('ours'), output.events);
+  const powertools = summarizeContestant(of('powertools'), output.events);
+  const pairedSpeedups = of('ours').map((run, i) =>
+    round(run.eventsPerSec / (of('powertools')[i] as ConsumerRun).eventsPerSec),
+  );
+  if (ours.effects !== powertools.effects) {
+    throw new Error(`Effects differ: ours ${ours.effects}, Powertools ${powertools.effects}.`);
+  }
+  return {
+    events: output.events,
+    duplicateRatio: settings.duplicateRatio,
+    ours,
+    powertools,
+    speedup: round(ours.eventsPerSec / powertools.eventsPerSec),
+    pairedSpeedups,
+    distinctEvents: output.distinctEvents,
+    duplicates: output.duplicates,
+    batchSize: settings.batchSize,
+    concurrency: settings.concurrency,
+    runsPerContestant: of('ours').length,
+  };
+}
+
+function summarizeContestant(runs: readonly ConsumerRun[], events: number): ContestantSummary {
+  const effects = new Set(runs.map((run) => run.effects));
+  if (effects.size !== 1) throw new Error(`Effects differ between runs: ${[...effects].join(', ')}.`);
+  const operations = new Set(runs.flatMap((run) => Object.keys(run.requestsByOperation)));
+  const perOperation = (pick: (run: ConsumerRun, operation: string) => number, digits: number) =>
+    Object.fromEntries(
+      [...operations]
+        .sort()
+        .map((operation) => [operation, round(median(runs.map((run) => pick(run, operation))), digits)]),
+    );
+  const eventsPerSecRuns = runs.map((run) => round(run.eventsPerSec, 1));
+  return {
+    eventsPerSec: round(median(runs.map((run) => run.eventsPerSec)), 1),
+    requestsPerEvent: round(median(runs.map((run) => run.requestsPerEvent))),
+    effects: runs[0]?.effects ?? 0,
+    eventsPerSecRuns,
+    eventsPerSecMin: Math.min(...eventsPerSecRuns),
+    eventsPerSecMax: Math.max(...eventsPerSecRuns),
+    requestsByOperation: perOperation((run, operation) => run.requestsByOperation[operation] ?? 0, 1),
+    meanRequestMsByOperation: perOperation(
+      (run, operation) => run.meanRequestMsByOperation[operation] ?? 0,
+      2,
+    ),
+    nodeCpuMsPerEvent: round(median(runs.map((run) => run.nodeCpuMs / events))),
+    redeliveries: median(runs.map((run) => run.redeliveries)),
+    failedInvocations: median(runs.map((run) => run.failedInvocations)),
+  };
+}
+
+export interface ReceiverResults {
+  readonly bodies: {
+    readonly updates: number;
+    readonly msPerDelivery: number;
+    readonly floorMs: number;
+    readonly ratio: number;
+    readonly bodyBytes: number;
+    readonly queueMessages: number;
+    readonly iterations: number;
+    readonly msPerDeliveryMin: number;
+    readonly floorMsMin: number;
+  }[];
+}
+
+export function summarizeReceiver(bodies: readonly ReceiverBodyResult[]): ReceiverResults {
+  return {
+    bodies: bodies.map((body) => ({
+      updates: body.updates,
+      msPerDelivery: round(body.msPerDelivery, 4),
+      floorMs: round(body.floorMs, 4),
+      ratio: round(body.ratio, 2),
+      bodyBytes: body.bodyBytes,
+      queueMessages: body.queueMessages,
+      iterations: body.iterations,
+      msPerDeliveryMin: round(body.handlerMinMs, 4),
+      floorMsMin: round(body.floorMinMs, 4),
+    })),
+  };
+}
+
+export interface BundleResult {
+  readonly bytes: number;
+  readonly initMs: number;
+  readonly importMs: number;
+  readonly sourceMapBytes: number;
+}
+
+export interface BundlesResults {
+  readonly receiver: BundleResult;
+  readonly consumer: BundleResult;
+  readonly baselineReadyMs: number;
+  readonly spawns: number;
+}
+
+export function summarizeBundles(
+  built: readonly BuiltBundle[],
+  init: { baselineReadyMs: number; bundles: readonly BundleInit[] },
+): BundlesResults {
+  const result = (name: 'receiver' | 'consumer'): BundleResult => {
+    const bundle = built.find((candidate) => candidate.name === name);
+    const timing = init.bundles.find((candidate) => candidate.name === name);
+    if (bundle === undefined || timing === undefined) throw new Error(`No ${name} bundle was measured.`);
+    return {
+      bytes: bundle.bytes,
+      initMs: round(timing.initMs, 1),
+      importMs: round(timing.importMs, 1),
+      sourceMapBytes: bundle.sourceMapBytes,
+    };
+  };
+  return {
+    receiver: result('receiver'),
+    consumer: result('consumer'),
+    baselineReadyMs: round(init.baselineReadyMs, 1),
+    spawns: init.bundles[0]?.spawns ?? 0,
+  };
+}
+
+export function summarizeEndToEnd(result: EndToEndResult): EndToEndResult {
+  return {
+    ...result,
+    deliveriesPerSec: round(result.deliveriesPerSec, 1),
+    effectsPerSec: round(result.effectsPerSec, 1),
+  };
+}

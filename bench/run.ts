@@ -1,0 +1,235 @@
+/**
+ * npm run bench: the figures of docs/benchmarks.md, measured side by side in one run.
+ *
+ *   npm run bench                         all four parts, writes bench/results.json
+ *   npm run bench -- --only receiver      some parts (comma-separated), writes bench/out/results.json
+ *   npm run bench -- --quick              fewer runs and iterations (a smoke test), writes bench/out/
+ *   npm run bench -- --out FILE           write the results elsewhere
+ *
+ * Parts: consumer (ours vs Powertools Idempotency on DynamoDB Local), receiver (handler vs HMAC + JSON.parse),
+ * bundles (esbuild as the CDK construct, size and load time), e2e (the local stack under autocannon).
+ * Progress goes to stderr, the table to stdout. Aborts if the two consumers' effects differ.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../functions/commons/metric-names.ts';
+import { DEFAULT_LOG_LEVEL } from '../lib/defaults.ts';
+import { resolveSettings } from '../lib/settings.ts';
+import { startDynamoDbLocal } from '../local/emulators/dynamodb-local.ts';
+import { buildLambdaBundles, timeBundleInit } from './bundles/lambda-bundles.ts';
+import type { ConsumerBenchInput, ConsumerBenchOutput } from './consumer/worker.ts';
+import type { EndToEndResult } from './end-to-end/end-to-end.ts';
+import { runEndToEnd } from './end-to-end/end-to-end.ts';
+import type { ReceiverBenchInput, ReceiverBodyResult } from './receiver/worker.ts';
+import { formatReport } from './report.ts';
+import {
+  type BundlesResults,
+  type ConsumerResults,
+  type ReceiverResults,
+  summarizeBundles,
+  summarizeConsumer,
+  summarizeEndToEnd,
+  summarizeReceiver,
+} from './results.ts';
+import { round } from './support/stats.ts';
+import { runWorker } from './support/worker-process.ts';
+
+const PARTS = ['consumer', 'receiver', 'bundles', 'e2e'] as const;
+type Part = (typeof PARTS)[number];
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const OUT_DIR = join(BENCH_DIR, 'out');
+
+export interface BenchResults {
+  consumer?: ConsumerResults;
+  receiver?: ReceiverResults;
+  bundles?: BundlesResults;
+  endToEnd?: EndToEndResult;
+  goals: Record<string, boolean | null>;
+  machine: Record<string, unknown>;
+  run: Record<string, unknown>;
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** The Powertools variables the construct gives both functions, for the in-process parts. */
+const LAMBDA_POWERTOOLS_ENV = {
+  POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+  POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+  POWERTOOLS_LOG_LEVEL: DEFAULT_LOG_LEVEL,
+};
+
+async function benchConsumer(quick: boolean): Promise<ConsumerResults> {
+  const settings = resolveSettings();
+  const input: ConsumerBenchInput = {
+    dynamodbEndpoint: '',
+    records: 2000,
+    duplicateRatio: 0.3,
+    batchSize: settings.batchSize,
+    concurrency: settings.maxConcurrency,
+    runs: quick ? 1 : 5,
+    warmupRecords: quick ? 200 : 500,
+    functionTimeoutMs: settings.consumerTimeoutSeconds * 1000,
+  };
+  log('consumer: starting DynamoDB Local');
+  const dynamodb = await startDynamoDbLocal();
+  try {
+    const output = await runWorker<ConsumerBenchInput, ConsumerBenchOutput>(
+      join(BENCH_DIR, 'consumer', 'worker.ts'),
+      { ...input, dynamodbEndpoint: dynamodb.endpoint },
+      { env: LAMBDA_POWERTOOLS_ENV, onProgress: log },
+    );
+    return summarizeConsumer(output, input);
+  } finally {
+    await dynamodb.stop();
+  }
+}
+
+async function benchReceiver(quick: boolean): Promise<ReceiverResults> {
+  const scale = quick ? 0.2 : 1;
+  const input: ReceiverBenchInput = {
+    bodies: [
+      { updates: 1, iterations: Math.round(5000 * scale) },
+      { updates: 100, iterations: Math.round(1000 * scale) },
+      { updates: 1000, iterations: Math.round(200 * scale) },
+    ],
+    warmupShare: 0.2,
+  };
+  const bodies = await runWorker<ReceiverBenchInput, ReceiverBodyResult[]>(
+    join(BENCH_DIR, 'receiver', 'worker.ts'),
+    input,
+    { env: LAMBDA_POWERTOOLS_ENV, onProgress: log },
+  );
+  return summarizeReceiver(bodies);
+}
+
+async function benchBundles(quick: boolean): Promise<BundlesResults> {
+  const outdir = join(OUT_DIR, 'bundles');
+  log('bundles: building with the construct’s esbuild options');
+  const built = await buildLambdaBundles(outdir);
+  for (const bundle of built) log(`bundles: ${bundle.name} ${(bundle.bytes / 1024).toFixed(0)} KiB`);
+  const init = await timeBundleInit(built, outdir, quick ? 3 : 10);
+  return summarizeBundles(built, init);
+}
+
+async function benchEndToEnd(quick: boolean): Promise<EndToEndResult> {
+  const result = await runEndToEnd(
+    { durationSeconds: quick ? 5 : 15, connections: 10, duplicateRatio: 0.3, drainTimeoutMs: 180_000 },
+    log,
+  );
+  if (result.repeatedEffects > 0 || result.missingEffects > 0) {
+    throw new Error(
+      `End to end: ${result.repeatedEffects} keys effected more than once, ${result.missingEffects} acknowledged keys never effected.`,
+    );
+  }
+  return summarizeEndToEnd(result);
+}
+
+function goals(results: BenchResults): Record<string, boolean | null> {
+  const thousand = results.receiver?.bodies.find((body) => body.updates === 1000);
+  return {
+    consumerFewerRequestsPerEvent: results.consumer
+      ? results.consumer.ours.requestsPerEvent < results.consumer.powertools.requestsPerEvent
+      : null,
+    consumerSpeedupAtLeast1_5: results.consumer ? results.consumer.speedup >= 1.5 : null,
+    receiverRatioAtMost3At1000Updates: thousand ? thousand.ratio <= 3 : null,
+  };
+}
+
+function machine(): Record<string, unknown> {
+  const cores = cpus();
+  return {
+    cpus: cores.length,
+    cpuModel: cores[0]?.model ?? 'unknown',
+    memoryGiB: round(totalmem() / 1024 ** 3, 1),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    loadAverageAtStart: loadavg().map((value) => round(value, 2)),
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      only: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+    },
+  });
+  const parts = (values.only?.split(',').map((part) => part.trim()) ?? [...PARTS]) as Part[];
+  const unknown = parts.filter((part) => !PARTS.includes(part));
+  if (unknown.length > 0)
+    throw new Error(`Unknown part(s) ${unknown.join(', ')}; choose from ${PARTS.join(', ')}.`);
+  const complete = parts.length === PARTS.length && !values.quick;
+  const outFile = values.out ?? (complete ? join(BENCH_DIR, 'results.json') : join(OUT_DIR, 'results.json'));
+
+  const started = Date.now();
+  const results: BenchResults = { goals: {}, machine: machine(), run: {} };
+  const failures: string[] = [];
+  const timings: Record<string, number> = {};
+  const attempt = async (part: Part, work: () => Promise<void>) => {
+    if (!parts.includes(part)) return;
+    const partStarted = Date.now();
+    try {
+      await work();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // Unequal effects make the comparison meaningless: abort the whole bench, write nothing.
+      if (/EffectsMismatchError|Effects differ/.test(message)) throw error;
+      failures.push(`${part}: ${error instanceof Error ? error.message : String(error)}`);
+      log(`${part} FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+    timings[part] = round((Date.now() - partStarted) / 1000, 1);
+  };
+  await attempt('consumer', async () => {
+    results.consumer = await benchConsumer(values.quick);
+  });
+  await attempt('receiver', async () => {
+    results.receiver = await benchReceiver(values.quick);
+  });
+  await attempt('bundles', async () => {
+    results.bundles = await benchBundles(values.quick);
+  });
+  await attempt('e2e', async () => {
+    results.endToEnd = await benchEndToEnd(values.quick);
+  });
+  results.goals = goals(results);
+  results.machine.loadAverageAtEnd = loadavg().map((value) => round(value, 2));
+  results.run = {
+    finishedAt: new Date().toISOString(),
+    durationSeconds: round((Date.now() - started) / 1000, 1),
+    partSeconds: timings,
+    parts,
+    quick: values.quick,
+    ...(failures.length > 0 ? { failures } : {}),
+  };
+
+  // The issue's fields first, then ours.
+  const ordered = {
+    ...(results.consumer ? { consumer: results.consumer } : {}),
+    ...(results.receiver ? { receiver: results.receiver } : {}),
+    ...(results.bundles ? { bundles: results.bundles } : {}),
+    ...(results.endToEnd ? { endToEnd: results.endToEnd } : {}),
+    goals: results.goals,
+    machine: results.machine,
+    run: results.run,
+  };
+  await mkdir(dirname(outFile), { recursive: true });
+  await writeFile(outFile, `${JSON.stringify(ordered, null, 2)}\n`);
+  process.stdout.write(formatReport(results));
+  log(`\nResults written to ${outFile} (${results.run.durationSeconds} s).`);
+  if (failures.length > 0) {
+    log(`Failed parts:\n  ${failures.join('\n  ')}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  log(`npm run bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});
