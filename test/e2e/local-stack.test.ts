@@ -1,0 +1,150 @@
+/**
+ * The local stack exactly as `npm start` runs it (a child process on a free port): HTTP in, `/local/*` out.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
+import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import { envelope, messagesChange, StackClient, statusChange, wamidFactory } from './support/stack-client.ts';
+
+const SECRET_A = 'e2e-app-secret-a';
+const SECRET_B = 'e2e-app-secret-b';
+let stack: SpawnedLocalStack;
+let client: StackClient;
+
+beforeAll(async () => {
+  stack = await spawnLocalStack({ env: { WHATSAPP_APP_SECRETS: `${SECRET_A},${SECRET_B}` } });
+  client = new StackClient(stack.url);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('npm start, end to end', () => {
+  it('effects a re-batched retry once: the same event in two different bodies', async () => {
+    const wamid = wamidFactory('rebatch');
+    const first = envelope(messagesChange([wamid(1), wamid(2)]));
+    const retry = envelope(messagesChange([wamid(3)]), messagesChange([wamid(2), wamid(1)]));
+
+    expect(await client.post(first, SECRET_A)).toBe(200);
+    expect(await client.post(retry, SECRET_A)).toBe(200);
+
+    expect(await client.effectCounts([1, 2, 3].map((n) => `msg:${wamid(n)}`))).toEqual({
+      [`msg:${wamid(1)}`]: 1,
+      [`msg:${wamid(2)}`]: 1,
+      [`msg:${wamid(3)}`]: 1,
+    });
+  });
+
+  it('effects 5 concurrent identical deliveries once', async () => {
+    const wamid = wamidFactory('concurrent');
+    const body = envelope(messagesChange([wamid(1)]));
+
+    const statuses = await Promise.all(Array.from({ length: 5 }, () => client.post(body, SECRET_A)));
+
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    expect(await client.effectCounts([`msg:${wamid(1)}`])).toEqual({ [`msg:${wamid(1)}`]: 1 });
+  });
+
+  it('never moves the ledger backwards: read, then sent, then delivered ends at read', async () => {
+    const wamid = wamidFactory('ledger')(1);
+    for (const [status, at] of [
+      ['read', 1_780_000_300],
+      ['sent', 1_780_000_100],
+      ['delivered', 1_780_000_200],
+    ] as const) {
+      expect(await client.post(envelope(statusChange(wamid, status, at)), SECRET_A)).toBe(200);
+    }
+
+    const keys = ['read', 'sent', 'delivered'].map((s) => `st:${wamid}:${s}`);
+    expect(Object.values(await client.effectCounts(keys))).toEqual([1, 1, 1]);
+    const ledger = await client.get<StatusLedgerView>(`/local/ledger/${encodeURIComponent(wamid)}`);
+    expect(ledger.status).toBe(200);
+    expect(ledger.body).toMatchObject({
+      wamid,
+      current: 'read',
+      times: { sent: 1_780_000_100, delivered: 1_780_000_200, read: 1_780_000_300 },
+    });
+  });
+
+  it('accepts bodies signed with either configured app secret', async () => {
+    const wamid = wamidFactory('secrets');
+
+    expect(await client.post(envelope(messagesChange([wamid(1)])), SECRET_A)).toBe(200);
+    expect(await client.post(envelope(messagesChange([wamid(2)])), SECRET_B)).toBe(200);
+
+    expect(await client.effectCounts([`msg:${wamid(1)}`, `msg:${wamid(2)}`])).toEqual({
+      [`msg:${wamid(1)}`]: 1,
+      [`msg:${wamid(2)}`]: 1,
+    });
+  });
+
+  it('answers 401 to invalid signatures and effects nothing', async () => {
+    const wamid = wamidFactory('unsigned');
+    const body = envelope(messagesChange([wamid(1)]));
+    const bytes = Buffer.from(body);
+    const before = (await client.stats()).totals.counters.SignatureRejected ?? 0;
+
+    const statuses = [
+      await client.post(body, 'not-a-configured-secret'),
+      await client.post(body, SECRET_A, { 'x-hub-signature-256': 'sha256=not-hex' }),
+      await client.post(Buffer.concat([bytes, Buffer.from(' ')]), SECRET_A, {
+        // Signed over the body without the trailing space: one byte changed.
+        'x-hub-signature-256': (await import('../../functions/receiver/signature.ts')).signBody(
+          bytes,
+          SECRET_A,
+        ),
+      }),
+      (await fetch(`${stack.url}/webhook`, { method: 'POST', body })).status,
+    ];
+
+    expect(statuses).toEqual([401, 401, 401, 401]);
+    expect(await client.effectCounts([`msg:${wamid(1)}`])).toEqual({ [`msg:${wamid(1)}`]: 0 });
+    await waitFor(async () => ((await client.stats()).totals.counters.SignatureRejected ?? 0) - before === 4);
+  });
+
+  it('quarantines a truncated signed body to the DLQ and effects nothing', async () => {
+    const wamid = wamidFactory('truncated');
+    const whole = envelope(messagesChange([wamid(1)]));
+    const truncated = whole.slice(0, Math.floor(whole.length / 2));
+    const dlqBefore = (await client.stats()).queue?.dlq ?? 0;
+
+    expect(await client.post(truncated, SECRET_A)).toBe(200);
+
+    expect(await client.effectCounts([`msg:${wamid(1)}`])).toEqual({ [`msg:${wamid(1)}`]: 0 });
+    await waitFor(async () => ((await client.stats()).queue?.dlq ?? 0) === dlqBefore + 1);
+  });
+
+  it('acknowledges an unknown field without a side effect', async () => {
+    const body = envelope({ field: 'e2e_future_field', value: { id: 'ABC-123', state: 'ENABLED' } });
+    const totalBefore = (await client.get<{ total: number }>('/local/effects')).body.total;
+
+    expect(await client.post(body, SECRET_A)).toBe(200);
+
+    await client.drained();
+    expect((await client.get<{ total: number }>('/local/effects')).body.total).toBe(totalBefore);
+    await waitFor(async () => (await client.stats()).totals.counters['UnknownField/e2e_future_field'] === 1);
+  });
+
+  it('effects a 1000-update body posted twice exactly 1000 times', async () => {
+    const wamid = wamidFactory('thousand');
+    const wamids = Array.from({ length: 1000 }, (_, i) => wamid(i));
+    // Meta's limits: up to 1000 updates and 3 MB; this one is above one SQS message, so the receiver splits it.
+    const body = envelope(messagesChange(wamids, 200));
+    expect(Buffer.byteLength(body)).toBeGreaterThan(256 * 1024);
+
+    expect(await client.post(body, SECRET_A)).toBe(200);
+    expect(await client.post(body, SECRET_B)).toBe(200);
+
+    const counts = await client.effectCounts(wamids.map((id) => `msg:${id}`));
+    expect(Object.values(counts).filter((c) => c === 1)).toHaveLength(1000);
+  }, 120_000);
+});
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('Condition not met in time.');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
