@@ -7,6 +7,7 @@
  * - `complete` and `release` are conditioned on the owner token the claim wrote, so a worker whose lease
  *   lapsed can never mark done, or free, a claim that another worker has since taken over.
  */
+
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MIN_RETENTION_DAYS, resolveSettings } from '../../lib/settings.ts';
@@ -35,6 +36,7 @@ import {
   nextAttempt,
   toEpochSeconds,
 } from './lease.ts';
+import { storageKey } from './storage-key.ts';
 
 export const DEFAULT_CLAIM_CONCURRENCY = 16;
 
@@ -164,7 +166,7 @@ export class ClaimStore {
 
   /** The partition key an event key is stored under. */
   partitionKey(key: string): string {
-    return this.namespace === undefined ? key : `${this.namespace}#${key}`;
+    return storageKey(key, this.namespace);
   }
 
   /** Claims one event with exactly one PutItem. A duplicate is a result; only request failures throw. */

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expiresAtFor } from '../claims/lease.ts';
+import { storageKey } from '../claims/storage-key.ts';
 import type { StatusObservation } from './status-event.ts';
 import { rankOfStatus } from './status-rank.ts';
 
@@ -52,7 +53,7 @@ const TIME_PREFIX = 'at_';
 export function ledgerKey(wamid: string, recipientParticipantId?: string, keyNamespace?: string): string {
   const key =
     recipientParticipantId === undefined ? `ledger:${wamid}` : `ledger:${wamid}:${recipientParticipantId}`;
-  return keyNamespace ? `${keyNamespace}#${key}` : key;
+  return storageKey(key, keyNamespace);
 }
 
 export class StatusLedger {

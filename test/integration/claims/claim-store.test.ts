@@ -347,3 +347,20 @@ describe('namespace', () => {
     expect((await crm.claim({ key, field: 'messages' }, deadline())).outcome).toBe('duplicate-in-flight');
   });
 });
+
+describe('overlong keys', () => {
+  it('claims a key above DynamoDB’s 2048-byte partition-key limit once, and blocks its repeat', async () => {
+    // A malformed body can put a long string into a key part; its PutItem must not fail on every retry.
+    const key = `${newKey('long')}:${'é'.repeat(3000)}`;
+    const store = newStore();
+
+    const first = await claimHeld(store, key);
+    await store.complete(first);
+
+    expect(first.outcome).toBe('fresh');
+    expect(Buffer.byteLength(first.pk)).toBeLessThan(2048);
+    expect((await storedItem(first.pk))?.state).toBe('done');
+    expect((await store.claim({ key, field: 'messages' }, deadline())).outcome).toBe('duplicate-done');
+    expect((await store.claim({ key: `${key}x`, field: 'messages' }, deadline())).outcome).toBe('fresh');
+  });
+});
