@@ -4,16 +4,20 @@
  * everything else of each entry, change and value (metadata, contacts, …) in every part, and keep the walk
  * order, so the events of all parts, read in order, are exactly the events of the body. Pure.
  *
+ * Packing is greedy and in order, and keeps things whole where it can: an entry goes whole into the current
+ * part, or else whole into a fresh one; only an entry larger than a part is opened and its changes packed
+ * the same way, and only a change larger than a part is cut between its items. A piece that cannot be cut
+ * and is still too large (one event, or a change or entry without event arrays) is returned as `oversized`.
+ *
  * Parts are made of slices of the original text, never re-serialised: every event keeps Meta's own bytes
  * (escapes, number lexemes such as template ids above 2^53) and the hot path needs no second, lossless
- * parse. Siblings that a part holds whole are copied as one contiguous slice, separators included, so a
- * part is a few large slices rather than a thousand small ones. Parts are packed greedily, in order, with
- * their exact UTF-8 size tracked as they grow.
+ * parse. Siblings held whole are copied as one contiguous slice, separators included, so a part is a few
+ * large slices; its exact UTF-8 size is tracked as it grows.
  *
  * A `messages` change spread over several parts carries, in each, the event arrays it had with only that
  * part's items (possibly `[]`). Repeated member names follow `JSON.parse`: the last one counts.
  */
-import { eventItemArrays } from '../events/extract-events.ts';
+import { eventItemArrays, KNOWN_FIELDS } from '../events/extract-events.ts';
 import {
   decodeString,
   isArrayAt,
@@ -41,23 +45,37 @@ export function splitDelivery(text: string, maxBytes: number): SplitDelivery {
   const reader = new EnvelopeReader(text);
   const envelope = reader.readEnvelope();
   const packer = new PartPacker(text, envelope, maxBytes);
-  envelope.entries.forEach((entry, entryIndex) => {
-    if (entry.kind === 'whole') {
-      packer.add({ entryIndex });
-      return;
+  for (let entryIndex = 0; entryIndex < envelope.entries.length; entryIndex++) {
+    if (packer.placeWhole({ entryIndex })) continue;
+    const entry = reader.openEntry(envelope.entries[entryIndex] as Sibling);
+    if (entry === undefined) {
+      packer.placeOversized({ entryIndex });
+      continue;
     }
-    entry.changes.forEach((change, changeIndex) => {
-      if (change.kind === 'whole') {
-        packer.add({ entryIndex, changeIndex });
-        return;
+    packer.opened.set(entryIndex, entry);
+    for (let changeIndex = 0; changeIndex < entry.changes.length; changeIndex++) {
+      if (packer.placeWhole({ entryIndex, changeIndex })) continue;
+      const change = reader.openChange(entry.changes[changeIndex] as Sibling);
+      if (change === undefined) {
+        packer.placeOversized({ entryIndex, changeIndex });
+        continue;
       }
-      for (const item of change.walk) packer.add({ entryIndex, changeIndex, item });
-    });
-  });
+      entry.opened.set(changeIndex, change);
+      for (const item of change.walk) {
+        if (!packer.placeWhole({ entryIndex, changeIndex, item }))
+          packer.placeOversized({ entryIndex, changeIndex, item });
+      }
+    }
+  }
   return packer.finish();
 }
 
 const BRACKETS_BYTES = 2; // '[' + ']'
+
+/** Names of arrays that hold events in some field: only those are worth reading item by item. */
+const EVENT_ARRAY_NAMES: ReadonlySet<string> = new Set(
+  KNOWN_FIELDS.flatMap((field) => eventItemArrays(field)),
+);
 
 /** A value's span and UTF-8 size, plus the bytes of the separator (comma, whitespace) before it. */
 interface Sibling extends Span {
@@ -75,29 +93,22 @@ interface Template {
 }
 
 interface EnvelopeLayout extends Template {
-  readonly entries: EntryLayout[];
+  readonly entries: Sibling[];
 }
 
-type EntryLayout = (Sibling & { readonly kind: 'whole' }) | SplitEntry;
-interface SplitEntry extends Sibling, Template {
-  readonly kind: 'split';
-  /** Its bytes equal the size the packer counts for it whole (no whitespace inside the cut brackets). */
-  readonly copyable: boolean;
-  readonly changes: ChangeLayout[];
+/** An entry larger than a part, opened to place its changes one by one. */
+interface OpenedEntry extends Template {
+  readonly changes: Sibling[];
+  /** Its changes that had to be opened in turn, by index. */
+  readonly opened: Map<number, OpenedChange>;
 }
 
-type ChangeLayout = (Sibling & { readonly kind: 'whole' }) | SplitChange;
-interface SplitChange extends Sibling {
-  readonly kind: 'split';
-  /** Its bytes equal the size the packer counts for it whole (no whitespace inside the cut brackets). */
-  readonly copyable: boolean;
+/** A change larger than a part, opened to place its event items one by one. */
+interface OpenedChange {
   /** The change's text around its cut arrays, in text order: `fixed[0] [..] fixed[1] [..] … fixed[n]`. */
   readonly fixed: readonly string[];
   /** UTF-8 bytes of the change with every cut array empty. */
   readonly emptyBytes: number;
-  /** UTF-8 bytes the packer counts for the change with all its items: `bytes` less any whitespace just
-   * inside the cut arrays' brackets, which parts do not keep. */
-  readonly countedBytes: number;
   /** The cut arrays' elements, one list per slot (text order). */
   readonly slots: readonly Sibling[][];
   /** Every item in walk order (the field's array order, then index): the order of its events' keys. */
@@ -127,10 +138,10 @@ class EnvelopeReader {
     const start = skipWhitespace(text, 0);
     if (!isObjectAt(text, start))
       throw new TypeError('splitDelivery needs a WhatsApp envelope (a JSON object)');
-    let entries: { elements: EntryLayout[]; span: Span } | undefined;
+    let entries: { elements: Sibling[]; span: Span } | undefined;
     const end = walkObject(text, start, (name, valueStart) => {
       if (name !== 'entry' || !isArrayAt(text, valueStart)) return skipValue(text, valueStart);
-      entries = this.#readArray(valueStart, (entryStart, gapBytes) => this.#readEntry(entryStart, gapBytes));
+      entries = this.#readElements(valueStart);
       return entries.span.end;
     });
     if (entries === undefined)
@@ -138,73 +149,29 @@ class EnvelopeReader {
     return { ...this.#template({ start, end }, entries.span), entries: entries.elements };
   }
 
-  /** Reads each element with `read`; the last member of a repeated name wins, as with `JSON.parse`. */
-  #readArray<T extends Span>(start: number, read: (start: number, gapBytes: number) => T) {
-    const elements: T[] = [];
-    const end = walkArray(this.#text, start, (elementStart) => {
-      const previous = elements.at(-1);
-      const element = read(elementStart, previous === undefined ? 0 : elementStart - previous.end);
-      elements.push(element);
-      return element.end;
-    });
-    return { elements, span: { start, end } };
-  }
-
-  #template(container: Span, cut: Span): Template {
-    return {
-      before: this.#text.slice(container.start, cut.start),
-      after: this.#text.slice(cut.end, container.end),
-      emptyBytes:
-        this.#bytes(container.start, cut.start) + this.#bytes(cut.end, container.end) + BRACKETS_BYTES,
-    };
-  }
-
-  #whole(start: number, end: number, gapBytes: number): Sibling & { kind: 'whole' } {
-    return { kind: 'whole', start, end, bytes: this.#bytes(start, end), gapBytes };
-  }
-
-  #readEntry(start: number, gapBytes: number): EntryLayout {
+  /** The entry's changes, or `undefined` when it has none to place separately. */
+  openEntry(entry: Sibling): OpenedEntry | undefined {
     const text = this.#text;
-    if (!isObjectAt(text, start)) return this.#whole(start, skipValue(text, start), gapBytes);
-    let changes: { elements: ChangeLayout[]; span: Span } | undefined;
-    const end = walkObject(text, start, (name, valueStart) => {
+    if (!isObjectAt(text, entry.start)) return undefined;
+    let changes: { elements: Sibling[]; span: Span } | undefined;
+    walkObject(text, entry.start, (name, valueStart) => {
       if (name !== 'changes') return skipValue(text, valueStart);
-      if (!isArrayAt(text, valueStart)) {
-        changes = undefined;
-        return skipValue(text, valueStart);
-      }
-      changes = this.#readArray(valueStart, (changeStart, changeGap) =>
-        this.#readChange(changeStart, changeGap),
-      );
-      return changes.span.end;
+      changes = isArrayAt(text, valueStart) ? this.#readElements(valueStart) : undefined;
+      return changes?.span.end ?? skipValue(text, valueStart);
     });
-    if (changes === undefined || changes.elements.length === 0) return this.#whole(start, end, gapBytes);
-    const template = this.#template({ start, end }, changes.span);
-    const bytes = this.#bytes(start, end);
-    const counted = changes.elements.reduce(
-      (sum, change) => sum + change.gapBytes + (change.kind === 'whole' ? change.bytes : change.countedBytes),
-      template.emptyBytes,
-    );
-    return {
-      kind: 'split',
-      start,
-      end,
-      bytes,
-      gapBytes,
-      ...template,
-      copyable: bytes === counted,
-      changes: changes.elements,
-    };
+    if (changes === undefined || changes.elements.length === 0) return undefined;
+    return { ...this.#template(entry, changes.span), changes: changes.elements, opened: new Map() };
   }
 
-  #readChange(start: number, gapBytes: number): ChangeLayout {
+  /** The change's event items, or `undefined` when it has none (an unknown field, a per-change event, …). */
+  openChange(change: Sibling): OpenedChange | undefined {
     const text = this.#text;
-    if (!isObjectAt(text, start)) return this.#whole(start, skipValue(text, start), gapBytes);
+    if (!isObjectAt(text, change.start)) return undefined;
     let field: string | undefined;
-    // Every array of the value, by name: `field` may come after `value` (Meta writes it last), so which of
-    // them hold events is known only once the whole change is read.
+    // Every event-capable array of the value, by name: `field` may come after `value` (Meta writes it
+    // last), so which of them hold events is known only once the whole change is read.
     let valueArrays: Map<string, { span: Span; elements: Sibling[] }> | undefined;
-    const end = walkObject(text, start, (name, valueStart) => {
+    walkObject(text, change.start, (name, valueStart) => {
       if (name === 'field') {
         const valueEnd = skipValue(text, valueStart);
         field = isStringAt(text, valueStart) ? decodeString(text, valueStart, valueEnd) : undefined;
@@ -218,65 +185,74 @@ class EnvelopeReader {
       const arrays = new Map<string, { span: Span; elements: Sibling[] }>();
       valueArrays = arrays;
       return walkObject(text, valueStart, (member, memberStart) => {
-        if (!isArrayAt(text, memberStart)) {
+        if (!EVENT_ARRAY_NAMES.has(member) || !isArrayAt(text, memberStart)) {
           arrays.delete(member);
           return skipValue(text, memberStart);
         }
-        const array = this.#readArray(memberStart, (itemStart, itemGap) =>
-          this.#whole(itemStart, skipValue(text, itemStart), itemGap),
-        );
+        const array = this.#readElements(memberStart);
         arrays.set(member, array);
         return array.span.end;
       });
     });
-    if (field === undefined || valueArrays === undefined) return this.#whole(start, end, gapBytes);
+    if (field === undefined || valueArrays === undefined) return undefined;
 
     const cuts: { span: Span; elements: Sibling[] }[] = [];
     for (const arrayName of eventItemArrays(field)) {
       const array = valueArrays.get(arrayName);
       if (array !== undefined) cuts.push(array);
     }
-    if (cuts.every((cut) => cut.elements.length === 0)) return this.#whole(start, end, gapBytes);
+    if (cuts.every((cut) => cut.elements.length === 0)) return undefined;
 
     const inTextOrder = [...cuts].sort((a, b) => a.span.start - b.span.start);
     const fixed: string[] = [];
-    let fixedBytes = 0;
-    let cursor = start;
+    let emptyBytes = cuts.length * BRACKETS_BYTES;
+    let cursor = change.start;
     for (const cut of inTextOrder) {
       fixed.push(text.slice(cursor, cut.span.start));
-      fixedBytes += this.#bytes(cursor, cut.span.start);
+      emptyBytes += this.#bytes(cursor, cut.span.start);
       cursor = cut.span.end;
     }
-    fixed.push(text.slice(cursor, end));
-    fixedBytes += this.#bytes(cursor, end);
+    fixed.push(text.slice(cursor, change.end));
+    emptyBytes += this.#bytes(cursor, change.end);
     const walk: ItemRef[] = [];
-    let itemBytes = 0;
     for (const cut of cuts) {
       const slot = inTextOrder.indexOf(cut);
-      cut.elements.forEach((element, index) => {
-        walk.push({ slot, index });
-        itemBytes += element.gapBytes + element.bytes;
-      });
+      for (let index = 0; index < cut.elements.length; index++) walk.push({ slot, index });
     }
-    const bytes = this.#bytes(start, end);
-    const emptyBytes = fixedBytes + cuts.length * BRACKETS_BYTES;
+    return { fixed, emptyBytes, slots: inTextOrder.map((cut) => cut.elements), walk };
+  }
+
+  /** The elements of the array at `start`, as spans with their sizes and separators. */
+  #readElements(start: number): { elements: Sibling[]; span: Span } {
+    const text = this.#text;
+    const elements: Sibling[] = [];
+    let previousEnd = -1;
+    const end = walkArray(text, start, (elementStart) => {
+      const elementEnd = skipValue(text, elementStart);
+      elements.push({
+        start: elementStart,
+        end: elementEnd,
+        bytes: this.#bytes(elementStart, elementEnd),
+        // Separators are commas and JSON whitespace: ASCII, one byte per character.
+        gapBytes: previousEnd < 0 ? 0 : elementStart - previousEnd,
+      });
+      previousEnd = elementEnd;
+      return elementEnd;
+    });
+    return { elements, span: { start, end } };
+  }
+
+  #template(container: Span, cut: Span): Template {
     return {
-      kind: 'split',
-      start,
-      end,
-      bytes,
-      gapBytes,
-      fixed,
-      emptyBytes,
-      countedBytes: emptyBytes + itemBytes,
-      copyable: bytes === emptyBytes + itemBytes,
-      slots: inTextOrder.map((cut) => cut.elements),
-      walk,
+      before: this.#text.slice(container.start, cut.start),
+      after: this.#text.slice(cut.end, container.end),
+      emptyBytes:
+        this.#bytes(container.start, cut.start) + this.#bytes(cut.end, container.end) + BRACKETS_BYTES,
     };
   }
 }
 
-/** One thing to place: a whole entry, a whole change, or one item of a split change. */
+/** One thing to place: a whole entry, a whole change of an opened entry, or an item of an opened change. */
 interface Unit {
   readonly entryIndex: number;
   readonly changeIndex?: number;
@@ -285,18 +261,20 @@ interface Unit {
 
 interface PartChange {
   readonly index: number;
-  /** Per slot, the first and last item index placed in this part (items of a slot are consecutive). */
-  readonly ranges: ([number, number] | undefined)[];
-  placedItems: number;
+  /** For a change placed item by item: per slot, the first and last item index in this part. */
+  readonly ranges?: ([number, number] | undefined)[];
 }
 
 interface PartEntry {
   readonly index: number;
-  readonly changes: PartChange[];
+  /** For an entry placed change by change: the changes in this part; `undefined` when placed whole. */
+  readonly changes?: PartChange[];
 }
 
 /** Packs units into parts in order, tracking each part's exact UTF-8 size as it grows. */
 class PartPacker {
+  /** Entries that had to be opened, by index. */
+  readonly opened = new Map<number, OpenedEntry>();
   readonly #text: string;
   readonly #envelope: EnvelopeLayout;
   readonly #maxBytes: number;
@@ -312,15 +290,24 @@ class PartPacker {
     this.#bytes = envelope.emptyBytes;
   }
 
-  add(unit: Unit): void {
-    let growth = this.#growth(unit);
-    if (this.#bytes + growth > this.#maxBytes && this.#entries.length > 0) {
+  /** Places `unit` whole in the current part, or else in a fresh one; `false` when it fits in neither. */
+  placeWhole(unit: Unit): boolean {
+    if (this.#entries.length > 0 && this.#bytes + this.#growth(unit) > this.#maxBytes) {
+      const inFreshPart = this.#envelope.emptyBytes + this.#growth(unit, true);
+      if (inFreshPart > this.#maxBytes) return false;
       this.#flush(this.#parts);
-      growth = this.#growth(unit);
     }
+    const growth = this.#growth(unit);
+    if (this.#bytes + growth > this.#maxBytes) return false;
     this.#place(unit, growth);
-    // Too large even alone in a part: it becomes an envelope of its own, reported as oversized.
-    if (this.#bytes > this.#maxBytes) this.#flush(this.#oversized);
+    return true;
+  }
+
+  /** Emits `unit` as an envelope of its own, after closing the current part to keep the order. */
+  placeOversized(unit: Unit): void {
+    if (this.#entries.length > 0) this.#flush(this.#parts);
+    this.#place(unit, this.#growth(unit));
+    this.#flush(this.#oversized);
   }
 
   finish(): SplitDelivery {
@@ -328,103 +315,86 @@ class PartPacker {
     return { parts: this.#parts, oversized: this.#oversized };
   }
 
-  /** Bytes that placing `unit` would add to the current part. */
-  #growth({ entryIndex, changeIndex, item }: Unit): number {
-    const entry = this.#envelope.entries[entryIndex] as EntryLayout;
-    const lastEntry = this.#entries.at(-1);
+  /** Bytes that placing `unit` would add to the current part (or to an empty one). */
+  #growth({ entryIndex, changeIndex, item }: Unit, inEmptyPart = false): number {
+    const entrySpan = this.#envelope.entries[entryIndex] as Sibling;
+    const lastEntry = inEmptyPart ? undefined : this.#entries.at(-1);
     // Siblings placed in one part are consecutive in the body, so the separator is the body's own.
-    const entryGap = lastEntry === undefined ? 0 : entry.gapBytes;
-    if (changeIndex === undefined || entry.kind === 'whole') return entryGap + entry.bytes;
+    const entryGap = lastEntry === undefined ? 0 : entrySpan.gapBytes;
+    if (changeIndex === undefined) return entryGap + entrySpan.bytes;
 
-    const change = entry.changes[changeIndex] as ChangeLayout;
+    const entry = this.opened.get(entryIndex) as OpenedEntry;
+    const changeSpan = entry.changes[changeIndex] as Sibling;
+    const change = item === undefined ? undefined : (entry.opened.get(changeIndex) as OpenedChange);
     const unitBytes =
-      item === undefined || change.kind === 'whole'
-        ? change.bytes
+      change === undefined || item === undefined
+        ? changeSpan.bytes
         : change.emptyBytes + itemOf(change, item).bytes;
     if (lastEntry?.index !== entryIndex) return entryGap + entry.emptyBytes + unitBytes;
 
-    const lastChange = lastEntry.changes.at(-1);
-    const changeGap = lastChange === undefined ? 0 : change.gapBytes;
-    if (item === undefined || change.kind === 'whole' || lastChange?.index !== changeIndex) {
+    const lastChange = lastEntry.changes?.at(-1);
+    const changeGap = lastChange === undefined ? 0 : changeSpan.gapBytes;
+    if (change === undefined || item === undefined || lastChange?.index !== changeIndex)
       return changeGap + unitBytes;
-    }
-    const placed = lastChange.ranges[item.slot] !== undefined;
     const element = itemOf(change, item);
-    return (placed ? element.gapBytes : 0) + element.bytes;
+    return (lastChange.ranges?.[item.slot] !== undefined ? element.gapBytes : 0) + element.bytes;
   }
 
   #place({ entryIndex, changeIndex, item }: Unit, growth: number): void {
     this.#bytes += growth;
+    if (changeIndex === undefined) {
+      this.#entries.push({ index: entryIndex });
+      return;
+    }
     let lastEntry = this.#entries.at(-1);
-    if (lastEntry?.index !== entryIndex) {
+    if (lastEntry?.index !== entryIndex || lastEntry.changes === undefined) {
       lastEntry = { index: entryIndex, changes: [] };
       this.#entries.push(lastEntry);
     }
-    if (changeIndex === undefined) return;
-    let lastChange = lastEntry.changes.at(-1);
-    if (lastChange?.index !== changeIndex) {
-      const entry = this.#envelope.entries[entryIndex] as SplitEntry;
-      const change = entry.changes[changeIndex] as ChangeLayout;
-      const slots = change.kind === 'split' ? change.slots.length : 0;
-      lastChange = {
-        index: changeIndex,
-        ranges: Array.from({ length: slots }, () => undefined),
-        placedItems: 0,
-      };
-      lastEntry.changes.push(lastChange);
+    const changes = lastEntry.changes as PartChange[];
+    if (item === undefined) {
+      changes.push({ index: changeIndex });
+      return;
     }
-    if (item === undefined) return;
-    const range = lastChange.ranges[item.slot];
-    lastChange.ranges[item.slot] = range === undefined ? [item.index, item.index] : [range[0], item.index];
-    lastChange.placedItems++;
+    let lastChange = changes.at(-1);
+    if (lastChange?.index !== changeIndex || lastChange.ranges === undefined) {
+      const change = this.opened.get(entryIndex)?.opened.get(changeIndex) as OpenedChange;
+      lastChange = { index: changeIndex, ranges: change.slots.map(() => undefined) };
+      changes.push(lastChange);
+    }
+    const ranges = lastChange.ranges as ([number, number] | undefined)[];
+    const range = ranges[item.slot];
+    ranges[item.slot] = range === undefined ? [item.index, item.index] : [range[0], item.index];
   }
 
   #flush(into: string[]): void {
     const { before, after, entries } = this.#envelope;
-    into.push(
-      `${before}[${this.#renderRun(
-        entries,
-        this.#entries,
-        (e) => this.#entryComplete(e),
-        (e) => this.#renderEntry(e),
-      )}]${after}`,
+    const run = this.#renderRun(
+      entries,
+      this.#entries,
+      (entry) => entry.changes === undefined,
+      (entry) => this.#renderOpenedEntry(entry),
     );
+    into.push(`${before}[${run}]${after}`);
     this.#entries = [];
     this.#bytes = this.#envelope.emptyBytes;
   }
 
-  /** Whether the part holds the whole entry and may copy it from the body as it is. */
-  #entryComplete(partEntry: PartEntry): boolean {
-    const entry = this.#envelope.entries[partEntry.index] as EntryLayout;
-    if (entry.kind === 'whole') return true;
-    return (
-      entry.copyable &&
-      partEntry.changes.length === entry.changes.length &&
-      partEntry.changes.every((partChange) => this.#changeComplete(entry, partChange))
-    );
-  }
-
-  /** Whether the part holds the whole change and may copy it from the body as it is. */
-  #changeComplete(entry: SplitEntry, partChange: PartChange): boolean {
-    const change = entry.changes[partChange.index] as ChangeLayout;
-    return change.kind === 'whole' || (change.copyable && partChange.placedItems === change.walk.length);
-  }
-
-  #renderEntry(partEntry: PartEntry): string {
-    const entry = this.#envelope.entries[partEntry.index] as SplitEntry;
-    const changes = this.#renderRun(
+  #renderOpenedEntry(partEntry: PartEntry): string {
+    const entry = this.opened.get(partEntry.index) as OpenedEntry;
+    const run = this.#renderRun(
       entry.changes,
-      partEntry.changes,
-      (partChange) => this.#changeComplete(entry, partChange),
-      (partChange) => this.#renderChange(entry.changes[partChange.index] as SplitChange, partChange),
+      partEntry.changes ?? [],
+      (change) => change.ranges === undefined,
+      (change) => this.#renderOpenedChange(entry.opened.get(change.index) as OpenedChange, change),
     );
-    return `${entry.before}[${changes}]${entry.after}`;
+    return `${entry.before}[${run}]${entry.after}`;
   }
 
-  #renderChange(change: SplitChange, partChange: PartChange): string {
+  #renderOpenedChange(change: OpenedChange, partChange: PartChange): string {
     let text = change.fixed[0] ?? '';
     change.slots.forEach((elements, slot) => {
-      const range = partChange.ranges[slot];
+      const range = partChange.ranges?.[slot];
       const first = range === undefined ? undefined : elements[range[0]];
       const last = range === undefined ? undefined : elements[range[1]];
       const items = first === undefined || last === undefined ? '' : this.#text.slice(first.start, last.end);
@@ -434,14 +404,14 @@ class PartPacker {
   }
 
   /**
-   * Renders consecutive siblings placed in this part: those held whole are copied from the body as one
-   * slice (separators included), the others (at most the first and the last) are rendered partially.
+   * Renders consecutive siblings placed in this part: those placed whole are copied from the body as one
+   * slice (separators included); opened ones (at most the first and the last) are rendered from their parts.
    */
   #renderRun<P extends { index: number }>(
     siblings: readonly Sibling[],
     placed: readonly P[],
-    isComplete: (part: P) => boolean,
-    renderPartial: (part: P) => string,
+    isWhole: (part: P) => boolean,
+    renderOpened: (part: P) => string,
   ): string {
     const text = this.#text;
     let out = '';
@@ -449,13 +419,13 @@ class PartPacker {
     let previous: Sibling | undefined;
     for (const part of placed) {
       const sibling = siblings[part.index] as Sibling;
-      if (isComplete(part)) {
+      if (isWhole(part)) {
         runStart ??= previous === undefined ? sibling.start : previous.end;
       } else {
         if (runStart !== undefined && previous !== undefined) out += text.slice(runStart, previous.end);
         runStart = undefined;
         if (previous !== undefined) out += text.slice(previous.end, sibling.start);
-        out += renderPartial(part);
+        out += renderOpened(part);
       }
       previous = sibling;
     }
@@ -464,6 +434,6 @@ class PartPacker {
   }
 }
 
-function itemOf(change: SplitChange, item: ItemRef): Sibling {
+function itemOf(change: OpenedChange, item: ItemRef): Sibling {
   return change.slots[item.slot]?.[item.index] as Sibling;
 }
