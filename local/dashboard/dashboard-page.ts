@@ -148,7 +148,7 @@ function render(stats) {
     label: field,
     borderColor: colourOf(field),
     backgroundColor: colourOf(field),
-    pointRadius: 0,
+    pointRadius: 2,
     spanGaps: true,
     data: series.map((_, i) => {
       let f = 0;
