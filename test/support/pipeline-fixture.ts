@@ -1,8 +1,11 @@
 /**
- * One pipeline on the shared emulators, for the end-to-end tests: its own claim table and queues, the REAL
- * receiver handler (`createReceiverHandler`, configured from env as in Lambda) fed signed API Gateway v2
- * events, and the REAL consumer wiring (`createConsumerHandler` with the shipped `webhookHandlers`, whose
- * local effects journal records every side effect) driven by the local SQS event source.
+ * One pipeline on the shared emulators, for the end-to-end and reliability tests: its own claim table and
+ * queues, the REAL receiver handler (`createReceiverHandler`, configured from env as in Lambda) fed signed API
+ * Gateway v2 events, and the REAL consumer wiring (`createConsumerHandler` with the shipped `webhookHandlers`,
+ * whose local effects journal records every side effect) driven by the local SQS event source.
+ *
+ * The reliability tests swap in the consumer's own DynamoDB client (with a fault-injecting middleware) or
+ * wrap its handlers through {@link ConsumerOptions}; by default the consumer is wired as in Lambda.
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,17 +17,23 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { interceptLocalhostDns } from 'fauxqs';
-import { ENV } from '../../../functions/commons/environment.ts';
-import { createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
-import { createReceiverHandler } from '../../../functions/receiver.ts';
-import { webhookHandlers } from '../../../functions/webhook-handlers.ts';
-import { type PipelineSettings, type PipelineSettingsInput, resolveSettings } from '../../../lib/settings.ts';
-import { createPipelineQueues, type PipelineQueues } from '../../../local/emulators/sqs.ts';
-import { toApiGatewayV2Event } from '../../../local/http/api-gateway-v2.ts';
-import { createSqsEventSource, type SqsEventSource } from '../../../local/sqs-event-source.ts';
+import { ENV } from '../../functions/commons/environment.ts';
+import type { CompletionRetryPolicy } from '../../functions/consumer/complete-with-retry.ts';
+import { createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
+import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
+import { createReceiverHandler } from '../../functions/receiver.ts';
+import { webhookHandlers } from '../../functions/webhook-handlers.ts';
+import { type PipelineSettings, type PipelineSettingsInput, resolveSettings } from '../../lib/settings.ts';
+import { createPipelineQueues, type PipelineQueues } from '../../local/emulators/sqs.ts';
+import { toApiGatewayV2Event } from '../../local/http/api-gateway-v2.ts';
+import {
+  createSqsEventSource,
+  type InvocationReport,
+  type SqsEventSource,
+} from '../../local/sqs-event-source.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,
@@ -34,7 +43,7 @@ import {
   TEST_CREDENTIALS,
   TEST_REGION,
   uniqueName,
-} from '../../support/aws-clients.ts';
+} from './aws-clients.ts';
 
 export const APP_SECRET = 'pipeline-test-app-secret';
 export const SECOND_APP_SECRET = 'pipeline-test-rotated-secret';
@@ -96,10 +105,29 @@ export function restoreEnvironment(): void {
   restoreDns = undefined;
 }
 
+export interface EventSourceOptions {
+  /** @default 2 */
+  readonly pollers?: number;
+  /** @default settings.batchSize */
+  readonly batchSize?: number;
+  readonly onInvocation?: (report: InvocationReport) => void;
+  /** Where the event source reports operational problems. @default console.error */
+  readonly log?: (line: string) => void;
+}
+
+export interface ConsumerOptions {
+  /** The consumer's DynamoDB client (claims and ledger). @default a plain client on DynamoDB Local */
+  readonly documentClient?: DynamoDBDocumentClient;
+  /** @default the shipped `webhookHandlers` (which journal every effect) */
+  readonly handlers?: WebhookHandlers;
+  readonly completionRetry?: CompletionRetryPolicy;
+}
+
 export async function createPipeline(
   label: string,
   settingsInput: PipelineSettingsInput = {},
-  eventSource: { pollers?: number; batchSize?: number } = {},
+  eventSource: EventSourceOptions = {},
+  consumerOptions: ConsumerOptions = {},
 ): Promise<Pipeline> {
   const settings = resolveSettings({ maxBatchingWindowSeconds: 0, ...settingsInput });
   const dynamodb = createDynamoDbClient();
@@ -138,7 +166,14 @@ export async function createPipeline(
       leaseMarginMs: settings.leaseMarginMs,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
     },
-    { documentClient, sqs, handlers: webhookHandlers },
+    {
+      documentClient: consumerOptions.documentClient ?? documentClient,
+      sqs,
+      handlers: consumerOptions.handlers ?? webhookHandlers,
+      ...(consumerOptions.completionRetry === undefined
+        ? {}
+        : { completionRetry: consumerOptions.completionRetry }),
+    },
   );
   const sources: SqsEventSource[] = [];
 
@@ -173,6 +208,8 @@ export async function createPipeline(
         functionTimeoutSeconds: settings.consumerTimeoutSeconds,
         pollers: eventSource.pollers ?? 2,
         waitTimeSeconds: 1,
+        ...(eventSource.onInvocation === undefined ? {} : { onInvocation: eventSource.onInvocation }),
+        ...(eventSource.log === undefined ? {} : { log: eventSource.log }),
       });
       await source.start();
       sources.push(source);
