@@ -52,6 +52,19 @@ export function formatReport(results: BenchResults): string {
         ) +
         `\nspeedup ×${fixed(consumer.speedup, 2)} (pairs: ${consumer.pairedSpeedups.map((s) => fixed(s, 2)).join(', ')})`,
     );
+    const probe = consumer.rebatchedProbe;
+    sections.push(
+      `Re-batched probe (untimed): ${probe.records} multi-message bodies, ${probe.distinctEvents} distinct events, repeats regrouped with other messages\n` +
+        table(
+          ['', 'effects', 'missing', 'repeated'],
+          (['ours', 'powertools'] as const).map((name) => [
+            name === 'ours' ? 'ours' : 'Powertools',
+            String(probe[name].effects),
+            String(probe[name].missing),
+            String(probe[name].repeated),
+          ]),
+        ),
+    );
   }
   if (receiver) {
     sections.push(

@@ -1,6 +1,6 @@
 /** The shape of bench/results.json (issue 6), from the parts' raw measurements. */
 import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';
-import type { ConsumerBenchOutput, ConsumerRun } from './consumer/worker.ts';
+import type { ConsumerBenchOutput, ConsumerRun, RebatchedProbeResult } from './consumer/worker.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import type { ReceiverBodyResult } from './receiver/worker.ts';
 import { median, round } from './support/stats.ts';
@@ -21,6 +21,10 @@ export interface ContestantSummary {
   /** Records handed back by batchItemFailures and delivered again, per run (median). */
   readonly redeliveries: number;
   readonly failedInvocations: number;
+  readonly invocations: number;
+  /** One batch, as Lambda would bill it (median over runs of each run's median and p90). */
+  readonly medianInvocationMs: number;
+  readonly p90InvocationMs: number;
 }
 
 export interface ConsumerResults {
@@ -37,6 +41,8 @@ export interface ConsumerResults {
   readonly batchSize: number;
   readonly concurrency: number;
   readonly runsPerContestant: number;
+  /** Untimed: multi-event bodies regrouped on retry, where a per-body key and per-event keys disagree. */
+  readonly rebatchedProbe: RebatchedProbeResult;
 }
 
 export function summarizeConsumer(
@@ -64,6 +70,7 @@ export function summarizeConsumer(
     batchSize: settings.batchSize,
     concurrency: settings.concurrency,
     runsPerContestant: of('ours').length,
+    rebatchedProbe: output.rebatchedProbe,
   };
 }
 
@@ -93,6 +100,9 @@ function summarizeContestant(runs: readonly ConsumerRun[], events: number): Cont
     nodeCpuMsPerEvent: round(median(runs.map((run) => run.nodeCpuMs / events))),
     redeliveries: median(runs.map((run) => run.redeliveries)),
     failedInvocations: median(runs.map((run) => run.failedInvocations)),
+    invocations: median(runs.map((run) => run.invocations)),
+    medianInvocationMs: round(median(runs.map((run) => run.medianInvocationMs)), 1),
+    p90InvocationMs: round(median(runs.map((run) => run.p90InvocationMs)), 1),
   };
 }
 

@@ -73,7 +73,7 @@ async function benchConsumer(quick: boolean): Promise<ConsumerResults> {
     batchSize: settings.batchSize,
     concurrency: settings.maxConcurrency,
     runs: quick ? 1 : 5,
-    warmupRecords: quick ? 200 : 500,
+    warmupRecords: quick ? 200 : 2000,
     functionTimeoutMs: settings.consumerTimeoutSeconds * 1000,
   };
   log('consumer: starting DynamoDB Local');

@@ -32,6 +32,8 @@ export interface DrainResult {
   readonly deliveredRecords: number;
   /** Records that came back after a `batchItemFailures` entry. */
   readonly redeliveries: number;
+  /** Duration of each invocation that returned. */
+  readonly invocationMs: readonly number[];
 }
 
 export class RedeliveryLimitError extends Error {
@@ -48,6 +50,7 @@ export async function drainQueue(options: DrainOptions): Promise<DrainResult> {
   let deliveredRecords = 0;
   let redeliveries = 0;
   let failedInvocations = 0;
+  const invocationMs: number[] = [];
   let wake: (() => void) | undefined;
   let failure: unknown;
 
@@ -67,8 +70,10 @@ export async function drainQueue(options: DrainOptions): Promise<DrainResult> {
       deadlineMs: Date.now() + options.functionTimeoutMs,
     });
     let failed: Set<string>;
+    const invoked = performance.now();
     try {
       const response = await handler({ Records: records }, context);
+      invocationMs.push(performance.now() - invoked);
       failed = new Set((response?.batchItemFailures ?? []).map((item) => item.itemIdentifier));
     } catch {
       // Lambda retries the whole batch of a function error (Powertools throws when every record failed).
@@ -118,5 +123,5 @@ export async function drainQueue(options: DrainOptions): Promise<DrainResult> {
   await Promise.all(options.containers.map(container));
   const wallMs = performance.now() - started;
   if (failure !== undefined) throw failure;
-  return { wallMs, invocations, failedInvocations, deliveredRecords, redeliveries };
+  return { wallMs, invocations, failedInvocations, deliveredRecords, redeliveries, invocationMs };
 }

@@ -3,6 +3,7 @@
  * then alternating runs (ours first on even runs, Powertools first on odd ones), a fresh table per run.
  */
 import { randomUUID } from 'node:crypto';
+import { median, percentile } from '../support/stats.ts';
 import { collectGarbage, serveWorker } from '../support/worker-process.ts';
 import {
   adminClient,
@@ -14,6 +15,7 @@ import {
   powertools,
 } from './contestants.ts';
 import { drainQueue } from './in-memory-event-source.ts';
+import { buildRebatchedWorkload } from './rebatched-probe.ts';
 import { buildConsumerWorkload, type ConsumerWorkload, type DuplicateKind } from './workload.ts';
 
 export interface ConsumerBenchInput {
@@ -41,14 +43,27 @@ export interface ConsumerRun {
   /** Mean time a request of each operation took, as the client saw it. */
   readonly meanRequestMsByOperation: Record<string, number>;
   readonly effects: number;
+  /** Distinct events never effected, and events effected more than once (both 0 in timed runs). */
+  readonly missingEffects: number;
+  readonly repeatedEffects: number;
   /** CPU time of this Node process (the consumer and its SDK clients; DynamoDB Local runs elsewhere). */
   readonly nodeCpuMs: number;
   readonly invocations: number;
+  readonly medianInvocationMs: number;
+  readonly p90InvocationMs: number;
   readonly failedInvocations: number;
   readonly redeliveries: number;
 }
 
+export interface RebatchedProbeResult {
+  readonly records: number;
+  readonly distinctEvents: number;
+  readonly ours: { readonly effects: number; readonly missing: number; readonly repeated: number };
+  readonly powertools: { readonly effects: number; readonly missing: number; readonly repeated: number };
+}
+
 export interface ConsumerBenchOutput {
+  readonly rebatchedProbe: RebatchedProbeResult;
   readonly events: number;
   readonly distinctEvents: number;
   readonly duplicates: Record<DuplicateKind, number>;
@@ -62,10 +77,17 @@ export class EffectsMismatchError extends Error {
   }
 }
 
+interface DrainWorkload {
+  readonly records: ConsumerWorkload['records'];
+  readonly distinctWamids: ReadonlySet<string>;
+  readonly batchSize: number;
+}
+
 async function runOnce(
   contestant: Contestant,
-  workload: ConsumerWorkload,
+  workload: DrainWorkload,
   input: ConsumerBenchInput,
+  options: { strict: boolean } = { strict: true },
 ): Promise<ConsumerRun> {
   const admin = adminClient(input.dynamodbEndpoint);
   const tableName = `bench-${contestant.name}-${randomUUID().slice(0, 8)}`;
@@ -85,7 +107,9 @@ async function runOnce(
       maxReceives: 50,
     });
     const cpu = process.cpuUsage(cpuBefore);
-    checkEffects(contestant.name, sink, workload);
+    const missingEffects = [...workload.distinctWamids].filter((wamid) => !sink.has(wamid)).length;
+    const repeatedEffects = sink.repeated().length;
+    if (options.strict) checkEffects(contestant.name, sink, workload);
     const requestsByOperation: Record<string, number> = {};
     for (const container of containers) {
       for (const [operation, count] of Object.entries(container.requests.counts())) {
@@ -114,8 +138,12 @@ async function runOnce(
       requestsPerEvent: requests / events,
       meanRequestMsByOperation: latencyByOperation,
       effects: sink.total,
+      missingEffects,
+      repeatedEffects,
       nodeCpuMs: (cpu.user + cpu.system) / 1000,
       invocations: drained.invocations,
+      medianInvocationMs: median(drained.invocationMs),
+      p90InvocationMs: percentile(drained.invocationMs, 90),
       failedInvocations: drained.failedInvocations,
       redeliveries: drained.redeliveries,
     };
@@ -126,7 +154,7 @@ async function runOnce(
 }
 
 /** Exactly one effect per distinct event, or the comparison is meaningless: abort. */
-function checkEffects(name: ContestantName, sink: EffectSink, workload: ConsumerWorkload): void {
+function checkEffects(name: ContestantName, sink: EffectSink, workload: DrainWorkload): void {
   const missing = [...workload.distinctWamids].filter((wamid) => !sink.has(wamid)).length;
   const repeated = sink.repeated().length;
   if (missing > 0 || repeated > 0 || sink.total !== workload.distinctWamids.size) {
@@ -165,7 +193,26 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
       );
     }
   }
+  const probe = buildRebatchedWorkload();
+  const probeRuns = new Map<ContestantName, ConsumerRun>();
+  for (const contestant of [ours, powertools]) {
+    const run = await runOnce(contestant, { ...probe, batchSize: input.batchSize }, input, { strict: false });
+    probeRuns.set(contestant.name, run);
+    progress(
+      `consumer re-batched probe ${contestant.name}: ${run.effects} effects for ${probe.distinctWamids.size} events, ${run.missingEffects} missing, ${run.repeatedEffects} repeated`,
+    );
+  }
+  const probeOf = (name: ContestantName) => {
+    const run = probeRuns.get(name) as ConsumerRun;
+    return { effects: run.effects, missing: run.missingEffects, repeated: run.repeatedEffects };
+  };
   return {
+    rebatchedProbe: {
+      records: probe.records.length,
+      distinctEvents: probe.distinctWamids.size,
+      ours: probeOf('ours'),
+      powertools: probeOf('powertools'),
+    },
     events: workload.records.length,
     distinctEvents: workload.distinctWamids.size,
     duplicates: { ...workload.duplicates },

@@ -124,9 +124,10 @@ export function buildConsumerWorkload(options: ConsumerWorkloadOptions = {}): Co
   }
 
   assertCopiesComeLater(layout, batchSize);
-  const records = layout.map(({ message, copy }) =>
-    toRecord(messages[message] as InboundTextMessage, copy === 'rebatched'),
-  );
+  const records = layout.map(({ message, copy }) => {
+    const body = messages[message] as InboundTextMessage;
+    return toQueueRecord(copy === 'rebatched' ? reserializedMessageBody(body) : singleMessageBody(body));
+  });
   return {
     records,
     distinctWamids: new Set(messages.map((message) => message.id)),
@@ -154,8 +155,8 @@ function assertCopiesComeLater(
   });
 }
 
-function toRecord(message: InboundTextMessage, rebatched: boolean): SQSRecord {
-  const body = rebatched ? reserializedMessageBody(message) : singleMessageBody(message);
+/** An SQS record as Lambda hands it over, holding one delivery body. */
+export function toQueueRecord(body: string): SQSRecord {
   const now = String(Date.now());
   return {
     messageId: randomUUID(),

@@ -76,6 +76,27 @@ export function messageValue(message: InboundTextMessage): object {
   };
 }
 
+/** The `value` of a `messages` change holding several inbound messages (a batched delivery). */
+export function messagesValue(messages: readonly InboundTextMessage[]): object {
+  return {
+    messaging_product: 'whatsapp',
+    metadata: { display_phone_number: BENCH_DISPLAY_PHONE_NUMBER, phone_number_id: BENCH_PHONE_NUMBER_ID },
+    contacts: messages.map((message) => ({ profile: { name: message.name }, wa_id: message.from })),
+    messages: messages.map((message) => ({
+      from: message.from,
+      id: message.id,
+      timestamp: message.timestamp,
+      type: 'text',
+      text: { body: message.text },
+    })),
+  };
+}
+
+/** One delivery carrying several messages, one change each. */
+export function multiMessageBody(messages: readonly InboundTextMessage[]): string {
+  return metaJson(envelope(messages.map((message) => ({ value: messageValue(message), field: 'messages' }))));
+}
+
 /** The `value` of a `messages` change holding one delivery status of an outbound message. */
 export function statusValue(serial: number, random: () => number): object {
   const statuses = ['sent', 'delivered', 'read'];
