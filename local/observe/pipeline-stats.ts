@@ -40,6 +40,8 @@ export interface StatsBucket {
   /** Consumer invocations that ended this second, and their summed duration (ms). */
   invocations: number;
   invocationMsSum: number;
+  /** Sum of squared durations, for the variance of the service time. */
+  invocationMsSquaredSum: number;
   queue?: QueueSample;
 }
 
@@ -142,6 +144,7 @@ export class PipelineStats {
     const ended = this.#bucket(report.startedAt + report.durationMs);
     ended.invocations++;
     ended.invocationMsSum += report.durationMs;
+    ended.invocationMsSquaredSum += report.durationMs ** 2;
     this.#totals.invocations++;
     this.#totals.invocationMsSum += report.durationMs;
   }
@@ -207,5 +210,14 @@ function emptyCounts(): FieldCounts {
 }
 
 function emptyBucket(t: number): StatsBucket {
-  return { t, byField: {}, counters: {}, records: 0, waitMsSum: 0, invocations: 0, invocationMsSum: 0 };
+  return {
+    t,
+    byField: {},
+    counters: {},
+    records: 0,
+    waitMsSum: 0,
+    invocations: 0,
+    invocationMsSum: 0,
+    invocationMsSquaredSum: 0,
+  };
 }

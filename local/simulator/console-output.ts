@@ -50,6 +50,7 @@ export function summary(result: SimulationResult, reportPath: string | undefined
     `Queueing, steady live phase (${q.windowSeconds[0].toFixed(0)}–${q.windowSeconds[1]} s, ${q.records} records), M/M/c with c = ${o.workers}:`,
     `  configured  λ = ${o.ratePerSecond}/s, S = ${o.effectMeanMs} ms, ρ = ${q.utilisation.toFixed(2)}  → Erlang C mean wait ${ms(q.predictedMeanWaitMs)}`,
     `  measured    λ = ${q.measuredArrivalsPerSecond.toFixed(2)}/s, S = ${ms(q.measuredServiceMs)} (effect + claim/complete)  → Erlang C mean wait ${ms(q.predictedFromMeasuredMs)}`,
+    `  measured    service-time variability Cs² = ${q.measuredServiceCv2 === undefined ? '–' : q.measuredServiceCv2.toFixed(2)}  → Allen–Cunneen (M/G/c) mean wait ${ms(q.predictedMgcMs)}`,
     `  measured mean wait in the queue: ${ms(q.measuredMeanWaitMs)}`,
     q.recommendation
       ? `  recommendation: maxConcurrency ${q.recommendation.servers} for a mean wait ≤ ${q.recommendation.targetWaitMs} ms (predicted ${ms(q.recommendation.meanWaitSeconds * 1000)}, ρ = ${q.recommendation.utilisation.toFixed(2)})`

@@ -61,6 +61,16 @@ export function waitPercentileSeconds(model: QueueModel, p: number): number {
   return c <= 1 - p ? 0 : Math.log(c / (1 - p)) / spareRate;
 }
 
+/**
+ * The Allen–Cunneen approximation for M/G/c (and G/G/c): the M/M/c wait scaled by (Ca² + Cs²) / 2, where
+ * Cs² is the squared coefficient of variation of the service time (1 for exponential, 0 for constant) and
+ * Ca² that of the inter-arrival time (1 for Poisson arrivals). Exact for M/G/1 (Pollaczek–Khinchine).
+ */
+export function allenCunneenWaitSeconds(model: QueueModel, serviceCv2: number, arrivalCv2 = 1): number {
+  if (serviceCv2 < 0 || arrivalCv2 < 0) throw new RangeError('Squared coefficients of variation are >= 0.');
+  return meanWaitSeconds(model) * ((arrivalCv2 + serviceCv2) / 2);
+}
+
 export interface ServerRecommendation {
   readonly servers: number;
   readonly meanWaitSeconds: number;

@@ -17,7 +17,13 @@ import type { StatsBucket, StatsSnapshot } from '../observe/pipeline-stats.ts';
 import { sendWebhook } from '../sender/send-webhook.ts';
 import type { EffectsView } from '../stack/effects-journal.ts';
 import type { Faults, WebhookFaultMode } from '../stack/fault-switch.ts';
-import { meanWaitSeconds, recommendServers, type ServerRecommendation, utilisation } from './erlang-c.ts';
+import {
+  allenCunneenWaitSeconds,
+  meanWaitSeconds,
+  recommendServers,
+  type ServerRecommendation,
+  utilisation,
+} from './erlang-c.ts';
 import { nextArrivalGapMs, type RetryPolicy, retryDelayMs, seededRandom } from './meta-retries.ts';
 import { type SimulatedEvent, TrafficGenerator, webhookBody } from './traffic.ts';
 
@@ -113,6 +119,10 @@ export interface QueueingComparison {
   readonly predictedMeanWaitMs: number;
   /** Erlang C with the λ and S measured in the window. */
   readonly predictedFromMeasuredMs: number | undefined;
+  /** Squared coefficient of variation of the measured service time (1 for exponential). */
+  readonly measuredServiceCv2: number | undefined;
+  /** Allen–Cunneen (M/G/c) with the measured λ, S and service variability. */
+  readonly predictedMgcMs: number | undefined;
   readonly utilisation: number;
   readonly recommendation: (ServerRecommendation & { readonly targetWaitMs: number }) | undefined;
 }
@@ -177,8 +187,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const elapsed = () => (Date.now() - startedAt) / 1000;
   const outageEnd = options.outageStartSeconds + options.outageSeconds;
   let draining = false;
-  const phase = (): Phase => {
-    const t = elapsed();
+  const phase = (at = Date.now()): Phase => {
+    const t = (at - startedAt) / 1000;
     if (draining || t >= options.durationSeconds) return 'drain';
     if (t < options.outageStartSeconds) return 'live';
     return t < outageEnd ? 'outage' : 'recovery';
@@ -328,7 +338,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     let intervalStart = startedAt;
     const intervalTicker = setInterval(() => {
       const now = Date.now();
-      const rowPhase = phase();
+      const rowPhase = phase((intervalStart + now) / 2);
       void closeInterval(intervalStart, now, rowPhase);
       intervalStart = now;
       void stack.effectsTotal().then((total) => {
@@ -438,6 +448,11 @@ function compareWithModel(
   );
   const measuredArrivalsPerSecond = arrivals.length / seconds;
   const measuredServiceMs = sum.invocations === 0 ? undefined : sum.invocationMsSum / sum.invocations;
+  const measuredServiceCv2 =
+    measuredServiceMs === undefined || sum.invocations < 2
+      ? undefined
+      : Math.max(0, sum.invocationMsSquaredSum / sum.invocations - measuredServiceMs ** 2) /
+        measuredServiceMs ** 2;
   const nominal = {
     arrivalRatePerSecond: options.ratePerSecond,
     meanServiceSeconds: options.effectMeanMs / 1000,
@@ -469,6 +484,11 @@ function compareWithModel(
     measuredArrivalsPerSecond,
     predictedMeanWaitMs: meanWaitSeconds(nominal) * 1000,
     predictedFromMeasuredMs: measuredModel === undefined ? undefined : meanWaitSeconds(measuredModel) * 1000,
+    measuredServiceCv2,
+    predictedMgcMs:
+      measuredModel === undefined || measuredServiceCv2 === undefined
+        ? undefined
+        : allenCunneenWaitSeconds(measuredModel, measuredServiceCv2) * 1000,
     utilisation: utilisation(nominal),
     recommendation,
   };
@@ -483,6 +503,7 @@ function sumBuckets(buckets: readonly StatsBucket[]) {
   let waitMsSum = 0;
   let invocations = 0;
   let invocationMsSum = 0;
+  let invocationMsSquaredSum = 0;
   for (const bucket of buckets) {
     for (const [field, counts] of Object.entries(bucket.byField)) {
       const target = byField[field] ?? { fresh: 0, duplicate: 0 };
@@ -498,8 +519,19 @@ function sumBuckets(buckets: readonly StatsBucket[]) {
     waitMsSum += bucket.waitMsSum;
     invocations += bucket.invocations;
     invocationMsSum += bucket.invocationMsSum;
+    invocationMsSquaredSum += bucket.invocationMsSquaredSum ?? 0;
   }
-  return { byField, counters, fresh, duplicate, records, waitMsSum, invocations, invocationMsSum };
+  return {
+    byField,
+    counters,
+    fresh,
+    duplicate,
+    records,
+    waitMsSum,
+    invocations,
+    invocationMsSum,
+    invocationMsSquaredSum,
+  };
 }
 
 function rate(fresh: number, duplicate: number): number | undefined {

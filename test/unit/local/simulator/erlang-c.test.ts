@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  allenCunneenWaitSeconds,
   erlangB,
   erlangC,
   meanWaitSeconds,
@@ -68,6 +69,20 @@ describe('M/M/c waits', () => {
     // P(Wq > t) = 4/9 · e^(−t): the median wait is 0 (fewer than half wait), p95 = ln((4/9)/0.05)
     expect(waitPercentileSeconds(model, 0.5)).toBe(0);
     expect(waitPercentileSeconds(model, 0.95)).toBeCloseTo(Math.log(4 / 9 / 0.05), 10);
+  });
+});
+
+describe('Allen–Cunneen (M/G/c)', () => {
+  it('equals M/M/c for exponential service', () => {
+    const model = { arrivalRatePerSecond: 2, meanServiceSeconds: 1, servers: 3 };
+    expect(allenCunneenWaitSeconds(model, 1)).toBeCloseTo(meanWaitSeconds(model), 12);
+  });
+
+  it('is exact for M/D/1: Pollaczek–Khinchine gives Wq = ρS / (2(1 − ρ))', () => {
+    // λ = 4/s, S = 0.2 s: ρ = 0.8, Wq = 0.8 × 0.2 / 0.4 = 0.4 s
+    expect(
+      allenCunneenWaitSeconds({ arrivalRatePerSecond: 4, meanServiceSeconds: 0.2, servers: 1 }, 0),
+    ).toBeCloseTo(0.4, 10);
   });
 });
 
