@@ -50,7 +50,8 @@ export function formatReport(results: BenchResults): string {
           ],
           [row('ours', consumer.ours), row('Powertools', consumer.powertools)],
         ) +
-        `\nspeedup ×${fixed(consumer.speedup, 2)} (pairs: ${consumer.pairedSpeedups.map((s) => fixed(s, 2)).join(', ')})`,
+        `\nspeedup ×${fixed(consumer.speedup, 2)}: median of the alternating pairs (${consumer.pairedSpeedups.map((s) => fixed(s, 2)).join(', ')}); ` +
+        `ratio of the medians ×${fixed(consumer.speedupOfMedians, 2)}; Powertools uses ×${fixed(consumer.cpuPerEventRatio, 2)} our Node CPU per event`,
     );
     const probe = consumer.rebatchedProbe;
     sections.push(

@@ -32,10 +32,17 @@ export interface ConsumerResults {
   readonly duplicateRatio: number;
   readonly ours: ContestantSummary;
   readonly powertools: ContestantSummary;
-  /** ours.eventsPerSec / powertools.eventsPerSec (medians). */
+  /**
+   * Median over the alternating pairs of ours/Powertools events per second. Each pair runs back to back, so
+   * a change in the machine's load between pairs cancels out (other processes shared this machine).
+   */
   readonly speedup: number;
-  /** The same ratio within each alternating pair of runs. */
+  /** ours/Powertools events per second within each pair, in run order. */
   readonly pairedSpeedups: number[];
+  /** ours.eventsPerSec / powertools.eventsPerSec: the ratio of the medians, for reference. */
+  readonly speedupOfMedians: number;
+  /** Powertools' Node CPU per event / ours: steadier than wall time on a shared machine. */
+  readonly cpuPerEventRatio: number;
   readonly distinctEvents: number;
   readonly duplicates: Record<string, number>;
   readonly batchSize: number;
@@ -63,8 +70,10 @@ export function summarizeConsumer(
     duplicateRatio: settings.duplicateRatio,
     ours,
     powertools,
-    speedup: round(ours.eventsPerSec / powertools.eventsPerSec),
+    speedup: round(median(pairedSpeedups)),
     pairedSpeedups,
+    speedupOfMedians: round(ours.eventsPerSec / powertools.eventsPerSec),
+    cpuPerEventRatio: round(powertools.nodeCpuMsPerEvent / ours.nodeCpuMsPerEvent),
     distinctEvents: output.distinctEvents,
     duplicates: output.duplicates,
     batchSize: settings.batchSize,
