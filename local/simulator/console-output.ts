@@ -37,7 +37,8 @@ export function intervalLine(row: IntervalRow): string {
 
 export function summary(result: SimulationResult, reportPath: string | undefined): string {
   const { verdict, queueing: q, totals, options: o } = result;
-  const ms = (v: number | undefined) => (v === undefined ? '–' : `${v.toFixed(0)} ms`);
+  const ms = (v: number | undefined | null) =>
+    v === undefined || v === null ? '–' : Number.isFinite(v) ? `${v.toFixed(0)} ms` : 'unbounded (ρ ≥ 1)';
   const lines = [
     '',
     `Run ${result.runId}: ${totals.events} events in ${totals.deliveriesSent} deliveries (${totals.retriesSent} retries, ${totals.redeliveriesSent} redeliveries), ${totals.failed} failed deliveries, ${totals.duplicatesSkipped} duplicates skipped by the consumer.`,
@@ -56,18 +57,20 @@ export function summary(result: SimulationResult, reportPath: string | undefined
       ? `  recommendation: maxConcurrency ${q.recommendation.servers} for a mean wait ≤ ${q.recommendation.targetWaitMs} ms (predicted ${ms(q.recommendation.meanWaitSeconds * 1000)}, ρ = ${q.recommendation.utilisation.toFixed(2)})`
       : '  recommendation: none (no server count up to 1000 meets the target)',
     '',
-    verdict.exactlyOnce
-      ? `VERDICT: EXACTLY ONCE — all ${verdict.distinctEvents} distinct events were effected exactly once.`
-      : `VERDICT: FAILED — ${verdict.effectedOnce}/${verdict.distinctEvents} effected once; ${verdict.missing.length} never effected${
-          verdict.missing.length ? ` (e.g. ${verdict.missing.slice(0, 3).join(', ')})` : ''
-        }; ${verdict.duplicated.length} effected more than once${
-          verdict.duplicated.length
-            ? ` (e.g. ${verdict.duplicated
-                .slice(0, 3)
-                .map((d) => `${d.key} ×${d.count}`)
-                .join(', ')})`
-            : ''
-        }.`,
+    verdict.inconclusive
+      ? `VERDICT: INCONCLUSIVE — the queue did not drain in time; ${verdict.missing.length} of ${verdict.distinctEvents} events not effected yet (still queued, or lost: rerun with a lighter load).`
+      : verdict.exactlyOnce
+        ? `VERDICT: EXACTLY ONCE — all ${verdict.distinctEvents} distinct events were effected exactly once.`
+        : `VERDICT: FAILED — ${verdict.effectedOnce}/${verdict.distinctEvents} effected once; ${verdict.missing.length} never effected${
+            verdict.missing.length ? ` (e.g. ${verdict.missing.slice(0, 3).join(', ')})` : ''
+          }; ${verdict.duplicated.length} effected more than once${
+            verdict.duplicated.length
+              ? ` (e.g. ${verdict.duplicated
+                  .slice(0, 3)
+                  .map((d) => `${d.key} ×${d.count}`)
+                  .join(', ')})`
+              : ''
+          }.`,
   ];
   if (reportPath) lines.push(`Report: ${reportPath}`);
   return lines.join('\n');

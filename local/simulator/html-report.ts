@@ -30,7 +30,12 @@ export function renderReport(result: SimulationResult): string {
     predictedWaitMs: q.predictedMeanWaitMs,
     rateWindow: RATE_WINDOW_SECONDS,
   };
-  const ms = (value: number | undefined) => (value === undefined ? '–' : `${value.toFixed(0)} ms`);
+  const ms = (value: number | undefined | null) =>
+    value === undefined || value === null
+      ? '–'
+      : Number.isFinite(value)
+        ? `${value.toFixed(0)} ms`
+        : 'unbounded (ρ ≥ 1)';
   const rows = result.intervals
     .map(
       (r) =>
@@ -42,9 +47,11 @@ export function renderReport(result: SimulationResult): string {
         )}</td></tr>`,
     )
     .join('\n');
-  const verdictText = v.exactlyOnce
-    ? `EXACTLY ONCE: all ${v.distinctEvents} distinct events were effected exactly once.`
-    : `FAILED: ${v.effectedOnce}/${v.distinctEvents} effected once, ${v.missing.length} never, ${v.duplicated.length} more than once.`;
+  const verdictText = v.inconclusive
+    ? `INCONCLUSIVE: the queue did not drain in time; ${v.missing.length} of ${v.distinctEvents} events not effected yet.`
+    : v.exactlyOnce
+      ? `EXACTLY ONCE: all ${v.distinctEvents} distinct events were effected exactly once.`
+      : `FAILED: ${v.effectedOnce}/${v.distinctEvents} effected once, ${v.missing.length} never, ${v.duplicated.length} more than once.`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Outage simulation ${escapeHtml(result.runId)}</title>
 <style>
