@@ -23,10 +23,10 @@ export type DeliveryReading =
 
 /**
  * `body` is the raw body: its bytes, or its text when the front end already decoded it (API Gateway's
- * non-base64 bodies). Keys are not claimed from this reading (native numbers lose digits above 2^53): the
+ * non-base64 bodies); `bodyBytes`, when the caller already knows it, spares measuring a text body. Keys are not claimed from this reading (native numbers lose digits above 2^53): the
  * consumer derives them from its own lossless parse. Never throws.
  */
-export function readDelivery(body: Uint8Array | string): DeliveryReading {
+export function readDelivery(body: Uint8Array | string, bodyBytes?: number): DeliveryReading {
   let text: string;
   if (typeof body === 'string') {
     text = body;
@@ -48,7 +48,12 @@ export function readDelivery(body: Uint8Array | string): DeliveryReading {
   return {
     ok: true,
     text: queueText,
-    bytes: typeof body !== 'string' && queueText === text ? body.byteLength : Buffer.byteLength(queueText),
+    bytes:
+      queueText !== text
+        ? Buffer.byteLength(queueText)
+        : typeof body === 'string'
+          ? (bodyBytes ?? Buffer.byteLength(body))
+          : body.byteLength,
     events: extraction.events.length,
     unknownFields: extraction.unknownFields.map((change) => change.field),
     malformedParts: extraction.malformed.length,

@@ -158,7 +158,7 @@ async function acceptDelivery(
     receivedAt: new Date(arrival).toISOString(),
     retryDeadline: arrival + (deps.retryBudgetMs ?? RETRY_BUDGET_MS),
   };
-  const reading = readDelivery(request.body);
+  const reading = readDelivery(request.body, bodyBytes);
   if (!reading.ok) {
     try {
       await queue.quarantine(bodyBytesOf(request.body), reading.reason, meta);

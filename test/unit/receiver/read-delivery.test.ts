@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { escapeForQueue, readDelivery } from '../../../functions/receiver/read-delivery.ts';
+import { messagesBody } from './webhook-requests.ts';
+
+describe('readDelivery', () => {
+  const body = messagesBody(3, { textRepeat: 2 });
+
+  it('reads bytes and text alike: the text unchanged, its UTF-8 size, the event count', () => {
+    const expected = {
+      ok: true,
+      text: body,
+      bytes: Buffer.byteLength(body),
+      events: 3,
+      unknownFields: [],
+      malformedParts: 0,
+    };
+    expect(readDelivery(Buffer.from(body))).toEqual(expected);
+    expect(readDelivery(body)).toEqual(expected);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(body.length);
+  });
+
+  it('measures the escaped text when characters SQS refuses were escaped', () => {
+    const raw = body.replace('wamid.', 'wamid.\uFFFF');
+    const reading = readDelivery(Buffer.from(raw));
+    expect(reading).toMatchObject({ ok: true, events: 3 });
+    if (reading.ok) expect(reading.bytes).toBe(Buffer.byteLength(reading.text));
+    if (reading.ok) expect(reading.bytes).toBe(Buffer.byteLength(raw) + 3); // 3 UTF-8 bytes become 6 ASCII
+  });
+
+  it.each([
+    ['truncated JSON', Buffer.from(body.slice(0, -1)), 'invalid-json'],
+    ['bytes that are not UTF-8', Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), 'invalid-json'],
+    [
+      'a BOM before the JSON',
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]),
+      'invalid-json',
+    ],
+    ['an empty body', Buffer.alloc(0), 'invalid-json'],
+    ['another object', Buffer.from('{"object":"page","entry":[]}'), 'not-whatsapp-envelope'],
+    ['an array', Buffer.from('[]'), 'not-whatsapp-envelope'],
+  ])('rejects %s', (_, raw, reason) => {
+    expect(readDelivery(raw)).toMatchObject({ ok: false, reason });
+  });
+
+  it('never puts body content in the rejection detail', () => {
+    const reading = readDelivery('{"object":"whatsapp_business_account","entry":[secret text');
+    expect(reading).toMatchObject({ ok: false, reason: 'invalid-json' });
+    expect(JSON.stringify(reading)).not.toContain('secret');
+  });
+
+  it('lists unknown fields and counts malformed parts', () => {
+    const reading = readDelivery(
+      JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [{ id: '1', time: 2, changes: [{ field: 'future_field', value: {} }, 'not a change'] }],
+      }),
+    );
+    expect(reading).toMatchObject({
+      ok: true,
+      events: 0,
+      unknownFields: ['future_field'],
+      malformedParts: 1,
+    });
+  });
+});
+
+describe('escapeForQueue', () => {
+  it('escapes only U+FFFE and U+FFFF and returns other text as the same string', () => {
+    expect(escapeForQueue('{"a":"\uFFFE-\uFFFF-\uFFFD-é"}')).toBe('{"a":"\\ufffe-\\uffff-\uFFFD-é"}');
+    const plain = '{"a":"é😀"}';
+    expect(escapeForQueue(plain)).toBe(plain);
+  });
+});
