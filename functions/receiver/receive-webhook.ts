@@ -158,6 +158,11 @@ async function acceptDelivery(
     receivedAt: new Date(arrival).toISOString(),
     retryDeadline: arrival + (deps.retryBudgetMs ?? RETRY_BUDGET_MS),
   };
+  if (bodyBytes === 0) {
+    // Nothing to keep, and SQS refuses an empty message: acknowledge so that it is not retried forever.
+    logger.warn('Signed empty body acknowledged; nothing to quarantine', logKeys);
+    return respond(200);
+  }
   const reading = readDelivery(request.body, bodyBytes);
   if (!reading.ok) {
     try {

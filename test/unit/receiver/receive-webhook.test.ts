@@ -128,6 +128,21 @@ describe('receiveWebhook', () => {
     expect(keysOf(sent)).toEqual(keysOf(body));
   });
 
+  it('acknowledges a signed empty body without writing anything (SQS refuses empty messages)', async () => {
+    const queue = new MemoryQueue(100_000);
+    const { deps, metrics, logs } = setup(queue);
+    expect((await receiveWebhook(post(''), deps)).statusCode).toBe(200);
+    expect(queue.enqueued).toEqual([]);
+    expect(queue.quarantined).toEqual([]);
+    expect(metrics).toEqual({});
+    expect(JSON.stringify(logs)).toContain('empty body');
+  });
+
+  it('refuses an unsigned empty body', async () => {
+    const { deps } = setup(new MemoryQueue(100_000));
+    expect((await receiveWebhook({ ...post(''), headers: {} }, deps)).statusCode).toBe(401);
+  });
+
   it('answers 503 when the secrets cannot be read, before looking at the body', async () => {
     const queue = new MemoryQueue(100_000);
     const unavailable = {
