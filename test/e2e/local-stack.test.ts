@@ -141,6 +141,91 @@ describe('npm start, end to end', () => {
   }, 120_000);
 });
 
+describe('npm start, the fault switch and the handshake', () => {
+  it('answers the verification handshake through the API Gateway adapter', async () => {
+    const ok = await client.get<string>(
+      '/webhook?hub.mode=subscribe&hub.verify_token=local-dev-verify-token&hub.challenge=1158201444',
+    );
+    const wrong = await client.get('/webhook?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1');
+    expect(ok).toEqual({ status: 200, body: '1158201444' });
+    expect(wrong.status).toBe(403);
+  });
+
+  it('in `error` mode answers 503 and stores nothing; in `lost-ack` mode stores but never answers', async () => {
+    const wamid = wamidFactory('faults');
+    const setMode = (mode: string) =>
+      fetch(`${stack.url}/local/faults`, { method: 'POST', body: JSON.stringify({ webhook: { mode } }) });
+    try {
+      expect((await setMode('error')).status).toBe(200);
+      expect(await client.post(envelope(messagesChange([wamid(1)])), SECRET_A)).toBe(503);
+
+      expect((await setMode('lost-ack')).status).toBe(200);
+      const lost = await fetch(`${stack.url}/webhook`, {
+        method: 'POST',
+        headers: {
+          'x-hub-signature-256': (await import('../../functions/receiver/signature.ts')).signBody(
+            envelope(messagesChange([wamid(2)])),
+            SECRET_A,
+          ),
+        },
+        body: envelope(messagesChange([wamid(2)])),
+        signal: AbortSignal.timeout(1_500),
+      }).then(
+        () => 'answered',
+        () => 'no answer',
+      );
+      expect(lost).toBe('no answer');
+    } finally {
+      await setMode('up');
+    }
+    // Meta's retry of the lost answer: accepted again, effected once.
+    expect(await client.post(envelope(messagesChange([wamid(2)])), SECRET_A)).toBe(200);
+
+    expect(await client.effectCounts([`msg:${wamid(1)}`, `msg:${wamid(2)}`])).toEqual({
+      [`msg:${wamid(1)}`]: 0,
+      [`msg:${wamid(2)}`]: 1,
+    });
+  });
+
+  it('refuses an invalid fault setting', async () => {
+    const response = await fetch(`${stack.url}/local/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ webhook: { mode: 'sometimes' } }),
+    });
+    expect(response.status).toBe(400);
+  });
+
+  it('exits with one clear line when its port is taken', async () => {
+    const { execFile } = await import('node:child_process');
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'local/start.ts'],
+        { cwd: new URL('../../', import.meta.url), env: { ...process.env, PORT: String(stack.port) } },
+        (error, _stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+      );
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`npm start: Port ${stack.port} is already in use`);
+  });
+});
+
+describe('npm start, stopping', () => {
+  it('stops everything on SIGINT, DynamoDB Local included', async () => {
+    const info = await client.get<{ dynamodbEndpoint: string }>('/local/info');
+    stack.process.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => {
+      if (stack.process.exitCode !== null) resolve(stack.process.exitCode);
+      else stack.process.once('exit', (exitCode) => resolve(exitCode));
+    });
+
+    expect(code).toBe(0);
+    await expect(fetch(info.body.dynamodbEndpoint, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+    await expect(fetch(`${stack.url}/local/info`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+  });
+});
+
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
