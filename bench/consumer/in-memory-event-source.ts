@@ -72,7 +72,9 @@ export async function drainQueue(options: DrainOptions): Promise<DrainResult> {
     let failed: Set<string>;
     const invoked = performance.now();
     try {
-      const response = await handler({ Records: records }, context);
+      // As the Lambda runtime does: the event arrives as JSON and is parsed for each invocation.
+      const event = JSON.parse(JSON.stringify({ Records: records })) as SQSEvent;
+      const response = await handler(event, context);
       invocationMs.push(performance.now() - invoked);
       failed = new Set((response?.batchItemFailures ?? []).map((item) => item.itemIdentifier));
     } catch {
