@@ -119,7 +119,13 @@ async function benchBundles(quick: boolean): Promise<BundlesResults> {
 
 async function benchEndToEnd(quick: boolean): Promise<EndToEndResult> {
   const result = await runEndToEnd(
-    { durationSeconds: quick ? 5 : 15, connections: 10, duplicateRatio: 0.3, drainTimeoutMs: 180_000 },
+    {
+      warmupSeconds: quick ? 2 : 5,
+      durationSeconds: quick ? 5 : 15,
+      connections: 10,
+      duplicateRatio: 0.3,
+      drainTimeoutMs: 180_000,
+    },
     log,
   );
   if (result.repeatedEffects > 0 || result.missingEffects > 0) {

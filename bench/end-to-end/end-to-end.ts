@@ -15,6 +15,8 @@ import { inboundTextMessage, singleMessageBody } from '../workload/webhook-bodie
 
 export interface EndToEndInput {
   readonly durationSeconds: number;
+  /** Load before the measured run (not measured; its effects are checked too). */
+  readonly warmupSeconds: number;
   /**
    * A local stack already running (e.g. started with `node --cpu-prof --import tsx local/start.ts` to
    * profile it), with WHATSAPP_APP_SECRETS=bench-e2e-app-secret. By default one is spawned and stopped.
@@ -33,11 +35,13 @@ export interface EndToEndResult {
   readonly ackMaxMs: number;
   readonly durationSeconds: number;
   readonly connections: number;
+  /** Acknowledged during the measured run. */
   readonly deliveriesAcked: number;
+  readonly warmupDeliveriesAcked: number;
   readonly non2xx: number;
   readonly errors: number;
   readonly timeouts: number;
-  /** Distinct message keys among the acknowledged deliveries. */
+  /** Distinct message keys among the acknowledged deliveries (warm-up included, like the effects). */
   readonly distinctEventsAcked: number;
   readonly effects: number;
   /** Keys effected more than once (must be 0). */
@@ -49,7 +53,7 @@ export interface EndToEndResult {
    * requests in flight at the end; the receiver may have enqueued them anyway).
    */
   readonly effectsOfUnansweredDeliveries: number;
-  /** From the load's start to the last effect: what the consumer sustained end to end. */
+  /** Effects of the measured run, from its start to the drained queue: what the consumer sustained. */
   readonly effectsPerSec: number;
   /** How long the queue took to drain once the load stopped. */
   readonly drainMs: number;
@@ -101,42 +105,59 @@ export async function runEndToEnd(
     const next = deliveryStream(input.duplicateRatio);
     const acked = new Set<string>();
     let ackedDeliveries = 0;
-    const started = Date.now();
-    const result = await autocannon({
-      url: stack.url,
-      connections: input.connections,
-      duration: input.durationSeconds,
-      requests: [
-        {
-          method: 'POST',
-          path: '/webhook',
-          setupRequest: (request: Record<string, unknown>, context: Record<string, unknown>) => {
-            const delivery = next();
-            context.delivery = delivery;
-            return {
-              ...request,
-              body: delivery.body,
-              headers: {
-                'content-type': 'application/json',
-                'x-hub-signature-256': delivery.signature,
-              },
-            };
+    const load = (durationSeconds: number) =>
+      autocannon({
+        url: stack.url,
+        connections: input.connections,
+        duration: durationSeconds,
+        requests: [
+          {
+            method: 'POST',
+            path: '/webhook',
+            setupRequest: (request: Record<string, unknown>, context: Record<string, unknown>) => {
+              const delivery = next();
+              context.delivery = delivery;
+              return {
+                ...request,
+                body: delivery.body,
+                headers: {
+                  'content-type': 'application/json',
+                  'x-hub-signature-256': delivery.signature,
+                },
+              };
+            },
+            onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
+              if (status !== 200) return;
+              ackedDeliveries++;
+              acked.add((context.delivery as Delivery).key);
+            },
           },
-          onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
-            if (status !== 200) return;
-            ackedDeliveries++;
-            acked.add((context.delivery as Delivery).key);
-          },
-        },
-      ],
-    });
-    const loadEnded = Date.now();
-    progress(`end to end: ${ackedDeliveries} deliveries acknowledged; waiting for the consumer to drain`);
-    const drained = await fetch(`${stack.url}/local/drained?timeoutMs=${input.drainTimeoutMs}`);
-    await drained.arrayBuffer();
-    if (drained.status !== 200) {
-      throw new Error(`The local stack did not drain within ${input.drainTimeoutMs} ms after the load.`);
+        ],
+      });
+    const drain = async () => {
+      const response = await fetch(`${stack.url}/local/drained?timeoutMs=${input.drainTimeoutMs}`);
+      await response.arrayBuffer();
+      if (response.status !== 200) {
+        throw new Error(`The local stack did not drain within ${input.drainTimeoutMs} ms after the load.`);
+      }
+    };
+
+    // Warm-up: the JVM of DynamoDB Local and V8 both start cold; neither is what a running stack shows.
+    if (input.warmupSeconds > 0) {
+      await load(input.warmupSeconds);
+      await drain();
+      progress(`end to end: warm-up done (${ackedDeliveries} deliveries)`);
     }
+    const warmupAcked = ackedDeliveries;
+    const { total: effectsBefore } = (await (
+      await fetch(`${stack.url}/local/effects`)
+    ).json()) as EffectsView;
+    const started = Date.now();
+    const result = await load(input.durationSeconds);
+    const measuredAcked = ackedDeliveries - warmupAcked;
+    const loadEnded = Date.now();
+    progress(`end to end: ${measuredAcked} deliveries acknowledged; waiting for the consumer to drain`);
+    await drain();
     const drainedAt = Date.now();
     const effects = (await (await fetch(`${stack.url}/local/effects`)).json()) as EffectsView;
     const counts = new Map(effects.effects.map((effect) => [effect.key, effect.count]));
@@ -144,13 +165,14 @@ export async function runEndToEnd(
     const missingEffects = [...acked].filter((key) => !counts.has(key)).length;
     const effectsOfUnansweredDeliveries = effects.effects.filter((effect) => !acked.has(effect.key)).length;
     return {
-      deliveriesPerSec: ackedDeliveries / result.duration,
+      deliveriesPerSec: measuredAcked / result.duration,
       ackP50Ms: result.latency.p50,
       ackP99Ms: result.latency.p99,
       ackMaxMs: result.latency.max,
       durationSeconds: result.duration,
       connections: input.connections,
-      deliveriesAcked: ackedDeliveries,
+      deliveriesAcked: measuredAcked,
+      warmupDeliveriesAcked: warmupAcked,
       non2xx: result.non2xx,
       errors: result.errors,
       timeouts: result.timeouts,
@@ -159,7 +181,7 @@ export async function runEndToEnd(
       repeatedEffects,
       missingEffects,
       effectsOfUnansweredDeliveries,
-      effectsPerSec: effects.total / ((drainedAt - started) / 1000),
+      effectsPerSec: (effects.total - effectsBefore) / ((drainedAt - started) / 1000),
       drainMs: drainedAt - loadEnded,
     };
   } finally {
