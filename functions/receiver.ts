@@ -29,6 +29,16 @@ const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE
  */
 const SQS_REQUEST_TIMEOUT_MS = 2_000;
 
+const INTERNAL_ERROR: APIGatewayProxyResultV2 = {
+  statusCode: 500,
+  headers: { 'content-type': 'text/plain; charset=utf-8' },
+  body: 'internal error',
+};
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
 /** Builds the clients and configuration once per container, on the first invocation. */
 function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
   const maximumMessageSizeBytes = getNumberFromEnv(
@@ -73,23 +83,24 @@ export function createReceiverHandler(env: NodeJS.ProcessEnv = process.env) {
   let dependencies: ReceiverDependencies | undefined;
   return async (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyResultV2> => {
     if (context !== undefined) logger.addContext(context);
+    const requestId = event.requestContext.requestId;
     try {
-      dependencies ??= buildDependencies(env);
+      try {
+        dependencies ??= buildDependencies(env);
+      } catch (error) {
+        // Built from the environment only, so the message names a variable, never request content.
+        logger.error('Receiver misconfigured', { requestId, problem: errorText(error) });
+        return INTERNAL_ERROR;
+      }
       const response = await receiveWebhook(toWebhookRequest(event), dependencies);
       return { statusCode: response.statusCode, headers: { ...response.headers }, body: response.body };
     } catch (error) {
       // Messages of unexpected errors may quote the body (V8's JSON errors do): log the class only.
       logger.error('Receiver failed unexpectedly', {
-        requestId: event.requestContext.requestId,
+        requestId,
         errorName: error instanceof Error ? error.name : 'UnknownError',
-        ...(error instanceof Error &&
-          error.name === 'MissingConfigurationError' && { problem: error.message }),
       });
-      return {
-        statusCode: 500,
-        headers: { 'content-type': 'text/plain; charset=utf-8' },
-        body: 'internal error',
-      };
+      return INTERNAL_ERROR;
     } finally {
       // One EMF document per invocation, and none (not even Powertools' empty-metrics warning) for a GET.
       if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();

@@ -349,6 +349,19 @@ describe('configuration and methods', () => {
     expect(output.join('')).toContain('DELIVERY_QUEUE_URL');
   });
 
+  it('answers 500 with the reason in the log when MAXIMUM_MESSAGE_SIZE_BYTES is not a usable number', async () => {
+    for (const value of ['lots', '100']) {
+      const response = await invoke(signedPost(fixture('message-text.json'), SECRET), {
+        ...LOCAL_ENV,
+        MAXIMUM_MESSAGE_SIZE_BYTES: value,
+      });
+      expect(response.statusCode).toBe(500);
+    }
+    expect(output.join('')).toContain('MAXIMUM_MESSAGE_SIZE_BYTES must be a number');
+    expect(output.join('')).toContain('maximumMessageSizeBytes 100 is too small');
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+
   it('answers 405 to other methods', async () => {
     expect((await invoke(httpApiEvent({ method: 'PUT', body: '{}' }))).statusCode).toBe(405);
   });
