@@ -5,6 +5,8 @@
  *   npm run bench -- --only receiver      some parts (comma-separated), writes bench/out/results.json
  *   npm run bench -- --quick              fewer runs and iterations (a smoke test), writes bench/out/
  *   npm run bench -- --out FILE           write the results elsewhere
+ *   npm run bench -- --cpu-prof           also write CPU profiles of the consumer and receiver workers
+ *                                         to bench/out/profiles/ (open them in Chrome DevTools)
  *
  * Parts: consumer (ours vs Powertools Idempotency on DynamoDB Local), receiver (handler vs HMAC + JSON.parse),
  * bundles (esbuild as the CDK construct, size and load time), e2e (the local stack under autocannon).
@@ -64,6 +66,8 @@ const LAMBDA_POWERTOOLS_ENV = {
   POWERTOOLS_LOG_LEVEL: DEFAULT_LOG_LEVEL,
 };
 
+let workerFlags: string[] = [];
+
 async function benchConsumer(quick: boolean): Promise<ConsumerResults> {
   const settings = resolveSettings();
   const input: ConsumerBenchInput = {
@@ -82,7 +86,7 @@ async function benchConsumer(quick: boolean): Promise<ConsumerResults> {
     const output = await runWorker<ConsumerBenchInput, ConsumerBenchOutput>(
       join(BENCH_DIR, 'consumer', 'worker.ts'),
       { ...input, dynamodbEndpoint: dynamodb.endpoint },
-      { env: LAMBDA_POWERTOOLS_ENV, onProgress: log },
+      { env: LAMBDA_POWERTOOLS_ENV, onProgress: log, nodeFlags: workerFlags },
     );
     return summarizeConsumer(output, input);
   } finally {
@@ -103,7 +107,7 @@ async function benchReceiver(quick: boolean): Promise<ReceiverResults> {
   const bodies = await runWorker<ReceiverBenchInput, ReceiverBodyResult[]>(
     join(BENCH_DIR, 'receiver', 'worker.ts'),
     input,
-    { env: LAMBDA_POWERTOOLS_ENV, onProgress: log },
+    { env: LAMBDA_POWERTOOLS_ENV, onProgress: log, nodeFlags: workerFlags },
   );
   return summarizeReceiver(bodies);
 }
@@ -165,13 +169,15 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       quick: { type: 'boolean', default: false },
       out: { type: 'string' },
+      'cpu-prof': { type: 'boolean', default: false },
     },
   });
   const parts = (values.only?.split(',').map((part) => part.trim()) ?? [...PARTS]) as Part[];
   const unknown = parts.filter((part) => !PARTS.includes(part));
   if (unknown.length > 0)
     throw new Error(`Unknown part(s) ${unknown.join(', ')}; choose from ${PARTS.join(', ')}.`);
-  const complete = parts.length === PARTS.length && !values.quick;
+  if (values['cpu-prof']) workerFlags = ['--cpu-prof', `--cpu-prof-dir=${join(OUT_DIR, 'profiles')}`];
+  const complete = parts.length === PARTS.length && !values.quick && !values['cpu-prof'];
   const outFile = values.out ?? (complete ? join(BENCH_DIR, 'results.json') : join(OUT_DIR, 'results.json'));
 
   const started = Date.now();
