@@ -14,7 +14,7 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ReceiverMetric } from '../commons/metric-names.ts';
-import type { DeliveryMeta, DeliveryQueuePort, QuarantineReason } from './delivery-queue.ts';
+import type { DeliveryMeta, DeliveryQueuePort } from './delivery-queue.ts';
 import { EnqueueFailedError, WebhookSecretsMisconfiguredError } from './errors.ts';
 import { readDelivery } from './read-delivery.ts';
 import { checkSignature, findHeader, SIGNATURE_HEADER } from './signature.ts';
@@ -24,6 +24,7 @@ import type { WebhookSecrets, WebhookSecretsSource } from './webhook-secrets.ts'
 
 export interface WebhookRequest {
   readonly method: string;
+  /** Not routed on: API Gateway sends only `/webhook` here (with a stage prefix on named stages). */
   readonly path: string;
   /** Decoded query string parameters. */
   readonly query: Readonly<Record<string, string | undefined>>;
@@ -237,5 +238,3 @@ function enqueueFailed(
 function bodyBytesOf(body: Uint8Array | string): Uint8Array {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
 }
-
-export type { QuarantineReason };
