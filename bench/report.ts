@@ -58,8 +58,12 @@ export function formatReport(results: BenchResults): string {
       `Re-batched probe (untimed): ${probe.records} multi-message bodies, ${probe.distinctEvents} distinct events, repeats regrouped with other messages\n` +
         table(
           ['', 'effects', 'missing', 'repeated'],
-          (['ours', 'powertools'] as const).map((name) => [
-            name === 'ours' ? 'ours' : 'Powertools',
+          (['ours', 'powertools', 'powertoolsAllWamids'] as const).map((name) => [
+            {
+              ours: 'ours',
+              powertools: 'Powertools, first wamid',
+              powertoolsAllWamids: 'Powertools, all wamids',
+            }[name],
             String(probe[name].effects),
             String(probe[name].missing),
             String(probe[name].repeated),

@@ -121,53 +121,61 @@ export const ours: Contestant = {
 /** The wamid of the body's first message: Powertools' idempotency key for one record. */
 export const POWERTOOLS_EVENT_KEY = 'powertools_json(body).entry[0].changes[0].value.messages[0].id';
 
-export const powertools: Contestant = {
-  name: 'powertools',
-  // The table of Powertools' documentation: partition key `id`, TTL on `expiration`, on demand.
-  async createTable(client, tableName) {
-    await client.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
-    await client.send(
-      new UpdateTimeToLiveCommand({
-        TableName: tableName,
-        TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
-      }),
-    );
-  },
-  createContainer({ endpoint, tableName, sink }) {
-    const client = dynamoDbClient(endpoint);
-    const requests = countRequests(client);
-    const latency = recordLatency(client);
-    const processor = new BatchProcessor(EventType.SQS);
-    const persistenceStore = new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client });
-    const config = new IdempotencyConfig({ eventKeyJmesPath: POWERTOOLS_EVENT_KEY });
-    const processIdempotently = makeIdempotent(
-      async (record: SQSRecord) => {
-        const body = JSON.parse(record.body) as WebhookBody;
-        for (const entry of body.entry ?? []) {
-          for (const change of entry.changes ?? []) {
-            for (const message of change.value?.messages ?? []) sink.record(message.id);
+/** Powertools' recipe with the idempotency key taken by `eventKeyJmesPath` (see {@link POWERTOOLS_EVENT_KEY}). */
+export function powertoolsKeyedOn(eventKeyJmesPath: string): Contestant {
+  return {
+    name: 'powertools',
+    // The table of Powertools' documentation: partition key `id`, TTL on `expiration`, on demand.
+    async createTable(client, tableName) {
+      await client.send(
+        new CreateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+        }),
+      );
+      await client.send(
+        new UpdateTimeToLiveCommand({
+          TableName: tableName,
+          TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
+        }),
+      );
+    },
+    createContainer({ endpoint, tableName, sink }) {
+      const client = dynamoDbClient(endpoint);
+      const requests = countRequests(client);
+      const latency = recordLatency(client);
+      const processor = new BatchProcessor(EventType.SQS);
+      const persistenceStore = new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client });
+      const config = new IdempotencyConfig({ eventKeyJmesPath });
+      const processIdempotently = makeIdempotent(
+        async (record: SQSRecord) => {
+          const body = JSON.parse(record.body) as WebhookBody;
+          for (const entry of body.entry ?? []) {
+            for (const change of entry.changes ?? []) {
+              for (const message of change.value?.messages ?? []) sink.record(message.id);
+            }
           }
-        }
-      },
-      { persistenceStore, config },
-    );
-    return {
-      handler: async (event, context): Promise<SQSBatchResponse> => {
-        config.registerLambdaContext(context);
-        return processPartialResponse(event, processIdempotently, processor, { context });
-      },
-      requests,
-      latency,
-    };
-  },
-};
+        },
+        { persistenceStore, config },
+      );
+      return {
+        handler: async (event, context): Promise<SQSBatchResponse> => {
+          config.registerLambdaContext(context);
+          return processPartialResponse(event, processIdempotently, processor, { context });
+        },
+        requests,
+        latency,
+      };
+    },
+  };
+}
+
+export const powertools = powertoolsKeyedOn(POWERTOOLS_EVENT_KEY);
+
+/** Every wamid of the body, as a list: one key per distinct set of messages. */
+export const POWERTOOLS_ALL_WAMIDS_KEY = 'powertools_json(body).entry[].changes[].value.messages[].id';
 
 interface WebhookBody {
   entry?: { changes?: { value?: { messages?: { id: string }[] } }[] }[];

@@ -12,7 +12,9 @@ import {
   deleteTable,
   EffectSink,
   ours,
+  POWERTOOLS_ALL_WAMIDS_KEY,
   powertools,
+  powertoolsKeyedOn,
 } from './contestants.ts';
 import { drainQueue } from './in-memory-event-source.ts';
 import { buildRebatchedWorkload } from './rebatched-probe.ts';
@@ -60,6 +62,12 @@ export interface RebatchedProbeResult {
   readonly distinctEvents: number;
   readonly ours: { readonly effects: number; readonly missing: number; readonly repeated: number };
   readonly powertools: { readonly effects: number; readonly missing: number; readonly repeated: number };
+  /** Powertools keyed on the list of all the body's wamids. */
+  readonly powertoolsAllWamids: {
+    readonly effects: number;
+    readonly missing: number;
+    readonly repeated: number;
+  };
 }
 
 export interface ConsumerBenchOutput {
@@ -194,16 +202,24 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
     }
   }
   const probe = buildRebatchedWorkload();
-  const probeRuns = new Map<ContestantName, ConsumerRun>();
-  for (const contestant of [ours, powertools]) {
+  const probeContestants = {
+    ours,
+    powertools,
+    powertoolsAllWamids: powertoolsKeyedOn(POWERTOOLS_ALL_WAMIDS_KEY),
+  } as const;
+  const probeRuns: Partial<Record<keyof typeof probeContestants, ConsumerRun>> = {};
+  for (const [label, contestant] of Object.entries(probeContestants) as [
+    keyof typeof probeContestants,
+    Contestant,
+  ][]) {
     const run = await runOnce(contestant, { ...probe, batchSize: input.batchSize }, input, { strict: false });
-    probeRuns.set(contestant.name, run);
+    probeRuns[label] = run;
     progress(
-      `consumer re-batched probe ${contestant.name}: ${run.effects} effects for ${probe.distinctWamids.size} events, ${run.missingEffects} missing, ${run.repeatedEffects} repeated`,
+      `consumer re-batched probe ${label}: ${run.effects} effects for ${probe.distinctWamids.size} events, ${run.missingEffects} missing, ${run.repeatedEffects} repeated`,
     );
   }
-  const probeOf = (name: ContestantName) => {
-    const run = probeRuns.get(name) as ConsumerRun;
+  const probeOf = (label: keyof typeof probeContestants) => {
+    const run = probeRuns[label] as ConsumerRun;
     return { effects: run.effects, missing: run.missingEffects, repeated: run.repeatedEffects };
   };
   return {
@@ -212,6 +228,7 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
       distinctEvents: probe.distinctWamids.size,
       ours: probeOf('ours'),
       powertools: probeOf('powertools'),
+      powertoolsAllWamids: probeOf('powertoolsAllWamids'),
     },
     events: workload.records.length,
     distinctEvents: workload.distinctWamids.size,
