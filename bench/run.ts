@@ -76,7 +76,7 @@ async function benchConsumer(quick: boolean): Promise<ConsumerResults> {
     duplicateRatio: 0.3,
     batchSize: settings.batchSize,
     concurrency: settings.maxConcurrency,
-    runs: quick ? 1 : 5,
+    runs: quick ? 1 : 6,
     warmupRecords: quick ? 200 : 2000,
     functionTimeoutMs: settings.consumerTimeoutSeconds * 1000,
   };
