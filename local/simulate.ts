@@ -25,7 +25,7 @@ const DEFAULTS = {
   rate: 8,
   effectMs: 150,
   workers: 2,
-  duration: 75,
+  duration: 60,
   outageStart: 20,
   outage: 15,
   interval: 5,
@@ -222,7 +222,7 @@ async function stackSettings(url: string): Promise<PipelineSettings | undefined>
 class UsageError extends Error {}
 
 const HELP = `npm run simulate -- [options]   (docs/simulator.md)
-  --short                  a quick run (~20 s of traffic) instead of the default (~75 s)
+  --short                  a quick run (~20 s of traffic) instead of the default (60 s)
   --url URL                the local stack to drive (default: localhost:$PORT if running, else start one)
   --rate λ                 live deliveries per second (default ${DEFAULTS.rate})
   --effect-ms S            mean side-effect time, exponential (default ${DEFAULTS.effectMs})

@@ -37,8 +37,8 @@ export class StackClient {
   }
 
   /** Effect counts of the given keys (0 for a key never effected), once the queue has drained. */
-  async effectCounts(keys: readonly string[]): Promise<Record<string, number>> {
-    await this.drained();
+  async effectCounts(keys: readonly string[], drainTimeoutMs?: number): Promise<Record<string, number>> {
+    await this.drained(drainTimeoutMs);
     const { body } = await this.get<EffectsView>('/local/effects');
     const counts = new Map(body.effects.map((e) => [e.key, e.count]));
     return Object.fromEntries(keys.map((key) => [key, counts.get(key) ?? 0]));

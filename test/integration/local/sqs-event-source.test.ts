@@ -4,10 +4,9 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
-  SQSClient,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createSqsEventSource,
@@ -15,32 +14,26 @@ import {
   type SqsEventSource,
   type SqsEventSourceOptions,
 } from '../../../local/sqs-event-source.ts';
+import { createSqsClient, uniqueName } from '../../support/aws-clients.ts';
 
-let fauxqs: FauxqsServer;
 let client: SQSClient;
-let queueCounter = 0;
 const sources: SqsEventSource[] = [];
 
-beforeAll(async () => {
-  fauxqs = await startFauxqs({ port: 0, logger: false });
-  client = new SQSClient({
-    endpoint: `http://127.0.0.1:${fauxqs.port}`,
-    region: 'eu-west-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+beforeAll(() => {
+  // The run's shared fauxqs (test/support/global-setup.ts); every test creates queues of its own.
+  client = createSqsClient();
 });
 
 afterEach(async () => {
   await Promise.all(sources.splice(0).map((s) => s.stop()));
 });
 
-afterAll(async () => {
+afterAll(() => {
   client.destroy();
-  await fauxqs.stop();
 });
 
 async function createQueue(options: { visibilityTimeout?: number; maxReceiveCount?: number } = {}) {
-  const name = `event-source-${++queueCounter}`;
+  const name = uniqueName('event-source');
   const dlq = await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
   const dlqUrl = dlq.QueueUrl ?? '';
   const dlqArn = await queueArn(dlqUrl);
