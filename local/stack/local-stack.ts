@@ -143,7 +143,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     const stats = new PipelineStats();
     const tap: StdoutTap = tapStdout({
       onLine: (line) => observeHandlerOutput(line, stats),
-      echo: (line) => config.verbose || !isHandlerOutput(line),
+      echo: (line) => config.verbose || !isRoutineHandlerOutput(line),
     });
     cleanups.push(() => tap.restore());
 
@@ -192,6 +192,11 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       effects: () => journal.read(),
       ledger: (wamid, participant) => ledger.view(wamid, participant),
       stats: (since) => stats.snapshot(since),
+      waitUntilDrained: (timeoutMs) =>
+        eventSource.waitUntilDrained({ timeoutMs }).then(
+          () => true,
+          () => false,
+        ),
     };
     let stopping: Promise<void> | undefined;
     return {
@@ -226,9 +231,13 @@ function listen(server: import('node:http').Server, port: number): Promise<void>
   });
 }
 
-/** Lines Powertools printed for the handlers: EMF documents and JSON log entries. */
-function isHandlerOutput(line: string): boolean {
-  return line.startsWith('{"_aws"') || (line.startsWith('{') && line.includes('"service":'));
+/**
+ * What Powertools prints for every event and invocation (EMF documents, INFO and DEBUG log entries): the
+ * dashboard shows it, the terminal gets one summary line per invocation instead. Warnings and errors still
+ * reach the terminal.
+ */
+function isRoutineHandlerOutput(line: string): boolean {
+  return line.startsWith('{"_aws"') || /^\{"level":"(INFO|DEBUG|TRACE)"/.test(line);
 }
 
 function observeHandlerOutput(line: string, stats: PipelineStats): void {
