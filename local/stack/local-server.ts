@@ -49,6 +49,8 @@ export interface LocalPipeline {
   effects(): EffectsView;
   ledger(wamid: string, recipientParticipantId?: string): Promise<StatusLedgerView | undefined>;
   stats(sinceSeconds?: number): StatsSnapshot;
+  /** Resolves true once the delivery queue is empty and no consumer invocation runs, false after `timeoutMs`. */
+  waitUntilDrained(timeoutMs: number): Promise<boolean>;
 }
 
 /** API Gateway HTTP APIs refuse bodies above 10 MB. */
@@ -108,6 +110,11 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
     if (url.pathname === '/local/stats') {
       const since = Number(url.searchParams.get('since') ?? Number.NaN);
       return sendJson(response, 200, pipeline.stats(Number.isFinite(since) ? since : undefined));
+    }
+    if (url.pathname === '/local/drained') {
+      const timeoutMs = Math.min(Number(url.searchParams.get('timeoutMs') ?? 10_000) || 10_000, 120_000);
+      const drained = await pipeline.waitUntilDrained(timeoutMs);
+      return sendJson(response, drained ? 200 : 504, { drained });
     }
     if (url.pathname.startsWith('/local/ledger/')) {
       const wamid = decodeURIComponent(url.pathname.slice('/local/ledger/'.length));

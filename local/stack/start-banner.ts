@@ -19,7 +19,7 @@ export function startBanner(options: {
     '',
     `  Webhook      ${stack.url}/webhook`,
     `  Dashboard    ${stack.url}/`,
-    `  Inspect      ${stack.url}/local/info · /local/effects · /local/ledger/<wamid> · /local/stats · /local/faults`,
+    `  Inspect      ${stack.url}/local/info · /local/effects · /local/ledger/<wamid> · /local/stats · /local/faults · /local/drained`,
     `  DynamoDB     ${stack.info.dynamodbEndpoint}  table ${stack.info.tableName}`,
     `  SQS          ${stack.info.sqsEndpoint}`,
     `               queue ${stack.info.queueUrl}`,
