@@ -378,7 +378,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       clearInterval(progressTicker);
       for (const timer of timers) clearTimeout(timer);
     }
-    await closeInterval(intervalStart, Date.now(), 'drain');
+    // A last partial interval of under a second would only add noise to the per-second rates.
+    if (Date.now() - intervalStart >= 1_000) await closeInterval(intervalStart, Date.now(), 'drain');
     lastEffects = await stack.effectsTotal();
     report();
   } finally {
