@@ -4,10 +4,8 @@
  * and only events inside the effect→complete window (effect journalled, claim still `processing` at the
  * kill) may be effected twice. See docs/consumer.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { dynamoDbEndpoint, TEST_CREDENTIALS, TEST_REGION } from '../../support/aws-clients.ts';
+import { type ConsumerWorker, startConsumerWorker } from '../../support/consumer-worker-process.ts';
 import { envelope, inboundMessages, messagesChange } from '../../unit/consumer/webhook-bodies.ts';
 import {
   createPipeline,
@@ -17,7 +15,6 @@ import {
   waitFor,
 } from './pipeline-fixture.ts';
 
-const WORKER = fileURLToPath(new URL('./consumer-worker.ts', import.meta.url));
 const DELIVERIES = 60;
 const EVENTS_PER_DELIVERY = 3;
 /** Early, within A's first invocations: far from the moment A's own records would come back to it. */
@@ -30,48 +27,17 @@ const KILL_AFTER_EFFECTS = 20;
 const FUNCTION_TIMEOUT_SECONDS = 2;
 
 let pipeline: Pipeline | undefined;
-const workers: ChildProcess[] = [];
+const workers: ConsumerWorker[] = [];
 afterEach(async () => {
-  for (const worker of workers)
-    if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
+  await Promise.all(workers.map((worker) => worker.kill()));
   await pipeline?.close();
 });
 afterAll(() => restoreEnvironment());
 
-function startWorker(p: Pipeline): { child: ChildProcess; stderr: () => string; exited: Promise<void> } {
-  let stderr = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
-    env: {
-      PATH: process.env.PATH,
-      ...p.env,
-      AWS_REGION: TEST_REGION,
-      AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamoDbEndpoint(),
-      AWS_ENDPOINT_URL_SQS: new URL(p.queues.queueUrl).origin,
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      WORKER_FUNCTION_TIMEOUT_SECONDS: String(FUNCTION_TIMEOUT_SECONDS),
-      WORKER_POLLERS: '2',
-      WORKER_BATCH_SIZE: '10',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  workers.push(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, stderr: () => stderr, exited };
-}
-
-/** `success×3 timeout×1` from the worker's stderr lines. */
-function invocationOutcomes(stderr: string): string {
-  const counts = new Map<string, number>();
-  for (const match of stderr.matchAll(/invocation (\S+) records=/g)) {
-    counts.set(match[1] as string, (counts.get(match[1] as string) ?? 0) + 1);
-  }
-  return [...counts].map(([outcome, n]) => `${outcome}×${n}`).join(' ') || 'none';
+function startWorker(p: Pipeline): ConsumerWorker {
+  const worker = startConsumerWorker(p, { functionTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS });
+  workers.push(worker);
+  return worker;
 }
 
 function total(effects: Map<string, number>): number {
@@ -154,7 +120,7 @@ it('effects every event after a SIGKILL mid-batch, twice only inside the effect�
     `kill test: ${keys.length} events, killed after ${total(effectedByA)} effects, ` +
       `${processingAtKill.size} claims left processing, ${inWindow.size} in the effect→complete window, ` +
       `${twice.length} effected twice (A killed ${killedAfterMs} ms after its first effect; ` +
-      `A invocations: ${invocationOutcomes(a.stderr())}; B invocations: ${invocationOutcomes(b.stderr())}; ` +
+      `A invocations: ${a.invocationOutcomes()}; B invocations: ${b.invocationOutcomes()}; ` +
       `${phases.join(', ')})`,
   );
 

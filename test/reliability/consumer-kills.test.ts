@@ -1,0 +1,156 @@
+/**
+ * The real consumer (`functions/consumer.ts` in a child process under the local SQS event source) SIGKILLed
+ * mid-batch three times during one run, at different stages, and restarted each time; a fourth worker then
+ * runs to the end. SQS redelivers each killed worker's records after the visibility timeout and the next
+ * worker takes their lapsed claims over.
+ *
+ * Every event must end effected and `done`; an event may be effected twice only if a kill caught it inside
+ * the effect→complete window (its effect journalled while its claim was still `processing`), and at most once
+ * more per kill that caught it there. The windows, the doubles and the timings are printed.
+ */
+import './quiet-logs.ts';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { type ConsumerWorker, startConsumerWorker } from '../support/consumer-worker-process.ts';
+import { createPipeline, type Pipeline, restoreEnvironment, waitFor } from '../support/pipeline-fixture.ts';
+import { seededRandom } from '../support/seeded-random.ts';
+import { buildWorkload } from './workload.ts';
+
+/** Visibility timeout 6 × 2 s = 12 s; leases end 0.5 s after a worker's 2 s deadline, long before. */
+const FUNCTION_TIMEOUT_SECONDS = 2;
+/**
+ * Kill points, as effects journalled so far: right after the very first effect of the run (the first batch's
+ * claims are taken, its effects just starting), then twice in full flow.
+ */
+const KILL_AFTER_EFFECTS = [1, 0.35, 0.65] as const;
+const SETTLE_MS = 1_000;
+/** 5 records of 5 events an invocation, 2 pollers: a batch fits the 2 s timeout on a loaded 2-core machine. */
+const BATCH_SIZE = 5;
+
+let pipeline: Pipeline | undefined;
+const workers: ConsumerWorker[] = [];
+afterEach(async () => {
+  await Promise.all(workers.map((worker) => worker.kill()));
+  await pipeline?.close();
+  pipeline = undefined;
+});
+afterAll(() => restoreEnvironment());
+
+interface KillRecord {
+  readonly effectsBefore: number;
+  readonly effectsAtKill: number;
+  /** Claims left `processing` by this kill (not already `processing` at the previous one). */
+  readonly newlyProcessing: number;
+  /** Keys effected while their claim was `processing` at this kill: the effect→complete window. */
+  readonly window: ReadonlySet<string>;
+  /** Of those, the ones no earlier kill had caught (an earlier kill's window stays `processing` until SQS redelivers). */
+  readonly newInWindow: number;
+  readonly invocations: string;
+  readonly aliveMs: number;
+}
+
+it('effects every event after three SIGKILLs mid-batch, a second time only inside the effect→complete window', async () => {
+  const startedAt = Date.now();
+  const p = await createPipeline('kills', {
+    consumerTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
+    leaseMarginMs: 500,
+  });
+  pipeline = p;
+  // 120 deliveries of 2 messages + 3 statuses = 600 events.
+  const workload = buildWorkload({
+    label: 'kil',
+    deliveries: 120,
+    messagesPerDelivery: 2,
+    statusesPerDelivery: 3,
+    repeatShare: 0,
+    random: seededRandom(611),
+  });
+  const keys = workload.keys;
+  for (let i = 0; i < workload.deliveries.length; i += 20) {
+    const answers = await Promise.all(workload.deliveries.slice(i, i + 20).map((body) => p.post(body)));
+    expect(answers.every((answer) => answer.statusCode === 200)).toBe(true);
+  }
+
+  const totalEffects = () => [...p.effects().values()].reduce((sum, n) => sum + n, 0);
+  const kills: KillRecord[] = [];
+  let processingBefore = new Set<string>();
+  for (const point of KILL_AFTER_EFFECTS) {
+    const target = point >= 1 ? point : Math.round(keys.length * point);
+    const effectsBefore = totalEffects();
+    const worker = startConsumerWorker(p, {
+      functionTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
+      batchSize: BATCH_SIZE,
+    });
+    workers.push(worker);
+    const bornAt = Date.now();
+    await waitFor(
+      () => totalEffects() >= Math.max(target, effectsBefore + 1),
+      60_000,
+      () => `${totalEffects()} effects, waiting for ${target}; worker stderr: ${worker.stderr()}`,
+    );
+    await worker.kill();
+    expect(worker.child.signalCode).toBe('SIGKILL');
+    const aliveMs = Date.now() - bornAt;
+    // A write already on the wire when the signal landed is still applied: let such writes settle first.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const effects = p.effects();
+    const processing = new Set(
+      [...(await p.claims())].filter(([, state]) => state === 'processing').map(([pk]) => pk),
+    );
+    const window = new Set([...effects.keys()].filter((key) => processing.has(key)));
+    kills.push({
+      effectsBefore,
+      effectsAtKill: [...effects.values()].reduce((sum, n) => sum + n, 0),
+      newlyProcessing: [...processing].filter((pk) => !processingBefore.has(pk)).length,
+      window,
+      newInWindow: [...window].filter((key) => !kills.some((earlier) => earlier.window.has(key))).length,
+      invocations: worker.invocationOutcomes(),
+      aliveMs,
+    });
+    processingBefore = processing;
+  }
+
+  const last = startConsumerWorker(p, {
+    functionTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
+    batchSize: BATCH_SIZE,
+  });
+  workers.push(last);
+  await waitFor(
+    async () => keys.every((key) => p.effects().has(key)) && (await p.queueDepth()) === 0,
+    90_000,
+    () =>
+      `${keys.filter((key) => !p.effects().has(key)).length} events never effected; stderr: ${last.stderr()}`,
+  );
+  await last.child.kill('SIGTERM');
+  await last.exited;
+
+  const effects = p.effects();
+  const claims = await p.claims();
+  const doubles = [...effects].filter(([, count]) => count > 1);
+  const windowHits = (key: string) => kills.filter((kill) => kill.window.has(key)).length;
+  const windowUnion = new Set(kills.flatMap((kill) => [...kill.window]));
+  console.info(
+    [
+      `SIGKILL run: ${keys.length} events in ${workload.deliveries.length} deliveries, ${kills.length} kills, ` +
+        `${Math.round((Date.now() - startedAt) / 1000)} s`,
+      ...kills.map(
+        (kill, i) =>
+          `  kill ${i + 1}: after ${kill.effectsAtKill - kill.effectsBefore} effects of its own ` +
+          `(${kill.effectsAtKill} in all, worker alive ${kill.aliveMs} ms), ${kill.newlyProcessing} claims left processing, ` +
+          `${kill.newInWindow} caught in the effect→complete window; invocations ${kill.invocations}`,
+      ),
+      `  last worker: invocations ${last.invocationOutcomes()}`,
+      `  effects ${[...effects.values()].reduce((sum, n) => sum + n, 0)} for ${effects.size} keys; ` +
+        `doubles ${doubles.length} (window held ${windowUnion.size})`,
+    ].join('\n'),
+  );
+
+  // Every kill landed mid-batch: it left claims of its own held and not completed.
+  expect(kills.map((kill) => kill.newlyProcessing > 0)).toEqual(kills.map(() => true));
+  // At least once, and every claim done.
+  expect(keys.filter((key) => !effects.has(key))).toEqual([]);
+  expect([...effects.keys()].filter((key) => !keys.includes(key))).toEqual([]);
+  expect(keys.filter((key) => claims.get(key) !== 'done')).toEqual([]);
+  // Exactly once outside the window; inside it, at most one extra effect per kill that caught the event there.
+  expect(doubles.filter(([key]) => !windowUnion.has(key))).toEqual([]);
+  expect(doubles.filter(([key, count]) => count > 1 + windowHits(key))).toEqual([]);
+}, 200_000);

@@ -1,0 +1,86 @@
+/**
+ * The reliability runs' traffic: N distinct events in signed-delivery-sized bodies, inbound messages mixed
+ * with outbound statuses whose `sent`/`delivered`/`read` arrive shuffled across deliveries (so the status
+ * ledger merges late statuses), plus Meta-style repeats of some deliveries.
+ */
+import { extractEvents } from '../../functions/events/extract-events.ts';
+import { shuffled } from '../support/seeded-random.ts';
+import {
+  envelope,
+  inboundMessages,
+  messagesChange,
+  type OutboundStatus,
+  statusesChange,
+} from '../unit/consumer/webhook-bodies.ts';
+
+export const STATUS_SEQUENCE = ['sent', 'delivered', 'read'] as const;
+
+export interface Workload {
+  /** One body per original delivery. */
+  readonly deliveries: readonly string[];
+  /** Indexes into `deliveries` that Meta sends a second time. */
+  readonly repeated: readonly number[];
+  /** Every distinct event key, in no particular order. */
+  readonly keys: readonly string[];
+  /** Event keys of each delivery. */
+  readonly keysOf: readonly (readonly string[])[];
+  /** Outbound wamids whose statuses the workload carries (each gets the whole STATUS_SEQUENCE). */
+  readonly outboundWamids: readonly string[];
+}
+
+export interface WorkloadOptions {
+  readonly label: string;
+  readonly deliveries: number;
+  readonly messagesPerDelivery: number;
+  /** Status events per delivery; their total must be a multiple of STATUS_SEQUENCE.length. */
+  readonly statusesPerDelivery: number;
+  /** Share of deliveries Meta repeats. */
+  readonly repeatShare: number;
+  readonly random: () => number;
+}
+
+export function buildWorkload(options: WorkloadOptions): Workload {
+  const { deliveries: count, messagesPerDelivery, statusesPerDelivery, random } = options;
+  const totalStatuses = count * statusesPerDelivery;
+  if (totalStatuses % STATUS_SEQUENCE.length !== 0) {
+    throw new Error(`${totalStatuses} statuses are not whole ${STATUS_SEQUENCE.join('/')} sequences.`);
+  }
+  const messages = inboundMessages(count * messagesPerDelivery, options.label);
+  const outboundWamids = Array.from(
+    { length: totalStatuses / STATUS_SEQUENCE.length },
+    (_, i) => `wamid.${options.label}out${String(i).padStart(5, '0')}`,
+  );
+  const statuses: OutboundStatus[] = shuffled(
+    outboundWamids.flatMap((id, i) =>
+      STATUS_SEQUENCE.map((status, rank) => ({
+        id,
+        status,
+        recipientId: `1650556${String(i % 10_000).padStart(4, '0')}`,
+        timestamp: String(1_749_416_400 + rank),
+      })),
+    ),
+    random,
+  );
+  const deliveries = Array.from({ length: count }, (_, d) => {
+    const changes: object[] = [
+      messagesChange(messages.slice(d * messagesPerDelivery, (d + 1) * messagesPerDelivery)),
+    ];
+    if (statusesPerDelivery > 0) {
+      changes.push(statusesChange(statuses.slice(d * statusesPerDelivery, (d + 1) * statusesPerDelivery)));
+    }
+    return envelope(changes);
+  });
+  const keysOf = deliveries.map(keysOfBody);
+  const keys = [...new Set(keysOf.flat())];
+  const repeated = shuffled(
+    Array.from({ length: count }, (_, i) => i),
+    random,
+  ).slice(0, Math.round(count * options.repeatShare));
+  return { deliveries, repeated, keys, keysOf, outboundWamids };
+}
+
+/** The event keys of one body, as the consumer derives them; none for a body it would quarantine. */
+export function keysOfBody(body: string): string[] {
+  const extraction = extractEvents(body);
+  return extraction.ok ? extraction.events.map((event) => event.key) : [];
+}
