@@ -1,0 +1,88 @@
+/**
+ * The sharpest case the random fault run found, pinned down: DynamoDB applies a claim's PutItem but its answer
+ * is lost (a timeout or a reset connection after the write), and the SDK retries the same request. The retry
+ * meets the item its own first attempt wrote. That item is this worker's claim, not another worker's: taking
+ * it for `duplicate-in-flight` would skip the event, acknowledge its record, and lose the event for good.
+ */
+import './quiet-logs.ts';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ClaimStore } from '../../functions/claims/claim-store.ts';
+import {
+  createDocumentClient,
+  createDynamoDbClient,
+  createTestClaimTable,
+  dynamoDbEndpoint,
+  TEST_CREDENTIALS,
+  TEST_REGION,
+} from '../support/aws-clients.ts';
+import {
+  compressedRetryStrategy,
+  type DynamoDbFaultInjector,
+  injectDynamoDbFaults,
+} from '../support/dynamodb-faults.ts';
+import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
+import { inboundMessages, messagesBody } from '../unit/consumer/webhook-bodies.ts';
+
+/**
+ * A client whose first claim attempt is applied by DynamoDB and answered with a TimeoutError; every other
+ * attempt goes through. The SDK makes up to 3 attempts, as by default.
+ */
+function clientLosingFirstClaimAnswer(): { client: DynamoDBClient; faults: DynamoDbFaultInjector } {
+  const client = new DynamoDBClient({
+    endpoint: dynamoDbEndpoint(),
+    region: TEST_REGION,
+    credentials: TEST_CREDENTIALS,
+    retryStrategy: compressedRetryStrategy(3),
+  });
+  let claimFaults = 0;
+  const faults = injectDynamoDbFaults(client, {
+    rate: 0,
+    random: Math.random,
+    forceFault: ({ operation }) =>
+      operation === 'claim' && claimFaults++ === 0 ? { kind: 'TimeoutError', applied: true } : undefined,
+  });
+  return { client, faults };
+}
+
+let pipeline: Pipeline | undefined;
+afterEach(async () => {
+  await pipeline?.close();
+  pipeline = undefined;
+});
+afterAll(() => restoreEnvironment());
+
+describe('a claim whose write was applied but whose answer was lost', () => {
+  it('is held by the worker that wrote it when the SDK retries it', async () => {
+    const tableName = await createTestClaimTable(createDynamoDbClient(), 'lost-answer');
+    const { client, faults } = clientLosingFirstClaimAnswer();
+    const store = new ClaimStore({ documentClient: createDocumentClient(client), tableName });
+
+    const claim = await store.claim(
+      { key: 'msg:wamid.lost-answer', field: 'messages' },
+      { deadlineMs: Date.now() + 5_000 },
+    );
+
+    // The fault really was the applied-then-lost kind, and the SDK really did retry.
+    expect(faults.report().appliedFaults).toEqual({ claim: 1 });
+    expect(faults.calls[0]?.attempts).toBe(2);
+    expect(claim.outcome).toBe('fresh');
+    if (claim.outcome !== 'fresh') return;
+    await expect(store.complete(claim)).resolves.toMatchObject({ key: 'msg:wamid.lost-answer' });
+  });
+
+  it('still has its event effected once and done end to end', async () => {
+    const { client } = clientLosingFirstClaimAnswer();
+    const p = await createPipeline('lost-answer', {}, {}, { documentClient: createDocumentClient(client) });
+    pipeline = p;
+    const [message] = inboundMessages(1, 'lostanswer');
+    expect((await p.post(messagesBody(message ? [message] : []))).statusCode).toBe(200);
+
+    const source = await p.startConsumer();
+    await source.waitUntilDrained({ timeoutMs: 20_000 });
+
+    const key = `msg:${message?.id}`;
+    expect(Object.fromEntries(p.effects())).toEqual({ [key]: 1 });
+    expect(Object.fromEntries(await p.claims())).toEqual({ [key]: 'done' });
+  });
+});
