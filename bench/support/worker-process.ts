@@ -60,10 +60,12 @@ export function serveWorker<I, O>(work: (input: I, progress: (line: string) => v
         process.exit(0);
       })
       .catch(async (error: unknown) => {
-        await send({
-          type: 'error',
-          message: error instanceof Error ? (error.stack ?? error.message) : String(error),
-        });
+        // The name first: a subclass sets it after V8 wrote the stack's first line with the base name.
+        const message =
+          error instanceof Error
+            ? `${error.name}: ${error.message}\n${(error.stack ?? '').split('\n').slice(1).join('\n')}`
+            : String(error);
+        await send({ type: 'error', message });
         process.exit(1);
       });
   });
