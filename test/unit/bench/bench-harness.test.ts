@@ -1,0 +1,116 @@
+/**
+ * The benchmark's own parts that its figures rest on: the consumer workload holds what docs/benchmarks.md
+ * says it holds, the bundles are built with the construct's options, and the medians are medians.
+ * (No timing here: a benchmark is never a timed test.)
+ */
+import { describe, expect, it } from 'vitest';
+import { esbuildOptionsLikeCdk } from '../../../bench/bundles/lambda-bundles.ts';
+import { buildRebatchedWorkload } from '../../../bench/consumer/rebatched-probe.ts';
+import { buildConsumerWorkload } from '../../../bench/consumer/workload.ts';
+import { median, percentile } from '../../../bench/support/stats.ts';
+import { extractEvents } from '../../../functions/events/extract-events.ts';
+import { BUNDLING } from '../../../lib/defaults.ts';
+
+function wamidsOf(body: string): string[] {
+  const extraction = extractEvents(body);
+  if (!extraction.ok) throw new Error('unusable body');
+  return extraction.events.map((event) => {
+    expect(event.kind).toBe('message');
+    return event.key.replace(/^msg:/, '');
+  });
+}
+
+describe('buildConsumerWorkload', () => {
+  const workload = buildConsumerWorkload();
+  const batchOf = (index: number) => Math.floor(index / workload.batchSize);
+
+  it('holds 2000 single-message records, 1400 distinct, 600 duplicates in three equal kinds', () => {
+    expect(workload.records).toHaveLength(2000);
+    expect(workload.distinctWamids.size).toBe(1400);
+    expect(workload.duplicates).toEqual({ 'in-batch': 200, 'cross-batch': 200, rebatched: 200 });
+    const wamids = workload.records.map((record) => wamidsOf(record.body));
+    for (const list of wamids) expect(list).toHaveLength(1);
+    expect(new Set(wamids.flat())).toEqual(new Set(workload.distinctWamids));
+    expect(new Set(workload.records.map((record) => record.messageId)).size).toBe(2000);
+  });
+
+  it('places each kind of duplicate where its name says', () => {
+    const firstSeen = new Map<string, { index: number; body: string }>();
+    const kinds = { sameBatch: 0, laterSameBytes: 0, laterOtherBytes: 0 };
+    workload.records.forEach((record, index) => {
+      const wamid = wamidsOf(record.body)[0] as string;
+      const first = firstSeen.get(wamid);
+      if (first === undefined) {
+        firstSeen.set(wamid, { index, body: record.body });
+        return;
+      }
+      if (batchOf(first.index) === batchOf(index)) {
+        expect(record.body).toBe(first.body);
+        kinds.sameBatch++;
+      } else if (record.body === first.body) {
+        kinds.laterSameBytes++;
+      } else {
+        kinds.laterOtherBytes++;
+      }
+    });
+    expect(kinds).toEqual({ sameBatch: 200, laterSameBytes: 200, laterOtherBytes: 200 });
+  });
+
+  it('is the same for the same seed', () => {
+    const again = buildConsumerWorkload();
+    expect(again.records.map((record) => record.body)).toEqual(workload.records.map((record) => record.body));
+  });
+});
+
+describe('buildRebatchedWorkload', () => {
+  it('repeats messages in bodies regrouped with other messages', () => {
+    const probe = buildRebatchedWorkload();
+    const bodies = probe.records.map((record) => wamidsOf(record.body));
+    const seen = new Set<string>();
+    let mixed = 0;
+    for (const wamids of bodies) {
+      const repeats = wamids.filter((wamid) => seen.has(wamid)).length;
+      if (repeats > 0 && repeats < wamids.length) mixed++;
+      for (const wamid of wamids) seen.add(wamid);
+    }
+    expect(seen).toEqual(new Set(probe.distinctWamids));
+    expect(bodies.some((wamids) => wamids.length > 1)).toBe(true);
+    expect(mixed).toBeGreaterThan(0);
+  });
+});
+
+describe('esbuildOptionsLikeCdk', () => {
+  it("applies the construct's BUNDLING as aws-cdk-lib does", () => {
+    const options = esbuildOptionsLikeCdk(BUNDLING, '/project/functions/receiver.ts', '/out/receiver');
+    expect(options).toMatchObject({
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: '/out/receiver/index.mjs',
+      target: BUNDLING.target,
+      minify: BUNDLING.minify,
+      sourcemap: true,
+      sourcesContent: false,
+      mainFields: BUNDLING.mainFields,
+      banner: { js: BUNDLING.banner },
+      // bundleAwsSDK: nothing stays external.
+      external: [],
+    });
+  });
+
+  it('refuses a bundling option it would not apply', () => {
+    expect(() => esbuildOptionsLikeCdk({ ...BUNDLING, keepNames: true }, '/e.ts', '/out')).toThrow(
+      /keepNames/,
+    );
+  });
+});
+
+describe('median and percentile', () => {
+  it('take the middle and the nearest rank', () => {
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90)).toBe(9);
+    expect(percentile([10, 1], 50)).toBe(1);
+    expect(Number.isNaN(median([]))).toBe(true);
+  });
+});
