@@ -73,7 +73,12 @@ describe('a claim whose write was applied but whose answer was lost', () => {
 
   it('still has its event effected once and done end to end', async () => {
     const { client } = clientLosingFirstClaimAnswer();
-    const p = await createPipeline('lost-answer', {}, {}, { documentClient: createDocumentClient(client) });
+    const p = await createPipeline(
+      'lost-answer',
+      {},
+      {},
+      { consumer: { documentClient: createDocumentClient(client) } },
+    );
     pipeline = p;
     const [message] = inboundMessages(1, 'lostanswer');
     expect((await p.post(messagesBody(message ? [message] : []))).statusCode).toBe(200);

@@ -104,11 +104,13 @@ it('ends with every one of 1000 events effected once and done, or waiting in the
       log: () => undefined,
     },
     {
-      documentClient: createDocumentClient(client),
-      handlers: defineWebhookHandlers({
-        onMessage: flaky(webhookHandlers.onMessage),
-        onStatus: flaky(webhookHandlers.onStatus),
-      }),
+      consumer: {
+        documentClient: createDocumentClient(client),
+        handlers: defineWebhookHandlers({
+          onMessage: flaky(webhookHandlers.onMessage),
+          onStatus: flaky(webhookHandlers.onStatus),
+        }),
+      },
     },
   );
   pipeline = p;

@@ -123,12 +123,22 @@ export interface ConsumerOptions {
   readonly completionRetry?: CompletionRetryPolicy;
 }
 
+export interface PipelineOptions {
+  readonly consumer?: ConsumerOptions;
+  /**
+   * Variables to override in the receiver's environment, given the pipeline's (e.g. queue URLs that go
+   * through a fault-injecting proxy). The consumer keeps the pipeline's.
+   */
+  readonly receiverEnv?: (env: Readonly<Record<string, string>>) => Record<string, string>;
+}
+
 export async function createPipeline(
   label: string,
   settingsInput: PipelineSettingsInput = {},
   eventSource: EventSourceOptions = {},
-  consumerOptions: ConsumerOptions = {},
+  options: PipelineOptions = {},
 ): Promise<Pipeline> {
+  const consumerOptions = options.consumer ?? {};
   const settings = resolveSettings({ maxBatchingWindowSeconds: 0, ...settingsInput });
   const dynamodb = createDynamoDbClient();
   const documentClient = createDocumentClient(dynamodb);
@@ -156,7 +166,7 @@ export async function createPipeline(
   };
   // The default handler reads the journal path when it runs; one pipeline runs at a time per test file.
   process.env[ENV.effectsJournal] = journalPath;
-  const receiver = createReceiverHandler({ ...process.env, ...env });
+  const receiver = createReceiverHandler({ ...process.env, ...env, ...options.receiverEnv?.(env) });
   const consumer = createConsumerHandler(
     {
       tableName,
