@@ -217,6 +217,20 @@ export class ClaimStore {
     } catch (error) {
       const existing = conditionFailureItem(error);
       if (existing === undefined) throw toClaimStoreError('claim', request.key, error);
+      if (existing.owner === item.owner) {
+        // Our own put landed but its answer was lost (timeout, reset), and the SDK's retry of the same put
+        // met the record it had just written. Taking that for another worker's claim would skip the event
+        // with nobody left to run it. What the first put replaced is gone, so it is reported as fresh.
+        return {
+          ...identity,
+          outcome: 'fresh',
+          owner: item.owner,
+          attempt: 1,
+          claimedAt: item.claimedAt,
+          leaseUntil: item.leaseUntil,
+          expiresAt: item.expiresAt,
+        };
+      }
       const outcome = classifyBlocking(existing);
       if (outcome === undefined) {
         throw new MalformedClaimRecordError(request.key, `unknown state ${JSON.stringify(existing.state)}`);
