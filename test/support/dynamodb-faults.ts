@@ -324,7 +324,8 @@ export function formatFaultReport(report: FaultReport): string {
     return (
       `  ${operation.padEnd(8)} calls ${String(report.calls[operation] ?? 0).padStart(5)}  ` +
       `faults ${String(total).padStart(4)} (${kinds}; applied ${report.appliedFaults[operation] ?? 0})  ` +
-      `SDK retries ${report.retries[operation] ?? 0}  failed after retries ${report.failedCalls[operation] ?? 0}`
+      `SDK retries ${report.retries[operation] ?? 0}  failed after retries ${report.failedCalls[operation] ?? 0}  ` +
+      `condition refused ${report.conditionFailures[operation] ?? 0}`
     );
   });
   return lines.join('\n');
