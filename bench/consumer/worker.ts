@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { median, percentile } from '../support/stats.ts';
-import { collectGarbage, serveWorker } from '../support/worker-process.ts';
+import { serveWorker } from '../support/worker-process.ts';
 import {
   adminClient,
   type Contestant,
@@ -105,7 +105,8 @@ async function runOnce(
     const containers = Array.from({ length: input.concurrency }, () =>
       contestant.createContainer({ endpoint: input.dynamodbEndpoint, tableName, sink }),
     );
-    collectGarbage();
+    // No forced GC between runs: a gc() from --expose-gc is a memory-reducing collection that throws away
+    // compiled code, and doubled the CPU per event of the next run (a warm Lambda container keeps its JIT).
     const cpuBefore = process.cpuUsage();
     const drained = await drainQueue({
       records: workload.records,

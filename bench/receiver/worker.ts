@@ -14,7 +14,7 @@ import { ENV } from '../../functions/commons/environment.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
 import { resolveSettings } from '../../lib/settings.ts';
 import { median, seededRandom } from '../support/stats.ts';
-import { collectGarbage, serveWorker } from '../support/worker-process.ts';
+import { serveWorker } from '../support/worker-process.ts';
 import { batchedBody } from '../workload/webhook-bodies.ts';
 
 export interface ReceiverBenchInput {
@@ -106,7 +106,6 @@ serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) =>
     const handlerMs: number[] = [];
     const floorMs: number[] = [];
     queueMessages = 0;
-    collectGarbage();
     // The Lambda runtime JSON.parses each invocation's payload: the handler gets a fresh, flat string each
     // time, not the two-byte string the generator built (V8 string layout changes the cost of every pass).
     const payload = JSON.stringify(apiGatewayEvent(body, signature, 'bench'));

@@ -20,7 +20,7 @@ export interface RunWorkerOptions {
 
 export function runWorker<I, O>(modulePath: string, input: I, options: RunWorkerOptions = {}): Promise<O> {
   const child = fork(modulePath, [], {
-    execArgv: ['--import', 'tsx', '--expose-gc', ...(options.nodeFlags ?? [])],
+    execArgv: ['--import', 'tsx', ...(options.nodeFlags ?? [])],
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -69,9 +69,4 @@ export function serveWorker<I, O>(work: (input: I, progress: (line: string) => v
         process.exit(1);
       });
   });
-}
-
-/** Collects garbage between measured runs when the worker was started with --expose-gc. */
-export function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
 }
