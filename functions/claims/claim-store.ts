@@ -325,11 +325,14 @@ export class ClaimStore {
           ConditionExpression: OWNER_CONDITION,
           ExpressionAttributeNames: pick(NAMES, '#owner'),
           ExpressionAttributeValues: { ':me': claim.owner },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      // No record left means the key is free: typically our own delete landed and only its answer was lost,
+      // so the SDK's retry found nothing. A record with another owner means another worker took over.
+      if (isConditionFailure(error)) return error.Item === undefined;
       throw toClaimStoreError('release', claim.key, error);
     }
   }

@@ -337,13 +337,28 @@ describe('release', () => {
       ConditionExpression: '#owner = :me',
       ExpressionAttributeNames: { '#owner': 'owner' },
       ExpressionAttributeValues: { ':me': 'owner-me' },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
   });
 
   it('returns false, without throwing, when another worker owns the claim', async () => {
-    dynamodb.on(DeleteCommand).rejects(conditionFailed());
+    dynamodb
+      .on(DeleteCommand)
+      .rejects(
+        conditionFailed({
+          pk: { S: 'crm#msg:wamid.1' },
+          state: { S: 'processing' },
+          owner: { S: 'owner-b' },
+        }),
+      );
 
     expect(await store().release(held)).toBe(false);
+  });
+
+  it('reports a release when no record is left (its own delete landed, the answer was lost)', async () => {
+    dynamodb.on(DeleteCommand).rejects(conditionFailed());
+
+    expect(await store().release(held)).toBe(true);
   });
 
   it('propagates throttling as a transient error', async () => {
