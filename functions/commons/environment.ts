@@ -40,10 +40,15 @@ export function getStringFromEnv(name: string, env: NodeJS.ProcessEnv = process.
   return value;
 }
 
-export function getNumberFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+export function getNumberFromEnv(
+  name: string,
+  fallback: number,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value)) throw new Error(`Environment variable ${name} must be a number, got "${raw}".`);
+  if (!Number.isFinite(value))
+    throw new Error(`Environment variable ${name} must be a number, got "${raw}".`);
   return value;
 }

@@ -342,15 +342,13 @@ describe('release', () => {
   });
 
   it('returns false, without throwing, when another worker owns the claim', async () => {
-    dynamodb
-      .on(DeleteCommand)
-      .rejects(
-        conditionFailed({
-          pk: { S: 'crm#msg:wamid.1' },
-          state: { S: 'processing' },
-          owner: { S: 'owner-b' },
-        }),
-      );
+    dynamodb.on(DeleteCommand).rejects(
+      conditionFailed({
+        pk: { S: 'crm#msg:wamid.1' },
+        state: { S: 'processing' },
+        owner: { S: 'owner-b' },
+      }),
+    );
 
     expect(await store().release(held)).toBe(false);
   });
