@@ -78,6 +78,7 @@ async function benchConsumer(quick: boolean): Promise<ConsumerResults> {
     concurrency: settings.maxConcurrency,
     runs: quick ? 1 : 6,
     warmupRecords: quick ? 200 : 2000,
+    warmupRounds: quick ? 1 : 2,
     functionTimeoutMs: settings.consumerTimeoutSeconds * 1000,
   };
   log('consumer: starting DynamoDB Local');

@@ -30,6 +30,8 @@ export interface ConsumerBenchInput {
   /** Measured runs per contestant. */
   readonly runs: number;
   readonly warmupRecords: number;
+  /** Unmeasured runs of each contestant before the measured pairs. */
+  readonly warmupRounds: number;
   readonly functionTimeoutMs: number;
   /** Run one contestant only (profiling). */
   readonly only?: ContestantName;
@@ -187,9 +189,14 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
     serialOffset: 1_000_000,
   });
   const contestants = [ours, powertools].filter((c) => input.only === undefined || c.name === input.only);
-  for (const contestant of contestants) {
-    const run = await runOnce(contestant, warmup, input);
-    progress(`consumer warm-up ${contestant.name}: ${run.wallMs.toFixed(0)} ms`);
+  // DynamoDB Local's JVM and V8 both need several thousand requests before their speed settles.
+  for (let round = 1; round <= input.warmupRounds; round++) {
+    for (const contestant of contestants) {
+      const run = await runOnce(contestant, warmup, input);
+      progress(
+        `consumer warm-up ${round}/${input.warmupRounds} ${contestant.name}: ${run.wallMs.toFixed(0)} ms`,
+      );
+    }
   }
   const runs: ConsumerRun[] = [];
   for (let i = 0; i < input.runs; i++) {
