@@ -12,7 +12,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import { resolveSettings } from '../lib/settings.ts';
 import { ENV, getNumberFromEnv, getStringFromEnv } from './commons/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './commons/metric-names.ts';
-import { SqsDeliveryQueue } from './receiver/delivery-queue.ts';
+import { SqsDeliveryQueue } from './queue/delivery-queue.ts';
 import {
   type ReceiverDependencies,
   receiveWebhook,

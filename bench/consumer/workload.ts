@@ -168,7 +168,7 @@ export function toQueueRecord(body: string): SQSRecord {
       SenderId: 'AROAEXAMPLE:receiver',
       ApproximateFirstReceiveTimestamp: now,
     },
-    // What the receiver attaches to every delivery part (functions/receiver/delivery-queue.ts).
+    // What the receiver attaches to every delivery part (functions/queue/delivery-queue.ts).
     messageAttributes: {
       deliveryId: {
         stringValue: randomUUID(),

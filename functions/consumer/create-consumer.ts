@@ -11,7 +11,7 @@ import { ClaimStore } from '../claims/claim-store.ts';
 import { ENV, getNumberFromEnv, getStringFromEnv } from '../commons/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../commons/metric-names.ts';
 import { StatusLedger } from '../ledger/status-ledger.ts';
-import { SqsDeliveryQueue } from '../receiver/delivery-queue.ts';
+import { SqsDeadLetterQueue } from '../queue/delivery-queue.ts';
 import type { CompletionRetryPolicy } from './complete-with-retry.ts';
 import { createDeadLetterQuarantine } from './dead-letter-quarantine.ts';
 import type { WebhookHandlers } from './handler-api.ts';
@@ -83,10 +83,8 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     keyNamespace: config.keyNamespace,
     retentionDays: config.retentionDays,
   });
-  const deadLetters = new SqsDeliveryQueue({
+  const deadLetters = new SqsDeadLetterQueue({
     sqs: dependencies.sqs,
-    // The consumer only quarantines; it never enqueues deliveries.
-    deliveryQueueUrl: config.deadLetterQueueUrl,
     deadLetterQueueUrl: config.deadLetterQueueUrl,
     maximumMessageSizeBytes: config.maximumMessageSizeBytes,
   });

@@ -14,7 +14,7 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ReceiverMetric } from '../commons/metric-names.ts';
-import type { DeliveryMeta, DeliveryQueuePort } from './delivery-queue.ts';
+import type { DeliveryMeta, DeliveryQueuePort } from '../queue/delivery-queue.ts';
 import { EnqueueFailedError, WebhookSecretsMisconfiguredError } from './errors.ts';
 import { readDelivery } from './read-delivery.ts';
 import { checkSignature, findHeader, SIGNATURE_HEADER } from './signature.ts';

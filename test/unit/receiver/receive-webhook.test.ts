@@ -6,7 +6,7 @@ import type {
   DeliveryQueuePort,
   EnqueueResult,
   QuarantineReason,
-} from '../../../functions/receiver/delivery-queue.ts';
+} from '../../../functions/queue/delivery-queue.ts';
 import { EnqueueFailedError, WebhookSecretsUnavailableError } from '../../../functions/receiver/errors.ts';
 import {
   type ReceiverDependencies,

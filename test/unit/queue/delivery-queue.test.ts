@@ -13,8 +13,9 @@ import {
   type DeliveryMeta,
   EnqueueFailedError,
   MAX_BATCH_ENTRIES,
+  SqsDeadLetterQueue,
   SqsDeliveryQueue,
-} from '../../../functions/receiver/delivery-queue.ts';
+} from '../../../functions/queue/delivery-queue.ts';
 
 const sqsMock = mockClient(SQSClient);
 afterEach(() => sqsMock.reset());
@@ -221,5 +222,27 @@ describe('SqsDeliveryQueue.quarantine', () => {
       name: 'EnqueueFailedError',
       queue: 'dead-letter',
     });
+  });
+});
+
+describe('SqsDeadLetterQueue', () => {
+  it('quarantines like the delivery queue does, with no delivery queue to name', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
+    const raw = Buffer.from('{"object":"page"}');
+    await makeQueue().queue.quarantine(raw, 'not-whatsapp-envelope', meta);
+    const deadLetters = new SqsDeadLetterQueue({
+      sqs: new SQSClient({ region: 'eu-west-1' }),
+      deadLetterQueueUrl: DLQ_URL,
+      maximumMessageSizeBytes: 256 * 1024,
+    });
+    await expect(deadLetters.quarantine(raw, 'not-whatsapp-envelope', meta)).resolves.toEqual({
+      messages: 1,
+    });
+    const [fromDeliveryQueue, fromDeadLetterQueue] = batchCalls();
+    expect(fromDeadLetterQueue?.QueueUrl).toBe(DLQ_URL);
+    expect(fromDeadLetterQueue?.Entries?.[0]?.MessageBody).toBe(fromDeliveryQueue?.Entries?.[0]?.MessageBody);
+    expect(fromDeadLetterQueue?.Entries?.[0]?.MessageAttributes).toEqual(
+      fromDeliveryQueue?.Entries?.[0]?.MessageAttributes,
+    );
   });
 });

@@ -1,6 +1,8 @@
 /**
- * The receiver's queue adapter: writes delivery parts to the SQS delivery queue and quarantines bodies in the
- * dead-letter queue. Owns batching, size accounting and the retry policy; knows nothing about WhatsApp.
+ * The SQS adapter of both functions: the receiver writes delivery parts to the delivery queue
+ * (`SqsDeliveryQueue`); both quarantine bodies in the dead-letter queue (the consumer through
+ * `SqsDeadLetterQueue` alone), so that a quarantined body looks the same whichever side put it there. Owns
+ * batching, size accounting and the retry policy; knows nothing about WhatsApp.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -10,7 +12,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { EnqueueFailedError } from './errors.ts';
+import { EnqueueFailedError } from '../receiver/errors.ts';
 
 export { EnqueueFailedError };
 
@@ -86,9 +88,8 @@ export const MESSAGE_ATTRIBUTES_RESERVE_BYTES = 256;
 
 const MAX_DELIVERY_ID_LENGTH = 64;
 
-export interface SqsDeliveryQueueOptions {
+export interface SqsDeadLetterQueueOptions {
   readonly sqs: SQSClient;
-  readonly deliveryQueueUrl: string;
   readonly deadLetterQueueUrl: string;
   /** The queues' `MaximumMessageSize`: the limit of one message and of one batch request (body + attributes). */
   readonly maximumMessageSizeBytes: number;
@@ -96,6 +97,10 @@ export interface SqsDeliveryQueueOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
   readonly now?: () => number;
+}
+
+export interface SqsDeliveryQueueOptions extends SqsDeadLetterQueueOptions {
+  readonly deliveryQueueUrl: string;
 }
 
 interface OutgoingMessage {
@@ -106,22 +111,15 @@ interface OutgoingMessage {
 
 export class SqsDeliveryQueue implements DeliveryQueuePort {
   readonly maximumBodyBytes: number;
-  readonly #options: SqsDeliveryQueueOptions;
-  readonly #retryPolicy: RetryPolicy;
-  readonly #sleep: (ms: number) => Promise<void>;
-  readonly #random: () => number;
-  readonly #now: () => number;
+  readonly #deliveryQueueUrl: string;
+  readonly #sender: SqsBatchSender;
+  readonly #deadLetters: SqsDeadLetterQueue;
 
   constructor(options: SqsDeliveryQueueOptions) {
-    if (options.maximumMessageSizeBytes <= MESSAGE_ATTRIBUTES_RESERVE_BYTES * 2) {
-      throw new RangeError(`maximumMessageSizeBytes ${options.maximumMessageSizeBytes} is too small.`);
-    }
-    this.#options = options;
+    this.#deadLetters = new SqsDeadLetterQueue(options);
+    this.#sender = new SqsBatchSender(options);
+    this.#deliveryQueueUrl = options.deliveryQueueUrl;
     this.maximumBodyBytes = options.maximumMessageSizeBytes - MESSAGE_ATTRIBUTES_RESERVE_BYTES;
-    this.#retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
-    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    this.#random = options.random ?? Math.random;
-    this.#now = options.now ?? Date.now;
   }
 
   async enqueue(parts: readonly string[], meta: DeliveryMeta): Promise<EnqueueResult> {
@@ -132,8 +130,26 @@ export class SqsDeliveryQueue implements DeliveryQueuePort {
         parts: numberAttribute(parts.length),
       }),
     );
-    const rejected = await this.#sendAll(this.#options.deliveryQueueUrl, 'delivery', messages, meta);
+    const rejected = await this.#sender.sendAll(this.#deliveryQueueUrl, 'delivery', messages, meta);
     return { rejected: rejected.map(({ index, code }) => ({ part: index, code })) };
+  }
+
+  quarantine(raw: Uint8Array, reason: QuarantineReason, meta: DeliveryMeta): Promise<QuarantineResult> {
+    return this.#deadLetters.quarantine(raw, reason, meta);
+  }
+}
+
+/** The dead-letter queue alone: the consumer quarantines but never enqueues deliveries. */
+export class SqsDeadLetterQueue implements Pick<DeliveryQueuePort, 'quarantine'> {
+  readonly #options: SqsDeadLetterQueueOptions;
+  readonly #sender: SqsBatchSender;
+
+  constructor(options: SqsDeadLetterQueueOptions) {
+    if (options.maximumMessageSizeBytes <= MESSAGE_ATTRIBUTES_RESERVE_BYTES * 2) {
+      throw new RangeError(`maximumMessageSizeBytes ${options.maximumMessageSizeBytes} is too small.`);
+    }
+    this.#options = options;
+    this.#sender = new SqsBatchSender(options);
   }
 
   /**
@@ -172,15 +188,37 @@ export class SqsDeliveryQueue implements DeliveryQueuePort {
         }),
       );
     }
-    const rejected = await this.#sendAll(this.#options.deadLetterQueueUrl, 'dead-letter', messages, meta);
+    const rejected = await this.#sender.sendAll(
+      this.#options.deadLetterQueueUrl,
+      'dead-letter',
+      messages,
+      meta,
+    );
     if (rejected.length > 0) {
       throw new EnqueueFailedError('dead-letter', rejected.length, messages.length, rejected[0]?.code ?? '');
     }
     return { messages: messages.length };
   }
+}
+
+/** Batching and retries shared by both queues. */
+class SqsBatchSender {
+  readonly #options: SqsDeadLetterQueueOptions;
+  readonly #retryPolicy: RetryPolicy;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #random: () => number;
+  readonly #now: () => number;
+
+  constructor(options: SqsDeadLetterQueueOptions) {
+    this.#options = options;
+    this.#retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? Date.now;
+  }
 
   /** Sends every message, retrying only those that failed for a reason a retry can fix. */
-  async #sendAll(
+  async sendAll(
     queueUrl: string,
     queue: 'delivery' | 'dead-letter',
     messages: readonly OutgoingMessage[],
