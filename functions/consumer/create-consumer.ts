@@ -4,8 +4,10 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { resolveSettings } from '../../lib/settings.ts';
 import { ClaimStore } from '../claims/claim-store.ts';
 import { ENV, getNumberFromEnv, getStringFromEnv } from '../commons/environment.ts';
@@ -97,4 +99,26 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     ...(dependencies.completionRetry === undefined ? {} : { completionRetry: dependencies.completionRetry }),
   });
   return createSqsBatchHandler({ consumer, metrics, logger });
+}
+
+/**
+ * The consumer Lambda's handler over `handlers`: configuration and SDK clients from the environment (so call
+ * it once the environment is set), the Lambda context added to every log line. `functions/consumer.ts` and
+ * the local stack both run this.
+ */
+export function createConsumerFromEnv(
+  handlers: WebhookHandlers,
+  env: NodeJS.ProcessEnv = process.env,
+): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
+  const logger = createConsumerLogger();
+  const consumeBatch = createConsumerHandler(consumerConfigFromEnv(env), {
+    documentClient: DynamoDBDocumentClient.from(new DynamoDBClient({})),
+    sqs: new SQSClient({}),
+    handlers,
+    logger,
+  });
+  return async (event, context) => {
+    logger.addContext(context);
+    return consumeBatch(event, context);
+  };
 }

@@ -1,12 +1,9 @@
 /**
- * The consumer as the local stack runs it: the same wiring as `functions/consumer.ts` (configuration from
- * the environment, `createConsumerHandler`, the user's `webhookHandlers`), with one local addition: each
- * side effect can be made to take a while (`/local/faults` → `effect.delayMs`), so that the simulator can
- * load the consumer like a real effect (an HTTP call to a CRM) would.
+ * The consumer as the local stack runs it: the same wiring as `functions/consumer.ts` (`createConsumerFromEnv`
+ * over the user's `webhookHandlers`), with one local addition: each side effect can be made to take a while
+ * (`/local/faults` → `effect.delayMs`), so that the simulator can load the consumer like a real effect (an
+ * HTTP call to a CRM) would.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import type { WebhookHandler, WebhookHandlers } from '../../functions/consumer/handler-api.ts';
 
@@ -40,19 +37,7 @@ export function withEffectDelay(handlers: WebhookHandlers, delay: EffectDelay): 
 export async function loadLocalConsumer(
   delay: EffectDelay,
 ): Promise<(event: SQSEvent, context: Context) => Promise<unknown>> {
-  const { consumerConfigFromEnv, createConsumerHandler, createConsumerLogger } = await import(
-    '../../functions/consumer/create-consumer.ts'
-  );
+  const { createConsumerFromEnv } = await import('../../functions/consumer/create-consumer.ts');
   const { webhookHandlers } = await import('../../functions/webhook-handlers.ts');
-  const logger = createConsumerLogger();
-  const consumeBatch = createConsumerHandler(consumerConfigFromEnv(), {
-    documentClient: DynamoDBDocumentClient.from(new DynamoDBClient({})),
-    sqs: new SQSClient({}),
-    handlers: withEffectDelay(webhookHandlers, delay),
-    logger,
-  });
-  return async (event, context) => {
-    logger.addContext(context);
-    return consumeBatch(event, context);
-  };
+  return createConsumerFromEnv(withEffectDelay(webhookHandlers, delay));
 }
