@@ -7,7 +7,8 @@
  * already-seen companions of a fresh first message.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { seededRandom, shuffle } from '../support/stats.ts';
+import { seededRandom } from '../../local/seeded-random.ts';
+import { shuffle } from '../support/stats.ts';
 import { type InboundTextMessage, inboundTextMessage, multiMessageBody } from '../workload/webhook-bodies.ts';
 import { toQueueRecord } from './workload.ts';
 

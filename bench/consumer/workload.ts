@@ -13,7 +13,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
-import { seededRandom, shuffle } from '../support/stats.ts';
+import { seededRandom } from '../../local/seeded-random.ts';
+import { shuffle } from '../support/stats.ts';
 import {
   type InboundTextMessage,
   inboundTextMessage,

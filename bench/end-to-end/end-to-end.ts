@@ -8,9 +8,9 @@
  */
 import { createHmac } from 'node:crypto';
 import autocannon from 'autocannon';
+import { seededRandom } from '../../local/seeded-random.ts';
 import type { EffectsView } from '../../local/stack/effects-journal.ts';
 import { spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
-import { seededRandom } from '../support/stats.ts';
 import { inboundTextMessage, singleMessageBody } from '../workload/webhook-bodies.ts';
 
 export interface EndToEndInput {

@@ -13,7 +13,8 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ENV } from '../../functions/commons/environment.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
 import { resolveSettings } from '../../lib/settings.ts';
-import { median, seededRandom } from '../support/stats.ts';
+import { seededRandom } from '../../local/seeded-random.ts';
+import { median } from '../support/stats.ts';
 import { serveWorker } from '../support/worker-process.ts';
 import { batchedBody } from '../workload/webhook-bodies.ts';
 

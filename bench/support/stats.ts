@@ -45,18 +45,6 @@ export function round(value: number, digits = 3): number {
   return Math.round(value * factor) / factor;
 }
 
-/** A seeded PRNG (mulberry32), so that every run and both contestants see the same workload. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** Fisher–Yates shuffle in place with the given random source. */
 export function shuffle<T>(items: T[], random: () => number): T[] {
   for (let i = items.length - 1; i > 0; i--) {

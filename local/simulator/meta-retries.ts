@@ -27,18 +27,6 @@ export function retryDelayMs(retry: number, policy: RetryPolicy, random: () => n
   return Math.max(0, base * (1 + policy.jitter * (2 * random() - 1)));
 }
 
-/** A seeded generator (mulberry32) so that a simulation can be replayed with `--seed`. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** Exponentially distributed time between Poisson arrivals at `ratePerSecond`, in ms. */
 export function nextArrivalGapMs(ratePerSecond: number, random: () => number = Math.random): number {
   return (-Math.log(1 - random()) / ratePerSecond) * 1000;

@@ -14,6 +14,7 @@
  */
 
 import type { StatsBucket, StatsSnapshot } from '../observe/pipeline-stats.ts';
+import { seededRandom } from '../seeded-random.ts';
 import { sendWebhook } from '../sender/send-webhook.ts';
 import type { EffectsView } from '../stack/effects-journal.ts';
 import type { Faults, WebhookFaultMode } from '../stack/fault-switch.ts';
@@ -24,7 +25,7 @@ import {
   type ServerRecommendation,
   utilisation,
 } from './erlang-c.ts';
-import { nextArrivalGapMs, type RetryPolicy, retryDelayMs, seededRandom } from './meta-retries.ts';
+import { nextArrivalGapMs, type RetryPolicy, retryDelayMs } from './meta-retries.ts';
 import { type SimulatedEvent, TrafficGenerator, webhookBody } from './traffic.ts';
 
 export interface SimulationOptions {

@@ -1,17 +1,8 @@
 /**
- * A seeded uniform generator in [0, 1) (mulberry32), so that a fault-injection run can be repeated with the
- * same fault sequence. The order in which concurrent requests draw from it still varies between runs.
+ * Seeded randomness for the fault-injection tests, so that a run can be repeated with the same fault
+ * sequence. The order in which concurrent requests draw from it still varies between runs.
  */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { seededRandom } from '../../local/seeded-random.ts';
 
 /** Fisher–Yates with the given generator. */
 export function shuffled<T>(items: readonly T[], random: () => number): T[] {

@@ -5,6 +5,7 @@
  * lexeme. Every choice comes from `seed`, so a failing case replays.
  */
 import { isLosslessNumber } from 'lossless-json';
+import { seededRandom } from '../../../../local/seeded-random.ts';
 
 export interface Spelling {
   readonly seed: number;
@@ -25,20 +26,8 @@ const SHORT_ESCAPES: Record<string, string> = {
   '\t': '\\t',
 };
 
-/** mulberry32: a tiny deterministic PRNG. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function writeJson(value: unknown, spelling: Spelling): string {
-  const next = random(spelling.seed);
+  const next = seededRandom(spelling.seed);
   const ws = () => spelling.whitespace[Math.floor(next() * spelling.whitespace.length)] ?? '';
   const unicodeEscape = (code: number) => {
     const hex = code.toString(16).padStart(4, '0');

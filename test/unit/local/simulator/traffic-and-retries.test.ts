@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { extractEvents } from '../../../../functions/events/extract-events.ts';
+import { seededRandom } from '../../../../local/seeded-random.ts';
 import {
   COMPRESSED_META_RETRIES,
   nextArrivalGapMs,
   retryDelayMs,
-  seededRandom,
 } from '../../../../local/simulator/meta-retries.ts';
 import { judge } from '../../../../local/simulator/run-simulation.ts';
 import { TrafficGenerator, webhookBody } from '../../../../local/simulator/traffic.ts';
