@@ -6,8 +6,8 @@
  * Deliveries are single-message bodies as Meta sends them; `duplicateRatio` of them repeat an earlier
  * body byte for byte, as Meta's retries do.
  */
-import { createHmac } from 'node:crypto';
 import autocannon from 'autocannon';
+import { signBody } from '../../functions/receiver/signature.ts';
 import { seededRandom } from '../../local/seeded-random.ts';
 import type { EffectsView } from '../../local/stack/effects-journal.ts';
 import { spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
@@ -82,7 +82,7 @@ function deliveryStream(duplicateRatio: number): () => Delivery {
     const body = Buffer.from(singleMessageBody(message));
     const delivery = {
       body,
-      signature: `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}`,
+      signature: signBody(body, APP_SECRET),
       key: `msg:${message.id}`,
     };
     sent.push(delivery);

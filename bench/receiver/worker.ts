@@ -11,6 +11,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ENV } from '../../functions/commons/environment.ts';
+import { signBody } from '../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
 import { resolveSettings } from '../../lib/settings.ts';
 import { seededRandom } from '../../local/seeded-random.ts';
@@ -102,7 +103,7 @@ serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) =>
   let sink = 0;
   for (const { updates, iterations } of input.bodies) {
     const body = batchedBody(updates, random, updates * 10);
-    const signature = `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}`;
+    const signature = signBody(body, APP_SECRET);
     const warmup = Math.ceil(iterations * input.warmupShare);
     const handlerMs: number[] = [];
     const floorMs: number[] = [];

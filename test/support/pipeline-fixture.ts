@@ -7,7 +7,6 @@
  * The reliability tests swap in the consumer's own DynamoDB client (with a fault-injecting middleware) or
  * wrap its handlers through {@link ConsumerOptions}; by default the consumer is wired as in Lambda.
  */
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +23,7 @@ import { ENV } from '../../functions/commons/environment.ts';
 import type { CompletionRetryPolicy } from '../../functions/consumer/complete-with-retry.ts';
 import { createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
+import { signBody } from '../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
 import { webhookHandlers } from '../../functions/webhook-handlers.ts';
 import { type PipelineSettings, type PipelineSettingsInput, resolveSettings } from '../../lib/settings.ts';
@@ -50,7 +50,7 @@ export const SECOND_APP_SECRET = 'pipeline-test-rotated-secret';
 export const VERIFY_TOKEN = 'pipeline-test-verify-token';
 
 export function sign(body: Buffer | string, secret = APP_SECRET): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  return signBody(body, secret);
 }
 
 export interface PostOptions {
