@@ -14,6 +14,7 @@ import { ENV } from '../../functions/commons/environment.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
 import { resolveSettings } from '../../lib/settings.ts';
+import { toApiGatewayV2Event } from '../../local/http/api-gateway-v2.ts';
 import { seededRandom } from '../../local/seeded-random.ts';
 import { median } from '../support/stats.ts';
 import { serveWorker } from '../support/worker-process.ts';
@@ -42,41 +43,6 @@ export interface ReceiverBodyResult {
 const APP_SECRET = 'bench-app-secret';
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-deliveries';
 const DLQ_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-dlq';
-
-function apiGatewayEvent(body: string, signature: string, requestId: string): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: 'POST /webhook',
-    rawPath: '/webhook',
-    rawQueryString: '',
-    headers: {
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-      'user-agent': 'facebookexternalua',
-      'x-hub-signature-256': signature,
-    },
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'bench',
-      domainName: 'bench.execute-api.us-east-1.amazonaws.com',
-      domainPrefix: 'bench',
-      http: {
-        method: 'POST',
-        path: '/webhook',
-        protocol: 'HTTP/1.1',
-        sourceIp: '173.252.0.1',
-        userAgent: 'facebookexternalua',
-      },
-      requestId,
-      routeKey: 'POST /webhook',
-      stage: '$default',
-      time: new Date().toISOString(),
-      timeEpoch: Date.now(),
-    },
-    body,
-    isBase64Encoded: false,
-  };
-}
 
 /** The floor: what any receiver must do with a signed body, and nothing else. */
 function floor(body: string): unknown {
@@ -110,7 +76,22 @@ serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) =>
     queueMessages = 0;
     // The Lambda runtime JSON.parses each invocation's payload: the handler gets a fresh, flat string each
     // time, not the two-byte string the generator built (V8 string layout changes the cost of every pass).
-    const payload = JSON.stringify(apiGatewayEvent(body, signature, 'bench'));
+    const payload = JSON.stringify(
+      toApiGatewayV2Event({
+        method: 'POST',
+        url: '/webhook',
+        rawHeaders: [
+          'content-type',
+          'application/json',
+          'user-agent',
+          'facebookexternalua',
+          'x-hub-signature-256',
+          signature,
+        ],
+        body: Buffer.from(body),
+        sourceIp: '173.252.0.1',
+      }),
+    );
     for (let i = 0; i < warmup + iterations; i++) {
       const event = JSON.parse(payload) as APIGatewayProxyEventV2;
       event.requestContext.requestId = `bench-${updates}-${i}`;
