@@ -1,3 +1,5 @@
+import { aroundEveryAttempt } from './sdk-attempts.ts';
+
 /**
  * Counts the requests an SDK client sends, per operation (`PutItem`, `GetItem`, `SendMessage`, …), to assert
  * cost floors. It sits in the `deserialize` step, inside the SDK's retry loop, so every HTTP attempt counts,
@@ -12,27 +14,13 @@ export interface RequestCounter {
   reset(): void;
 }
 
-type Handler = (args: unknown) => Promise<unknown>;
-interface AnyMiddlewareStack {
-  add(
-    middleware: (next: Handler, context: { commandName?: string }) => Handler,
-    options: { step: 'deserialize'; name: string },
-  ): void;
-}
-
-let counters = 0;
-
 /** Adds a counting middleware to `client` (a DocumentClient shares its base client's stack). */
 export function countRequests(client: { middlewareStack: unknown }): RequestCounter {
   let seen: Record<string, number> = {};
-  (client.middlewareStack as AnyMiddlewareStack).add(
-    (next, context) => (args) => {
-      const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
-      seen[operation] = (seen[operation] ?? 0) + 1;
-      return next(args);
-    },
-    { step: 'deserialize', name: `requestCounter${++counters}` },
-  );
+  aroundEveryAttempt(client, 'requestCounter', (operation, send) => {
+    seen[operation] = (seen[operation] ?? 0) + 1;
+    return send();
+  });
   return {
     count: (operation) => seen[operation] ?? 0,
     counts: () => ({ ...seen }),
