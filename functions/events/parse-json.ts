@@ -1,4 +1,5 @@
 import { LosslessNumber, parse, stringify } from 'lossless-json';
+import { skipString } from './json-spans.ts';
 import type { JsonValue } from './types.ts';
 
 export type JsonParseResult =
@@ -81,7 +82,6 @@ function describeParseError(error: unknown): string {
 }
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
@@ -107,7 +107,7 @@ function numbersRoundTrip(text: string): boolean {
   while (index < length) {
     const code = text.charCodeAt(index);
     if (code === QUOTE) {
-      index = afterString(text, index);
+      index = skipString(text, index);
     } else if (code === MINUS || (code >= DIGIT_0 && code <= DIGIT_9)) {
       const start = index;
       do index++;
@@ -119,17 +119,4 @@ function numbersRoundTrip(text: string): boolean {
     }
   }
   return true;
-}
-
-/** The index after the closing quote of the string opening at `open` (a quote preceded by an even number of
- * backslashes). */
-function afterString(text: string, open: number): number {
-  let close = text.indexOf('"', open + 1);
-  while (close !== -1) {
-    let backslashes = 0;
-    while (text.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return close + 1;
-    close = text.indexOf('"', close + 1);
-  }
-  return text.length;
 }

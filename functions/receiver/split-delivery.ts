@@ -28,7 +28,7 @@ import {
   skipWhitespace,
   walkArray,
   walkObject,
-} from './json-spans.ts';
+} from '../events/json-spans.ts';
 
 export interface SplitDelivery {
   /** Envelopes of at most `maxBytes` UTF-8 bytes each, in order. */

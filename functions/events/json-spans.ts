@@ -1,6 +1,6 @@
 /**
- * Walks a JSON text by character offsets, so that the splitter can copy Meta's own bytes for each event
- * instead of re-serialising them (no number or escape is ever rewritten, and no second, lossless parse is
+ * Walks a JSON text by character offsets, so that the receiver's splitter can copy Meta's own bytes for each
+ * event instead of re-serialising them (no number or escape is ever rewritten, and no second, lossless parse is
  * needed on the hot path).
  *
  * Single pass: a caller descends into the containers it cares about through the callbacks and skips the
@@ -55,7 +55,7 @@ export function isStringAt(text: string, position: number): boolean {
 }
 
 /** Offset just past the string that opens at `position` (on its opening quote). */
-function skipString(text: string, position: number): number {
+export function skipString(text: string, position: number): number {
   let at = position + 1;
   for (;;) {
     const next = text.indexOf('"', at);
