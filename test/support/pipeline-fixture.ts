@@ -21,7 +21,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { interceptLocalhostDns } from 'fauxqs';
 import { ENV } from '../../functions/commons/environment.ts';
 import type { CompletionRetryPolicy } from '../../functions/consumer/complete-with-retry.ts';
-import { createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
+import { consumerConfigFromEnv, createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
@@ -167,24 +167,15 @@ export async function createPipeline(
   // The default handler reads the journal path when it runs; one pipeline runs at a time per test file.
   process.env[ENV.effectsJournal] = journalPath;
   const receiver = createReceiverHandler({ ...process.env, ...env, ...options.receiverEnv?.(env) });
-  const consumer = createConsumerHandler(
-    {
-      tableName,
-      keyNamespace: undefined,
-      deadLetterQueueUrl: queues.dlqUrl,
-      retentionDays: settings.retentionDays,
-      leaseMarginMs: settings.leaseMarginMs,
-      maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
-    },
-    {
-      documentClient: consumerOptions.documentClient ?? documentClient,
-      sqs,
-      handlers: consumerOptions.handlers ?? webhookHandlers,
-      ...(consumerOptions.completionRetry === undefined
-        ? {}
-        : { completionRetry: consumerOptions.completionRetry }),
-    },
-  );
+  // The consumer reads its configuration from the same variables as in Lambda.
+  const consumer = createConsumerHandler(consumerConfigFromEnv(env), {
+    documentClient: consumerOptions.documentClient ?? documentClient,
+    sqs,
+    handlers: consumerOptions.handlers ?? webhookHandlers,
+    ...(consumerOptions.completionRetry === undefined
+      ? {}
+      : { completionRetry: consumerOptions.completionRetry }),
+  });
   const sources: SqsEventSource[] = [];
 
   return {
