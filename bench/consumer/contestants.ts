@@ -2,8 +2,8 @@
  * The two consumers the benchmark compares, each built the way its documentation says, over the same
  * DynamoDB Local, with the same trivial side effect (count the message's wamid in an in-memory sink).
  *
- * - `ours`: the consumer Lambda's own wiring (`createConsumerHandler` from `consumerConfigFromEnv`, the
- *   Powertools logger and metrics it uses in AWS), with a handler for messages only.
+ * - `ours`: the consumer Lambda's own wiring (what `createConsumerFromEnv` does: `createConsumerHandler` from
+ *   `consumerConfigFromEnv`, the Powertools logger with the Lambda context, metrics), messages only.
  * - `powertools`: Powertools' "Idempotency with batch processing" recipe: `makeIdempotent` on the record
  *   handler, `eventKeyJmesPath` selecting the wamid out of the JSON body, `DynamoDBPersistenceLayer`,
  *   `BatchProcessor` + `processPartialResponse`, and `config.registerLambdaContext(context)` per invocation.
@@ -107,14 +107,24 @@ export const ours: Contestant = {
       // Never called: every benchmark body is a valid envelope, so nothing is quarantined.
       [ENV.deadLetterQueueUrl]: 'http://127.0.0.1:9/000000000000/bench-dlq',
     });
+    // What createConsumerFromEnv (the consumer Lambda's wiring) does, with our own clients: they carry the
+    // counting middleware, where the Lambda builds its clients from the environment.
+    const logger = createConsumerLogger();
     const consume = createConsumerHandler(config, {
       documentClient: DynamoDBDocumentClient.from(client),
       sqs: new SQSClient({ endpoint: 'http://127.0.0.1:9', region: REGION, credentials: CREDENTIALS }),
       handlers: defineWebhookHandlers({ onMessage: ({ payload }) => sink.record(String(payload.id)) }),
-      logger: createConsumerLogger(),
+      logger,
       metrics: createConsumerMetrics(),
     });
-    return { handler: (event, context) => consume(event, context), requests, latency };
+    return {
+      handler: (event, context) => {
+        logger.addContext(context);
+        return consume(event, context);
+      },
+      requests,
+      latency,
+    };
   },
 };
 
