@@ -26,6 +26,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createLambdaContext } from './lambda-context.ts';
+import { type QueueCounts, readQueueCounts, totalMessages } from './queue-counts.ts';
 import { regionOfArn, toLambdaRecord } from './sqs-records.ts';
 
 /** The result is checked at run time as Lambda does: an `SQSBatchResponse`, or nothing for full success. */
@@ -265,7 +266,7 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
       const interval = waitOptions.pollIntervalMs ?? 50;
       const giveUp = Date.now() + timeoutMs;
       let quietChecks = 0;
-      let last: Record<string, string> = {};
+      let last: QueueCounts | undefined;
       // Two quiet checks in a row: a record deleted by one poller and a new one received by another can
       // otherwise fall between one GetQueueAttributes and the next look at `busy`.
       while (quietChecks < 2) {
@@ -274,18 +275,8 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
             `Queue not drained after ${timeoutMs} ms: ${JSON.stringify(last)}, invocations running: ${active}`,
           );
         }
-        const result = await client.send(
-          new GetQueueAttributesCommand({
-            QueueUrl: queueUrl,
-            AttributeNames: [
-              'ApproximateNumberOfMessages',
-              'ApproximateNumberOfMessagesNotVisible',
-              'ApproximateNumberOfMessagesDelayed',
-            ],
-          }),
-        );
-        last = result.Attributes ?? {};
-        const empty = Object.values(last).every((v) => v === '0');
+        last = await readQueueCounts(client, queueUrl);
+        const empty = totalMessages(last) === 0;
         quietChecks = empty && busy === 0 ? quietChecks + 1 : 0;
         if (quietChecks < 2) await sleep(interval);
       }

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { interceptLocalhostDns } from 'fauxqs';
 import { createClaimTable } from '../../functions/claims/claim-table.ts';
@@ -20,6 +20,7 @@ import { createPipelineQueues, type SqsEmulator, startSqsEmulator } from '../emu
 import { parseEmf, parseJsonLine } from '../observe/emf.ts';
 import { PipelineStats } from '../observe/pipeline-stats.ts';
 import { type StdoutTap, tapStdout } from '../observe/stdout-tap.ts';
+import { readQueueCounts } from '../queue-counts.ts';
 import { createSqsEventSource, type InvocationReport, type SqsEventSource } from '../sqs-event-source.ts';
 import { loadLocalConsumer } from './consumer-runtime.ts';
 import { EffectsJournal } from './effects-journal.ts';
@@ -280,18 +281,7 @@ function startQueueSampler(
 ): { stop(): Promise<void> } {
   let running = true;
   let warned = false;
-  const depth = async (url: string) => {
-    const result = await sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: url,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-      }),
-    );
-    return {
-      visible: Number(result.Attributes?.ApproximateNumberOfMessages ?? 0),
-      inFlight: Number(result.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
-    };
-  };
+  const depth = (url: string) => readQueueCounts(sqs, url);
   const loop = (async () => {
     while (running) {
       try {

@@ -10,12 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  GetQueueAttributesCommand,
-  type Message,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-} from '@aws-sdk/client-sqs';
+import { type Message, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { interceptLocalhostDns } from 'fauxqs';
@@ -29,6 +24,7 @@ import { webhookHandlers } from '../../functions/webhook-handlers.ts';
 import { type PipelineSettings, type PipelineSettingsInput, resolveSettings } from '../../lib/settings.ts';
 import { createPipelineQueues, type PipelineQueues } from '../../local/emulators/sqs.ts';
 import { toApiGatewayV2Event } from '../../local/http/api-gateway-v2.ts';
+import { readQueueCounts, totalMessages } from '../../local/queue-counts.ts';
 import {
   createSqsEventSource,
   type InvocationReport,
@@ -220,17 +216,7 @@ export async function createPipeline(
     effects: () => readEffects(journalPath),
 
     async queueDepth(queueUrl = queues.queueUrl) {
-      const { Attributes = {} } = await sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: queueUrl,
-          AttributeNames: [
-            'ApproximateNumberOfMessages',
-            'ApproximateNumberOfMessagesNotVisible',
-            'ApproximateNumberOfMessagesDelayed',
-          ],
-        }),
-      );
-      return Object.values(Attributes).reduce((sum, value) => sum + Number(value), 0);
+      return totalMessages(await readQueueCounts(sqs, queueUrl));
     },
 
     async drainDeadLetters() {
