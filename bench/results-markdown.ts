@@ -18,8 +18,17 @@ interface Results {
     pairedSpeedups: number[];
     speedupOfMedians: number;
     cpuPerEventRatio: number;
+    speedupCeiling: number;
+    shareOfFloor: number;
     ours: Contestant;
     powertools: Contestant;
+    contractFloor: Contestant;
+    withAddedRoundTrip: {
+      addedRoundTripMs: number;
+      runsPerContestant: number;
+      speedup: number;
+      speedupCeiling: number;
+    } & Record<'ours' | 'powertools' | 'contractFloor', RoundTripRow>;
     rebatchedProbe: {
       records: number;
       distinctEvents: number;
@@ -88,6 +97,13 @@ interface Contestant {
   effects: number;
 }
 
+interface RoundTripRow {
+  eventsPerSec: number;
+  medianInvocationMs: number;
+  invocations: number;
+  nodeCpuMsPerEvent: number;
+}
+
 interface ProbeRow {
   effects: number;
   missing: number;
@@ -104,6 +120,9 @@ const ops = (byOperation: Record<string, number>, digits = 0) =>
     .join(', ');
 
 const { consumer: c, receiver, bundles: b, endToEnd: e, machine: m } = r;
+const trip = c.withAddedRoundTrip;
+const tripRow = (name: string, x: RoundTripRow) =>
+  `| ${name} | **${n(x.eventsPerSec)}** | ${n(x.medianInvocationMs, 1)} | ${n(x.invocations)} | ${n(x.nodeCpuMsPerEvent, 2)} |`;
 const lines: string[] = [];
 lines.push(
   `${m.cpus} vCPU (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}. Run of ${r.run.finishedAt.slice(0, 16).replace('T', ' ')} UTC, ` +
@@ -121,10 +140,24 @@ lines.push(
   '|---|---|---|---|---|---|---|---|---|',
   row('ours', c.ours),
   row('Powertools', c.powertools),
+  row('contract floor (yardstick)', c.contractFloor),
   '',
-  `**speedup ×${n(c.speedup, 2)}** (median of the ${c.runsPerContestant} alternating pairs: ${c.pairedSpeedups.map((s) => `×${n(s, 2)}`).join(', ')}; ` +
+  `**speedup ×${n(c.speedup, 2)}** (median over the ${c.runsPerContestant} rounds of ours/Powertools: ${c.pairedSpeedups.map((s) => `×${n(s, 2)}`).join(', ')}; ` +
     `ratio of the medians ×${n(c.speedupOfMedians, 2)}). Powertools spends ×${n(c.cpuPerEventRatio, 2)} our Node CPU per event and ` +
     `×${n(c.powertools.requestsPerEvent / c.ours.requestsPerEvent, 2)} our DynamoDB requests.`,
+  '',
+  `**Ceiling ×${n(c.speedupCeiling, 2)}**: the contract floor (DESIGN §2's requests and nothing else) against Powertools, median over the rounds: ` +
+    `the most any consumer writing what the contract prescribes could show on this machine. Ours runs at **${n(c.shareOfFloor * 100)}%** of the floor.`,
+  '',
+  `With **${trip.addedRoundTripMs} ms added to every DynamoDB request** (an AWS-like round trip; median of ${trip.runsPerContestant} rounds):`,
+  '',
+  '| | events/s | median invocation ms | invocations | Node CPU ms/event |',
+  '|---|---|---|---|---|',
+  tripRow('ours', trip.ours),
+  tripRow('Powertools', trip.powertools),
+  tripRow('contract floor (yardstick)', trip.contractFloor),
+  '',
+  `speedup **×${n(trip.speedup, 2)}**, ceiling ×${n(trip.speedupCeiling, 2)}.`,
   '',
   `Re-batched probe (untimed; ${c.rebatchedProbe.records} bodies of 1–3 messages, ${c.rebatchedProbe.distinctEvents} distinct events):`,
   '',

@@ -32,6 +32,8 @@ export interface ConsumerResults {
   readonly duplicateRatio: number;
   readonly ours: ContestantSummary;
   readonly powertools: ContestantSummary;
+  /** DESIGN §2's requests alone (see `contractFloor` in bench/consumer/contestants.ts). */
+  readonly contractFloor: ContestantSummary;
   /**
    * Median over the alternating pairs of ours/Powertools events per second. Each pair runs back to back, so
    * a change in the machine's load between pairs cancels out (other processes shared this machine).
@@ -41,6 +43,13 @@ export interface ConsumerResults {
   readonly pairedSpeedups: number[];
   /** ours.eventsPerSec / powertools.eventsPerSec: the ratio of the medians, for reference. */
   readonly speedupOfMedians: number;
+  /**
+   * Median over the rounds of contract floor / Powertools events per second: the most any consumer writing
+   * what DESIGN §2 prescribes could show against Powertools on this machine.
+   */
+  readonly speedupCeiling: number;
+  /** Median over the rounds of ours / contract floor events per second: how close ours comes to that bound. */
+  readonly shareOfFloor: number;
   /** Powertools' Node CPU per event / ours: steadier than wall time on a shared machine. */
   readonly cpuPerEventRatio: number;
   readonly distinctEvents: number;
@@ -50,29 +59,71 @@ export interface ConsumerResults {
   readonly runsPerContestant: number;
   /** Untimed: multi-event bodies regrouped on retry, where a per-body key and per-event keys disagree. */
   readonly rebatchedProbe: RebatchedProbeResult;
+  /** The same rounds with an AWS-like round trip added to every DynamoDB request. */
+  readonly withAddedRoundTrip?: RoundTripResults;
+}
+
+export interface RoundTripSummary {
+  readonly eventsPerSec: number;
+  readonly medianInvocationMs: number;
+  readonly invocations: number;
+  readonly nodeCpuMsPerEvent: number;
+}
+
+export interface RoundTripResults {
+  readonly addedRoundTripMs: number;
+  readonly runsPerContestant: number;
+  readonly ours: RoundTripSummary;
+  readonly powertools: RoundTripSummary;
+  readonly contractFloor: RoundTripSummary;
+  /** Median over the rounds of ours / Powertools events per second. */
+  readonly speedup: number;
+  /** Median over the rounds of contract floor / Powertools events per second. */
+  readonly speedupCeiling: number;
+}
+
+type RunsOf = (name: ConsumerRun['contestant']) => ConsumerRun[];
+
+function runsOf(runs: readonly ConsumerRun[]): RunsOf {
+  return (name) => runs.filter((run) => run.contestant === name);
+}
+
+/** One contestant's events/s over another's, within each round (runs of a round are back to back). */
+function perRound(
+  of: RunsOf,
+  numerator: ConsumerRun['contestant'],
+  denominator: ConsumerRun['contestant'],
+): number[] {
+  return of(numerator).map((run, i) =>
+    round(run.eventsPerSec / (of(denominator)[i] as ConsumerRun).eventsPerSec),
+  );
 }
 
 export function summarizeConsumer(
   output: ConsumerBenchOutput,
-  settings: { duplicateRatio: number; batchSize: number; concurrency: number },
+  settings: { duplicateRatio: number; batchSize: number; concurrency: number; addedRoundTripMs?: number },
 ): ConsumerResults {
-  const of = (name: ConsumerRun['contestant']) => output.runs.filter((run) => run.contestant === name);
+  const of = runsOf(output.runs);
   const ours = summarizeContestant(of('ours'), output.events);
   const powertools = summarizeContestant(of('powertools'), output.events);
-  const pairedSpeedups = of('ours').map((run, i) =>
-    round(run.eventsPerSec / (of('powertools')[i] as ConsumerRun).eventsPerSec),
-  );
-  if (ours.effects !== powertools.effects) {
-    throw new Error(`Effects differ: ours ${ours.effects}, Powertools ${powertools.effects}.`);
+  const contractFloor = summarizeContestant(of('contractFloor'), output.events);
+  const pairedSpeedups = perRound(of, 'ours', 'powertools');
+  if (ours.effects !== powertools.effects || ours.effects !== contractFloor.effects) {
+    throw new Error(
+      `Effects differ: ours ${ours.effects}, Powertools ${powertools.effects}, contract floor ${contractFloor.effects}.`,
+    );
   }
   return {
     events: output.events,
     duplicateRatio: settings.duplicateRatio,
     ours,
     powertools,
+    contractFloor,
     speedup: round(median(pairedSpeedups)),
     pairedSpeedups,
     speedupOfMedians: round(ours.eventsPerSec / powertools.eventsPerSec),
+    speedupCeiling: round(median(perRound(of, 'contractFloor', 'powertools'))),
+    shareOfFloor: round(median(perRound(of, 'ours', 'contractFloor'))),
     cpuPerEventRatio: round(powertools.nodeCpuMsPerEvent / ours.nodeCpuMsPerEvent),
     distinctEvents: output.distinctEvents,
     duplicates: output.duplicates,
@@ -80,6 +131,31 @@ export function summarizeConsumer(
     concurrency: settings.concurrency,
     runsPerContestant: of('ours').length,
     rebatchedProbe: output.rebatchedProbe,
+    ...(output.roundTripRuns.length > 0
+      ? { withAddedRoundTrip: summarizeRoundTrip(output, settings.addedRoundTripMs ?? 0) }
+      : {}),
+  };
+}
+
+function summarizeRoundTrip(output: ConsumerBenchOutput, addedRoundTripMs: number): RoundTripResults {
+  const of = runsOf(output.roundTripRuns);
+  const summary = (name: ConsumerRun['contestant']): RoundTripSummary => {
+    const runs = of(name);
+    return {
+      eventsPerSec: round(median(runs.map((run) => run.eventsPerSec)), 1),
+      medianInvocationMs: round(median(runs.map((run) => run.medianInvocationMs)), 1),
+      invocations: median(runs.map((run) => run.invocations)),
+      nodeCpuMsPerEvent: round(median(runs.map((run) => run.nodeCpuMs / output.events))),
+    };
+  };
+  return {
+    addedRoundTripMs,
+    runsPerContestant: of('ours').length,
+    ours: summary('ours'),
+    powertools: summary('powertools'),
+    contractFloor: summary('contractFloor'),
+    speedup: round(median(perRound(of, 'ours', 'powertools'))),
+    speedupCeiling: round(median(perRound(of, 'contractFloor', 'powertools'))),
   };
 }
 

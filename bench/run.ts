@@ -7,6 +7,8 @@
  *   npm run bench -- --out FILE           write the results elsewhere
  *   npm run bench -- --cpu-prof           also write CPU profiles of the consumer and receiver workers
  *                                         to bench/out/profiles/ (open them in Chrome DevTools)
+ *   npm run bench -- --contestant ours    the consumer part with one contestant only (ours, powertools or
+ *                                         contractFloor), to profile it alone
  *
  * Parts: consumer (ours vs Powertools Idempotency on DynamoDB Local), receiver (handler vs HMAC + JSON.parse),
  * bundles (esbuild as the CDK construct, size and load time), e2e (the local stack under autocannon).
@@ -22,6 +24,7 @@ import { DEFAULT_LOG_LEVEL } from '../lib/defaults.ts';
 import { resolveSettings } from '../lib/settings.ts';
 import { startDynamoDbLocal } from '../local/emulators/dynamodb-local.ts';
 import { buildLambdaBundles, timeBundleInit } from './bundles/lambda-bundles.ts';
+import { CONTESTANTS, type ContestantName } from './consumer/contestants.ts';
 import type { ConsumerBenchInput, ConsumerBenchOutput } from './consumer/worker.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import { runEndToEnd } from './end-to-end/end-to-end.ts';
@@ -68,7 +71,8 @@ const LAMBDA_POWERTOOLS_ENV = {
 
 let workerFlags: string[] = [];
 
-async function benchConsumer(quick: boolean): Promise<ConsumerResults> {
+/** Undefined when one contestant ran alone: its progress lines are the whole result. */
+async function benchConsumer(quick: boolean, only?: ContestantName): Promise<ConsumerResults | undefined> {
   const settings = resolveSettings();
   const input: ConsumerBenchInput = {
     dynamodbEndpoint: '',
@@ -80,6 +84,9 @@ async function benchConsumer(quick: boolean): Promise<ConsumerResults> {
     warmupRecords: quick ? 200 : 2000,
     warmupRounds: quick ? 1 : 2,
     functionTimeoutMs: settings.consumerTimeoutSeconds * 1000,
+    roundTripRuns: quick ? 1 : 3,
+    addedRoundTripMs: 5,
+    ...(only ? { only } : {}),
   };
   log('consumer: starting DynamoDB Local');
   const dynamodb = await startDynamoDbLocal();
@@ -89,7 +96,7 @@ async function benchConsumer(quick: boolean): Promise<ConsumerResults> {
       { ...input, dynamodbEndpoint: dynamodb.endpoint },
       { env: LAMBDA_POWERTOOLS_ENV, onProgress: log, nodeFlags: workerFlags },
     );
-    return summarizeConsumer(output, input);
+    return only ? undefined : summarizeConsumer(output, input);
   } finally {
     await dynamodb.stop();
   }
@@ -171,6 +178,7 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       out: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
+      contestant: { type: 'string' },
     },
   });
   const parts = (values.only?.split(',').map((part) => part.trim()) ?? [...PARTS]) as Part[];
@@ -178,7 +186,10 @@ async function main(): Promise<void> {
   if (unknown.length > 0)
     throw new Error(`Unknown part(s) ${unknown.join(', ')}; choose from ${PARTS.join(', ')}.`);
   if (values['cpu-prof']) workerFlags = ['--cpu-prof', `--cpu-prof-dir=${join(OUT_DIR, 'profiles')}`];
-  const complete = parts.length === PARTS.length && !values.quick && !values['cpu-prof'];
+  const contestant = values.contestant as ContestantName | undefined;
+  if (contestant !== undefined && !CONTESTANTS.includes(contestant))
+    throw new Error(`Unknown contestant ${contestant}; choose from ${CONTESTANTS.join(', ')}.`);
+  const complete = parts.length === PARTS.length && !values.quick && !values['cpu-prof'] && !contestant;
   const outFile = values.out ?? (complete ? join(BENCH_DIR, 'results.json') : join(OUT_DIR, 'results.json'));
 
   const started = Date.now();
@@ -200,7 +211,8 @@ async function main(): Promise<void> {
     timings[part] = round((Date.now() - partStarted) / 1000, 1);
   };
   await attempt('consumer', async () => {
-    results.consumer = await benchConsumer(values.quick);
+    const consumer = await benchConsumer(values.quick, contestant);
+    if (consumer) results.consumer = consumer;
   });
   await attempt('receiver', async () => {
     results.receiver = await benchReceiver(values.quick);

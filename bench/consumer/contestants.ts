@@ -1,5 +1,5 @@
 /**
- * The two consumers the benchmark compares, each built the way its documentation says, over the same
+ * The consumers the benchmark compares, each built the way its documentation says, over the same
  * DynamoDB Local, with the same trivial side effect (count the message's wamid in an in-memory sink).
  *
  * - `ours`: the consumer Lambda's own wiring (what `createConsumerFromEnv` does: `createConsumerHandler` from
@@ -7,6 +7,10 @@
  * - `powertools`: Powertools' "Idempotency with batch processing" recipe: `makeIdempotent` on the record
  *   handler, `eventKeyJmesPath` selecting the wamid out of the JSON body, `DynamoDBPersistenceLayer`,
  *   `BatchProcessor` + `processPartialResponse`, and `config.registerLambdaContext(context)` per invocation.
+ * - `contractFloor`: not a consumer but a yardstick: DESIGN §2's requests for the batch and nothing else (the
+ *   claim store's `claimMany`, then `complete` for each fresh claim; no logging, metrics, batch processor,
+ *   ledger or error handling). No consumer that writes what the contract prescribes runs faster on this
+ *   DynamoDB Local, so `contractFloor / powertools` bounds the speedup any design could show here.
  *
  * Each call of `createContainer` is one warm Lambda container: its own clients, processor and state.
  */
@@ -22,7 +26,9 @@ import {
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { ClaimStore, isHeld } from '../../functions/claims/claim-store.ts';
 import { createClaimTable } from '../../functions/claims/claim-table.ts';
+import { deadlineFromRemainingTime } from '../../functions/claims/lease.ts';
 import { ENV } from '../../functions/commons/environment.ts';
 import {
   consumerConfigFromEnv,
@@ -32,10 +38,11 @@ import {
 } from '../../functions/consumer/create-consumer.ts';
 import { defineWebhookHandlers } from '../../functions/consumer/handler-api.ts';
 import { countRequests, type RequestCounter } from '../../test/support/request-counter.ts';
-import { type LatencyRecorder, recordLatency } from '../support/request-latency.ts';
+import { addRoundTrip, type LatencyRecorder, recordLatency } from '../support/request-latency.ts';
 import type { SqsBatchHandler } from './in-memory-event-source.ts';
 
-export type ContestantName = 'ours' | 'powertools';
+export const CONTESTANTS = ['ours', 'powertools', 'contractFloor'] as const;
+export type ContestantName = (typeof CONTESTANTS)[number];
 
 /** The side effect both consumers run: one count per message wamid. */
 export class EffectSink {
@@ -65,6 +72,8 @@ export interface ContainerDependencies {
   readonly endpoint: string;
   readonly tableName: string;
   readonly sink: EffectSink;
+  /** Network added to every DynamoDB request (see `addRoundTrip`). @default 0 */
+  readonly addedRoundTripMs?: number;
 }
 
 export interface Container {
@@ -86,6 +95,17 @@ function dynamoDbClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: REGION, credentials: CREDENTIALS });
 }
 
+/** A container's client, with the middleware that counts and times its requests. */
+function measuredClient({ endpoint, addedRoundTripMs = 0 }: ContainerDependencies): {
+  client: DynamoDBClient;
+  measures: Pick<Container, 'requests' | 'latency'>;
+} {
+  const client = dynamoDbClient(endpoint);
+  const measures = { requests: countRequests(client), latency: recordLatency(client) };
+  if (addedRoundTripMs > 0) addRoundTrip(client, addedRoundTripMs);
+  return { client, measures };
+}
+
 export function adminClient(endpoint: string): DynamoDBClient {
   return dynamoDbClient(endpoint);
 }
@@ -97,10 +117,9 @@ export async function deleteTable(client: DynamoDBClient, tableName: string): Pr
 export const ours: Contestant = {
   name: 'ours',
   createTable: (client, tableName) => createClaimTable(client, tableName),
-  createContainer({ endpoint, tableName, sink }) {
-    const client = dynamoDbClient(endpoint);
-    const requests = countRequests(client);
-    const latency = recordLatency(client);
+  createContainer(dependencies) {
+    const { tableName, sink } = dependencies;
+    const { client, measures } = measuredClient(dependencies);
     // The variables the CDK construct sets; retention and lease margin take the construct's defaults.
     const config = consumerConfigFromEnv({
       [ENV.claimTableName]: tableName,
@@ -122,8 +141,7 @@ export const ours: Contestant = {
         logger.addContext(context);
         return consume(event, context);
       },
-      requests,
-      latency,
+      ...measures,
     };
   },
 };
@@ -152,21 +170,15 @@ export function powertoolsKeyedOn(eventKeyJmesPath: string): Contestant {
         }),
       );
     },
-    createContainer({ endpoint, tableName, sink }) {
-      const client = dynamoDbClient(endpoint);
-      const requests = countRequests(client);
-      const latency = recordLatency(client);
+    createContainer(dependencies) {
+      const { tableName, sink } = dependencies;
+      const { client, measures } = measuredClient(dependencies);
       const processor = new BatchProcessor(EventType.SQS);
       const persistenceStore = new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client });
       const config = new IdempotencyConfig({ eventKeyJmesPath });
       const processIdempotently = makeIdempotent(
         async (record: SQSRecord) => {
-          const body = JSON.parse(record.body) as WebhookBody;
-          for (const entry of body.entry ?? []) {
-            for (const change of entry.changes ?? []) {
-              for (const message of change.value?.messages ?? []) sink.record(message.id);
-            }
-          }
+          for (const message of messagesOf(JSON.parse(record.body) as WebhookBody)) sink.record(message.id);
         },
         { persistenceStore, config },
       );
@@ -175,14 +187,48 @@ export function powertoolsKeyedOn(eventKeyJmesPath: string): Contestant {
           config.registerLambdaContext(context);
           return processPartialResponse(event, processIdempotently, processor, { context });
         },
-        requests,
-        latency,
+        ...measures,
       };
     },
   };
 }
 
 export const powertools = powertoolsKeyedOn(POWERTOOLS_EVENT_KEY);
+
+export const contractFloor: Contestant = {
+  name: 'contractFloor',
+  createTable: (client, tableName) => createClaimTable(client, tableName),
+  createContainer(dependencies) {
+    const { tableName, sink } = dependencies;
+    const { client, measures } = measuredClient(dependencies);
+    const claims = new ClaimStore({ documentClient: DynamoDBDocumentClient.from(client), tableName });
+    return {
+      handler: async (event, context) => {
+        const messages = event.Records.flatMap((record) =>
+          messagesOf(JSON.parse(record.body) as WebhookBody),
+        );
+        const results = await claims.claimMany(
+          messages.map((message) => ({ key: `msg:${message.id}`, field: 'messages' })),
+          { deadlineMs: deadlineFromRemainingTime(Date.now(), context.getRemainingTimeInMillis()) },
+        );
+        await Promise.all(
+          results.filter(isHeld).map(async (claim) => {
+            sink.record(claim.key.slice('msg:'.length));
+            await claims.complete(claim);
+          }),
+        );
+        return { batchItemFailures: [] };
+      },
+      ...measures,
+    };
+  },
+};
+
+function messagesOf(body: WebhookBody): { id: string }[] {
+  return (body.entry ?? []).flatMap((entry) =>
+    (entry.changes ?? []).flatMap((change) => change.value?.messages ?? []),
+  );
+}
 
 /** Every wamid of the body, as a list: one key per distinct set of messages. */
 export const POWERTOOLS_ALL_WAMIDS_KEY = 'powertools_json(body).entry[].changes[].value.messages[].id';

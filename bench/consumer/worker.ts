@@ -1,6 +1,7 @@
 /**
- * Child process of `npm run bench`: ours vs Powertools on the same records and DynamoDB Local, warm-up first,
- * then alternating runs (ours first on even runs, Powertools first on odd ones), a fresh table per run.
+ * Child process of `npm run bench`: ours vs Powertools (and the contract floor) on the same records and
+ * DynamoDB Local, warm-up first, then rounds of one run each in rotating order (each contestant goes first in
+ * turn), a fresh table per run.
  */
 import { randomUUID } from 'node:crypto';
 import { median, percentile } from '../support/stats.ts';
@@ -9,6 +10,7 @@ import {
   adminClient,
   type Contestant,
   type ContestantName,
+  contractFloor,
   deleteTable,
   EffectSink,
   ours,
@@ -33,6 +35,10 @@ export interface ConsumerBenchInput {
   /** Unmeasured runs of each contestant before the measured pairs. */
   readonly warmupRounds: number;
   readonly functionTimeoutMs: number;
+  /** Rounds run again with {@link addedRoundTripMs} on every request, after the main rounds. */
+  readonly roundTripRuns: number;
+  /** Network added to every DynamoDB request in those rounds: AWS-like latency. */
+  readonly addedRoundTripMs: number;
   /** Run one contestant only (profiling). */
   readonly only?: ContestantName;
 }
@@ -74,6 +80,8 @@ export interface RebatchedProbeResult {
 
 export interface ConsumerBenchOutput {
   readonly rebatchedProbe: RebatchedProbeResult;
+  /** The rounds with an added round trip per request. */
+  readonly roundTripRuns: ConsumerRun[];
   readonly events: number;
   readonly distinctEvents: number;
   readonly duplicates: Record<DuplicateKind, number>;
@@ -97,7 +105,7 @@ async function runOnce(
   contestant: Contestant,
   workload: DrainWorkload,
   input: ConsumerBenchInput,
-  options: { strict: boolean } = { strict: true },
+  options: { strict?: boolean; addedRoundTripMs?: number } = {},
 ): Promise<ConsumerRun> {
   const admin = adminClient(input.dynamodbEndpoint);
   const tableName = `bench-${contestant.name}-${randomUUID().slice(0, 8)}`;
@@ -105,7 +113,12 @@ async function runOnce(
   try {
     const sink = new EffectSink();
     const containers = Array.from({ length: input.concurrency }, () =>
-      contestant.createContainer({ endpoint: input.dynamodbEndpoint, tableName, sink }),
+      contestant.createContainer({
+        endpoint: input.dynamodbEndpoint,
+        tableName,
+        sink,
+        addedRoundTripMs: options.addedRoundTripMs ?? 0,
+      }),
     );
     // No forced GC between runs: a gc() from --expose-gc is a memory-reducing collection that throws away
     // compiled code, and doubled the CPU per event of the next run (a warm Lambda container keeps its JIT).
@@ -120,7 +133,7 @@ async function runOnce(
     const cpu = process.cpuUsage(cpuBefore);
     const missingEffects = [...workload.distinctWamids].filter((wamid) => !sink.has(wamid)).length;
     const repeatedEffects = sink.repeated().length;
-    if (options.strict) checkEffects(contestant.name, sink, workload);
+    if (options.strict ?? true) checkEffects(contestant.name, sink, workload);
     const requestsByOperation: Record<string, number> = {};
     for (const container of containers) {
       for (const [operation, count] of Object.entries(container.requests.counts())) {
@@ -188,7 +201,9 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
     seed: 7,
     serialOffset: 1_000_000,
   });
-  const contestants = [ours, powertools].filter((c) => input.only === undefined || c.name === input.only);
+  const contestants = [ours, powertools, contractFloor].filter(
+    (c) => input.only === undefined || c.name === input.only,
+  );
   // DynamoDB Local's JVM and V8 both need several thousand requests before their speed settles.
   for (let round = 1; round <= input.warmupRounds; round++) {
     for (const contestant of contestants) {
@@ -198,17 +213,27 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
       );
     }
   }
-  const runs: ConsumerRun[] = [];
-  for (let i = 0; i < input.runs; i++) {
-    for (const contestant of i % 2 === 0 ? contestants : [...contestants].reverse()) {
-      const run = await runOnce(contestant, workload, input);
-      runs.push(run);
-      progress(
-        `consumer run ${i + 1}/${input.runs} ${contestant.name}: ${run.eventsPerSec.toFixed(0)} events/s, ` +
-          `${run.requestsPerEvent.toFixed(3)} requests/event, ${run.redeliveries} redeliveries`,
-      );
+  const rounds = async (count: number, label: string, addedRoundTripMs: number) => {
+    const runs: ConsumerRun[] = [];
+    for (let i = 0; i < count; i++) {
+      const shift = i % contestants.length;
+      for (const contestant of [...contestants.slice(shift), ...contestants.slice(0, shift)]) {
+        const run = await runOnce(contestant, workload, input, { addedRoundTripMs });
+        runs.push(run);
+        progress(
+          `consumer ${label} ${i + 1}/${count} ${contestant.name}: ${run.eventsPerSec.toFixed(0)} events/s, ` +
+            `${run.requestsPerEvent.toFixed(3)} requests/event, ${run.redeliveries} redeliveries`,
+        );
+      }
     }
-  }
+    return runs;
+  };
+  const runs = await rounds(input.runs, 'run', 0);
+  const roundTripRuns = await rounds(
+    input.roundTripRuns,
+    `run +${input.addedRoundTripMs} ms/request`,
+    input.addedRoundTripMs,
+  );
   const probe = buildRebatchedWorkload();
   const probeContestants = {
     ours,
@@ -220,7 +245,9 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
     keyof typeof probeContestants,
     Contestant,
   ][]) {
-    const run = await runOnce(contestant, { ...probe, batchSize: input.batchSize }, input, { strict: false });
+    const run = await runOnce(contestant, { ...probe, batchSize: input.batchSize }, input, {
+      strict: false,
+    });
     probeRuns[label] = run;
     progress(
       `consumer re-batched probe ${label}: ${run.effects} effects for ${probe.distinctWamids.size} events, ${run.missingEffects} missing, ${run.repeatedEffects} repeated`,
@@ -242,5 +269,6 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
     distinctEvents: workload.distinctWamids.size,
     duplicates: { ...workload.duplicates },
     runs,
+    roundTripRuns,
   };
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { aroundEveryAttempt } from '../../test/support/sdk-attempts.ts';
 
 /**
@@ -23,4 +24,20 @@ export function recordLatency(client: { middlewareStack: unknown }): LatencyReco
     }
   });
   return { totals: () => structuredClone(seen) };
+}
+
+/**
+ * Adds `roundTripMs` of network to every attempt, half on the way out and half on the way back: DynamoDB
+ * Local answers from the same machine in well under a millisecond when idle, where DynamoDB answers a Lambda
+ * in the same region in a few milliseconds.
+ */
+export function addRoundTrip(client: { middlewareStack: unknown }, roundTripMs: number): void {
+  aroundEveryAttempt(client, 'addedRoundTrip', async (_operation, send) => {
+    await sleep(roundTripMs / 2);
+    try {
+      return await send();
+    } finally {
+      await sleep(roundTripMs / 2);
+    }
+  });
 }

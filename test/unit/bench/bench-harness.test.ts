@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { esbuildOptionsLikeCdk } from '../../../bench/bundles/lambda-bundles.ts';
 import { buildRebatchedWorkload } from '../../../bench/consumer/rebatched-probe.ts';
+import type { ConsumerBenchOutput, ConsumerRun } from '../../../bench/consumer/worker.ts';
 import { buildConsumerWorkload } from '../../../bench/consumer/workload.ts';
+import { summarizeConsumer } from '../../../bench/results.ts';
 import { median, percentile } from '../../../bench/support/stats.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import { BUNDLING } from '../../../lib/defaults.ts';
@@ -112,5 +114,101 @@ describe('median and percentile', () => {
     expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90)).toBe(9);
     expect(percentile([10, 1], 50)).toBe(1);
     expect(Number.isNaN(median([]))).toBe(true);
+  });
+});
+
+describe('summarizeConsumer', () => {
+  const run = (contestant: ConsumerRun['contestant'], eventsPerSec: number, effects = 1400): ConsumerRun => ({
+    contestant,
+    wallMs: 2_000_000 / eventsPerSec,
+    eventsPerSec,
+    requests: 3200,
+    requestsByOperation: { PutItem: 1800, UpdateItem: 1400 },
+    requestsPerEvent: 1.6,
+    meanRequestMsByOperation: { PutItem: 10, UpdateItem: 10 },
+    effects,
+    missingEffects: 0,
+    repeatedEffects: 0,
+    nodeCpuMs: 2000,
+    invocations: 200,
+    medianInvocationMs: 40,
+    p90InvocationMs: 60,
+    failedInvocations: 0,
+    redeliveries: 0,
+  });
+  const output = (runs: ConsumerRun[], roundTripRuns: ConsumerRun[] = []): ConsumerBenchOutput => ({
+    rebatchedProbe: {
+      records: 0,
+      distinctEvents: 0,
+      ours: { effects: 0, missing: 0, repeated: 0 },
+      powertools: { effects: 0, missing: 0, repeated: 0 },
+      powertoolsAllWamids: { effects: 0, missing: 0, repeated: 0 },
+    },
+    events: 2000,
+    distinctEvents: 1400,
+    duplicates: { 'in-batch': 200, 'cross-batch': 200, rebatched: 200 },
+    runs,
+    roundTripRuns,
+  });
+  const settings = { duplicateRatio: 0.3, batchSize: 10, concurrency: 5 };
+
+  it('takes each ratio within a round, then the median over the rounds', () => {
+    // Round 2 is slow for everyone (a busy machine): per-round ratios cancel that out.
+    const summary = summarizeConsumer(
+      output([
+        run('ours', 900),
+        run('powertools', 600),
+        run('contractFloor', 1000),
+        run('powertools', 300),
+        run('contractFloor', 500),
+        run('ours', 420),
+        run('contractFloor', 1200),
+        run('ours', 1080),
+        run('powertools', 800),
+      ]),
+      settings,
+    );
+    expect(summary.pairedSpeedups).toEqual([1.5, 1.4, 1.35]);
+    expect(summary.speedup).toBe(1.4);
+    expect(summary.speedupCeiling).toBe(1.667);
+    expect(summary.shareOfFloor).toBe(0.9);
+    expect(summary.ours.eventsPerSec).toBe(900);
+    expect(summary.contractFloor.eventsPerSecRuns).toEqual([1000, 500, 1200]);
+    expect(summary.withAddedRoundTrip).toBeUndefined();
+  });
+
+  it('summarizes the rounds with an added round trip apart from the main rounds', () => {
+    const summary = summarizeConsumer(
+      output(
+        [run('ours', 900), run('powertools', 600), run('contractFloor', 1000)],
+        [
+          run('ours', 2000),
+          run('powertools', 1600),
+          run('contractFloor', 2400),
+          run('powertools', 1000),
+          run('contractFloor', 1100),
+          run('ours', 1300),
+        ],
+      ),
+      { ...settings, addedRoundTripMs: 5 },
+    );
+    expect(summary.speedup).toBe(1.5);
+    expect(summary.withAddedRoundTrip).toMatchObject({
+      addedRoundTripMs: 5,
+      runsPerContestant: 2,
+      ours: { eventsPerSec: 1650 },
+      powertools: { eventsPerSec: 1300 },
+      speedup: 1.275,
+      speedupCeiling: 1.3,
+    });
+  });
+
+  it('refuses runs whose effects differ between contestants', () => {
+    expect(() =>
+      summarizeConsumer(
+        output([run('ours', 900), run('powertools', 600), run('contractFloor', 1000, 1399)]),
+        settings,
+      ),
+    ).toThrow(/Effects differ/);
   });
 });
