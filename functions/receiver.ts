@@ -39,21 +39,38 @@ function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-/** Builds the clients and configuration once per container, on the first invocation. */
-function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
+export interface ReceiverConfig {
+  readonly deliveryQueueUrl: string;
+  readonly deadLetterQueueUrl: string;
+  readonly maximumMessageSizeBytes: number;
+}
+
+/**
+ * Reads the receiver's queue configuration from the variables `receiverEnvironment` writes; the secrets are
+ * read by `webhookSecretsSource`.
+ */
+export function receiverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReceiverConfig {
   const maximumMessageSizeBytes = getNumberFromEnv(
     ENV.maximumMessageSizeBytes,
     resolveSettings().maximumMessageSizeBytes,
     env,
   );
+  return {
+    deliveryQueueUrl: getStringFromEnv(ENV.deliveryQueueUrl, env),
+    deadLetterQueueUrl: getStringFromEnv(ENV.deadLetterQueueUrl, env),
+    maximumMessageSizeBytes,
+  };
+}
+
+/** Builds the clients and configuration once per container, on the first invocation. */
+function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
+  const config = receiverConfigFromEnv(env);
   const queue = new SqsDeliveryQueue({
     sqs: new SQSClient({
       maxAttempts: 1,
       requestHandler: { requestTimeout: SQS_REQUEST_TIMEOUT_MS, connectionTimeout: 1_000 },
     }),
-    deliveryQueueUrl: getStringFromEnv(ENV.deliveryQueueUrl, env),
-    deadLetterQueueUrl: getStringFromEnv(ENV.deadLetterQueueUrl, env),
-    maximumMessageSizeBytes,
+    ...config,
   });
   const secrets = webhookSecretsSource(
     env,

@@ -19,8 +19,7 @@ import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV } from '../functions/commons/environment.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../functions/commons/metric-names.ts';
+import { consumerEnvironment, receiverEnvironment } from '../functions/commons/environment.ts';
 import {
   BUNDLING,
   CLAIM_TABLE_DEFAULTS,
@@ -289,15 +288,6 @@ export class WhatsAppWebhookDedup extends Construct {
       });
     }
 
-    // One service name for both functions: Powertools puts it in a `service` dimension that the dashboard
-    // and alarms query (metric-names.ts).
-    const commonEnvironment = {
-      NODE_OPTIONS,
-      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-      POWERTOOLS_LOG_LEVEL: logLevel,
-    };
-
     const receiverLogGroup = new LogGroup(this, 'ReceiverLogGroup', { retention: logRetention });
     const receiverRole = lambdaRole(this, 'ReceiverRole', receiverLogGroup);
     this.receiverFunction = new NodejsFunction(this, 'Receiver', {
@@ -315,11 +305,14 @@ export class WhatsAppWebhookDedup extends Construct {
       ...LAMBDA_LOGGING,
       bundling: BUNDLING,
       environment: {
-        ...commonEnvironment,
-        [ENV.deliveryQueueUrl]: this.deliveryQueue.queueUrl,
-        [ENV.deadLetterQueueUrl]: this.deadLetterQueue.queueUrl,
-        [ENV.maximumMessageSizeBytes]: String(s.maximumMessageSizeBytes),
-        [ENV.webhookSecretId]: this.webhookSecretId,
+        NODE_OPTIONS,
+        ...receiverEnvironment({
+          logLevel,
+          deliveryQueueUrl: this.deliveryQueue.queueUrl,
+          deadLetterQueueUrl: this.deadLetterQueue.queueUrl,
+          maximumMessageSizeBytes: s.maximumMessageSizeBytes,
+          webhookSecrets: { secretId: this.webhookSecretId },
+        }),
       },
     });
     // Explicit grants: SendMessage only (SendMessageBatch is authorised by the same action), no reads.
@@ -358,14 +351,16 @@ export class WhatsAppWebhookDedup extends Construct {
       ...LAMBDA_LOGGING,
       bundling: BUNDLING,
       environment: {
-        ...commonEnvironment,
-        [ENV.claimTableName]: this.claimTable.tableName,
-        [ENV.retentionDays]: String(s.retentionDays),
-        [ENV.leaseMarginMs]: String(s.leaseMarginMs),
-        [ENV.deadLetterQueueUrl]: this.deadLetterQueue.queueUrl,
-        // Quarantined records are re-sent to the DLQ, which has the same size limit.
-        [ENV.maximumMessageSizeBytes]: String(s.maximumMessageSizeBytes),
-        ...(props.keyNamespace !== undefined ? { [ENV.keyNamespace]: props.keyNamespace } : {}),
+        NODE_OPTIONS,
+        ...consumerEnvironment({
+          logLevel,
+          tableName: this.claimTable.tableName,
+          keyNamespace: props.keyNamespace,
+          deadLetterQueueUrl: this.deadLetterQueue.queueUrl,
+          retentionDays: s.retentionDays,
+          leaseMarginMs: s.leaseMarginMs,
+          maximumMessageSizeBytes: s.maximumMessageSizeBytes,
+        }),
       },
     });
     // Claim (conditional Put), complete (conditional Update), release (conditional Delete), and the status

@@ -11,8 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, build } from 'esbuild';
-import { ENV } from '../../functions/commons/environment.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/commons/metric-names.ts';
+import { consumerEnvironment, receiverEnvironment } from '../../functions/commons/environment.ts';
 import { BUNDLING, DEFAULT_LOG_LEVEL, NODE_OPTIONS } from '../../lib/defaults.ts';
 import { resolveSettings } from '../../lib/settings.ts';
 import { median } from '../support/stats.ts';
@@ -104,29 +103,29 @@ export async function buildLambdaBundles(outdir: string): Promise<BuiltBundle[]>
 function lambdaEnvironment(name: BundleName): Record<string, string> {
   const settings = resolveSettings();
   const queue = 'https://sqs.us-east-1.amazonaws.com/000000000000';
-  const common = {
-    NODE_OPTIONS,
-    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-    POWERTOOLS_LOG_LEVEL: DEFAULT_LOG_LEVEL,
-    AWS_REGION: 'us-east-1',
-    AWS_LAMBDA_FUNCTION_NAME: `bench-${name}`,
-  };
+  // The construct's NODE_OPTIONS and what Lambda itself sets.
+  const runtime = { NODE_OPTIONS, AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: `bench-${name}` };
   return name === 'receiver'
     ? {
-        ...common,
-        [ENV.deliveryQueueUrl]: `${queue}/deliveries`,
-        [ENV.deadLetterQueueUrl]: `${queue}/dlq`,
-        [ENV.maximumMessageSizeBytes]: String(settings.maximumMessageSizeBytes),
-        [ENV.webhookSecretId]: 'bench-webhook-secret',
+        ...runtime,
+        ...receiverEnvironment({
+          logLevel: DEFAULT_LOG_LEVEL,
+          deliveryQueueUrl: `${queue}/deliveries`,
+          deadLetterQueueUrl: `${queue}/dlq`,
+          maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+          webhookSecrets: { secretId: 'bench-webhook-secret' },
+        }),
       }
     : {
-        ...common,
-        [ENV.claimTableName]: 'bench-claims',
-        [ENV.retentionDays]: String(settings.retentionDays),
-        [ENV.leaseMarginMs]: String(settings.leaseMarginMs),
-        [ENV.deadLetterQueueUrl]: `${queue}/dlq`,
-        [ENV.maximumMessageSizeBytes]: String(settings.maximumMessageSizeBytes),
+        ...runtime,
+        ...consumerEnvironment({
+          logLevel: DEFAULT_LOG_LEVEL,
+          tableName: 'bench-claims',
+          deadLetterQueueUrl: `${queue}/dlq`,
+          retentionDays: settings.retentionDays,
+          leaseMarginMs: settings.leaseMarginMs,
+          maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+        }),
       };
 }
 

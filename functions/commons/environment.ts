@@ -1,7 +1,13 @@
 /**
- * Environment variable names shared by the CDK construct (which sets them), the local stack (which sets
- * them) and the handlers (which read them).
+ * The environment of the two Lambda functions: the variable names, the builders that write them (the CDK
+ * construct, the local stack, the test pipeline and the bench all use `receiverEnvironment` and
+ * `consumerEnvironment`) and the helpers the handlers read them with. Free of the AWS SDK and aws-cdk-lib, so
+ * that both the CDK code and the Lambda bundles can import it.
  */
+import type { LogLevel } from '@aws-lambda-powertools/logger/types';
+import { METRICS_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
+
+/** Variable names shared by the builders below and the handlers (which read them). */
 export const ENV = {
   claimTableName: 'CLAIM_TABLE_NAME',
   keyNamespace: 'KEY_NAMESPACE',
@@ -51,4 +57,85 @@ export function getNumberFromEnv(
   if (!Number.isFinite(value))
     throw new Error(`Environment variable ${name} must be a number, got "${raw}".`);
   return value;
+}
+
+/** Where the receiver gets the webhook secrets from. */
+export type WebhookSecretsSetting =
+  /** In AWS: the Secrets Manager secret (ARN or name) holding {@link WebhookSecretValue}. */
+  | { readonly secretId: string }
+  /** Locally: the values themselves. */
+  | { readonly appSecrets: readonly string[]; readonly verifyToken?: string };
+
+interface PowertoolsEnvironmentInput {
+  /** Powertools `POWERTOOLS_LOG_LEVEL`; left unset when absent (Powertools then logs at INFO). */
+  readonly logLevel?: LogLevel;
+}
+
+export interface ReceiverEnvironmentInput extends PowertoolsEnvironmentInput {
+  readonly deliveryQueueUrl: string;
+  readonly deadLetterQueueUrl: string;
+  readonly maximumMessageSizeBytes: number;
+  readonly webhookSecrets: WebhookSecretsSetting;
+}
+
+export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
+  readonly tableName: string;
+  /** Prefix of claim and ledger keys (`<ns>#…`); no variable when absent. */
+  readonly keyNamespace?: string | undefined;
+  readonly deadLetterQueueUrl: string;
+  readonly retentionDays: number;
+  readonly leaseMarginMs: number;
+  /** Quarantined records are re-sent to the DLQ, which has the same size limit as the delivery queue. */
+  readonly maximumMessageSizeBytes: number;
+  /** Local stack and tests only: the file the shipped example handler journals each effect to. */
+  readonly effectsJournal?: string;
+}
+
+/** The receiver Lambda's variables (values may be CDK tokens: they are strings). */
+export function receiverEnvironment(input: ReceiverEnvironmentInput): Record<string, string> {
+  return {
+    ...powertoolsEnvironment(input),
+    [ENV.deliveryQueueUrl]: input.deliveryQueueUrl,
+    [ENV.deadLetterQueueUrl]: input.deadLetterQueueUrl,
+    [ENV.maximumMessageSizeBytes]: String(input.maximumMessageSizeBytes),
+    ...webhookSecretsEnvironment(input.webhookSecrets),
+  };
+}
+
+/** The consumer Lambda's variables (values may be CDK tokens: they are strings). */
+export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<string, string> {
+  return {
+    ...powertoolsEnvironment(input),
+    [ENV.claimTableName]: input.tableName,
+    [ENV.retentionDays]: String(input.retentionDays),
+    [ENV.leaseMarginMs]: String(input.leaseMarginMs),
+    [ENV.deadLetterQueueUrl]: input.deadLetterQueueUrl,
+    [ENV.maximumMessageSizeBytes]: String(input.maximumMessageSizeBytes),
+    ...(input.keyNamespace === undefined ? {} : { [ENV.keyNamespace]: input.keyNamespace }),
+    ...(input.effectsJournal === undefined ? {} : { [ENV.effectsJournal]: input.effectsJournal }),
+  };
+}
+
+/**
+ * One service name for both functions: Powertools puts it in a `service` dimension that the dashboard and
+ * alarms query (metric-names.ts).
+ */
+function powertoolsEnvironment({ logLevel }: PowertoolsEnvironmentInput): Record<string, string> {
+  return {
+    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    ...(logLevel === undefined ? {} : { POWERTOOLS_LOG_LEVEL: logLevel }),
+  };
+}
+
+function webhookSecretsEnvironment(secrets: WebhookSecretsSetting): Record<string, string> {
+  if ('secretId' in secrets) return { [ENV.webhookSecretId]: secrets.secretId };
+  // The receiver splits the variable on commas, so a secret with one would come back as two.
+  if (secrets.appSecrets.some((secret) => secret.includes(','))) {
+    throw new Error(`${ENV.appSecrets} is comma-separated: an app secret cannot contain a comma.`);
+  }
+  return {
+    [ENV.appSecrets]: secrets.appSecrets.join(','),
+    ...(secrets.verifyToken === undefined ? {} : { [ENV.verifyToken]: secrets.verifyToken }),
+  };
 }

@@ -12,8 +12,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { interceptLocalhostDns } from 'fauxqs';
 import { createClaimTable } from '../../functions/claims/claim-table.ts';
-import { ENV } from '../../functions/commons/environment.ts';
-import { SERVICE_NAME } from '../../functions/commons/metric-names.ts';
+import { consumerEnvironment, receiverEnvironment } from '../../functions/commons/environment.ts';
 import { StatusLedger } from '../../functions/ledger/status-ledger.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../emulators/dynamodb-local.ts';
 import { createPipelineQueues, type SqsEmulator, startSqsEmulator } from '../emulators/sqs.ts';
@@ -111,7 +110,8 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
 
     const dataDirectory = mkdtempSync(join(tmpdir(), 'whatsapp-webhook-dedup-'));
     cleanups.push(() => rmSync(dataDirectory, { recursive: true, force: true }));
-    const journal = new EffectsJournal(join(dataDirectory, 'effects.journal'));
+    const journalPath = join(dataDirectory, 'effects.journal');
+    const journal = new EffectsJournal(journalPath);
     journal.reset();
 
     // fauxqs names its queues `http://sqs.<region>.localhost:<port>/…`, and an SQS client whose endpoint
@@ -129,16 +129,20 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
       AWS_ENDPOINT_URL_SQS: handlerSqsEndpoint,
-      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-      [ENV.claimTableName]: LOCAL_TABLE_NAME,
-      [ENV.deliveryQueueUrl]: queues.queueUrl,
-      [ENV.deadLetterQueueUrl]: queues.dlqUrl,
-      [ENV.retentionDays]: String(settings.retentionDays),
-      [ENV.leaseMarginMs]: String(settings.leaseMarginMs),
-      [ENV.maximumMessageSizeBytes]: String(settings.maximumMessageSizeBytes),
-      [ENV.appSecrets]: config.appSecrets.join(','),
-      [ENV.verifyToken]: config.verifyToken,
-      [ENV.effectsJournal]: join(dataDirectory, 'effects.journal'),
+      ...receiverEnvironment({
+        deliveryQueueUrl: queues.queueUrl,
+        deadLetterQueueUrl: queues.dlqUrl,
+        maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+        webhookSecrets: { appSecrets: config.appSecrets, verifyToken: config.verifyToken },
+      }),
+      ...consumerEnvironment({
+        tableName: LOCAL_TABLE_NAME,
+        deadLetterQueueUrl: queues.dlqUrl,
+        retentionDays: settings.retentionDays,
+        leaseMarginMs: settings.leaseMarginMs,
+        maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+        effectsJournal: journalPath,
+      }),
     });
 
     const stats = new PipelineStats();

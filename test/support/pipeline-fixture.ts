@@ -14,7 +14,7 @@ import { type Message, ReceiveMessageCommand, SendMessageCommand } from '@aws-sd
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { interceptLocalhostDns } from 'fauxqs';
-import { ENV } from '../../functions/commons/environment.ts';
+import { consumerEnvironment, ENV, receiverEnvironment } from '../../functions/commons/environment.ts';
 import type { CompletionRetryPolicy } from '../../functions/consumer/complete-with-retry.ts';
 import { consumerConfigFromEnv, createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
@@ -150,15 +150,20 @@ export async function createPipeline(
   setAwsEnvironment(queues.queueUrl);
 
   const env: Record<string, string> = {
-    [ENV.claimTableName]: tableName,
-    [ENV.deliveryQueueUrl]: queues.queueUrl,
-    [ENV.deadLetterQueueUrl]: queues.dlqUrl,
-    [ENV.retentionDays]: String(settings.retentionDays),
-    [ENV.leaseMarginMs]: String(settings.leaseMarginMs),
-    [ENV.maximumMessageSizeBytes]: String(settings.maximumMessageSizeBytes),
-    [ENV.appSecrets]: `${APP_SECRET},${SECOND_APP_SECRET}`,
-    [ENV.verifyToken]: VERIFY_TOKEN,
-    [ENV.effectsJournal]: journalPath,
+    ...receiverEnvironment({
+      deliveryQueueUrl: queues.queueUrl,
+      deadLetterQueueUrl: queues.dlqUrl,
+      maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+      webhookSecrets: { appSecrets: [APP_SECRET, SECOND_APP_SECRET], verifyToken: VERIFY_TOKEN },
+    }),
+    ...consumerEnvironment({
+      tableName,
+      deadLetterQueueUrl: queues.dlqUrl,
+      retentionDays: settings.retentionDays,
+      leaseMarginMs: settings.leaseMarginMs,
+      maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+      effectsJournal: journalPath,
+    }),
   };
   // The default handler reads the journal path when it runs; one pipeline runs at a time per test file.
   process.env[ENV.effectsJournal] = journalPath;
