@@ -12,9 +12,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { EnqueueFailedError } from '../receiver/errors.ts';
-
-export { EnqueueFailedError };
+import { EnqueueFailedError } from './errors.ts';
 
 export type QuarantineReason =
   /** The signed body is not UTF-8 JSON. */

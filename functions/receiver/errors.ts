@@ -1,6 +1,7 @@
 /**
- * The receiver's failures that change the HTTP answer. Kept apart from the adapters that throw them, so the
- * orchestration can tell them apart without importing an AWS SDK.
+ * The secrets failures that change the receiver's HTTP answer (the queue's own are in
+ * `functions/queue/errors.ts`). Kept apart from the adapter that throws them, so the orchestration can tell
+ * them apart without importing an AWS SDK.
  */
 
 /** The secrets are missing or malformed: an operator has to fix the configuration (HTTP 500). */
@@ -16,20 +17,5 @@ export class WebhookSecretsUnavailableError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'WebhookSecretsUnavailableError';
-  }
-}
-
-/** Some message is still unstored after the retries (HTTP 503, so that Meta retries the delivery). */
-export class EnqueueFailedError extends Error {
-  constructor(
-    readonly queue: 'delivery' | 'dead-letter',
-    /** Messages not stored. */
-    readonly unstored: number,
-    readonly total: number,
-    /** The last SQS error name or entry code seen, for logs. */
-    readonly lastError: string,
-  ) {
-    super(`${unstored} of ${total} messages could not be stored in the ${queue} queue (${lastError}).`);
-    this.name = 'EnqueueFailedError';
   }
 }

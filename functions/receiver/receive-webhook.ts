@@ -15,7 +15,8 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ReceiverMetric } from '../commons/metric-names.ts';
 import type { DeliveryMeta, DeliveryQueuePort } from '../queue/delivery-queue.ts';
-import { EnqueueFailedError, WebhookSecretsMisconfiguredError } from './errors.ts';
+import { EnqueueFailedError } from '../queue/errors.ts';
+import { WebhookSecretsMisconfiguredError } from './errors.ts';
 import { readDelivery } from './read-delivery.ts';
 import { checkSignature, findHeader, SIGNATURE_HEADER } from './signature.ts';
 import { splitDelivery } from './split-delivery.ts';

@@ -11,11 +11,11 @@ import {
   attributesBytes,
   DEFAULT_RETRY_POLICY,
   type DeliveryMeta,
-  EnqueueFailedError,
   MAX_BATCH_ENTRIES,
   SqsDeadLetterQueue,
   SqsDeliveryQueue,
 } from '../../../functions/queue/delivery-queue.ts';
+import { EnqueueFailedError } from '../../../functions/queue/errors.ts';
 
 const sqsMock = mockClient(SQSClient);
 afterEach(() => sqsMock.reset());

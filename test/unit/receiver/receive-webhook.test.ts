@@ -7,7 +7,8 @@ import type {
   EnqueueResult,
   QuarantineReason,
 } from '../../../functions/queue/delivery-queue.ts';
-import { EnqueueFailedError, WebhookSecretsUnavailableError } from '../../../functions/receiver/errors.ts';
+import { EnqueueFailedError } from '../../../functions/queue/errors.ts';
+import { WebhookSecretsUnavailableError } from '../../../functions/receiver/errors.ts';
 import {
   type ReceiverDependencies,
   receiveWebhook,
