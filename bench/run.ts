@@ -19,7 +19,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../functions/commons/metric-names.ts';
+import { powertoolsEnvironment } from '../functions/commons/environment.ts';
 import { DEFAULT_LOG_LEVEL } from '../lib/defaults.ts';
 import { resolveSettings } from '../lib/settings.ts';
 import { startDynamoDbLocal } from '../local/emulators/dynamodb-local.ts';
@@ -63,11 +63,7 @@ function log(line: string): void {
 }
 
 /** The Powertools variables the construct gives both functions, for the in-process parts. */
-const LAMBDA_POWERTOOLS_ENV = {
-  POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-  POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-  POWERTOOLS_LOG_LEVEL: DEFAULT_LOG_LEVEL,
-};
+const LAMBDA_POWERTOOLS_ENV = powertoolsEnvironment({ logLevel: DEFAULT_LOG_LEVEL });
 
 let workerFlags: string[] = [];
 

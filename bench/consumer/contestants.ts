@@ -29,7 +29,7 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { ClaimStore, isHeld } from '../../functions/claims/claim-store.ts';
 import { createClaimTable } from '../../functions/claims/claim-table.ts';
 import { deadlineFromRemainingTime } from '../../functions/claims/lease.ts';
-import { ENV } from '../../functions/commons/environment.ts';
+import { consumerEnvironment } from '../../functions/commons/environment.ts';
 import {
   consumerConfigFromEnv,
   createConsumerHandler,
@@ -37,6 +37,7 @@ import {
   createConsumerMetrics,
 } from '../../functions/consumer/create-consumer.ts';
 import { defineWebhookHandlers } from '../../functions/consumer/handler-api.ts';
+import { resolveSettings } from '../../lib/settings.ts';
 import { countRequests, type RequestCounter } from '../../test/support/request-counter.ts';
 import { addRoundTrip, type LatencyRecorder, recordLatency } from '../support/request-latency.ts';
 import type { SqsBatchHandler } from './in-memory-event-source.ts';
@@ -120,12 +121,17 @@ export const ours: Contestant = {
   createContainer(dependencies) {
     const { tableName, sink } = dependencies;
     const { client, measures } = measuredClient(dependencies);
-    // The variables the CDK construct sets; retention and lease margin take the construct's defaults.
-    const config = consumerConfigFromEnv({
-      [ENV.claimTableName]: tableName,
-      // Never called: every benchmark body is a valid envelope, so nothing is quarantined.
-      [ENV.deadLetterQueueUrl]: 'http://127.0.0.1:9/000000000000/bench-dlq',
-    });
+    const settings = resolveSettings();
+    const config = consumerConfigFromEnv(
+      consumerEnvironment({
+        tableName,
+        // Never called: every benchmark body is a valid envelope, so nothing is quarantined.
+        deadLetterQueueUrl: 'http://127.0.0.1:9/000000000000/bench-dlq',
+        retentionDays: settings.retentionDays,
+        leaseMarginMs: settings.leaseMarginMs,
+        maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+      }),
+    );
     // What createConsumerFromEnv (the consumer Lambda's wiring) does, with our own clients: they carry the
     // counting middleware, where the Lambda builds its clients from the environment.
     const logger = createConsumerLogger();

@@ -10,7 +10,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { ENV } from '../../functions/commons/environment.ts';
+import { receiverEnvironment } from '../../functions/commons/environment.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
 import { resolveSettings } from '../../lib/settings.ts';
@@ -58,10 +58,12 @@ serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) =>
   });
   const handler = createReceiverHandler({
     ...process.env,
-    [ENV.appSecrets]: APP_SECRET,
-    [ENV.deliveryQueueUrl]: QUEUE_URL,
-    [ENV.deadLetterQueueUrl]: DLQ_URL,
-    [ENV.maximumMessageSizeBytes]: String(resolveSettings().maximumMessageSizeBytes),
+    ...receiverEnvironment({
+      deliveryQueueUrl: QUEUE_URL,
+      deadLetterQueueUrl: DLQ_URL,
+      maximumMessageSizeBytes: resolveSettings().maximumMessageSizeBytes,
+      webhookSecrets: { appSecrets: [APP_SECRET] },
+    }),
   });
 
   const results: ReceiverBodyResult[] = [];

@@ -66,7 +66,7 @@ export type WebhookSecretsSetting =
   /** Locally: the values themselves. */
   | { readonly appSecrets: readonly string[]; readonly verifyToken?: string };
 
-interface PowertoolsEnvironmentInput {
+export interface PowertoolsEnvironmentInput {
   /** Powertools `POWERTOOLS_LOG_LEVEL`; left unset when absent (Powertools then logs at INFO). */
   readonly logLevel?: LogLevel;
 }
@@ -120,7 +120,7 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
  * One service name for both functions: Powertools puts it in a `service` dimension that the dashboard and
  * alarms query (metric-names.ts).
  */
-function powertoolsEnvironment({ logLevel }: PowertoolsEnvironmentInput): Record<string, string> {
+export function powertoolsEnvironment({ logLevel }: PowertoolsEnvironmentInput): Record<string, string> {
   return {
     POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
