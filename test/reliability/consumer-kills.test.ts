@@ -71,6 +71,8 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
   }
 
   const totalEffects = () => [...p.effects().values()].reduce((sum, n) => sum + n, 0);
+  const processingKeys = async () =>
+    new Set([...(await p.claims())].filter(([, state]) => state === 'processing').map(([pk]) => pk));
   const kills: KillRecord[] = [];
   let processingBefore = new Set<string>();
   for (const point of KILL_AFTER_EFFECTS) {
@@ -82,8 +84,12 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
     });
     workers.push(worker);
     const bornAt = Date.now();
+    // Past the kill point, the signal waits for a batch in flight: a poll can land between two invocations,
+    // and a kill there would leave nothing half done.
     await waitFor(
-      () => totalEffects() >= Math.max(target, effectsBefore + 1),
+      async () =>
+        totalEffects() >= Math.max(target, effectsBefore + 1) &&
+        [...(await processingKeys())].some((pk) => !processingBefore.has(pk)),
       60_000,
       () => `${totalEffects()} effects, waiting for ${target}; worker stderr: ${worker.stderr()}`,
     );
@@ -93,9 +99,7 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
     // A write already on the wire when the signal landed is still applied: let such writes settle first.
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const effects = p.effects();
-    const processing = new Set(
-      [...(await p.claims())].filter(([, state]) => state === 'processing').map(([pk]) => pk),
-    );
+    const processing = await processingKeys();
     const window = new Set([...effects.keys()].filter((key) => processing.has(key)));
     kills.push({
       effectsBefore,
