@@ -1,4 +1,5 @@
 /** The table `npm run bench` prints. */
+import { CONTESTANT_LABELS, CONTESTANTS } from './consumer/contestant-names.ts';
 import type { BenchResults } from './run.ts';
 
 function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -48,11 +49,7 @@ export function formatReport(results: BenchResults): string {
             'redeliveries',
             'effects',
           ],
-          [
-            row('ours', consumer.ours),
-            row('Powertools', consumer.powertools),
-            row('contract floor', consumer.contractFloor),
-          ],
+          CONTESTANTS.map((name) => row(CONTESTANT_LABELS[name], consumer[name])),
         ) +
         `\nspeedup ×${fixed(consumer.speedup, 2)}: median of the rounds' ours/Powertools (${consumer.pairedSpeedups.map((s) => fixed(s, 2)).join(', ')}); ` +
         `ratio of the medians ×${fixed(consumer.speedupOfMedians, 2)}; Powertools uses ×${fixed(consumer.cpuPerEventRatio, 2)} our Node CPU per event` +
@@ -72,11 +69,7 @@ export function formatReport(results: BenchResults): string {
         `Consumer with ${trip.addedRoundTripMs} ms added to every DynamoDB request (AWS-like round trip), median of ${trip.runsPerContestant} rounds\n` +
           table(
             ['', 'events/s', 'median invocation ms', 'invocations', 'CPU ms/event'],
-            [
-              tripRow('ours', trip.ours),
-              tripRow('Powertools', trip.powertools),
-              tripRow('contract floor', trip.contractFloor),
-            ],
+            CONTESTANTS.map((name) => tripRow(CONTESTANT_LABELS[name], trip[name])),
           ) +
           `\nspeedup ×${fixed(trip.speedup, 2)}; ceiling ×${fixed(trip.speedupCeiling, 2)}`,
       );

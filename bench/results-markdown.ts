@@ -5,6 +5,7 @@
  *   npx tsx bench/results-markdown.ts [bench/results.json]
  */
 import { readFileSync } from 'node:fs';
+import { CONTESTANT_LABELS, CONTESTANTS, type ContestantName } from './consumer/contestant-names.ts';
 
 interface Results {
   consumer: {
@@ -119,6 +120,8 @@ const ops = (byOperation: Record<string, number>, digits = 0) =>
     .map(([operation, value]) => `${operation} ${n(value, digits)}`)
     .join(', ');
 
+const label = (name: ContestantName) =>
+  name === 'contractFloor' ? `${CONTESTANT_LABELS[name]} (yardstick)` : CONTESTANT_LABELS[name];
 const { consumer: c, receiver, bundles: b, endToEnd: e, machine: m } = r;
 const trip = c.withAddedRoundTrip;
 const tripRow = (name: string, x: RoundTripRow) =>
@@ -138,9 +141,7 @@ lines.push(
   '',
   '| | events/s, median (range) | requests/event | requests per run | mean ms per request | Node CPU ms/event | median invocation ms | redelivered records | effects |',
   '|---|---|---|---|---|---|---|---|---|',
-  row('ours', c.ours),
-  row('Powertools', c.powertools),
-  row('contract floor (yardstick)', c.contractFloor),
+  ...CONTESTANTS.map((name) => row(label(name), c[name])),
   '',
   `**speedup ×${n(c.speedup, 2)}** (median over the ${c.runsPerContestant} rounds of ours/Powertools: ${c.pairedSpeedups.map((s) => `×${n(s, 2)}`).join(', ')}; ` +
     `ratio of the medians ×${n(c.speedupOfMedians, 2)}). Powertools spends ×${n(c.cpuPerEventRatio, 2)} our Node CPU per event and ` +
@@ -153,9 +154,7 @@ lines.push(
   '',
   '| | events/s | median invocation ms | invocations | Node CPU ms/event |',
   '|---|---|---|---|---|',
-  tripRow('ours', trip.ours),
-  tripRow('Powertools', trip.powertools),
-  tripRow('contract floor (yardstick)', trip.contractFloor),
+  ...CONTESTANTS.map((name) => tripRow(label(name), trip[name])),
   '',
   `speedup **×${n(trip.speedup, 2)}**, ceiling ×${n(trip.speedupCeiling, 2)}.`,
   '',

@@ -24,7 +24,7 @@ import { DEFAULT_LOG_LEVEL } from '../lib/defaults.ts';
 import { resolveSettings } from '../lib/settings.ts';
 import { startDynamoDbLocal } from '../local/emulators/dynamodb-local.ts';
 import { buildLambdaBundles, timeBundleInit } from './bundles/lambda-bundles.ts';
-import { CONTESTANTS, type ContestantName } from './consumer/contestants.ts';
+import { CONTESTANTS, type ContestantName } from './consumer/contestant-names.ts';
 import type { ConsumerBenchInput, ConsumerBenchOutput } from './consumer/worker.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import { runEndToEnd } from './end-to-end/end-to-end.ts';

@@ -40,10 +40,8 @@ import { defineWebhookHandlers } from '../../functions/consumer/handler-api.ts';
 import { resolveSettings } from '../../lib/settings.ts';
 import { countRequests, type RequestCounter } from '../../test/support/request-counter.ts';
 import { addRoundTrip, type LatencyRecorder, recordLatency } from '../support/request-latency.ts';
+import type { ContestantName } from './contestant-names.ts';
 import type { SqsBatchHandler } from './in-memory-event-source.ts';
-
-export const CONTESTANTS = ['ours', 'powertools', 'contractFloor'] as const;
-export type ContestantName = (typeof CONTESTANTS)[number];
 
 /** The side effect both consumers run: one count per message wamid. */
 export class EffectSink {

@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { median, percentile } from '../support/stats.ts';
 import { serveWorker } from '../support/worker-process.ts';
+import type { ContestantName } from './contestant-names.ts';
 import {
   adminClient,
   type Contestant,
-  type ContestantName,
   contractFloor,
   deleteTable,
   EffectSink,
