@@ -43,7 +43,7 @@ import { addRoundTrip, type LatencyRecorder, recordLatency } from '../support/re
 import type { ContestantName } from './contestant-names.ts';
 import type { SqsBatchHandler } from './in-memory-event-source.ts';
 
-/** The side effect both consumers run: one count per message wamid. */
+/** The side effect every contestant runs: one count per message wamid. */
 export class EffectSink {
   readonly #counts = new Map<string, number>();
   #total = 0;
