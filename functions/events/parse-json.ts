@@ -20,8 +20,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * would not round-trip (template ids, rare decimals). Both paths give the same value for the same text.
  *
  * Never throws: bytes that are not UTF-8 and syntax errors are `invalid-json` results whose detail names a
- * position, never the content. (On the rare lossless path, nesting deep enough to exhaust the stack is
- * reported as `invalid-json` too; Meta's bodies are a few levels deep.)
+ * position, never the content. On the rare lossless path, nesting deeper than {@link MAX_LOSSLESS_NESTING}
+ * levels is `invalid-json` too; Meta's bodies are under ten levels deep.
  */
 export function parseWebhookJson(raw: string | Uint8Array): JsonParseResult {
   let text: string;
@@ -63,7 +63,18 @@ function parseNumber(lexeme: string): number | LosslessNumber {
 // Like `JSON.parse`, the last of two equal keys wins (lossless-json would throw by default).
 const lastKeyWins = ({ newValue }: { newValue: unknown }) => newValue;
 
+/**
+ * lossless-json recurses per level and runs out of stack near 5000 levels, at a depth that moves with the JIT's
+ * state and the caller's stack. A fixed limit well below that gives the receiver, the consumer and a replay
+ * the same verdict on the same body.
+ */
+export const MAX_LOSSLESS_NESTING = 1000;
+
+const TOO_DEEP = 'JSON nested too deeply to parse';
+
 function parseLosslessly(text: string): JsonParseResult {
+  if (nestingExceeds(text, MAX_LOSSLESS_NESTING))
+    return { ok: false, reason: 'invalid-json', detail: TOO_DEEP };
   try {
     const body = parse(text, null, { parseNumber, onDuplicateKey: lastKeyWins }) as JsonValue;
     return { ok: true, body };
@@ -75,13 +86,17 @@ function parseLosslessly(text: string): JsonParseResult {
 // Parser messages quote the offending characters, which may come from message text: keep the position only.
 function describeParseError(error: unknown): string {
   if (error instanceof RangeError) {
-    return 'JSON nested too deeply to parse';
+    return TOO_DEEP;
   }
   const position = error instanceof Error ? /position (\d+)/.exec(error.message)?.[1] : undefined;
   return position === undefined ? 'invalid JSON' : `invalid JSON at position ${position}`;
 }
 
 const QUOTE = 0x22;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
 const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
@@ -95,6 +110,30 @@ function isNumberChar(code: number): boolean {
     code === 0x2e ||
     (code | 0x20) === 0x65
   );
+}
+
+/** Whether arrays and objects outside the strings of `text` (JSON or not) nest deeper than `limit`. */
+function nestingExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let index = 0;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      try {
+        index = skipString(text, index);
+      } catch {
+        return false; // an unterminated string: the parser reports where
+      }
+      continue;
+    }
+    if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+      if (++depth > limit) return true;
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
+      depth--;
+    }
+    index++;
+  }
+  return false;
 }
 
 /**

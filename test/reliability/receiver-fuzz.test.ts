@@ -308,8 +308,9 @@ describe('receiver fuzzing', () => {
             const parts = (queue.enqueued[0] ?? []).map((part) => extractEvents(part));
             if (!consumerView.ok && consumerView.detail === TOO_DEEP_FOR_LOSSLESS_PARSE) {
               // Documented in parse-json.ts: an integer that does not fit a JS number sends the consumer to
-              // its lossless parser, which cannot nest as deep as V8's. The consumer quarantines such a body
-              // to the DLQ (reason invalid-json): kept, not lost. Meta's bodies are a few levels deep.
+              // its lossless parser, which takes MAX_LOSSLESS_NESTING levels at most, where V8's JSON.parse
+              // has no limit. The consumer quarantines such a body to the DLQ (reason invalid-json): kept,
+              // not lost. Meta's bodies are a few levels deep.
               tooDeepForConsumer++;
               expect(parts.every((part) => !part.ok)).toBe(true);
               return;

@@ -1,6 +1,10 @@
 import { isLosslessNumber, LosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
-import { parseWebhookJson, stringifyWebhookJson } from '../../../functions/events/parse-json.ts';
+import {
+  MAX_LOSSLESS_NESTING,
+  parseWebhookJson,
+  stringifyWebhookJson,
+} from '../../../functions/events/parse-json.ts';
 
 function body(text: string) {
   const parsed = parseWebhookJson(text);
@@ -119,6 +123,24 @@ describe('parseWebhookJson', () => {
       reason: 'invalid-json',
       detail: 'JSON nested too deeply to parse',
     });
+  });
+
+  it('gives the lossless path a fixed nesting limit, so every caller gets the same verdict', () => {
+    const nested = (depth: number, inner: string) => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
+    const largeId = '12988455123377601234';
+    // Brackets inside strings do not count.
+    const atLimit = nested(MAX_LOSSLESS_NESTING - 1, `["${'['.repeat(5000)}", ${largeId}]`);
+    const parsed = parseWebhookJson(atLimit);
+    expect(parsed.ok).toBe(true);
+    const beyond = nested(MAX_LOSSLESS_NESTING, `[${largeId}]`);
+    // Far below the depth where the stack runs out, which moves with the JIT's state and the caller's stack.
+    expect(parseWebhookJson(beyond)).toEqual({
+      ok: false,
+      reason: 'invalid-json',
+      detail: 'JSON nested too deeply to parse',
+    });
+    // Native JSON.parse has no such limit: a body whose numbers round-trip is parsed at any depth.
+    expect(parseWebhookJson(nested(MAX_LOSSLESS_NESTING + 10, '[1]')).ok).toBe(true);
   });
 
   it('refuses inputs that are neither text nor bytes without throwing', () => {
