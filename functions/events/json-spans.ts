@@ -150,3 +150,30 @@ export function decodeString(text: string, start: number, end: number): string {
   const raw = text.slice(start + 1, end - 1);
   return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
 }
+
+/**
+ * Whether arrays and objects outside the strings of `text` nest deeper than `limit`. Unlike the walkers, for
+ * any text, valid JSON or not: an unterminated string ends the count.
+ */
+export function nestingExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let index = 0;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      try {
+        index = skipString(text, index);
+      } catch {
+        return false; // an unterminated string: the parser reports where
+      }
+      continue;
+    }
+    if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+      if (++depth > limit) return true;
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
+      depth--;
+    }
+    index++;
+  }
+  return false;
+}

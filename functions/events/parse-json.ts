@@ -1,5 +1,5 @@
 import { LosslessNumber, parse, stringify } from 'lossless-json';
-import { skipString } from './json-spans.ts';
+import { nestingExceeds, skipString } from './json-spans.ts';
 import type { JsonValue } from './types.ts';
 
 export type JsonParseResult =
@@ -93,10 +93,6 @@ function describeParseError(error: unknown): string {
 }
 
 const QUOTE = 0x22;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
@@ -110,30 +106,6 @@ function isNumberChar(code: number): boolean {
     code === 0x2e ||
     (code | 0x20) === 0x65
   );
-}
-
-/** Whether arrays and objects outside the strings of `text` (JSON or not) nest deeper than `limit`. */
-function nestingExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  let index = 0;
-  while (index < text.length) {
-    const code = text.charCodeAt(index);
-    if (code === QUOTE) {
-      try {
-        index = skipString(text, index);
-      } catch {
-        return false; // an unterminated string: the parser reports where
-      }
-      continue;
-    }
-    if (code === OPEN_BRACKET || code === OPEN_BRACE) {
-      if (++depth > limit) return true;
-    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
-      depth--;
-    }
-    index++;
-  }
-  return false;
 }
 
 /**
