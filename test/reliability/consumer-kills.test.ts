@@ -23,6 +23,8 @@ const FUNCTION_TIMEOUT_SECONDS = 2;
  */
 const KILL_AFTER_EFFECTS = [1, 0.35, 0.65] as const;
 const SETTLE_MS = 1_000;
+/** Workers started for one kill point at most, should the kill land between two batches. */
+const ATTEMPTS_PER_KILL_POINT = 3;
 /** 5 records of 5 events an invocation, 2 pollers: a batch fits the 2 s timeout on a loaded 2-core machine. */
 const BATCH_SIZE = 5;
 
@@ -75,7 +77,7 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
     new Set([...(await p.claims())].filter(([, state]) => state === 'processing').map(([pk]) => pk));
   const kills: KillRecord[] = [];
   let processingBefore = new Set<string>();
-  for (const point of KILL_AFTER_EFFECTS) {
+  const killOnce = async (point: number): Promise<KillRecord> => {
     const target = point >= 1 ? point : Math.round(keys.length * point);
     const effectsBefore = totalEffects();
     const worker = startConsumerWorker(p, {
@@ -84,8 +86,7 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
     });
     workers.push(worker);
     const bornAt = Date.now();
-    // Past the kill point, the signal waits for a batch in flight: a poll can land between two invocations,
-    // and a kill there would leave nothing half done.
+    // Past the kill point, the signal waits for a batch in flight (a poll can land between two invocations).
     await waitFor(
       async () =>
         totalEffects() >= Math.max(target, effectsBefore + 1) &&
@@ -101,7 +102,7 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
     const effects = p.effects();
     const processing = await processingKeys();
     const window = new Set([...effects.keys()].filter((key) => processing.has(key)));
-    kills.push({
+    const kill: KillRecord = {
       effectsBefore,
       effectsAtKill: [...effects.values()].reduce((sum, n) => sum + n, 0),
       newlyProcessing: [...processing].filter((pk) => !processingBefore.has(pk)).length,
@@ -109,8 +110,19 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
       newInWindow: [...window].filter((key) => !kills.some((earlier) => earlier.window.has(key))).length,
       invocations: worker.invocationOutcomes(),
       aliveMs,
-    });
+    };
     processingBefore = processing;
+    return kill;
+  };
+  for (const point of KILL_AFTER_EFFECTS) {
+    // The check before the signal and the signal itself are not atomic: a batch can finish in between and
+    // leave nothing half done. Such a kill still counts for the window bookkeeping, and the point is tried
+    // again with a new worker.
+    for (let attempt = 1; attempt <= ATTEMPTS_PER_KILL_POINT; attempt++) {
+      const kill = await killOnce(point);
+      kills.push(kill);
+      if (kill.newlyProcessing > 0) break;
+    }
   }
 
   const last = startConsumerWorker(p, {
@@ -148,8 +160,8 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
     ].join('\n'),
   );
 
-  // Every kill landed mid-batch: it left claims of its own held and not completed.
-  expect(kills.map((kill) => kill.newlyProcessing > 0)).toEqual(kills.map(() => true));
+  // Each kill point got a kill mid-batch: one that left claims of its own held and not completed.
+  expect(kills.filter((kill) => kill.newlyProcessing > 0)).toHaveLength(KILL_AFTER_EFFECTS.length);
   // At least once, and every claim done.
   expect(keys.filter((key) => !effects.has(key))).toEqual([]);
   expect([...effects.keys()].filter((key) => !keys.includes(key))).toEqual([]);
