@@ -30,6 +30,8 @@ export const ConsumerMetric = {
   Quarantined: 'Quarantined',
   StatusRegressionsMerged: 'StatusRegressionsMerged',
   CompletionFailures: 'CompletionFailures',
+  ClaimFailures: 'ClaimFailures',
+  MalformedParts: 'MalformedParts',
 } as const;
 
 /** Receiver metrics (no dimension). */
@@ -38,7 +40,7 @@ export const ReceiverMetric = {
   SignatureRejected: 'SignatureRejected',
   EnqueueFailures: 'EnqueueFailures',
   EventsPerDelivery: 'EventsPerDelivery',
-  Quarantined: 'Quarantined',
+  DeliveriesQuarantined: 'DeliveriesQuarantined',
 } as const;
 
 /** Values of the `Field` dimension for the `messages` field; other fields use their own name. */

@@ -172,7 +172,7 @@ async function acceptDelivery(
     } catch (error) {
       return enqueueFailed(deps, logKeys, 'quarantine', error);
     }
-    metrics.addMetric(ReceiverMetric.Quarantined, MetricUnit.Count, 1);
+    metrics.addMetric(ReceiverMetric.DeliveriesQuarantined, MetricUnit.Count, 1);
     logger.warn('Signed body quarantined', { ...logKeys, reason: reading.reason, detail: reading.detail });
     return respond(200);
   }
@@ -200,7 +200,7 @@ async function acceptDelivery(
 
   metrics.addMetric(ReceiverMetric.DeliveriesAccepted, MetricUnit.Count, 1);
   metrics.addMetric(ReceiverMetric.EventsPerDelivery, MetricUnit.Count, reading.events);
-  if (quarantined > 0) metrics.addMetric(ReceiverMetric.Quarantined, MetricUnit.Count, quarantined);
+  if (quarantined > 0) metrics.addMetric(ReceiverMetric.DeliveriesQuarantined, MetricUnit.Count, quarantined);
   if (oversized.length > 0) {
     logger.warn('Pieces too large for a queue message quarantined', {
       ...logKeys,

@@ -110,7 +110,7 @@ describe('receiveWebhook', () => {
     expect(queue.quarantined.map(({ raw, reason }) => [raw.toString('utf8'), reason])).toEqual([
       [body, 'rejected-by-queue'],
     ]);
-    expect(metrics).toMatchObject({ DeliveriesAccepted: 1, Quarantined: 1, EventsPerDelivery: 2 });
+    expect(metrics).toMatchObject({ DeliveriesAccepted: 1, DeliveriesQuarantined: 1, EventsPerDelivery: 2 });
   });
 
   it('answers 503 and counts EnqueueFailures when a part cannot be stored', async () => {

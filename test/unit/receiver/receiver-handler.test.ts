@@ -276,7 +276,7 @@ describe('POST quarantine', () => {
       expect(quarantined?.MessageAttributes?.contentEncoding?.StringValue).toBe('base64');
       const emf = output.map((line) => line.trim()).filter((line) => line.includes('"_aws"'));
       expect(emf).toHaveLength(1);
-      expect(JSON.parse(emf[0] ?? '{}')).toMatchObject({ Quarantined: 1 });
+      expect(JSON.parse(emf[0] ?? '{}')).toMatchObject({ DeliveriesQuarantined: 1 });
     },
   );
 
