@@ -173,7 +173,15 @@ const FIELD_RULES: ReadonlyMap<string, readonly EventRecipe[]> = new Map<string,
   ],
   [
     'calls',
-    perItem('calls', 'calls', part('item', 'timestamp'), [part('item', 'id'), part('item', 'event')]),
+    [
+      ...perItem('calls', 'calls', part('item', 'timestamp'), [part('item', 'id'), part('item', 'event')]),
+      // Business-initiated call states (`RINGING`, `ACCEPTED`, `REJECTED`): management events like the rest
+      // of `calls`, never kind `status`, so they stay out of the message status ledger (DESIGN §3).
+      ...perItem('calls', 'statuses', part('item', 'timestamp'), [
+        part('item', 'id'),
+        part('item', 'status'),
+      ]),
+    ],
   ],
 ]);
 

@@ -101,6 +101,44 @@ describe('extractEvents: what each event carries', () => {
     expect(events[0]?.metricField).toBe('user_preferences');
   });
 
+  it('makes a business-initiated call status a `calls` management event, never a message status', () => {
+    const item = {
+      id: 'wacid.BIZ1',
+      timestamp: '1751313600',
+      type: 'call',
+      status: 'RINGING',
+      recipient_id: '4915112345678',
+    };
+    const value = { messaging_product: 'whatsapp', metadata: METADATA, statuses: [item] };
+    const { events } = okExtraction(
+      envelope([{ id: WABA, time: 1751313700, changes: [{ field: 'calls', value }] }]),
+    );
+    expect(events).toEqual([
+      {
+        key: `calls:${WABA}:1751313600:wacid.BIZ1:RINGING`,
+        field: 'calls',
+        kind: 'management',
+        metricField: 'calls',
+        entryId: WABA,
+        payload: item,
+        value,
+      },
+    ]);
+  });
+
+  it('walks a `calls` change as DESIGN §1 lists it: calls[] items, then statuses[] items, whatever the text order', () => {
+    const raw =
+      `{"object":"whatsapp_business_account","entry":[{"id":"${WABA}","changes":[{"field":"calls","value":{` +
+      '"statuses":[{"id":"wacid.B","timestamp":"3","status":"ACCEPTED"},{"id":"wacid.C","timestamp":"4","status":"REJECTED"}],' +
+      '"calls":[{"id":"wacid.A","timestamp":"1","event":"connect"},{"id":"wacid.A","timestamp":"2","event":"terminate"}]}}]}]}';
+    expect(okExtraction(raw).events.map((event) => event.key)).toEqual([
+      `calls:${WABA}:1:wacid.A:connect`,
+      `calls:${WABA}:2:wacid.A:terminate`,
+      `calls:${WABA}:3:wacid.B:ACCEPTED`,
+      `calls:${WABA}:4:wacid.C:REJECTED`,
+    ]);
+  });
+
   it('does not copy the parsed items: payload and value are the objects of the parsed body', () => {
     const body = {
       object: 'whatsapp_business_account',
@@ -216,13 +254,15 @@ describe('extractEvents: unknown fields and malformed parts', () => {
             { field: 'messages', value: { messages: 'wamid.NOT_A_LIST' } },
             { field: 'messages', value: { messages: [7, null, ['x'], { id: 'wamid.KEPT' }] } },
             { field: 'messages', value: { messaging_product: 'whatsapp', metadata: METADATA } },
-            // DESIGN §1 keys `calls` by value.calls[] only: a call status change is well formed but has no event.
-            { field: 'calls', value: { statuses: [{ id: 'wacid.X', status: 'RINGING' }] } },
+            { field: 'calls', value: { statuses: [{ id: 'wacid.X', status: 'RINGING' }], calls: 'x' } },
           ],
         },
       ]),
     );
-    expect(extraction.events.map((event) => event.key)).toEqual(['msg:wamid.KEPT']);
+    expect(extraction.events.map((event) => event.key)).toEqual([
+      'msg:wamid.KEPT',
+      'calls:C:-:wacid.X:RINGING',
+    ]);
     expect(extraction.unknownFields).toEqual([]);
     expect(extraction.malformed).toEqual([
       { entryId: '-', field: '-', problem: 'entry is not an object' },
@@ -236,6 +276,7 @@ describe('extractEvents: unknown fields and malformed parts', () => {
       { entryId: 'C', field: 'messages', problem: 'an item of value.messages is not an object' },
       { entryId: 'C', field: 'messages', problem: 'an item of value.messages is not an object' },
       { entryId: 'C', field: 'messages', problem: 'an item of value.messages is not an object' },
+      { entryId: 'C', field: 'calls', problem: 'value.calls is not an array' },
     ]);
   });
 
@@ -323,7 +364,7 @@ describe('field table', () => {
     ['smb_message_echoes', ['message_echoes']],
     ['automatic_events', ['automatic_events']],
     ['history', ['history']],
-    ['calls', ['calls']],
+    ['calls', ['calls', 'statuses']],
     ['message_template_status_update', []],
     ['payment_configuration_update', []],
     ['business_capability_update', []],

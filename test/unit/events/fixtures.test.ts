@@ -81,6 +81,7 @@ describe('webhook fixtures', () => {
     const fields = new Set<string>();
     const messageTypes = new Set<string>();
     const statuses = new Set<string>();
+    const callEvents = new Set<string>();
     for (const fixture of fixtures) {
       const extraction = extractEvents(fixture.body);
       if (!extraction.ok) continue;
@@ -95,6 +96,8 @@ describe('webhook fixtures', () => {
           );
         }
         if (event.kind === 'status') statuses.add(String(event.payload.status));
+        // value.calls[] items carry `event`; business-initiated call states (value.statuses[]) carry `status`.
+        if (event.field === 'calls') callEvents.add(String(event.payload.event ?? event.payload.status));
       }
     }
     expect([...fields].sort()).toEqual([...KNOWN_FIELDS].sort());
@@ -121,6 +124,7 @@ describe('webhook fixtures', () => {
       ].sort(),
     );
     expect([...statuses].sort()).toEqual(['delivered', 'failed', 'played', 'read', 'sent']);
+    expect([...callEvents].sort()).toEqual(['ACCEPTED', 'REJECTED', 'RINGING', 'connect', 'terminate']);
   });
 
   it('reports the unknown field of its fixture and still keys the known change', () => {
