@@ -10,6 +10,13 @@ export const CLAIM_TABLE_SCHEMA = {
 } as const;
 
 export const MIN_RETENTION_DAYS = 7;
+/**
+ * Once the receiver answered 200, Meta never sends the delivery again and the delivery queue holds the only
+ * copy: an outage of the consumer longer than the queue's retention loses events. A week covers a long
+ * weekend plus the time to notice and fix; 14 days is the SQS maximum.
+ */
+export const MIN_QUEUE_RETENTION_DAYS = 7;
+export const MAX_QUEUE_RETENTION_DAYS = 14;
 export const MIN_MAX_RECEIVE_COUNT = 5;
 /** AWS guidance for SQS event sources: visibility timeout at least 6× the function timeout. */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
@@ -44,7 +51,7 @@ const BASE: Omit<PipelineSettings, 'visibilityTimeoutSeconds'> = {
   maxConcurrency: 5,
   maxReceiveCount: 5,
   maximumMessageSizeBytes: 256 * 1024,
-  queueRetentionDays: 4,
+  queueRetentionDays: MAX_QUEUE_RETENTION_DAYS,
   deadLetterRetentionDays: 14,
 };
 
@@ -63,6 +70,20 @@ export function minimumVisibilityTimeoutSeconds(s: {
   return VISIBILITY_TIMEOUT_FACTOR * s.consumerTimeoutSeconds + s.maxBatchingWindowSeconds;
 }
 
+/**
+ * The latest a lease can end, in seconds after SQS handed the record out: the record may wait up to the
+ * batching window before the invocation starts, the invocation runs up to the consumer timeout, and the
+ * lease outlives the invocation's deadline by `leaseMarginMs`. SQS may deliver the record again only after
+ * the visibility timeout, counted from that same hand-out, so the lease must end before it.
+ */
+export function latestLeaseEndSeconds(s: {
+  consumerTimeoutSeconds: number;
+  maxBatchingWindowSeconds: number;
+  leaseMarginMs: number;
+}): number {
+  return s.consumerTimeoutSeconds + s.maxBatchingWindowSeconds + s.leaseMarginMs / 1000;
+}
+
 /** Fills defaults and refuses unsafe combinations with a message that says what to change. */
 export function resolveSettings(input: PipelineSettingsInput = {}): PipelineSettings {
   const merged = { ...BASE, ...withoutUndefined(input) };
@@ -71,6 +92,12 @@ export function resolveSettings(input: PipelineSettingsInput = {}): PipelineSett
     ...merged,
     visibilityTimeoutSeconds: input.visibilityTimeoutSeconds ?? minimumVisibility,
   };
+  for (const [name, value] of Object.entries(settings)) {
+    // NaN and Infinity pass every `<` comparison below unnoticed; an env variable or a computed prop can hold one.
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new UnsafeSettingsError(`${name} is ${String(value)}: every setting must be a finite number.`);
+    }
+  }
   if (settings.retentionDays < MIN_RETENTION_DAYS) {
     throw new UnsafeSettingsError(
       `retentionDays is ${settings.retentionDays}, but Meta retries a webhook for up to 7 days: use at least ${MIN_RETENTION_DAYS} (default 8).`,
@@ -79,6 +106,25 @@ export function resolveSettings(input: PipelineSettingsInput = {}): PipelineSett
   if (settings.visibilityTimeoutSeconds < minimumVisibility) {
     throw new UnsafeSettingsError(
       `visibilityTimeoutSeconds is ${settings.visibilityTimeoutSeconds}, below ${VISIBILITY_TIMEOUT_FACTOR} × consumerTimeoutSeconds (${settings.consumerTimeoutSeconds}) + maxBatchingWindowSeconds (${settings.maxBatchingWindowSeconds}) = ${minimumVisibility}: a record could reach a second consumer while the first still holds it.`,
+    );
+  }
+  const leaseReach = latestLeaseEndSeconds(settings);
+  if (leaseReach >= settings.visibilityTimeoutSeconds) {
+    const marginRoomMs =
+      (settings.visibilityTimeoutSeconds -
+        settings.consumerTimeoutSeconds -
+        settings.maxBatchingWindowSeconds) *
+      1000;
+    throw new UnsafeSettingsError(
+      `leaseMarginMs is ${settings.leaseMarginMs}: consumerTimeoutSeconds (${settings.consumerTimeoutSeconds}) + maxBatchingWindowSeconds (${settings.maxBatchingWindowSeconds}) + leaseMarginMs reaches visibilityTimeoutSeconds (${settings.visibilityTimeoutSeconds}), so SQS could deliver a record again while its first delivery's lease still holds the claim. Use a leaseMarginMs below ${marginRoomMs}, or a visibilityTimeoutSeconds above ${leaseReach}.`,
+    );
+  }
+  if (
+    settings.queueRetentionDays < MIN_QUEUE_RETENTION_DAYS ||
+    settings.queueRetentionDays > MAX_QUEUE_RETENTION_DAYS
+  ) {
+    throw new UnsafeSettingsError(
+      `queueRetentionDays is ${settings.queueRetentionDays}: once Meta has its 200 the delivery queue holds the only copy of a delivery, so keep it ${MIN_QUEUE_RETENTION_DAYS} to ${MAX_QUEUE_RETENTION_DAYS} days (default ${MAX_QUEUE_RETENTION_DAYS}, the SQS maximum).`,
     );
   }
   if (settings.maxReceiveCount < MIN_MAX_RECEIVE_COUNT) {

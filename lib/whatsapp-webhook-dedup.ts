@@ -67,7 +67,9 @@ export interface WhatsAppWebhookDedupProps {
    */
   readonly retentionDays?: number;
   /**
-   * Margin added to the consumer invocation's remaining time to form the processing lease.
+   * Margin added to the consumer invocation's remaining time to form the processing lease. Refused when
+   * consumerTimeoutSeconds + maxBatchingWindowSeconds + this margin reaches visibilityTimeoutSeconds (a
+   * redelivery would meet its own live lease).
    * @default 10000
    */
   readonly leaseMarginMs?: number;
@@ -118,8 +120,9 @@ export interface WhatsAppWebhookDedupProps {
    */
   readonly maximumMessageSizeBytes?: number;
   /**
-   * Days an unprocessed delivery stays in the delivery queue.
-   * @default 4
+   * Days an unprocessed delivery stays in the delivery queue. Once Meta got its 200 the queue holds the only
+   * copy, so values below 7 are refused (SQS maximum: 14).
+   * @default 14
    */
   readonly queueRetentionDays?: number;
   /**

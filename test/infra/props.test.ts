@@ -192,6 +192,17 @@ describe('unsafe props are refused at synth time', () => {
       /visibilityTimeoutSeconds is 180, below 6 × consumerTimeoutSeconds \(30\) \+ maxBatchingWindowSeconds \(1\) = 181/,
     ],
     ['maxReceiveCount below 5', { maxReceiveCount: 4 }, /maxReceiveCount is 4: use at least 5/],
+    [
+      'a delivery queue that keeps messages less than 7 days',
+      { queueRetentionDays: 6, deadLetterRetentionDays: 14 },
+      /queueRetentionDays is 6: once Meta has its 200 the delivery queue holds the only copy/,
+    ],
+    [
+      'a lease margin that reaches the visibility timeout',
+      { leaseMarginMs: 150_000 },
+      /leaseMarginMs is 150000: .* reaches visibilityTimeoutSeconds \(181\)/,
+    ],
+    ['a lease margin that is not a number', { leaseMarginMs: Number.NaN }, /leaseMarginMs is NaN/],
     ['maxConcurrency below the Lambda minimum', { maxConcurrency: 1 }, /maxConcurrency >= 2/],
     [
       'a receiver timeout API Gateway would cut off',

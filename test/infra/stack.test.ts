@@ -134,11 +134,12 @@ describe('Lambda functions', () => {
 });
 
 describe('SQS', () => {
-  it('delivery queue: SSE, explicit maximum size, retention, visibility from the settings, redrive to the DLQ', () => {
+  it('delivery queue: SSE, explicit maximum size, 14 days, visibility from the settings, redrive to the DLQ', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       MaximumMessageSize: defaults.maximumMessageSizeBytes,
-      MessageRetentionPeriod: defaults.queueRetentionDays * 86_400,
+      // The only copy of an acknowledged delivery: the SQS maximum by default.
+      MessageRetentionPeriod: 14 * 86_400,
       VisibilityTimeout: 6 * defaults.consumerTimeoutSeconds + defaults.maxBatchingWindowSeconds,
       RedrivePolicy: {
         deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
