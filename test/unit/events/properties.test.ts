@@ -374,3 +374,35 @@ describe('property (e): a body repeating an event yields its key once per repeat
     );
   });
 });
+
+describe('property (f): only the statuses of `messages` are message statuses', () => {
+  it('a `calls` status is a `calls` management event, wherever it sits beside other events', () => {
+    fc.assert(
+      fc.property(
+        taggedSpecs({ minLength: 1, maxLength: 25 }).chain((specs) =>
+          fc.record({ specs: fc.constant(specs), layout: layout(specs.length, 2) }),
+        ),
+        ({ specs, layout: { order, placements } }) => {
+          for (const body of buildBodies(specs, order, placements)) {
+            const extraction = extractEvents(stringifyWebhookJson(body));
+            if (!extraction.ok) throw new Error(`expected a webhook envelope: ${extraction.reason}`);
+            for (const event of extraction.events) {
+              const spec = specs[event.payload._tag as number];
+              const isMessageStatus = spec?.field === 'messages' && spec.array === 'statuses';
+              expect(event.kind === 'status').toBe(isMessageStatus);
+              if (spec?.field === 'calls') {
+                expect(event).toMatchObject({ field: 'calls', kind: 'management', metricField: 'calls' });
+                const item: JsonObject = spec.item;
+                const value = spec.array === 'statuses' ? item.status : item.event;
+                expect(event.key).toBe(
+                  `calls:${spec.entryId}:${String(item.timestamp)}:${String(item.id)}:${String(value)}`,
+                );
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

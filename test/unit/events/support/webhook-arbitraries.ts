@@ -113,6 +113,19 @@ const shapes: fc.Arbitrary<SpecShape>[] = [
       array: 'calls',
       item: { id, to: '15556013472', from: '4915112345678', event, timestamp, direction: 'USER_INITIATED' },
     })),
+  // A business-initiated call's state: a `calls` change's `statuses` array, which may share the change with
+  // `calls` items.
+  fc
+    .record({
+      id: wacid,
+      status: fc.constantFrom('RINGING', 'ACCEPTED', 'REJECTED'),
+      timestamp: unixSeconds.map(String),
+    })
+    .map(({ id, status, timestamp }) => ({
+      field: 'calls',
+      array: 'statuses',
+      item: { id, timestamp, type: 'call', status, recipient_id: '4915112345678' },
+    })),
 ];
 
 export const eventSpec: fc.Arbitrary<EventSpec> = fc
