@@ -6,11 +6,13 @@
  * |-------------------------------------------|--------------------------------------------------|
  * | GET, subscribe + our token + a challenge  | 200, the challenge verbatim, text/plain           |
  * | GET without a challenge / otherwise       | 400 / 403                                        |
+ * | GET, no verify token stored               | 500 (the app secret is not needed for a GET)     |
  * | POST, signature missing or wrong          | 401, nothing enqueued                            |
+ * | POST, no app secret stored yet            | 401, nothing enqueued, logged as an error        |
  * | POST, signed, not JSON / not an envelope  | 200, raw body quarantined in the DLQ             |
  * | POST, signed envelope                     | 200 once every part is stored (split if large)   |
  * | POST, a part still unstored after retries | 503, so that Meta retries the delivery           |
- * | secrets missing or malformed / unreadable | 500 / 503, never an unsigned acceptance          |
+ * | secret store malformed / unreadable       | 500 / 503, never an unsigned acceptance          |
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ReceiverMetric } from '../commons/metric-names.ts';
@@ -69,9 +71,11 @@ export interface ReceiverDependencies {
 }
 
 /**
- * No retry starts later than this after arrival. With the 2 s request timeout of the receiver's SQS client,
- * the worst case (budget + a last enqueue call + one quarantine call) stays near 7 s, under the receiver's
- * 10 s timeout (lib/settings.ts), so the function answers 503 itself rather than timing out.
+ * No retry starts later than this after arrival, counted before the secrets are read, so a slow secret read
+ * shortens the enqueue retries instead of adding to them. With the SDK timeouts of
+ * `functions/commons/sdk-client-config.ts` the worst case (a secret read, then one last enqueue call and one
+ * quarantine call) stays near 8 s, under the receiver's 10 s timeout (lib/settings.ts), so the function
+ * answers 503 itself rather than timing out.
  */
 export const RETRY_BUDGET_MS = 3_000;
 
@@ -89,11 +93,12 @@ export async function receiveWebhook(
   if (method !== 'GET' && method !== 'POST') {
     return respond(405, 'method not allowed', { allow: 'GET, POST' });
   }
+  const arrival = (deps.now ?? Date.now)();
   const secrets = await loadSecrets(request, deps);
   if ('statusCode' in secrets) return secrets;
   return method === 'GET'
     ? verifySubscription(request, secrets, deps)
-    : acceptDelivery(request, secrets, deps);
+    : acceptDelivery(request, secrets, deps, arrival);
 }
 
 async function loadSecrets(
@@ -136,14 +141,23 @@ async function acceptDelivery(
   request: WebhookRequest,
   secrets: WebhookSecrets,
   deps: ReceiverDependencies,
+  arrival: number,
 ): Promise<WebhookResponse> {
   const { queue, metrics, logger } = deps;
-  const now = deps.now ?? Date.now;
-  const arrival = now();
   const bodyBytes =
     typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength;
   const logKeys = { requestId: request.requestId, bodyBytes };
 
+  if (secrets.appSecrets.length === 0) {
+    // The GET handshake may already have succeeded with the verify token alone. Meta retries a refused POST,
+    // so storing the app secret soon loses nothing; a 401 keeps the 5xx alarm for real outages.
+    metrics.addMetric(ReceiverMetric.SignatureRejected, MetricUnit.Count, 1);
+    logger.error('Delivery refused: no app secret configured, so no signature can be verified', {
+      ...logKeys,
+      secretsOrigin: deps.secrets.origin,
+    });
+    return respond(401, 'invalid signature');
+  }
   const signature = checkSignature(
     request.body,
     findHeader(request.headers, SIGNATURE_HEADER),

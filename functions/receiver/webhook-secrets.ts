@@ -3,7 +3,9 @@
  * - In AWS: env `WHATSAPP_SECRET_ID` names a Secrets Manager secret holding `WebhookSecretValue` JSON, read
  *   through Powertools Parameters, which caches it per container for `SECRETS_MAX_AGE_SECONDS`.
  * - Locally: env `WHATSAPP_APP_SECRETS` (comma-separated) and `WHATSAPP_VERIFY_TOKEN`.
- * No secret at all is a misconfiguration, never a reason to accept unsigned requests.
+ * The two are independent: Meta's "Verify and save" (the GET handshake) needs only the verify token, and an
+ * operator may store it before the app secret. No app secret yet means every POST is refused (401), never
+ * accepted unsigned. Neither of the two is a misconfiguration.
  */
 import { GetParameterError, TransformParameterError } from '@aws-lambda-powertools/parameters';
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
@@ -13,7 +15,7 @@ import { WebhookSecretsMisconfiguredError, WebhookSecretsUnavailableError } from
 export { WebhookSecretsMisconfiguredError, WebhookSecretsUnavailableError };
 
 export interface WebhookSecrets {
-  /** Every app secret a valid signature may use (at least one, none empty). */
+  /** Every app secret a valid signature may use (none empty); empty until one is stored: POSTs get 401. */
   readonly appSecrets: readonly string[];
   /** `undefined` when not configured: the GET handshake then cannot succeed. */
   readonly verifyToken: string | undefined;
@@ -53,13 +55,13 @@ export function secretsFromEnvironment(env: NodeJS.ProcessEnv): WebhookSecretsSo
         .split(',')
         .map((secret) => secret.trim())
         .filter((secret) => secret !== '');
-      if (appSecrets.length === 0) {
+      const verifyToken = env[ENV.verifyToken] || undefined;
+      if (appSecrets.length === 0 && verifyToken === undefined) {
         throw new WebhookSecretsMisconfiguredError(
-          `No app secret configured: set ${ENV.webhookSecretId} (Secrets Manager) or ${ENV.appSecrets} (comma-separated).`,
+          `No webhook secret configured: set ${ENV.webhookSecretId} (Secrets Manager), or ${ENV.appSecrets} (comma-separated) and ${ENV.verifyToken}.`,
         );
       }
-      const verifyToken = env[ENV.verifyToken];
-      return { appSecrets, verifyToken: verifyToken === '' ? undefined : verifyToken };
+      return { appSecrets, verifyToken };
     },
   };
 }
@@ -105,18 +107,19 @@ function readSecretValue(secretId: string, value: unknown): WebhookSecrets {
   const candidate = (typeof value === 'object' && value !== null ? value : {}) as Partial<
     Record<keyof WebhookSecretValue, unknown>
   >;
-  const { appSecrets, verifyToken } = candidate;
+  const { appSecrets = [], verifyToken } = candidate;
+  const token = typeof verifyToken === 'string' && verifyToken !== '' ? verifyToken : undefined;
+  // A missing or empty list is the state before the operator stored an app secret; anything else that is not
+  // a list of non-empty strings is a typo that must not pass for "no secret yet".
   if (
     !Array.isArray(appSecrets) ||
-    appSecrets.length === 0 ||
-    !appSecrets.every((secret) => typeof secret === 'string' && secret.trim() !== '')
+    !appSecrets.every((secret) => typeof secret === 'string' && secret.trim() !== '') ||
+    (verifyToken !== undefined && typeof verifyToken !== 'string') ||
+    (appSecrets.length === 0 && token === undefined)
   ) {
     throw new WebhookSecretsMisconfiguredError(
-      `Secret ${secretId} must be JSON {"appSecrets": ["<app secret>", …], "verifyToken": "<token>"} with at least one non-empty app secret.`,
+      `Secret ${secretId} must be JSON {"appSecrets": ["<app secret>", …], "verifyToken": "<token>"}: app secrets non-empty strings, and at least a verify token or one app secret.`,
     );
   }
-  return {
-    appSecrets: (appSecrets as string[]).map((secret) => secret.trim()),
-    verifyToken: typeof verifyToken === 'string' && verifyToken !== '' ? verifyToken : undefined,
-  };
+  return { appSecrets: (appSecrets as string[]).map((secret) => secret.trim()), verifyToken: token };
 }

@@ -102,6 +102,48 @@ describe('receiveWebhook', () => {
     });
   });
 
+  it('counts the retry budget from arrival, before the secret read, so a slow read cannot add to it', async () => {
+    const queue = new MemoryQueue(10_000);
+    let clock = Date.UTC(2026, 0, 1);
+    const slowSecrets: WebhookSecretsSource = {
+      origin: 'test',
+      load: async () => {
+        clock += 2_500;
+        return { appSecrets: [SECRET], verifyToken: 'tok' };
+      },
+    };
+    const { deps } = setup(queue, slowSecrets);
+    await receiveWebhook(post('not json'), { ...deps, now: () => clock });
+    expect(queue.quarantined[0]?.meta.retryDeadline).toBe(Date.UTC(2026, 0, 1) + 3_000);
+  });
+
+  it('refuses a signed POST with 401 while no app secret is configured, and logs it as an error', async () => {
+    const queue = new MemoryQueue(100_000);
+    const tokenOnly: WebhookSecretsSource = {
+      origin: 'test',
+      load: async () => ({ appSecrets: [], verifyToken: 'tok' }),
+    };
+    const { deps, metrics, logs } = setup(queue, tokenOnly);
+    expect((await receiveWebhook(post(messagesBody(1)), deps)).statusCode).toBe(401);
+    expect((await receiveWebhook(post(messagesBody(1), ''), deps)).statusCode).toBe(401);
+    expect(queue.enqueued).toEqual([]);
+    expect(queue.quarantined).toEqual([]);
+    expect(metrics).toEqual({ SignatureRejected: 2 });
+    expect(logs).toContainEqual(
+      expect.objectContaining({ message: expect.stringContaining('no app secret') }),
+    );
+
+    const handshake = await receiveWebhook(
+      {
+        ...post(''),
+        method: 'GET',
+        query: { 'hub.mode': 'subscribe', 'hub.verify_token': 'tok', 'hub.challenge': 'c' },
+      },
+      deps,
+    );
+    expect(handshake).toMatchObject({ statusCode: 200, body: 'c' });
+  });
+
   it('quarantines a part the queue refused as the sender fault, and still answers 200', async () => {
     const queue = new MemoryQueue(100_000, { reject: [0] });
     const { deps, metrics } = setup(queue);

@@ -124,6 +124,15 @@ describe('GET verification handshake', () => {
     await get({ 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1' });
     expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
   });
+
+  it('needs only the verify token: it succeeds before any app secret is configured', async () => {
+    const event = httpApiEvent({
+      method: 'GET',
+      query: { 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '31' },
+    });
+    const tokenOnly = { ...QUEUES, WHATSAPP_VERIFY_TOKEN: VERIFY_TOKEN };
+    expect(await invoke(event, tokenOnly)).toMatchObject({ statusCode: 200, body: '31' });
+  });
 });
 
 describe('POST signature', () => {
@@ -183,7 +192,21 @@ describe('POST signature', () => {
     expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
   });
 
-  it('answers 500 and never accepts when no app secret is configured at all', async () => {
+  it('answers 401, enqueues nothing and logs an error when only the verify token is configured', async () => {
+    const response = await invoke(signedPost(body, SECRET), {
+      ...QUEUES,
+      WHATSAPP_VERIFY_TOKEN: VERIFY_TOKEN,
+    });
+    expect(response.statusCode).toBe(401);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+    const logged = output.join('');
+    expect(logged).toContain('no app secret configured');
+    expect(logged).toMatch(/"level":"ERROR"/);
+    const emf = output.filter((line) => line.includes('"_aws"'));
+    expect(JSON.parse(emf[0] ?? '{}')).toMatchObject({ SignatureRejected: 1 });
+  });
+
+  it('answers 500 and never accepts when neither an app secret nor a verify token is configured', async () => {
     const response = await invoke(signedPost(body, ''), { ...QUEUES });
     expect(response.statusCode).toBe(500);
     expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
@@ -326,9 +349,31 @@ describe('secrets from Secrets Manager', () => {
     expect(secretsMock.commandCalls(GetSecretValueCommand)).toHaveLength(1);
   });
 
-  it('answers 500 when the secret holds no app secret', async () => {
+  it('as created by the stack (a verify token, no app secret): the handshake succeeds and POSTs get 401', async () => {
+    secretsMock
+      .on(GetSecretValueCommand)
+      .resolves({ SecretString: JSON.stringify({ appSecrets: [], verifyToken: VERIFY_TOKEN }) });
+    const handler = createReceiverHandler(AWS_ENV);
+    const get = httpApiEvent({
+      method: 'GET',
+      query: { 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '8' },
+    });
+    expect(await handler(get)).toMatchObject({ statusCode: 200, body: '8' });
+    expect(await handler(signedPost(fixture('message-text.json'), SECRET))).toMatchObject({
+      statusCode: 401,
+    });
+    expect(await handler(signedPost(fixture('message-text.json'), ''))).toMatchObject({ statusCode: 401 });
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+
+  it('answers 500 to both methods when the secret holds neither an app secret nor a verify token', async () => {
     secretsMock.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ appSecrets: [] }) });
     expect((await invoke(signedPost(fixture('message-text.json'), SECRET), AWS_ENV)).statusCode).toBe(500);
+    const get = httpApiEvent({
+      method: 'GET',
+      query: { 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '8' },
+    });
+    expect((await invoke(get, AWS_ENV)).statusCode).toBe(500);
     expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
   });
 

@@ -30,14 +30,24 @@ describe('secretsFromEnvironment', () => {
     await expect(source.load()).resolves.toEqual({ appSecrets: ['one', 'two'], verifyToken: 'tok' });
   });
 
-  it.each([{}, { WHATSAPP_APP_SECRETS: '' }, { WHATSAPP_APP_SECRETS: ' , ' }])(
-    'is a misconfiguration without any app secret (%o)',
-    async (env) => {
-      await expect(secretsFromEnvironment(env).load()).rejects.toBeInstanceOf(
-        WebhookSecretsMisconfiguredError,
-      );
-    },
-  );
+  it('serves the verify token alone, so the GET handshake works before an app secret is set', async () => {
+    await expect(secretsFromEnvironment({ WHATSAPP_VERIFY_TOKEN: 'tok' }).load()).resolves.toEqual({
+      appSecrets: [],
+      verifyToken: 'tok',
+    });
+    await expect(
+      secretsFromEnvironment({ WHATSAPP_APP_SECRETS: ' , ', WHATSAPP_VERIFY_TOKEN: 'tok' }).load(),
+    ).resolves.toEqual({ appSecrets: [], verifyToken: 'tok' });
+  });
+
+  it.each([
+    {},
+    { WHATSAPP_APP_SECRETS: '' },
+    { WHATSAPP_APP_SECRETS: ' , ' },
+    { WHATSAPP_APP_SECRETS: '', WHATSAPP_VERIFY_TOKEN: '' },
+  ])('is a misconfiguration with neither an app secret nor a verify token (%o)', async (env) => {
+    await expect(secretsFromEnvironment(env).load()).rejects.toBeInstanceOf(WebhookSecretsMisconfiguredError);
+  });
 
   it('leaves the verify token undefined when it is not set', async () => {
     await expect(secretsFromEnvironment({ WHATSAPP_APP_SECRETS: 'a' }).load()).resolves.toEqual({
@@ -61,11 +71,23 @@ describe('secretsFromSecretsManager', () => {
   });
 
   it.each([
+    ['as the stack creates it (empty list)', { appSecrets: [], verifyToken: 'tok' }],
+    ['without appSecrets', { verifyToken: 'tok' }],
+  ])('serves the verify token alone when the secret holds no app secret yet: %s', async (_, value) => {
+    secretsMock.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify(value) });
+    await expect(secretsFromSecretsManager(SECRET_ID, provider()).load()).resolves.toEqual({
+      appSecrets: [],
+      verifyToken: 'tok',
+    });
+  });
+
+  it.each([
     ['not JSON', 'appSecrets=s1'],
-    ['without appSecrets', JSON.stringify({ verifyToken: 'tok' })],
-    ['with an empty list', JSON.stringify({ appSecrets: [], verifyToken: 'tok' })],
+    ['with neither an app secret nor a verify token', JSON.stringify({ appSecrets: [] })],
+    ['an empty object', JSON.stringify({})],
     ['with an empty secret', JSON.stringify({ appSecrets: ['s1', ' '], verifyToken: 'tok' })],
     ['with a string instead of a list', JSON.stringify({ appSecrets: 's1', verifyToken: 'tok' })],
+    ['with a verify token that is not a string', JSON.stringify({ appSecrets: ['s1'], verifyToken: 7 })],
   ])(
     'is a misconfiguration when the secret is %s, and the error quotes none of it',
     async (_, secretString) => {
