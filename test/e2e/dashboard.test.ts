@@ -1,39 +1,22 @@
 /**
- * The live dashboard in real headless Chromium: the page loads its charts from the local stack (no
- * network), and shows fresh and duplicate events after a few deliveries.
+ * The live dashboard in real headless Chromium (the system's, else the one inside @sparticuz/chromium): the
+ * page loads its charts from the local stack (no network), and shows fresh and duplicate events after a few
+ * deliveries.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { mkdirSync, statSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import { launchHeadlessChromium } from '../support/headless-chromium.ts';
 import { envelope, messagesChange, StackClient, statusChange, wamidFactory } from './support/stack-client.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = new URL('../output/dashboard.png', import.meta.url);
 let stack: SpawnedLocalStack;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium).`);
-  }
-  [stack, browser] = await Promise.all([
-    spawnLocalStack(),
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    }),
-  ]);
+  [stack, browser] = await Promise.all([spawnLocalStack(), launchHeadlessChromium()]);
 });
 
 afterAll(async () => {
