@@ -79,20 +79,40 @@ const templateChangeArb = fc.record({
   }),
 });
 
-const callsChangeArb = fc.record({
-  field: fc.constant('calls'),
-  value: fc.record({
-    metadata: fc.constant({ phone_number_id: '106540352242922' }),
-    calls: fc.array(
-      fc.record({
-        id: idArb,
-        event: fc.constantFrom('connect', 'terminate'),
-        timestamp: fc.constant('1749416400'),
-      }),
-      { maxLength: 8 },
-    ),
-  }),
-});
+// `calls` may carry call events, business-initiated call states, or both, in either order.
+const callsChangeArb = fc
+  .record(
+    {
+      calls: fc.array(
+        fc.record({
+          id: idArb,
+          event: fc.constantFrom('connect', 'terminate'),
+          timestamp: fc.constant('1749416400'),
+        }),
+        { maxLength: 8 },
+      ),
+      statuses: fc.array(
+        fc.record({
+          id: idArb,
+          timestamp: fc.constant('1749416401'),
+          type: fc.constant('call'),
+          status: fc.constantFrom('RINGING', 'ACCEPTED', 'REJECTED'),
+          recipient_id: fc.constant('16505551234'),
+        }),
+        { maxLength: 8 },
+      ),
+    },
+    { requiredKeys: [] },
+  )
+  .chain((arrays) =>
+    fc.shuffledSubarray(Object.keys(arrays), { minLength: Object.keys(arrays).length }).map((order) => ({
+      field: 'calls',
+      value: {
+        metadata: { phone_number_id: '106540352242922' },
+        ...Object.fromEntries(order.map((name) => [name, arrays[name as keyof typeof arrays]])),
+      },
+    })),
+  );
 
 const unknownChangeArb = fc.record({
   field: fc.constant('some_future_field'),
