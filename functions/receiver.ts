@@ -12,6 +12,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import { resolveSettings } from '../lib/settings.ts';
 import { ENV, getNumberFromEnv, getStringFromEnv } from './commons/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './commons/metric-names.ts';
+import { sdkClientConfig } from './commons/sdk-client-config.ts';
 import { SqsDeliveryQueue } from './queue/delivery-queue.ts';
 import {
   type ReceiverDependencies,
@@ -22,12 +23,6 @@ import { webhookSecretsSource } from './receiver/webhook-secrets.ts';
 
 const logger = new Logger({ serviceName: SERVICE_NAME });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
-
-/**
- * A short per-call timeout and no SDK-level retries: `SqsDeliveryQueue` owns the retry policy (entry-level,
- * with backoff and a deadline), and nested retries would multiply attempts past the function timeout.
- */
-const SQS_REQUEST_TIMEOUT_MS = 2_000;
 
 const INTERNAL_ERROR: APIGatewayProxyResultV2 = {
   statusCode: 500,
@@ -66,15 +61,15 @@ export function receiverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Rec
 function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
   const config = receiverConfigFromEnv(env);
   const queue = new SqsDeliveryQueue({
-    sqs: new SQSClient({
-      maxAttempts: 1,
-      requestHandler: { requestTimeout: SQS_REQUEST_TIMEOUT_MS, connectionTimeout: 1_000 },
-    }),
+    sqs: new SQSClient(sdkClientConfig('receiverSqs')),
     ...config,
   });
   const secrets = webhookSecretsSource(
     env,
-    () => new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) }),
+    () =>
+      new SecretsProvider({
+        awsSdkV3Client: new SecretsManagerClient(sdkClientConfig('receiverSecretsManager')),
+      }),
   );
   return { secrets, queue, metrics, logger };
 }

@@ -12,6 +12,7 @@ import { resolveSettings } from '../../lib/settings.ts';
 import { ClaimStore } from '../claims/claim-store.ts';
 import { ENV, getNumberFromEnv, getStringFromEnv } from '../commons/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../commons/metric-names.ts';
+import { sdkClientConfig } from '../commons/sdk-client-config.ts';
 import { StatusLedger } from '../ledger/status-ledger.ts';
 import { SqsDeadLetterQueue } from '../queue/delivery-queue.ts';
 import type { CompletionRetryPolicy } from './complete-with-retry.ts';
@@ -112,8 +113,8 @@ export function createConsumerFromEnv(
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
   const logger = createConsumerLogger();
   const consumeBatch = createConsumerHandler(consumerConfigFromEnv(env), {
-    documentClient: DynamoDBDocumentClient.from(new DynamoDBClient({})),
-    sqs: new SQSClient({}),
+    documentClient: DynamoDBDocumentClient.from(new DynamoDBClient(sdkClientConfig('consumerDynamoDb'))),
+    sqs: new SQSClient(sdkClientConfig('consumerSqs')),
     handlers,
     logger,
   });
