@@ -22,7 +22,8 @@ import {
   injectDynamoDbFaults,
 } from '../support/dynamodb-faults.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
-import { inboundMessages, messagesBody } from '../unit/consumer/webhook-bodies.ts';
+import { type InboundMessage, inboundMessages, messagesBody } from '../unit/consumer/webhook-bodies.ts';
+import { keysOfBody, messageKey } from './workload.ts';
 
 /**
  * A client whose first claim attempt is applied by DynamoDB and answered with a TimeoutError; every other
@@ -80,13 +81,16 @@ describe('a claim whose write was applied but whose answer was lost', () => {
       { consumer: { documentClient: createDocumentClient(client) } },
     );
     pipeline = p;
-    const [message] = inboundMessages(1, 'lostanswer');
-    expect((await p.post(messagesBody(message ? [message] : []))).statusCode).toBe(200);
+    const [message] = inboundMessages(1, 'lostanswer') as [InboundMessage];
+    const body = messagesBody([message]);
+    // The generator's key, which the extractor must derive too.
+    const key = messageKey(message);
+    expect(keysOfBody(body)).toEqual([key]);
+    expect((await p.post(body)).statusCode).toBe(200);
 
     const source = await p.startConsumer();
     await source.waitUntilDrained({ timeoutMs: 20_000 });
 
-    const key = `msg:${message?.id}`;
     expect(Object.fromEntries(p.effects())).toEqual({ [key]: 1 });
     expect(Object.fromEntries(await p.claims())).toEqual({ [key]: 'done' });
   });

@@ -12,10 +12,11 @@ import { ENV } from '../../functions/commons/environment.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { type SqsBatchFault, type SqsFaultProxy, startSqsFaultProxy } from '../support/sqs-fault-proxy.ts';
 import { inboundMessages, messagesBody } from '../unit/consumer/webhook-bodies.ts';
-import { keysOfBody } from './workload.ts';
+import { keysOfBody, messageKey } from './workload.ts';
 
 /** A queue message of at most 4 KiB: the 40-message delivery below becomes several parts. */
 const MAXIMUM_MESSAGE_SIZE_BYTES = 4096;
+const MESSAGES_PER_DELIVERY = 40;
 
 let proxy: SqsFaultProxy;
 let pipeline: Pipeline | undefined;
@@ -57,15 +58,21 @@ async function pipelineBehindProxy(label: string): Promise<Pipeline> {
   return p;
 }
 
+/** A delivery and its keys, from the generator's message ids (cross-checked against the extractor). */
 function delivery(label: string): { body: string; keys: string[] } {
-  const body = messagesBody(inboundMessages(40, label));
+  const messages = inboundMessages(MESSAGES_PER_DELIVERY, label);
+  const body = messagesBody(messages);
   expect(Buffer.byteLength(body)).toBeGreaterThan(2 * MAXIMUM_MESSAGE_SIZE_BYTES);
-  return { body, keys: keysOfBody(body) };
+  const keys = messages.map(messageKey);
+  expect(new Set(keys).size).toBe(MESSAGES_PER_DELIVERY);
+  expect(keysOfBody(body)).toEqual(keys);
+  return { body, keys };
 }
 
 function expectEachKeyOnceAndDone(effects: Map<string, number>, claims: Map<string, string>, keys: string[]) {
+  expect(keys).toHaveLength(MESSAGES_PER_DELIVERY);
   expect(Object.fromEntries(effects)).toEqual(Object.fromEntries(keys.map((key) => [key, 1])));
-  expect(keys.filter((key) => claims.get(key) !== 'done')).toEqual([]);
+  expect(Object.fromEntries(claims)).toEqual(Object.fromEntries(keys.map((key) => [key, 'done'])));
 }
 
 describe('SendMessageBatch failing under the real receiver', () => {

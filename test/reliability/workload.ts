@@ -2,11 +2,16 @@
  * The reliability runs' traffic: N distinct events in signed-delivery-sized bodies, inbound messages mixed
  * with outbound statuses whose `sent`/`delivered`/`read` arrive shuffled across deliveries (so the status
  * ledger merges late statuses), plus Meta-style repeats of some deliveries.
+ *
+ * The expected event keys are built here from the ids the generator itself made (DESIGN §1: `msg:<wamid>`,
+ * `st:<wamid>:<status>`), never by the extractor under test; {@link keysOfBody} is the extractor's view, for
+ * the tests to cross-check against these keys.
  */
 import { extractEvents } from '../../functions/events/extract-events.ts';
 import { shuffled } from '../support/seeded-random.ts';
 import {
   envelope,
+  type InboundMessage,
   inboundMessages,
   messagesChange,
   type OutboundStatus,
@@ -20,9 +25,9 @@ export interface Workload {
   readonly deliveries: readonly string[];
   /** Indexes into `deliveries` that Meta sends a second time. */
   readonly repeated: readonly number[];
-  /** Every distinct event key, in no particular order. */
+  /** Every distinct event key, from the generator's ids, in no particular order. */
   readonly keys: readonly string[];
-  /** Event keys of each delivery. */
+  /** Event keys of each delivery, from the generator's ids, in the body's walk order. */
   readonly keysOf: readonly (readonly string[])[];
   /** Outbound wamids whose statuses the workload carries (each gets the whole STATUS_SEQUENCE). */
   readonly outboundWamids: readonly string[];
@@ -37,6 +42,16 @@ export interface WorkloadOptions {
   /** Share of deliveries Meta repeats. */
   readonly repeatShare: number;
   readonly random: () => number;
+}
+
+/** DESIGN §1: an inbound message's key. */
+export function messageKey(message: Pick<InboundMessage, 'id'>): string {
+  return `msg:${message.id}`;
+}
+
+/** DESIGN §1: a status's key (the workload's statuses carry no `recipient_participant_id`). */
+export function statusKey(status: Pick<OutboundStatus, 'id' | 'status'>): string {
+  return `st:${status.id}:${status.status}`;
 }
 
 export function buildWorkload(options: WorkloadOptions): Workload {
@@ -61,16 +76,18 @@ export function buildWorkload(options: WorkloadOptions): Workload {
     ),
     random,
   );
+  const messagesOf = (d: number) => messages.slice(d * messagesPerDelivery, (d + 1) * messagesPerDelivery);
+  const statusesOf = (d: number) => statuses.slice(d * statusesPerDelivery, (d + 1) * statusesPerDelivery);
   const deliveries = Array.from({ length: count }, (_, d) => {
-    const changes: object[] = [
-      messagesChange(messages.slice(d * messagesPerDelivery, (d + 1) * messagesPerDelivery)),
-    ];
-    if (statusesPerDelivery > 0) {
-      changes.push(statusesChange(statuses.slice(d * statusesPerDelivery, (d + 1) * statusesPerDelivery)));
-    }
+    const changes: object[] = [messagesChange(messagesOf(d))];
+    if (statusesPerDelivery > 0) changes.push(statusesChange(statusesOf(d)));
     return envelope(changes);
   });
-  const keysOf = deliveries.map(keysOfBody);
+  // The messages change comes first in each body, so its keys come first in the walk order.
+  const keysOf = deliveries.map((_, d) => [
+    ...messagesOf(d).map(messageKey),
+    ...statusesOf(d).map(statusKey),
+  ]);
   const keys = [...new Set(keysOf.flat())];
   const repeated = shuffled(
     Array.from({ length: count }, (_, i) => i),
@@ -79,7 +96,7 @@ export function buildWorkload(options: WorkloadOptions): Workload {
   return { deliveries, repeated, keys, keysOf, outboundWamids };
 }
 
-/** The event keys of one body, as the consumer derives them; none for a body it would quarantine. */
+/** The event keys of one body as the consumer derives them (the code under test); none for a body it would quarantine. */
 export function keysOfBody(body: string): string[] {
   const extraction = extractEvents(body);
   return extraction.ok ? extraction.events.map((event) => event.key) : [];
