@@ -35,6 +35,10 @@ const VERIFY_TOKEN = 'fuzz-verify-token';
 const ENVELOPE_REASONS = ['invalid-json', 'not-whatsapp-envelope'];
 /** parse-json.ts's detail when its lossless parser runs out of stack. */
 const TOO_DEEP_FOR_LOSSLESS_PARSE = 'JSON nested too deeply to parse';
+const REQUEST_RUNS = 1_000;
+const MUTATION_RUNS = 400;
+const JSON_VALUE_RUNS = 1_000;
+const BYTES_RUNS = 500;
 
 function dependencies(queue: RecordingDeliveryQueue): ReceiverDependencies {
   const ignore = () => undefined;
@@ -230,6 +234,7 @@ const request = fc.record({
 
 describe('receiver fuzzing', () => {
   it('never throws, never answers 5xx, and stores nothing without a valid signature, for any request', async () => {
+    const outcomes = { accepted: 0, refused: 0 };
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
         // API Gateway hands the body over as text (decoded as UTF-8) or as the bytes themselves.
@@ -252,23 +257,32 @@ describe('receiver fuzzing', () => {
         expect(response.statusCode).toBeLessThan(500);
         const method = r.method.toUpperCase();
         if (method === 'POST' && VALID_KINDS.has(r.signature)) {
+          outcomes.accepted++;
           expect(response.statusCode).toBe(200);
           // A signed empty body is acknowledged with nothing to keep (SQS refuses an empty message).
           expect(queue.touched).toBe(Buffer.byteLength(body) > 0);
         } else {
+          outcomes.refused++;
           expect(queue.touched).toBe(false);
           if (method === 'POST') expect(response.statusCode).toBe(401);
           else if (method === 'GET') expect([200, 400, 403]).toContain(response.statusCode);
           else expect(response.statusCode).toBe(405);
         }
       }),
-      { seed: SEED, numRuns: 1_000 },
+      { seed: SEED, numRuns: REQUEST_RUNS },
     );
+    console.info(`fuzzed requests: ${outcomes.accepted} signed POSTs accepted, ${outcomes.refused} refused`);
+    // Every run was checked, and both outcomes were reached.
+    expect(outcomes.accepted + outcomes.refused).toBe(REQUEST_RUNS);
+    expect(outcomes.accepted).toBeGreaterThan(0);
+    expect(outcomes.refused).toBeGreaterThan(0);
   }, 120_000);
 
   it('answers a correctly signed mutated body 200 and either enqueues it usable or quarantines it whole', async () => {
     const seen = new Map<string, { enqueued: number; quarantined: number }>();
     let tooDeepForConsumer = 0;
+    let emptyBodies = 0;
+    let keysCompared = 0;
     await fc.assert(
       fc.asyncProperty(
         webhookBody,
@@ -297,6 +311,7 @@ describe('receiver fuzzing', () => {
           const tally = seen.get(m.name) ?? { enqueued: 0, quarantined: 0 };
           seen.set(m.name, tally);
           if (bytes.length === 0) {
+            emptyBodies++;
             expect(queue.touched).toBe(false);
             return;
           }
@@ -320,6 +335,7 @@ describe('receiver fuzzing', () => {
             expect(consumerView.ok).toBe(true);
             const keysOf = (e: typeof consumerView) => (e.ok ? e.events.map((event) => event.key) : []);
             expect(parts.flatMap(keysOf)).toEqual(keysOf(consumerView));
+            keysCompared++;
           } else {
             tally.quarantined++;
             expect(queue.quarantined).toHaveLength(1);
@@ -331,7 +347,7 @@ describe('receiver fuzzing', () => {
           }
         },
       ),
-      { seed: SEED + 1, numRuns: 400 },
+      { seed: SEED + 1, numRuns: MUTATION_RUNS },
     );
     // The mutations did reach both outcomes.
     const totals = [...seen.values()].reduce(
@@ -340,9 +356,13 @@ describe('receiver fuzzing', () => {
     );
     console.info(
       `signed mutations: ${[...seen].map(([name, t]) => `${name} ${t.enqueued}/${t.quarantined}`).join(', ')} ` +
-        `(enqueued/quarantined); enqueued but too deep for the consumer's lossless parse: ${tooDeepForConsumer}`,
+        `(enqueued/quarantined); enqueued but too deep for the consumer's lossless parse: ${tooDeepForConsumer}; ` +
+        `keys compared ${keysCompared}; empty bodies ${emptyBodies}`,
     );
-    expect(totals.enqueued).toBeGreaterThan(0);
+    // Every run was checked, and the mutations did reach both outcomes.
+    expect(totals.enqueued + totals.quarantined + emptyBodies).toBe(MUTATION_RUNS);
+    expect(keysCompared + tooDeepForConsumer).toBe(totals.enqueued);
+    expect(keysCompared).toBeGreaterThan(0);
     expect(totals.quarantined).toBeGreaterThan(0);
   }, 120_000);
 });
@@ -392,22 +412,34 @@ describe('key derivation fuzzing', () => {
   });
 
   it('never throws for any JSON value, parsed or as text', () => {
+    let runs = 0;
+    let keysChecked = 0;
     fc.assert(
       fc.property(fc.oneof(fc.jsonValue({ maxDepth: 5 }), envelopeLike), (value) => {
+        runs++;
         const fromValue = extractEventsFromEnvelope(value);
         const fromText = extractEvents(JSON.stringify(value));
         expect(typeof fromValue.ok).toBe('boolean');
         expect(fromText.ok).toBe(fromValue.ok);
         for (const extraction of [fromValue, fromText]) {
           if (!extraction.ok) continue;
-          for (const event of extraction.events) expect(event.key).toEqual(expect.any(String));
+          for (const event of extraction.events) {
+            keysChecked++;
+            expect(event.key).toEqual(expect.any(String));
+          }
         }
       }),
-      { seed: SEED + 2, numRuns: 1_000 },
+      { seed: SEED + 2, numRuns: JSON_VALUE_RUNS },
     );
+    console.info(`fuzzed JSON values: ${runs} runs, ${keysChecked} event keys checked`);
+    expect(runs).toBe(JSON_VALUE_RUNS);
+    expect(keysChecked).toBeGreaterThan(0);
   });
 
   it('never throws for any bytes or text, and judges bytes and their text alike', () => {
+    let runs = 0;
+    let textsCompared = 0;
+    let keysCompared = 0;
     fc.assert(
       fc.property(
         fc.oneof(
@@ -415,19 +447,28 @@ describe('key derivation fuzzing', () => {
           fc.tuple(webhookBody, mutation).map(([body, m]) => m.apply(body)),
         ),
         (bytes) => {
+          runs++;
           const fromBytes = extractEvents(bytes);
           expect(typeof fromBytes.ok).toBe('boolean');
           const text = bytes.toString('utf8');
           if (Buffer.from(text, 'utf8').equals(bytes)) {
+            textsCompared++;
             const fromText = extractEvents(text);
             expect(fromText.ok).toBe(fromBytes.ok);
             if (fromText.ok && fromBytes.ok) {
+              keysCompared++;
               expect(fromText.events.map((e) => e.key)).toEqual(fromBytes.events.map((e) => e.key));
             }
           }
         },
       ),
-      { seed: SEED + 3, numRuns: 500 },
+      { seed: SEED + 3, numRuns: BYTES_RUNS },
     );
+    console.info(
+      `fuzzed bytes: ${runs} runs, ${textsCompared} compared as text, ${keysCompared} key lists compared`,
+    );
+    expect(runs).toBe(BYTES_RUNS);
+    expect(textsCompared).toBeGreaterThan(0);
+    expect(keysCompared).toBeGreaterThan(0);
   });
 });
