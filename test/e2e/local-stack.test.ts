@@ -122,6 +122,46 @@ describe('npm start, end to end', () => {
     await waitFor(async () => ((await client.stats()).queue?.dlq ?? 0) === dlqBefore + 1);
   });
 
+  it('effects a body with raw UTF-8 emoji once, never quarantines it', async () => {
+    const wamid = wamidFactory('emoji');
+    const base = messagesChange([wamid(1)]);
+    const [text] = base.value.messages;
+    const change = {
+      ...base,
+      value: {
+        ...base.value,
+        contacts: [{ profile: { name: 'Ana 🌸' }, wa_id: '15551230000' }],
+        messages: [
+          { ...text, text: { body: 'Thanks 👍 see you in 🇩🇪 😀' } },
+          {
+            from: '15551230000',
+            id: wamid(2),
+            timestamp: '1780000009',
+            type: 'reaction',
+            reaction: { message_id: wamid(1), emoji: '👍' },
+          },
+        ],
+      },
+    };
+    const body = envelope(change);
+    // Raw UTF-8 on the wire (👍 is F0 9F 91 8D), no \u escapes: JSON.stringify leaves emoji as they are.
+    expect(Buffer.from(body).includes(Buffer.from([0xf0, 0x9f, 0x91, 0x8d]))).toBe(true);
+    expect(body).not.toContain('\\u');
+    const before = await client.stats();
+
+    expect(await client.post(body, SECRET_A)).toBe(200);
+    expect(await client.post(body, SECRET_A)).toBe(200);
+
+    expect(await client.effectCounts([`msg:${wamid(1)}`, `msg:${wamid(2)}`])).toEqual({
+      [`msg:${wamid(1)}`]: 1,
+      [`msg:${wamid(2)}`]: 1,
+    });
+    const after = await client.stats();
+    const quarantined = (stats: typeof before) => stats.totals.counters.DeliveriesQuarantined ?? 0;
+    expect(quarantined(after)).toBe(quarantined(before));
+    expect(after.queue?.dlq ?? 0).toBe(before.queue?.dlq ?? 0);
+  });
+
   it('acknowledges an unknown field without a side effect', async () => {
     const body = envelope({ field: 'e2e_future_field', value: { id: 'ABC-123', state: 'ENABLED' } });
     const totalBefore = (await client.get<{ total: number }>('/local/effects')).body.total;

@@ -1,12 +1,14 @@
 /**
  * The SQS emulator with the pipeline's queues, created from the same settings as the CDK stack: attributes,
- * redelivery after the visibility timeout, and redrive to the DLQ after maxReceiveCount receives.
+ * redelivery after the visibility timeout, redrive to the DLQ after maxReceiveCount receives, and the
+ * characters SQS accepts in a body (fauxqs 1.9.2 is patched for those: patches/fauxqs+1.9.2.patch).
  */
 import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -116,5 +118,68 @@ describe('pipeline queues on the SQS emulator', () => {
     expect(receiveCounts).toEqual(Array.from({ length: settings.maxReceiveCount }, (_, i) => String(i + 1)));
     expect(afterLimit).toBeUndefined();
     expect(dead).toMatchObject({ MessageId, Body: 'poison' });
+  });
+
+  // SQS accepts #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF (API_SendMessage).
+  const ACCEPTED = {
+    thumbsUp: 'ok \u{1F44D}',
+    astralRange: 'first \u{10000} emoji \u{1F600}\u{1F1E9}\u{1F1EA} CJK-B \u{20000} last \u{10FFFF}',
+    bmpRangeEnds: '\t\n\r \u{D7FF} \u{E000} \u{FFFD}',
+  };
+  const REFUSED = {
+    loneHighSurrogate: 'broken \uD83D pair',
+    loneLowSurrogate: 'broken \uDC4D pair',
+    swappedSurrogates: 'broken \uDC4D\uD83D pair',
+    nonCharacterFFFE: 'not \uFFFE a character',
+    nonCharacterFFFF: 'not \uFFFF a character',
+    nul: 'control \u0000',
+    verticalTab: 'control \u000B',
+    unitSeparator: 'control \u001F',
+  };
+
+  it('accepts every character SQS accepts, supplementary planes included, and returns the body unchanged', async () => {
+    const queueName = uniqueName('characters');
+    const { queueUrl } = await createPipelineQueues(sqs, settings, {
+      deliveryQueueName: queueName,
+      deadLetterQueueName: `${queueName}-dlq`,
+    });
+    const single = await sqs.send(
+      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: ACCEPTED.thumbsUp }),
+    );
+    const batch = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Object.entries(ACCEPTED).map(([Id, MessageBody]) => ({ Id, MessageBody })),
+      }),
+    );
+    expect(single.MessageId).toBeDefined();
+    expect(batch.Failed ?? []).toEqual([]);
+
+    const bodies: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const message = await receiveOne(queueUrl, 60);
+      // The client checks MD5OfBody against the body it decoded: a re-encoded body would fail the receive.
+      bodies.push(message?.Body ?? '(none)');
+    }
+    expect(bodies.sort()).toEqual([ACCEPTED.thumbsUp, ...Object.values(ACCEPTED)].sort());
+  });
+
+  it.each(Object.entries(REFUSED))('refuses what SQS refuses: %s', async (_name, body) => {
+    await expect(
+      sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: body })),
+    ).rejects.toMatchObject({ name: expect.stringMatching(/InvalidMessageContents$/) });
+    const batch = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queues.queueUrl,
+        Entries: [
+          { Id: 'refused', MessageBody: body },
+          { Id: 'accepted', MessageBody: ACCEPTED.thumbsUp },
+        ],
+      }),
+    );
+    expect(batch.Failed).toEqual([
+      expect.objectContaining({ Id: 'refused', SenderFault: true, Code: 'InvalidMessageContents' }),
+    ]);
+    expect(batch.Successful?.map((entry) => entry.Id)).toEqual(['accepted']);
   });
 });
