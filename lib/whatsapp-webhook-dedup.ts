@@ -360,6 +360,7 @@ export class WhatsAppWebhookDedup extends Construct {
           tableName: this.claimTable.tableName,
           keyNamespace: props.keyNamespace,
           deadLetterQueueUrl: this.deadLetterQueue.queueUrl,
+          deliveryQueueUrl: this.deliveryQueue.queueUrl,
           retentionDays: s.retentionDays,
           leaseMarginMs: s.leaseMarginMs,
           maximumMessageSizeBytes: s.maximumMessageSizeBytes,

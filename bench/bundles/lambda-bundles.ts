@@ -122,6 +122,7 @@ function lambdaEnvironment(name: BundleName): Record<string, string> {
           logLevel: DEFAULT_LOG_LEVEL,
           tableName: 'bench-claims',
           deadLetterQueueUrl: `${queue}/dlq`,
+          deliveryQueueUrl: `${queue}/deliveries`,
           retentionDays: settings.retentionDays,
           leaseMarginMs: settings.leaseMarginMs,
           maximumMessageSizeBytes: settings.maximumMessageSizeBytes,

@@ -125,6 +125,7 @@ export const ours: Contestant = {
         tableName,
         // Never called: every benchmark body is a valid envelope, so nothing is quarantined.
         deadLetterQueueUrl: 'http://127.0.0.1:9/000000000000/bench-dlq',
+        deliveryQueueUrl: 'http://127.0.0.1:9/000000000000/bench-deliveries',
         retentionDays: settings.retentionDays,
         leaseMarginMs: settings.leaseMarginMs,
         maximumMessageSizeBytes: settings.maximumMessageSizeBytes,

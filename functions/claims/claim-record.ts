@@ -18,6 +18,7 @@ export const CLAIM_ATTRIBUTES = {
   claimedAt: 'claimedAt',
   doneAt: 'doneAt',
   attempt: 'attempt',
+  messageId: 'messageId',
 } as const;
 
 /** A stored claim as written by {@link ClaimStore}. Times: `leaseUntil`, `claimedAt`, `doneAt` in epoch ms;
@@ -32,6 +33,8 @@ export interface ClaimItem {
   readonly claimedAt: number;
   readonly attempt: number;
   readonly doneAt?: number;
+  /** The queue message whose delivery took the claim (DESIGN §2 "In flight"). */
+  readonly messageId?: string;
 }
 
 /** A claim item read back from DynamoDB: every attribute may be missing or foreign, so nothing is assumed. */
@@ -44,6 +47,7 @@ export interface ClaimSnapshot {
   readonly claimedAt: number | undefined;
   readonly doneAt: number | undefined;
   readonly attempt: number | undefined;
+  readonly messageId: string | undefined;
 }
 
 /** Reads a claim from DocumentClient (native) values. */
@@ -57,6 +61,7 @@ export function snapshotFromItem(item: Record<string, unknown>): ClaimSnapshot {
     claimedAt: asNumber(item[CLAIM_ATTRIBUTES.claimedAt]),
     doneAt: asNumber(item[CLAIM_ATTRIBUTES.doneAt]),
     attempt: asNumber(item[CLAIM_ATTRIBUTES.attempt]),
+    messageId: asString(item[CLAIM_ATTRIBUTES.messageId]),
   };
 }
 

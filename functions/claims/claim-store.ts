@@ -59,6 +59,11 @@ export interface ClaimStoreOptions {
 export interface ClaimRequest {
   readonly key: string;
   readonly field: string;
+  /**
+   * The queue message carrying the event, stored with the claim at no extra cost. A duplicate found in flight
+   * tells by it whether another message (retried if its holder fails) or this same message holds the claim.
+   */
+  readonly messageId?: string;
 }
 
 export interface ClaimOptions {
@@ -184,6 +189,7 @@ export class ClaimStore {
       claimedAt: nowMs,
       // The previous attempt is only known once the put has returned it; `complete` stores the real count.
       attempt: 1,
+      ...(request.messageId === undefined ? {} : { messageId: request.messageId }),
     };
     const identity = { key: request.key, pk, field: request.field };
     try {
@@ -368,6 +374,7 @@ function toStoredItem(item: ClaimItem): Record<string, string | number> {
     [A.field]: item.field,
     [A.claimedAt]: item.claimedAt,
     [A.attempt]: item.attempt,
+    ...(item.messageId === undefined ? {} : { [A.messageId]: item.messageId }),
   };
 }
 

@@ -83,6 +83,8 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
   /** Prefix of claim and ledger keys (`<ns>#…`); no variable when absent. */
   readonly keyNamespace?: string | undefined;
   readonly deadLetterQueueUrl: string;
+  /** The queue the consumer reads: held-back records are given their return time there. */
+  readonly deliveryQueueUrl: string;
   readonly retentionDays: number;
   readonly leaseMarginMs: number;
   /** Quarantined records are re-sent to the DLQ, which has the same size limit as the delivery queue. */
@@ -110,6 +112,7 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
     [ENV.retentionDays]: String(input.retentionDays),
     [ENV.leaseMarginMs]: String(input.leaseMarginMs),
     [ENV.deadLetterQueueUrl]: input.deadLetterQueueUrl,
+    [ENV.deliveryQueueUrl]: input.deliveryQueueUrl,
     [ENV.maximumMessageSizeBytes]: String(input.maximumMessageSizeBytes),
     ...(input.keyNamespace === undefined ? {} : { [ENV.keyNamespace]: input.keyNamespace }),
     ...(input.effectsJournal === undefined ? {} : { [ENV.effectsJournal]: input.effectsJournal }),

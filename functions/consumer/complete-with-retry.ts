@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ClaimHandle, ClaimStore, CompletedClaim } from '../claims/claim-store.ts';
 import { ClaimLostError, isTransientDynamoDbError } from '../claims/errors.ts';
 
@@ -23,6 +23,16 @@ function isRetryable(error: unknown): boolean {
   return isTransientDynamoDbError((error as { cause?: unknown }).cause ?? error);
 }
 
+export interface CompletionRetryOptions {
+  /** Milliseconds left in the invocation: no retry sleeps past `policy.deadlineReserveMs` before it. */
+  readonly remainingTimeMs: () => number;
+  readonly policy?: CompletionRetryPolicy;
+  /** @default Math.random */
+  readonly random?: () => number;
+  /** @default setTimeout from node:timers/promises */
+  readonly sleep?: (ms: number) => Promise<unknown>;
+}
+
 /**
  * Marks a claim done after its side effect ran. The SDK has already retried each request; these retries
  * cover a longer throttling burst, because giving up here leaves the event open to a second effect. A lost
@@ -31,19 +41,18 @@ function isRetryable(error: unknown): boolean {
 export async function completeWithRetry(
   claims: Pick<ClaimStore, 'complete'>,
   claim: ClaimHandle,
-  remainingTimeMs: () => number,
-  policy: CompletionRetryPolicy = DEFAULT_COMPLETION_RETRY,
-  random: () => number = Math.random,
+  options: CompletionRetryOptions,
 ): Promise<CompletedClaim> {
+  const { remainingTimeMs, policy = DEFAULT_COMPLETION_RETRY, random = Math.random, sleep = delay } = options;
   for (let retry = 0; ; retry++) {
     try {
       return await claims.complete(claim);
     } catch (error) {
       if (retry >= policy.retries || !isRetryable(error)) throw error;
       const ceiling = policy.baseDelayMs * 2 ** retry;
-      const delay = Math.round(ceiling / 2 + (random() * ceiling) / 2);
-      if (remainingTimeMs() - delay < policy.deadlineReserveMs) throw error;
-      await sleep(delay);
+      const backoff = Math.round(ceiling / 2 + (random() * ceiling) / 2);
+      if (remainingTimeMs() - backoff < policy.deadlineReserveMs) throw error;
+      await sleep(backoff);
     }
   }
 }

@@ -15,6 +15,7 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from '../commons/metric-names.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
 import { StatusLedger } from '../ledger/status-ledger.ts';
 import { SqsDeadLetterQueue } from '../queue/delivery-queue.ts';
+import { SqsRedeliveryScheduler } from '../queue/sqs-redelivery-scheduler.ts';
 import type { CompletionRetryPolicy } from './complete-with-retry.ts';
 import { createDeadLetterQuarantine } from './dead-letter-quarantine.ts';
 import type { WebhookHandlers } from './handler-api.ts';
@@ -26,6 +27,8 @@ export interface ConsumerConfig {
   /** Prefix of claim and ledger keys (`<ns>#…`), for several consumers sharing one table. */
   readonly keyNamespace: string | undefined;
   readonly deadLetterQueueUrl: string;
+  /** The queue this consumer reads: a record held back for a lease is brought back there at the lease end. */
+  readonly deliveryQueueUrl: string;
   readonly retentionDays: number;
   readonly leaseMarginMs: number;
   readonly maximumMessageSizeBytes: number;
@@ -38,6 +41,10 @@ export interface ConsumerDependencies {
   readonly logger?: Logger;
   readonly metrics?: Metrics;
   readonly completionRetry?: CompletionRetryPolicy;
+  /** Epoch ms, for claims, ledger and consumer alike. @default Date.now */
+  readonly clock?: () => number;
+  /** Waits between completion retries. @default setTimeout from node:timers/promises */
+  readonly sleep?: (ms: number) => Promise<unknown>;
 }
 
 /** Reads the consumer's configuration from the variables the CDK construct and the local stack set. */
@@ -56,6 +63,7 @@ export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Con
     tableName: getStringFromEnv(ENV.claimTableName, env),
     keyNamespace: env[ENV.keyNamespace] || undefined,
     deadLetterQueueUrl: getStringFromEnv(ENV.deadLetterQueueUrl, env),
+    deliveryQueueUrl: getStringFromEnv(ENV.deliveryQueueUrl, env),
     retentionDays: settings.retentionDays,
     leaseMarginMs: settings.leaseMarginMs,
     maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
@@ -79,12 +87,14 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     ...(config.keyNamespace === undefined ? {} : { namespace: config.keyNamespace }),
     retentionDays: config.retentionDays,
     leaseMarginMs: config.leaseMarginMs,
+    ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
   });
   const ledger = new StatusLedger({
     client: dependencies.documentClient,
     tableName: config.tableName,
     keyNamespace: config.keyNamespace,
     retentionDays: config.retentionDays,
+    ...(dependencies.clock === undefined ? {} : { now: dependencies.clock }),
   });
   const deadLetters = new SqsDeadLetterQueue({
     sqs: dependencies.sqs,
@@ -95,9 +105,15 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     claims,
     ledger,
     quarantine: createDeadLetterQuarantine(deadLetters),
+    redelivery: new SqsRedeliveryScheduler({
+      sqs: dependencies.sqs,
+      deliveryQueueUrl: config.deliveryQueueUrl,
+    }),
     handlers: dependencies.handlers,
     logger,
     ...(dependencies.completionRetry === undefined ? {} : { completionRetry: dependencies.completionRetry }),
+    ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
+    ...(dependencies.sleep === undefined ? {} : { sleep: dependencies.sleep }),
   });
   return createSqsBatchHandler({ consumer, metrics, logger });
 }

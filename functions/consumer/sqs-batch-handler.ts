@@ -23,6 +23,8 @@ export type ConsumerContext = Pick<Context, 'getRemainingTimeInMillis'>;
  * messageId). `throwOnFullBatchFailure: false`: when every record fails the same list is returned rather
  * than an exception, which Lambda would treat the same way but log as a function error.
  *
+ * Records held back for a lease (the same message in flight elsewhere) are then given their return time.
+ *
  * A fresh BatchProcessor per invocation: it keeps per-batch state, and the local event source runs several
  * invocations at once in one process.
  */
@@ -40,6 +42,7 @@ export function createSqsBatchHandler(dependencies: SqsBatchHandlerDependencies)
         processor,
         { throwOnFullBatchFailure: false },
       );
+      await batch.scheduleRedeliveries();
       return { batchItemFailures: response.batchItemFailures };
     } finally {
       logger.info('Batch processed', {

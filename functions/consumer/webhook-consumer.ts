@@ -7,14 +7,23 @@
  *
  *   fresh | takeover | reclaimed   → [status: ledger] → handler → complete (retried)
  *   duplicate-done | repeat        → skip, EventsDuplicate
- *   duplicate-in-flight            → skip, EventsDuplicateInFlight (the claimant's own message carries any retry)
+ *   duplicate-in-flight            → skip, EventsDuplicateInFlight, when another queue message holds the claim
+ *                                    (its own message carries any retry); when THIS message holds it (SQS
+ *                                    delivered it twice), the record fails and comes back when the lease ends
  *   failed (claim request failed)  → the record fails and SQS redelivers it
  *
- * A record fails (and only that record) when one of its events could not be claimed, its handler or ledger
- * write threw (the claim is then released), or it could not be quarantined.
+ * A record fails (and only that record) when one of its events could not be claimed or is in flight under
+ * this same message, its handler or ledger write threw (the claim is then released), or it could not be
+ * quarantined.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { BatchClaimResult, ClaimStore, HeldClaim } from '../claims/claim-store.ts';
+import type {
+  BatchClaimResult,
+  ClaimRequest,
+  ClaimStore,
+  DuplicateClaim,
+  HeldClaim,
+} from '../claims/claim-store.ts';
 import { isHeld } from '../claims/claim-store.ts';
 import { ClaimLostError, toClaimStoreError } from '../claims/errors.ts';
 import { deadlineFromRemainingTime } from '../claims/lease.ts';
@@ -32,12 +41,15 @@ import {
 import { ConsumerTally } from './consumer-tally.ts';
 import { handlerFor, type WebhookEventContext, type WebhookHandlers } from './handler-api.ts';
 import { createHandlerLogger, describeError } from './handler-logger.ts';
+import { decideInFlight } from './in-flight.ts';
 import { loggableKey } from './loggable-key.ts';
 
 /** One queued message: an SQS record fits as is. */
 export interface QueueRecord {
   readonly messageId: string;
   readonly body: string;
+  /** Needed to bring a failed record back at a chosen time; without it the queue's visibility timeout rules. */
+  readonly receiptHandle?: string;
 }
 
 export interface Invocation {
@@ -54,15 +66,30 @@ export interface StatusRecorder {
 
 export type ConsumerClaims = Pick<ClaimStore, 'claimMany' | 'complete' | 'release'>;
 
+/** A failed record and when it should become visible again, in seconds from now. */
+export interface RecordRedelivery {
+  readonly record: QueueRecord;
+  readonly delaySeconds: number;
+}
+
+/** Sets when failed records come back (SQS: their visibility timeout). Throws when it could not. */
+export interface RedeliveryScheduler {
+  redeliverAfter(redeliveries: readonly RecordRedelivery[]): Promise<void>;
+}
+
 export interface WebhookConsumerOptions {
   readonly claims: ConsumerClaims;
   readonly ledger: StatusRecorder;
   readonly quarantine: QuarantineBody;
   readonly handlers: WebhookHandlers;
   readonly logger: Logger;
+  /** Without it, a record held back for a lease returns after the queue's visibility timeout. */
+  readonly redelivery?: RedeliveryScheduler;
   readonly completionRetry?: CompletionRetryPolicy;
   /** Epoch ms. @default Date.now */
   readonly clock?: () => number;
+  /** Waits between completion retries. @default setTimeout from node:timers/promises */
+  readonly sleep?: (ms: number) => Promise<unknown>;
 }
 
 /** Why a record must be redelivered; carries keys and error names only. */
@@ -96,8 +123,16 @@ export class WebhookConsumer {
   /** Parses every record and claims every event of the batch at once. Never throws for a record. */
   async prepareBatch(records: readonly QueueRecord[], invocation: Invocation): Promise<ConsumerBatch> {
     const extractions = records.map((record) => extractEvents(record.body));
-    const events = extractions.flatMap((extraction) => (extraction.ok ? extraction.events : []));
-    const results = await this.#claimAll(events, invocation);
+    const requests = extractions.flatMap((extraction, index) =>
+      extraction.ok
+        ? extraction.events.map((event) => ({
+            key: event.key,
+            field: event.field,
+            messageId: (records[index] as QueueRecord).messageId,
+          }))
+        : [],
+    );
+    const results = await this.#claimAll(requests, invocation);
     let offset = 0;
     const prepared = records.map((record, index): PreparedRecord => {
       const extraction = extractions[index] as EventExtraction;
@@ -109,7 +144,7 @@ export class WebhookConsumer {
     return new ConsumerBatch(prepared, invocation, this.#options);
   }
 
-  async #claimAll(events: readonly WebhookEvent[], invocation: Invocation): Promise<BatchClaimResult[]> {
+  async #claimAll(events: readonly ClaimRequest[], invocation: Invocation): Promise<BatchClaimResult[]> {
     if (events.length === 0) return [];
     const deadlineMs = deadlineFromRemainingTime(this.#clock(), invocation.remainingTimeMs());
     try {
@@ -139,6 +174,8 @@ export class ConsumerBatch {
   readonly #invocation: Invocation;
   readonly #options: WebhookConsumerOptions;
   readonly #logger: Logger;
+  readonly #clock: () => number;
+  readonly #redeliveries = new Map<string, RecordRedelivery>();
   #failedRecords = 0;
 
   constructor(prepared: readonly PreparedRecord[], invocation: Invocation, options: WebhookConsumerOptions) {
@@ -150,6 +187,7 @@ export class ConsumerBatch {
     this.#invocation = invocation;
     this.#options = options;
     this.#logger = options.logger;
+    this.#clock = options.clock ?? Date.now;
   }
 
   get records(): number {
@@ -170,6 +208,27 @@ export class ConsumerBatch {
     if (failures.length > 0) {
       this.#failedRecords++;
       throw new RecordFailedError(record.messageId, failures);
+    }
+  }
+
+  /**
+   * Asks the queue to bring back, when their holder's lease ends, the failed records that wait for a claim
+   * held under their own message. Call once, after every record was processed. Never throws: a record whose
+   * visibility could not be changed still comes back, after the queue's visibility timeout.
+   */
+  async scheduleRedeliveries(): Promise<void> {
+    const redelivery = this.#options.redelivery;
+    if (redelivery === undefined || this.#redeliveries.size === 0) return;
+    try {
+      await redelivery.redeliverAfter([...this.#redeliveries.values()]);
+    } catch (error) {
+      this.#logger.warn(
+        'Could not bring held-back records back early; they return after the visibility timeout',
+        {
+          records: this.#redeliveries.size,
+          ...describeError(error),
+        },
+      );
     }
   }
 
@@ -200,17 +259,23 @@ export class ConsumerBatch {
       });
     }
     for (const part of extraction.malformed) {
+      this.tally.count(ConsumerMetric.MalformedParts);
       this.#logger.warn('Malformed part of a webhook body skipped', { ...part });
     }
     const failures: string[] = [];
     for (const [index, event] of extraction.events.entries()) {
-      const failure = await this.#processEvent(event, prepared.claims[index] as BatchClaimResult);
+      const claim = prepared.claims[index] as BatchClaimResult;
+      const failure = await this.#processEvent(prepared.record, event, claim);
       if (failure !== undefined) failures.push(failure);
     }
     return failures;
   }
 
-  async #processEvent(event: WebhookEvent, claim: BatchClaimResult): Promise<string | undefined> {
+  async #processEvent(
+    record: QueueRecord,
+    event: WebhookEvent,
+    claim: BatchClaimResult,
+  ): Promise<string | undefined> {
     const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
     if (isHeld(claim)) return this.#runSideEffect(event, claim);
     switch (claim.outcome) {
@@ -221,15 +286,36 @@ export class ConsumerBatch {
         return undefined;
       case 'duplicate-in-flight':
         this.tally.countForField(ConsumerFieldMetric.EventsDuplicateInFlight, event.metricField);
-        this.#logger.info('Duplicate event skipped', { ...logged, outcome: claim.outcome });
-        return undefined;
+        return this.#inFlight(record, claim, logged);
       default:
+        this.tally.count(ConsumerMetric.ClaimFailures);
         this.#logger.warn('Claim failed; the record will be retried', {
           ...logged,
           ...describeError(claim.outcome === 'failed' ? claim.error : undefined),
         });
         return `claim:${logged.key}`;
     }
+  }
+
+  #inFlight(record: QueueRecord, claim: DuplicateClaim, logged: Record<string, string>): string | undefined {
+    const decision = decideInFlight(claim.existing, record.messageId, this.#clock());
+    if (decision.acknowledge) {
+      this.#logger.info('Duplicate event skipped', { ...logged, outcome: claim.outcome });
+      return undefined;
+    }
+    this.#logger.info('Event in flight under this same queue message; the record waits for the lease', {
+      ...logged,
+      messageId: record.messageId,
+      redeliverInSeconds: decision.redeliverInSeconds,
+    });
+    if (decision.redeliverInSeconds !== undefined) {
+      const previous = this.#redeliveries.get(record.messageId)?.delaySeconds ?? 0;
+      this.#redeliveries.set(record.messageId, {
+        record,
+        delaySeconds: Math.max(previous, decision.redeliverInSeconds),
+      });
+    }
+    return `in-flight:${logged.key}`;
   }
 
   async #runSideEffect(event: WebhookEvent, claim: HeldClaim): Promise<string | undefined> {
@@ -268,12 +354,11 @@ export class ConsumerBatch {
     }
 
     try {
-      await completeWithRetry(
-        this.#options.claims,
-        claim,
-        () => this.#invocation.remainingTimeMs(),
-        this.#options.completionRetry ?? DEFAULT_COMPLETION_RETRY,
-      );
+      await completeWithRetry(this.#options.claims, claim, {
+        remainingTimeMs: () => this.#invocation.remainingTimeMs(),
+        policy: this.#options.completionRetry ?? DEFAULT_COMPLETION_RETRY,
+        ...(this.#options.sleep === undefined ? {} : { sleep: this.#options.sleep }),
+      });
       this.#logger.debug('Event handled', { ...logged, outcome: claim.outcome });
     } catch (error) {
       // The side effect ran; running it again here could only double it. The record succeeds: failing it
@@ -304,7 +389,7 @@ export class ConsumerBatch {
     if (event.kind !== 'status') return { ...base, kind: event.kind };
     let observation: StatusObservation;
     try {
-      observation = observeStatus(event, Math.floor((this.#options.clock ?? Date.now)() / 1000));
+      observation = observeStatus(event, Math.floor(this.#clock() / 1000));
     } catch (error) {
       if (!(error instanceof MalformedStatusError)) throw error;
       this.#logger.warn('Status without id or status acknowledged without side effect', {

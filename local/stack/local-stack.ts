@@ -138,6 +138,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       ...consumerEnvironment({
         tableName: LOCAL_TABLE_NAME,
         deadLetterQueueUrl: queues.dlqUrl,
+        deliveryQueueUrl: queues.queueUrl,
         retentionDays: settings.retentionDays,
         leaseMarginMs: settings.leaseMarginMs,
         maximumMessageSizeBytes: settings.maximumMessageSizeBytes,

@@ -159,6 +159,7 @@ export async function createPipeline(
     ...consumerEnvironment({
       tableName,
       deadLetterQueueUrl: queues.dlqUrl,
+      deliveryQueueUrl: queues.queueUrl,
       retentionDays: settings.retentionDays,
       leaseMarginMs: settings.leaseMarginMs,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,

@@ -26,6 +26,7 @@ function snapshot(fields: Partial<ClaimSnapshot>): ClaimSnapshot {
     claimedAt: undefined,
     doneAt: undefined,
     attempt: undefined,
+    messageId: undefined,
     ...fields,
   };
 }

@@ -60,6 +60,7 @@ const receiverInput = {
 const consumerInput = {
   tableName: 'claims',
   deadLetterQueueUrl: `${QUEUE}/deliveries-dlq`,
+  deliveryQueueUrl: `${QUEUE}/deliveries`,
   retentionDays: RETENTION_DAYS,
   leaseMarginMs: LEASE_MARGIN_MS,
   maximumMessageSizeBytes: MAXIMUM_MESSAGE_SIZE_BYTES,
@@ -155,6 +156,7 @@ describe('consumerEnvironment', () => {
         ENV.claimTableName,
         ENV.keyNamespace,
         ENV.deadLetterQueueUrl,
+        ENV.deliveryQueueUrl,
         ENV.retentionDays,
         ENV.leaseMarginMs,
         ENV.maximumMessageSizeBytes,
@@ -181,6 +183,7 @@ describe('consumerEnvironment', () => {
         ...POWERTOOLS,
         ENV.claimTableName,
         ENV.deadLetterQueueUrl,
+        ENV.deliveryQueueUrl,
         ENV.retentionDays,
         ENV.leaseMarginMs,
         ENV.maximumMessageSizeBytes,
@@ -192,7 +195,7 @@ describe('consumerEnvironment', () => {
 
   it('gives the consumer none of the receiver-only variables', () => {
     const env = consumerEnvironment(consumerInput);
-    for (const name of [ENV.deliveryQueueUrl, ENV.webhookSecretId, ENV.appSecrets, ENV.verifyToken]) {
+    for (const name of [ENV.webhookSecretId, ENV.appSecrets, ENV.verifyToken]) {
       expect(env).not.toHaveProperty(name);
     }
   });

@@ -11,11 +11,13 @@ import { type ConsumerConfig, createConsumerHandler } from '../../../functions/c
 import type { WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 
 export const DLQ_URL = 'http://sqs.eu-west-1.localhost/000000000000/webhook-dlq';
+export const DELIVERY_QUEUE_URL = 'http://sqs.eu-west-1.localhost/000000000000/webhook-deliveries';
 
 const CONFIG: ConsumerConfig = {
   tableName: 'claims',
   keyNamespace: undefined,
   deadLetterQueueUrl: DLQ_URL,
+  deliveryQueueUrl: DELIVERY_QUEUE_URL,
   retentionDays: 8,
   leaseMarginMs: 10_000,
   maximumMessageSizeBytes: 256 * 1024,

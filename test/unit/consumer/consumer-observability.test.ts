@@ -23,17 +23,25 @@ function mockLedgerAndClaims(dynamodb: ReturnType<typeof createHarness>['dynamod
   dynamodb.on(DeleteCommand).resolves({});
   dynamodb
     .on(UpdateCommand)
-    .callsFake((input: { Key: { pk: string }; ExpressionAttributeValues?: Record<string, unknown> }) => {
-      if (!input.Key.pk.startsWith('ledger:')) return {};
-      const values = input.ExpressionAttributeValues ?? {};
-      return {
-        Attributes: {
-          wamid: input.Key.pk.split(':')[1],
-          currentStatus: values[':status'] ?? 'read',
-          currentRank: values[':rank'] ?? 3,
-        },
-      };
-    });
+    .callsFake(
+      (input: {
+        Key: { pk: string };
+        ExpressionAttributeNames?: Record<string, string>;
+        ExpressionAttributeValues?: Record<string, unknown>;
+      }) => {
+        if (!input.Key.pk.startsWith('ledger:')) return {};
+        const values = input.ExpressionAttributeValues ?? {};
+        return {
+          Attributes: {
+            wamid: input.Key.pk.split(':')[1],
+            currentStatus: values[':status'] ?? 'read',
+            currentRank: values[':rank'] ?? 3,
+            [input.ExpressionAttributeNames?.['#change'] ?? 'change']:
+              values[':advanced'] ?? values[':merged'],
+          },
+        };
+      },
+    );
 }
 
 describe('consumer metrics', () => {
@@ -106,7 +114,15 @@ describe('consumer metrics', () => {
         }),
       )
       .resolves({
-        Attributes: { wamid: 'wamid.out1', currentStatus: 'read', currentRank: 3, at_read: 2, at_sent: 1 },
+        Attributes: {
+          wamid: 'wamid.out1',
+          currentStatus: 'read',
+          currentRank: 3,
+          at_read: 2,
+          at_sent: 1,
+          change_read: 'advanced',
+          change_sent: 'merged',
+        },
       });
 
     const { lines } = await captureOutput(() =>

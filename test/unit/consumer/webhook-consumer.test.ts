@@ -2,13 +2,18 @@ import {
   ConditionalCheckFailedException,
   ProvisionedThroughputExceededException,
 } from '@aws-sdk/client-dynamodb';
-import { SendMessageBatchCommand, type SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandInput,
+} from '@aws-sdk/client-sqs';
 import { DeleteCommand, PutCommand, type PutCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import type { WebhookEventContext } from '../../../functions/consumer/handler-api.ts';
 import {
   captureOutput,
   createHarness,
+  DELIVERY_QUEUE_URL,
   DLQ_URL,
   emfDocuments,
   metricValue,
@@ -59,6 +64,7 @@ describe('consumer: claim failures', () => {
     const completed = dynamodb.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key?.pk);
     expect(completed).toEqual([`msg:${first.id}`]);
     expect(metricValue(emfDocuments(lines), 'EventsFresh', 'message')).toBe(1);
+    expect(metricValue(emfDocuments(lines), 'ClaimFailures')).toBe(1);
   });
 
   it('fails every record that holds events when the whole batch cannot be claimed', async () => {
@@ -265,6 +271,7 @@ describe('consumer: repeated keys', () => {
           state: { S: state },
           owner: { S: 'someone' },
           leaseUntil: { N: String(Date.now() + 60_000) },
+          messageId: { S: 'another-message' },
         },
       });
     dynamodb.on(PutCommand).resolves({});
@@ -290,6 +297,85 @@ describe('consumer: repeated keys', () => {
   });
 });
 
+describe('consumer: a duplicate in flight', () => {
+  const inFlight = (holder: string | undefined, leaseUntil: number) =>
+    new ConditionalCheckFailedException({
+      message: 'The conditional request failed',
+      $metadata: { httpStatusCode: 400 },
+      Item: {
+        state: { S: 'processing' },
+        owner: { S: 'the-other-invocation' },
+        leaseUntil: { N: String(leaseUntil) },
+        ...(holder === undefined ? {} : { messageId: { S: holder } }),
+      },
+    });
+
+  it('stores the queue message id with every claim', async () => {
+    const { dynamodb, invoke } = createHarness({});
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).resolves({});
+    await captureOutput(() =>
+      invoke(sqsEvent(['rec-1', messagesBody([first])], ['rec-2', messagesBody([second])])),
+    );
+    const stored = dynamodb.commandCalls(PutCommand).map((call) => call.args[0].input.Item);
+    expect(stored.map((item) => [item?.pk, item?.messageId])).toEqual([
+      [`msg:${first.id}`, 'rec-1'],
+      [`msg:${second.id}`, 'rec-2'],
+    ]);
+  });
+
+  it.each([
+    ['this same queue message', 'rec-1'],
+    ['a holder that recorded no message id', undefined],
+  ])('held by %s: keeps the record and brings it back when the lease ends', async (_label, holder) => {
+    const { keys, handle } = recorder();
+    const { dynamodb, queue, invoke } = createHarness({ onMessage: handle });
+    const leaseUntil = Date.now() + 20_500;
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(PutCommand, { Item: { pk: `msg:${first.id}` } }).rejects(inFlight(holder, leaseUntil));
+    dynamodb.on(UpdateCommand).resolves({});
+    queue.on(ChangeMessageVisibilityBatchCommand).resolves({ Successful: [{ Id: '0' }], Failed: [] });
+
+    const { result, lines } = await captureOutput(() =>
+      invoke(sqsEvent(['rec-1', messagesBody([first, second])])),
+    );
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-1' }] });
+    expect(keys).toEqual([`msg:${second.id}`]);
+    const changes = queue.commandCalls(ChangeMessageVisibilityBatchCommand);
+    expect(changes).toHaveLength(1);
+    const input = changes[0]?.args[0].input;
+    expect(input?.QueueUrl).toBe(DELIVERY_QUEUE_URL);
+    expect(input?.Entries).toHaveLength(1);
+    expect(input?.Entries?.[0]?.ReceiptHandle).toBe('rh-rec-1');
+    // 20.5 s of lease left, rounded up, plus one second past it.
+    expect(input?.Entries?.[0]?.VisibilityTimeout).toBeGreaterThanOrEqual(21);
+    expect(input?.Entries?.[0]?.VisibilityTimeout).toBeLessThanOrEqual(22);
+    expect(metricValue(emfDocuments(lines), 'EventsDuplicateInFlight', 'message')).toBe(1);
+  });
+
+  it('still fails the record when SQS refuses to change its visibility: it returns after the visibility timeout', async () => {
+    const { dynamodb, queue, invoke } = createHarness({});
+    dynamodb.on(PutCommand).rejects(inFlight('rec-1', Date.now() + 5_000));
+    queue.on(ChangeMessageVisibilityBatchCommand).rejects(throttled());
+
+    const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-1', messagesBody([first])])));
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-1' }] });
+    expect(lines.some((line) => line.includes('Could not bring held-back records back early'))).toBe(true);
+  });
+
+  it('acknowledges the record when another queue message holds the claim, and changes no visibility', async () => {
+    const { dynamodb, queue, invoke } = createHarness({});
+    dynamodb.on(PutCommand).rejects(inFlight('rec-other', Date.now() + 5_000));
+
+    const { result } = await captureOutput(() => invoke(sqsEvent(['rec-1', messagesBody([first])])));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(queue.commandCalls(ChangeMessageVisibilityBatchCommand)).toHaveLength(0);
+  });
+});
+
 describe('consumer: statuses and unregistered handlers', () => {
   const status = { id: 'wamid.out1', status: 'read', recipientId: '16505550001', timestamp: '1749416400' };
 
@@ -298,7 +384,13 @@ describe('consumer: statuses and unregistered handlers', () => {
     dynamodb.on(PutCommand).resolves({});
     dynamodb.on(UpdateCommand).resolves({});
     dynamodb.on(UpdateCommand, { Key: { pk: 'ledger:wamid.out1' } }).resolves({
-      Attributes: { wamid: 'wamid.out1', currentStatus: 'read', currentRank: 3, at_read: 1749416400 },
+      Attributes: {
+        wamid: 'wamid.out1',
+        currentStatus: 'read',
+        currentRank: 3,
+        at_read: 1749416400,
+        change_read: 'advanced',
+      },
     });
 
     const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-1', statusesBody([status])])));
