@@ -13,6 +13,9 @@ import { rankOfStatus } from './status-rank.ts';
  *   currentStatus, currentRank   the highest-ranked status seen (`failed` is terminal)
  *   statuses      string set of every status seen
  *   at_<status>   epoch seconds Meta reported for that status (the first one written wins)
+ *   change_<status>  what recording that status did the first time (`advanced` | `merged`), so that every
+ *                 attempt of the same status event (a retry after a failed handler, a lost answer, a
+ *                 takeover) tells its handler the same thing, not what the earlier attempt left behind
  *   expiresAt     TTL, refreshed on every write, same retention as the claims
  *
  * No claim key starts with `ledger:` (DESIGN §1 has no such field), so the two never collide.
@@ -28,11 +31,11 @@ export interface StatusLedgerView {
 }
 
 /**
+ * What this status event did to the ledger when it was first recorded; the same on every attempt of the event.
  * - `advanced`: the status became current.
  * - `merged`: a lower-ranked (or post-`failed`) status arrived late; its time is recorded, current unchanged.
- * - `repeated`: this very status is already current (a retry of the same event): nothing changed.
  */
-export type StatusLedgerChange = 'advanced' | 'merged' | 'repeated';
+export type StatusLedgerChange = 'advanced' | 'merged';
 
 export interface StatusLedgerUpdate {
   readonly change: StatusLedgerChange;
@@ -49,6 +52,7 @@ export interface StatusLedgerOptions {
 }
 
 const TIME_PREFIX = 'at_';
+const CHANGE_PREFIX = 'change_';
 
 export function ledgerKey(wamid: string, recipientParticipantId?: string, keyNamespace?: string): string {
   const key =
@@ -74,12 +78,16 @@ export class StatusLedger {
   /**
    * One conditional write advances the current status when the new one ranks higher. When the condition
    * fails, a second, unconditional write records the late status's time only. Both are idempotent, so a
-   * retried event changes nothing.
+   * retried event changes nothing, and both keep the change of the first attempt (`if_not_exists`), which is
+   * what every attempt reports: a retry must not read its own earlier write as somebody else's.
    */
   async record(observation: StatusObservation): Promise<StatusLedgerUpdate> {
     const rank = rankOfStatus(observation.status);
     const key = { pk: ledgerKey(observation.wamid, observation.recipientParticipantId, this.#keyNamespace) };
-    const names = { '#time': `${TIME_PREFIX}${observation.status}` };
+    const names = {
+      '#time': `${TIME_PREFIX}${observation.status}`,
+      '#change': `${CHANGE_PREFIX}${observation.status}`,
+    };
     const common = {
       ':time': observation.timestamp,
       ':statuses': new Set([observation.status]),
@@ -92,6 +100,7 @@ export class StatusLedger {
           Key: key,
           UpdateExpression:
             'SET currentStatus = :status, currentRank = :rank, #time = if_not_exists(#time, :time), ' +
+            '#change = if_not_exists(#change, :advanced), ' +
             'wamid = :wamid, expiresAt = :expiresAt' +
             (observation.recipientParticipantId === undefined
               ? ''
@@ -103,6 +112,7 @@ export class StatusLedger {
             ...common,
             ':status': observation.status,
             ':rank': rank,
+            ':advanced': 'advanced',
             ':wamid': observation.wamid,
             ...(observation.recipientParticipantId === undefined
               ? {}
@@ -111,7 +121,7 @@ export class StatusLedger {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return { change: 'advanced', view: toView(advanced.Attributes) };
+      return { change: changeOf(advanced.Attributes, observation.status), view: toView(advanced.Attributes) };
     } catch (error) {
       if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
     }
@@ -120,9 +130,10 @@ export class StatusLedger {
         TableName: this.#tableName,
         Key: key,
         UpdateExpression:
-          'SET #time = if_not_exists(#time, :time), expiresAt = :expiresAt ADD statuses :statuses',
+          'SET #time = if_not_exists(#time, :time), #change = if_not_exists(#change, :merged), ' +
+          'expiresAt = :expiresAt ADD statuses :statuses',
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: common,
+        ExpressionAttributeValues: { ...common, ':merged': 'merged' },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -130,8 +141,7 @@ export class StatusLedger {
       // The item expired and TTL removed it between the two writes: start over on the fresh item.
       return this.record(observation);
     }
-    const view = toView(merged.Attributes);
-    return { change: view.current === observation.status ? 'repeated' : 'merged', view };
+    return { change: changeOf(merged.Attributes, observation.status), view: toView(merged.Attributes) };
   }
 
   /** The ledger's view of one message (one participant for group sends), or undefined if none was seen. */
@@ -145,6 +155,14 @@ export class StatusLedger {
     );
     return result.Item === undefined ? undefined : toView(result.Item);
   }
+}
+
+function changeOf(item: Record<string, unknown> | undefined, status: string): StatusLedgerChange {
+  const change = item?.[`${CHANGE_PREFIX}${status}`];
+  if (change !== 'advanced' && change !== 'merged') {
+    throw new Error(`The status ledger write returned no recorded change for status ${status}.`);
+  }
+  return change;
 }
 
 function toView(item: Record<string, unknown> | undefined): StatusLedgerView {

@@ -65,11 +65,11 @@ describe('status ledger on DynamoDB Local', () => {
     const wamid = nextWamid();
     requests.reset();
     const sent = await ledger.record(observe(wamid, 'sent', 1));
-    const delivered = await ledger.record(observe(wamid, 'delivered', 2));
+    const read = await ledger.record(observe(wamid, 'read', 3));
     expect(requests.count('UpdateItem')).toBe(2);
-    expect([sent.view.current, delivered.view.current]).toEqual(['sent', 'delivered']);
+    expect([sent.view.current, read.view.current]).toEqual(['sent', 'read']);
     requests.reset();
-    const late = await ledger.record(observe(wamid, 'sent', 1));
+    const late = await ledger.record(observe(wamid, 'delivered', 2));
     expect(requests.count('UpdateItem')).toBe(2);
     expect(late.change).toBe('merged');
   });
@@ -89,12 +89,32 @@ describe('status ledger on DynamoDB Local', () => {
     expect(view?.times).toEqual({ sent: 1, failed: 2, read: 3, played: 4 });
   });
 
-  it('is idempotent: a retried status changes nothing and is not a regression', async () => {
+  it('is idempotent: a retried status changes nothing and reports the change of its first attempt', async () => {
     const wamid = nextWamid();
-    await ledger.record(observe(wamid, 'delivered', 20));
+    const first = await ledger.record(observe(wamid, 'delivered', 20));
     const retried = await ledger.record(observe(wamid, 'delivered', 21));
-    expect(retried.change).toBe('repeated');
+    expect(first.change).toBe('advanced');
+    expect(retried.change).toBe('advanced');
     expect(retried.view.times).toEqual({ delivered: 20 });
+  });
+
+  it('reports advanced on a retry even after a higher status became current in between', async () => {
+    const wamid = nextWamid();
+    expect((await ledger.record(observe(wamid, 'delivered', 20))).change).toBe('advanced');
+    expect((await ledger.record(observe(wamid, 'read', 30))).change).toBe('advanced');
+    const retried = await ledger.record(observe(wamid, 'delivered', 20));
+    expect(retried.change).toBe('advanced');
+    expect(retried.view.current).toBe('read');
+  });
+
+  it('reports merged on every attempt of a late status', async () => {
+    const wamid = nextWamid();
+    await ledger.record(observe(wamid, 'read', 30));
+    const attempts = [];
+    for (let attempt = 0; attempt < 3; attempt++)
+      attempts.push(await ledger.record(observe(wamid, 'sent', 10)));
+    expect(attempts.map((update) => update.change)).toEqual(['merged', 'merged', 'merged']);
+    expect(attempts.at(-1)?.view).toMatchObject({ current: 'read', times: { read: 30, sent: 10 } });
   });
 
   it('keeps one entry per participant for group statuses', async () => {
@@ -137,6 +157,7 @@ describe('status ledger through the consumer', () => {
         tableName,
         keyNamespace: undefined,
         deadLetterQueueUrl: 'http://unused.invalid/dlq',
+        deliveryQueueUrl: 'http://unused.invalid/deliveries',
         retentionDays: 8,
         leaseMarginMs: 10_000,
         maximumMessageSizeBytes: 256 * 1024,
