@@ -5,15 +5,16 @@
  * worker takes their lapsed claims over.
  *
  * Every event must end effected and `done`; an event may be effected twice only if a kill caught it inside
- * the effect→complete window (its effect journalled while its claim was still `processing`), and at most once
- * more per kill that caught it there. The windows, the doubles and the timings are printed.
+ * the effect→complete window (effected by the killed worker, its claim still `processing`), and at most once
+ * more per kill that caught it there. The events caught are counted, printed and capped (WINDOW_CAP_PER_KILL,
+ * WINDOW_CAP); so are the doubles and the timings.
  */
 import './quiet-logs.ts';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { type ConsumerWorker, startConsumerWorker } from '../support/consumer-worker-process.ts';
 import { createPipeline, type Pipeline, restoreEnvironment, waitFor } from '../support/pipeline-fixture.ts';
 import { seededRandom } from '../support/seeded-random.ts';
-import { buildWorkload } from './workload.ts';
+import { buildWorkload, keysOfBody } from './workload.ts';
 
 /** Visibility timeout 6 × 2 s = 12 s; leases end 0.5 s after a worker's 2 s deadline, long before. */
 const FUNCTION_TIMEOUT_SECONDS = 2;
@@ -27,6 +28,21 @@ const SETTLE_MS = 1_000;
 const ATTEMPTS_PER_KILL_POINT = 3;
 /** 5 records of 5 events an invocation, 2 pollers: a batch fits the 2 s timeout on a loaded 2-core machine. */
 const BATCH_SIZE = 5;
+const POLLERS = 2;
+const DELIVERIES = 120;
+const EVENTS_PER_DELIVERY = 5;
+/**
+ * Events one kill may catch between effect and completion. The consumer runs a batch's records in parallel
+ * and each record's events in order, so at any instant at most one event per record it holds sits between
+ * its effect and its `complete`; a worker holds at most POLLERS × BATCH_SIZE records (10, 1.7% of the
+ * events). A consumer that completed later than right after each effect (per record, per batch) would pass it.
+ */
+const WINDOW_CAP_PER_KILL = POLLERS * BATCH_SIZE;
+/**
+ * For the run: one such worker per kill point (30 of 600 events, 5%). A kill point tried again because its
+ * kill landed between two batches had no batch in flight at the signal, so that kill catches none.
+ */
+const WINDOW_CAP = KILL_AFTER_EFFECTS.length * WINDOW_CAP_PER_KILL;
 
 let pipeline: Pipeline | undefined;
 const workers: ConsumerWorker[] = [];
@@ -42,10 +58,12 @@ interface KillRecord {
   readonly effectsAtKill: number;
   /** Claims left `processing` by this kill (not already `processing` at the previous one). */
   readonly newlyProcessing: number;
-  /** Keys effected while their claim was `processing` at this kill: the effect→complete window. */
+  /**
+   * The effect→complete window this kill caught: keys effected by the killed worker (their effect count rose
+   * since the previous kill, and no other worker ran in between) whose claim it left `processing`. A key an
+   * earlier kill caught, still `processing` until SQS redelivers it, is not caught again unless effected again.
+   */
   readonly window: ReadonlySet<string>;
-  /** Of those, the ones no earlier kill had caught (an earlier kill's window stays `processing` until SQS redelivers). */
-  readonly newInWindow: number;
   readonly invocations: string;
   readonly aliveMs: number;
 }
@@ -60,29 +78,37 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
   // 120 deliveries of 2 messages + 3 statuses = 600 events.
   const workload = buildWorkload({
     label: 'kil',
-    deliveries: 120,
+    deliveries: DELIVERIES,
     messagesPerDelivery: 2,
-    statusesPerDelivery: 3,
+    statusesPerDelivery: EVENTS_PER_DELIVERY - 2,
     repeatShare: 0,
     random: seededRandom(611),
   });
   const keys = workload.keys;
+  expect(keys).toHaveLength(DELIVERIES * EVENTS_PER_DELIVERY);
+  // The extractor under test derives exactly the generator's keys, body by body, in order.
+  expect(workload.deliveries.map(keysOfBody)).toEqual(workload.keysOf);
+  let accepted = 0;
   for (let i = 0; i < workload.deliveries.length; i += 20) {
     const answers = await Promise.all(workload.deliveries.slice(i, i + 20).map((body) => p.post(body)));
-    expect(answers.every((answer) => answer.statusCode === 200)).toBe(true);
+    accepted += answers.filter((answer) => answer.statusCode === 200).length;
   }
+  expect(accepted).toBe(DELIVERIES);
 
   const totalEffects = () => [...p.effects().values()].reduce((sum, n) => sum + n, 0);
   const processingKeys = async () =>
     new Set([...(await p.claims())].filter(([, state]) => state === 'processing').map(([pk]) => pk));
   const kills: KillRecord[] = [];
   let processingBefore = new Set<string>();
+  /** Effects per key at the previous kill (after its settle): what earlier workers did. */
+  let effectsBeforeWorker = new Map<string, number>();
   const killOnce = async (point: number): Promise<KillRecord> => {
     const target = point >= 1 ? point : Math.round(keys.length * point);
     const effectsBefore = totalEffects();
     const worker = startConsumerWorker(p, {
       functionTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
       batchSize: BATCH_SIZE,
+      pollers: POLLERS,
     });
     workers.push(worker);
     const bornAt = Date.now();
@@ -101,17 +127,21 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const effects = p.effects();
     const processing = await processingKeys();
-    const window = new Set([...effects.keys()].filter((key) => processing.has(key)));
+    const window = new Set(
+      [...effects]
+        .filter(([key, count]) => processing.has(key) && count > (effectsBeforeWorker.get(key) ?? 0))
+        .map(([key]) => key),
+    );
     const kill: KillRecord = {
       effectsBefore,
       effectsAtKill: [...effects.values()].reduce((sum, n) => sum + n, 0),
       newlyProcessing: [...processing].filter((pk) => !processingBefore.has(pk)).length,
       window,
-      newInWindow: [...window].filter((key) => !kills.some((earlier) => earlier.window.has(key))).length,
       invocations: worker.invocationOutcomes(),
       aliveMs,
     };
     processingBefore = processing;
+    effectsBeforeWorker = effects;
     return kill;
   };
   for (const point of KILL_AFTER_EFFECTS) {
@@ -128,6 +158,7 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
   const last = startConsumerWorker(p, {
     functionTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
     batchSize: BATCH_SIZE,
+    pollers: POLLERS,
   });
   workers.push(last);
   await waitFor(
@@ -144,6 +175,7 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
   const doubles = [...effects].filter(([, count]) => count > 1);
   const windowHits = (key: string) => kills.filter((kill) => kill.window.has(key)).length;
   const windowUnion = new Set(kills.flatMap((kill) => [...kill.window]));
+  const caughtInWindow = kills.reduce((sum, kill) => sum + kill.window.size, 0);
   console.info(
     [
       `SIGKILL run: ${keys.length} events in ${workload.deliveries.length} deliveries, ${kills.length} kills, ` +
@@ -152,21 +184,34 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
         (kill, i) =>
           `  kill ${i + 1}: after ${kill.effectsAtKill - kill.effectsBefore} effects of its own ` +
           `(${kill.effectsAtKill} in all, worker alive ${kill.aliveMs} ms), ${kill.newlyProcessing} claims left processing, ` +
-          `${kill.newInWindow} caught in the effect→complete window; invocations ${kill.invocations}`,
+          `${kill.window.size} caught in the effect→complete window (cap ${WINDOW_CAP_PER_KILL}); ` +
+          `invocations ${kill.invocations}`,
       ),
       `  last worker: invocations ${last.invocationOutcomes()}`,
       `  effects ${[...effects.values()].reduce((sum, n) => sum + n, 0)} for ${effects.size} keys; ` +
-        `doubles ${doubles.length} (window held ${windowUnion.size})`,
+        `doubles ${doubles.length} (window caught ${caughtInWindow} times on ${windowUnion.size} keys, cap ${WINDOW_CAP})`,
     ].join('\n'),
   );
 
   // Each kill point got a kill mid-batch: one that left claims of its own held and not completed.
   expect(kills.filter((kill) => kill.newlyProcessing > 0)).toHaveLength(KILL_AFTER_EFFECTS.length);
   // At least once, and every claim done.
+  const keySet = new Set(keys);
   expect(keys.filter((key) => !effects.has(key))).toEqual([]);
-  expect([...effects.keys()].filter((key) => !keys.includes(key))).toEqual([]);
+  expect([...effects.keys()].filter((key) => !keySet.has(key))).toEqual([]);
   expect(keys.filter((key) => claims.get(key) !== 'done')).toEqual([]);
   // Exactly once outside the window; inside it, at most one extra effect per kill that caught the event there.
-  expect(doubles.filter(([key]) => !windowUnion.has(key))).toEqual([]);
-  expect(doubles.filter(([key, count]) => count > 1 + windowHits(key))).toEqual([]);
+  let checked = 0;
+  const beyondWindow: string[] = [];
+  for (const key of keys) {
+    checked++;
+    const count = effects.get(key) ?? 0;
+    if (count > 1 + windowHits(key))
+      beyondWindow.push(`${key} effected ${count}×, caught ${windowHits(key)}×`);
+  }
+  expect(checked).toBe(DELIVERIES * EVENTS_PER_DELIVERY);
+  expect(beyondWindow).toEqual([]);
+  // The window stays narrow: one event per record in flight at a kill, at most.
+  expect(kills.filter((kill) => kill.window.size > WINDOW_CAP_PER_KILL)).toEqual([]);
+  expect(caughtInWindow).toBeLessThanOrEqual(WINDOW_CAP);
 }, 200_000);
