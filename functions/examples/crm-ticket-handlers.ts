@@ -29,8 +29,9 @@ export const webhookHandlers = defineWebhookHandlers({
   },
 
   async onStatus({ ledger, ledgerChange, payload }) {
-    // A late `delivered` after `read` is merged into the ledger; only act when the status moved forward.
-    if (ledgerChange !== 'advanced' || ledger.current !== 'read') return;
+    // A late `delivered` after `read` is merged into the ledger; act when THIS status moved it forward (every
+    // attempt of this event sees the same ledgerChange, even if a later status became current meanwhile).
+    if (ledgerChange !== 'advanced' || payload.status !== 'read') return;
     const response = await fetch(`${CRM_URL}/messages/${encodeURIComponent(String(payload.id))}/read`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
