@@ -173,7 +173,7 @@ describe('pipeline queues on the SQS emulator', () => {
         QueueUrl: queues.queueUrl,
         Entries: [
           { Id: 'refused', MessageBody: body },
-          { Id: 'accepted', MessageBody: ACCEPTED.thumbsUp },
+          { Id: 'accepted', MessageBody: ACCEPTED.bmpRangeEnds },
         ],
       }),
     );
