@@ -1,0 +1,97 @@
+/**
+ * The fault model of one schedule: rates drawn from the seed (a schedule may be calm, or harsh on one axis),
+ * and a tally of the faults actually injected, by kind, for the runner's summary.
+ */
+import type { Prng } from './prng.ts';
+
+export const FAULT_KINDS = [
+  /** An invocation died at one of its await points (its requests in flight may or may not have landed). */
+  'crash',
+  /** An invocation ran into its function timeout and was killed there. */
+  'timeout',
+  /** DynamoDB refused a request with ProvisionedThroughputExceededException, without applying it. */
+  'dynamodb-throttled',
+  /** DynamoDB applied a write, its answer was lost, and the SDK sent the same request again. */
+  'dynamodb-answer-lost-retried',
+  /** DynamoDB applied a write, its answer was lost, and the call failed (TimeoutError). */
+  'dynamodb-answer-lost-error',
+  /** A DynamoDB request took between 0.3 s and 3 s. */
+  'dynamodb-slow',
+  /** A handler threw before its side effect. */
+  'handler-error',
+  /** A handler took seconds, possibly past its invocation's deadline. */
+  'handler-slow',
+  /** SQS handed out a message that was still in flight. */
+  'sqs-duplicate-delivery',
+  /** A delete or visibility change with a superseded receipt handle did not take effect. */
+  'sqs-stale-handle-ignored',
+  /** The consumer's SQS call failed (InternalError), without taking effect. */
+  'sqs-request-failed',
+  /** Meta sent events again, re-batched into a new body. */
+  'meta-retry',
+  /** A TTL sweep deleted an expired item. */
+  'ttl-deletion',
+] as const;
+
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface FaultPlan {
+  /** Chance that an invocation crashes at one of its await points (chosen uniformly among the first 40). */
+  readonly crashRate: number;
+  readonly dynamodbThrottleRate: number;
+  readonly dynamodbAnswerLostRate: number;
+  /** Of the lost answers, the share the SDK retries (the others fail the call). */
+  readonly answerLostRetriedShare: number;
+  readonly dynamodbSlowRate: number;
+  readonly handlerErrorRate: number;
+  readonly handlerSlowRate: number;
+  readonly duplicateDeliveryRate: number;
+  readonly staleHandleEffectRate: number;
+  readonly sqsRequestFailureRate: number;
+  /** Re-batched re-sends by Meta. */
+  readonly metaRetries: number;
+  readonly ttlSweeps: number;
+}
+
+export function drawFaultPlan(random: Prng): FaultPlan {
+  return {
+    crashRate: random.pick([0, 0.1, 0.3]),
+    dynamodbThrottleRate: random.pick([0, 0.03, 0.15]),
+    dynamodbAnswerLostRate: random.pick([0, 0.03, 0.15]),
+    answerLostRetriedShare: random.pick([0, 0.5, 1]),
+    dynamodbSlowRate: random.pick([0, 0.05]),
+    handlerErrorRate: random.pick([0, 0.1, 0.3]),
+    handlerSlowRate: random.pick([0, 0.05, 0.2]),
+    duplicateDeliveryRate: random.pick([0, 0.05, 0.2]),
+    staleHandleEffectRate: random.pick([0, 0.5, 1]),
+    sqsRequestFailureRate: random.pick([0, 0.2]),
+    metaRetries: random.int(0, 3),
+    ttlSweeps: random.int(0, 2),
+  };
+}
+
+export class FaultTally {
+  readonly counts = new Map<FaultKind, number>();
+
+  add(kind: FaultKind, count = 1): void {
+    if (count > 0) this.counts.set(kind, (this.counts.get(kind) ?? 0) + count);
+  }
+
+  total(): number {
+    let total = 0;
+    for (const count of this.counts.values()) total += count;
+    return total;
+  }
+
+  /** Adds another tally's counts into this one. */
+  merge(other: FaultTally): void {
+    for (const [kind, count] of other.counts) this.add(kind, count);
+  }
+
+  toRecord(): Record<FaultKind, number> {
+    return Object.fromEntries(FAULT_KINDS.map((kind) => [kind, this.counts.get(kind) ?? 0])) as Record<
+      FaultKind,
+      number
+    >;
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * A single-threaded scheduler over virtual time. Everything that takes time in a schedule (a DynamoDB request
+ * reaching the table, its answer coming back, an SQS call, a handler's side effect, a sleep, a Lambda
+ * deadline, Meta sending a body) is a pending operation due at a virtual instant. A step completes the
+ * earliest one (ties broken by a seeded draw), moves the clock there, then lets the promise continuations run
+ * until every worker waits on its next operation. The order of completions is thus a function of the
+ * seeded latencies alone: same seed, same interleaving.
+ *
+ * Only one operation completes per step, and only the continuations of its promise run in that step, so the
+ * code that runs during a step belongs to that operation's worker (`currentWorker`): the DynamoDB and SQS
+ * interceptors use it to tell which invocation sent a request.
+ */
+import type { Prng } from './prng.ts';
+
+export interface OperationSpec<T> {
+  readonly worker: string;
+  readonly label: string;
+  readonly delayMs: number;
+  /** Runs when the operation completes; its value, or what it throws, settles the operation's promise. */
+  readonly complete: () => T | PromiseLike<T>;
+  /** Runs instead of `complete` when the worker dies with this operation in flight. */
+  readonly abandon?: () => void;
+  /** A timer that does not make its worker busy (a deadline, a TTL sweep). @default false */
+  readonly background?: boolean;
+}
+
+export interface PendingOperation {
+  readonly id: number;
+  readonly worker: string;
+  readonly label: string;
+  /** Virtual epoch ms at which it completes. */
+  readonly at: number;
+  readonly background: boolean;
+}
+
+interface QueuedOperation extends PendingOperation {
+  readonly tie: number;
+  fire(): void;
+  abandon(): void;
+}
+
+/** Decides, just before `operation` completes, whether it does: false means the guard disposed of it. */
+export type FireGuard = (operation: PendingOperation) => boolean;
+
+export class SimulationStuckError extends Error {
+  constructor(detail: string) {
+    super(`The simulation is stuck: ${detail}`);
+    this.name = 'SimulationStuckError';
+  }
+}
+
+/** Rounds of the event loop a step waits, beyond the first, for every worker to reach its next operation. */
+const EXTRA_SETTLE_ROUNDS = 20;
+
+export class Scheduler {
+  #now: number;
+  #current = 'scheduler';
+  #sequence = 0;
+  readonly #pending: QueuedOperation[] = [];
+  readonly #random: Prng;
+  #guard: FireGuard | undefined;
+  #settled: (() => boolean) | undefined;
+
+  constructor(startMs: number, random: Prng) {
+    this.#now = startMs;
+    this.#random = random;
+  }
+
+  /** Virtual epoch ms. */
+  get now(): number {
+    return this.#now;
+  }
+
+  /** The worker whose operation completed in the current step. */
+  get currentWorker(): string {
+    return this.#current;
+  }
+
+  setFireGuard(guard: FireGuard): void {
+    this.#guard = guard;
+  }
+
+  /** True once every worker waits on an operation; checked after each step (see `SimulationStuckError`). */
+  setSettledCheck(settled: () => boolean): void {
+    this.#settled = settled;
+  }
+
+  schedule<T>(spec: OperationSpec<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.push({
+        id: ++this.#sequence,
+        worker: spec.worker,
+        label: spec.label,
+        at: this.#now + Math.max(0, spec.delayMs),
+        background: spec.background ?? false,
+        tie: this.#random.next(),
+        fire: () => {
+          try {
+            resolve(spec.complete());
+          } catch (error) {
+            reject(error);
+          }
+        },
+        abandon: () => spec.abandon?.(),
+      });
+    });
+  }
+
+  /** A virtual sleep of `worker`. */
+  sleep(worker: string, ms: number, label = `sleep ${ms}ms`): Promise<void> {
+    return this.schedule({ worker, label, delayMs: ms, complete: () => undefined });
+  }
+
+  /** The worker died: its operations in flight are abandoned (their `abandon` runs) and never settle. */
+  abandonWorker(worker: string): void {
+    for (const operation of this.#take(worker)) operation.abandon();
+  }
+
+  /** Removes the worker's operations without running anything (a deadline after the invocation returned). */
+  cancelWorker(worker: string): void {
+    this.#take(worker);
+  }
+
+  /** Whether `worker` waits on an operation that is not a background timer. */
+  isBusy(worker: string): boolean {
+    return this.#pending.some((operation) => operation.worker === worker && !operation.background);
+  }
+
+  pendingCount(): number {
+    return this.#pending.length;
+  }
+
+  /** Completes the earliest pending operation and lets the workers run on. False when nothing is pending. */
+  async step(): Promise<boolean> {
+    const operation = this.#earliest();
+    if (operation === undefined) return false;
+    this.#now = Math.max(this.#now, operation.at);
+    this.#current = operation.worker;
+    if (this.#guard === undefined || this.#guard(operation)) {
+      const index = this.#pending.indexOf(operation);
+      if (index >= 0) {
+        this.#pending.splice(index, 1);
+        operation.fire();
+      }
+    }
+    await this.#settle(operation);
+    this.#current = 'scheduler';
+    return true;
+  }
+
+  async #settle(operation: PendingOperation): Promise<void> {
+    await nextTurn();
+    if (this.#settled === undefined) return;
+    for (let round = 0; !this.#settled(); round++) {
+      if (round >= EXTRA_SETTLE_ROUNDS) {
+        throw new SimulationStuckError(
+          `after ${operation.worker} ${operation.label}, a worker awaits something outside the simulation`,
+        );
+      }
+      await nextTurn();
+    }
+  }
+
+  #earliest(): QueuedOperation | undefined {
+    let best: QueuedOperation | undefined;
+    for (const operation of this.#pending) {
+      if (
+        best === undefined ||
+        operation.at < best.at ||
+        (operation.at === best.at && operation.tie < best.tie)
+      ) {
+        best = operation;
+      }
+    }
+    return best;
+  }
+
+  #take(worker: string): QueuedOperation[] {
+    const taken = this.#pending.filter((operation) => operation.worker === worker);
+    for (const operation of taken) this.#pending.splice(this.#pending.indexOf(operation), 1);
+    return taken;
+  }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

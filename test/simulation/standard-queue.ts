@@ -1,0 +1,153 @@
+/**
+ * An SQS standard queue with its redrive to a dead-letter queue, in virtual time:
+ *
+ * - at-least-once: a receive may hand out again a message that is still in flight (a duplicate delivery, as
+ *   when the copy on another SQS host answers), with a fresh receipt handle and one more receive count;
+ * - a received message is invisible for the visibility timeout, then visible again if nobody deleted it;
+ * - every receive issues a new receipt handle; a delete or visibility change with an older handle of the same
+ *   message succeeds as a call but may or may not take effect (SQS documents exactly that), chosen by seed;
+ * - a message received `maxReceiveCount` times is moved to the dead-letter queue by the next receive that
+ *   would hand it out;
+ * - no ordering: each receive shuffles the visible messages.
+ */
+import type { Prng } from './prng.ts';
+
+export interface QueueSettings {
+  readonly visibilityTimeoutMs: number;
+  readonly maxReceiveCount: number;
+  /** Chance that a receive also hands out each message currently in flight. */
+  readonly duplicateDeliveryRate: number;
+  /** Chance that a delete or visibility change with a superseded receipt handle takes effect. */
+  readonly staleHandleEffectRate: number;
+}
+
+export type MessageState = 'queued' | 'deleted' | 'dead-letter';
+
+export interface QueueMessage {
+  readonly messageId: string;
+  readonly body: string;
+  /** The workload's id of the body, to know which events a dead-lettered message carried. */
+  readonly bodyId: string;
+  readonly sentAt: number;
+  receiveCount: number;
+  visibleAt: number;
+  latestHandle: string | undefined;
+  state: MessageState;
+}
+
+export interface Delivery {
+  readonly message: QueueMessage;
+  readonly receiptHandle: string;
+  readonly receiveCount: number;
+  /** Handed out while an earlier delivery was still in flight. */
+  readonly duplicate: boolean;
+}
+
+export interface ReceiveResult {
+  readonly deliveries: readonly Delivery[];
+  readonly deadLettered: readonly QueueMessage[];
+}
+
+/** What a call with a receipt handle did. */
+export type HandleOutcome = 'applied' | 'stale-applied' | 'stale-ignored' | 'unknown-handle';
+
+export class StandardQueue {
+  readonly #settings: QueueSettings;
+  readonly #random: Prng;
+  readonly #messages: QueueMessage[] = [];
+  readonly #byHandle = new Map<string, QueueMessage>();
+  #handles = 0;
+
+  constructor(settings: QueueSettings, random: Prng) {
+    this.#settings = settings;
+    this.#random = random;
+  }
+
+  get settings(): QueueSettings {
+    return this.#settings;
+  }
+
+  send(body: string, bodyId: string, now: number): QueueMessage {
+    const message: QueueMessage = {
+      messageId: `msg-${String(this.#messages.length + 1).padStart(3, '0')}`,
+      body,
+      bodyId,
+      sentAt: now,
+      receiveCount: 0,
+      visibleAt: now,
+      latestHandle: undefined,
+      state: 'queued',
+    };
+    this.#messages.push(message);
+    return message;
+  }
+
+  receive(now: number, maxMessages: number): ReceiveResult {
+    const deliveries: Delivery[] = [];
+    const deadLettered: QueueMessage[] = [];
+    for (const message of this.#random.shuffle(this.#messages)) {
+      if (deliveries.length >= maxMessages || message.state !== 'queued') continue;
+      const visible = message.visibleAt <= now;
+      if (!visible && !this.#random.chance(this.#settings.duplicateDeliveryRate)) continue;
+      if (message.receiveCount >= this.#settings.maxReceiveCount) {
+        if (visible) {
+          message.state = 'dead-letter';
+          deadLettered.push(message);
+        }
+        continue;
+      }
+      message.receiveCount++;
+      message.visibleAt = Math.max(message.visibleAt, now + this.#settings.visibilityTimeoutMs);
+      const receiptHandle = `rh-${++this.#handles}`;
+      message.latestHandle = receiptHandle;
+      this.#byHandle.set(receiptHandle, message);
+      deliveries.push({ message, receiptHandle, receiveCount: message.receiveCount, duplicate: !visible });
+    }
+    return { deliveries, deadLettered };
+  }
+
+  delete(receiptHandle: string): HandleOutcome {
+    return this.#withHandle(receiptHandle, (message) => {
+      message.state = 'deleted';
+    });
+  }
+
+  changeVisibility(receiptHandle: string, now: number, visibilityTimeoutSeconds: number): HandleOutcome {
+    return this.#withHandle(receiptHandle, (message) => {
+      message.visibleAt = now + visibilityTimeoutSeconds * 1000;
+    });
+  }
+
+  /** When the next queued message becomes visible, or undefined when none is queued. */
+  nextVisibleAt(): number | undefined {
+    let next: number | undefined;
+    for (const message of this.#messages) {
+      if (message.state === 'queued' && (next === undefined || message.visibleAt < next)) {
+        next = message.visibleAt;
+      }
+    }
+    return next;
+  }
+
+  /** Every message deleted or dead-lettered. */
+  drained(): boolean {
+    return this.#messages.every((message) => message.state !== 'queued');
+  }
+
+  messages(): readonly QueueMessage[] {
+    return this.#messages;
+  }
+
+  #withHandle(receiptHandle: string, apply: (message: QueueMessage) => void): HandleOutcome {
+    const message = this.#byHandle.get(receiptHandle);
+    if (message === undefined) return 'unknown-handle';
+    if (message.state !== 'queued') return 'applied';
+    if (message.latestHandle === receiptHandle) {
+      apply(message);
+      return 'applied';
+    }
+    if (!this.#random.chance(this.#settings.staleHandleEffectRate)) return 'stale-ignored';
+    apply(message);
+    return 'stale-applied';
+  }
+}
