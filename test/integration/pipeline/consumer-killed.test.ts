@@ -2,9 +2,10 @@
  * A consumer killed mid-batch (SIGKILL), then a new one: SQS redelivers the killed worker's messages after the
  * visibility timeout, the new worker takes the lapsed claims over. Every event must be effected at least once,
  * and only events inside the effectâ†’complete window (effect journalled, claim still `processing` at the
- * kill) may be effected twice. See docs/consumer.md.
+ * kill) may be effected twice; those are counted, printed and capped (WINDOW_CAP). See docs/consumer.md.
  */
 import { afterAll, afterEach, expect, it } from 'vitest';
+import { keysOfBody, messageKey } from '../../reliability/workload.ts';
 import { type ConsumerWorker, startConsumerWorker } from '../../support/consumer-worker-process.ts';
 import { envelope, inboundMessages, messagesChange } from '../../unit/consumer/webhook-bodies.ts';
 import {
@@ -25,6 +26,15 @@ const KILL_AFTER_EFFECTS = 20;
  * enough for the test to stay in seconds.
  */
 const FUNCTION_TIMEOUT_SECONDS = 2;
+/** Worker A's event source: the consumer worker's defaults, spelled out because WINDOW_CAP rests on them. */
+const POLLERS = 2;
+const BATCH_SIZE = 10;
+/**
+ * Events the kill may catch between effect and completion. The consumer runs a batch's records in parallel
+ * and each record's events in order, so at any instant at most one event per record it holds sits between
+ * its effect and its `complete`; worker A holds at most POLLERS Ã— BATCH_SIZE records: 20 of 180 events.
+ */
+const WINDOW_CAP = POLLERS * BATCH_SIZE;
 
 let pipeline: Pipeline | undefined;
 const workers: ConsumerWorker[] = [];
@@ -35,7 +45,11 @@ afterEach(async () => {
 afterAll(() => restoreEnvironment());
 
 function startWorker(p: Pipeline): ConsumerWorker {
-  const worker = startConsumerWorker(p, { functionTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS });
+  const worker = startConsumerWorker(p, {
+    functionTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
+    pollers: POLLERS,
+    batchSize: BATCH_SIZE,
+  });
   workers.push(worker);
   return worker;
 }
@@ -59,16 +73,19 @@ it('effects every event after a SIGKILL mid-batch, twice only inside the effectâ
 
   const t0 = Date.now();
   const messages = inboundMessages(DELIVERIES * EVENTS_PER_DELIVERY, 'kill');
-  const keys = messages.map((m) => `msg:${m.id}`);
+  // Expected keys from the generator's ids; the extractor under test must derive the same, body by body.
+  const keys = messages.map(messageKey);
+  expect(new Set(keys).size).toBe(DELIVERIES * EVENTS_PER_DELIVERY);
+  const bodies = Array.from({ length: DELIVERIES }, (_, d) =>
+    envelope([messagesChange(messages.slice(d * EVENTS_PER_DELIVERY, (d + 1) * EVENTS_PER_DELIVERY))]),
+  );
+  expect(bodies.flatMap(keysOfBody)).toEqual(keys);
+  let accepted = 0;
   for (let i = 0; i < DELIVERIES; i += 25) {
-    const answers = await Promise.all(
-      Array.from({ length: Math.min(25, DELIVERIES - i) }, (_, j) => {
-        const first = (i + j) * EVENTS_PER_DELIVERY;
-        return p.post(envelope([messagesChange(messages.slice(first, first + EVENTS_PER_DELIVERY))]));
-      }),
-    );
-    expect(answers.every((answer) => answer.statusCode === 200)).toBe(true);
+    const answers = await Promise.all(bodies.slice(i, i + 25).map((body) => p.post(body)));
+    accepted += answers.filter((answer) => answer.statusCode === 200).length;
   }
+  expect(accepted).toBe(DELIVERIES);
   expect(await p.queueDepth()).toBe(DELIVERIES);
   mark('seeded', t0);
 
@@ -104,9 +121,11 @@ it('effects every event after a SIGKILL mid-batch, twice only inside the effectâ
 
   // Worker B: a fresh process; it gets the rest at once and A's in-flight records after the visibility timeout.
   const b = startWorker(p);
+  // On a loaded machine B's batches can time out too and come back only a visibility timeout (12 s) later:
+  // leave room for a few such rounds.
   await waitFor(
     async () => keys.every((key) => readEffects(p.journalPath).has(key)) && (await p.queueDepth()) === 0,
-    30_000,
+    60_000,
     () =>
       `${keys.filter((key) => !readEffects(p.journalPath).has(key)).length} events never effected; stderr: ${b.stderr()}`,
   );
@@ -118,21 +137,31 @@ it('effects every event after a SIGKILL mid-batch, twice only inside the effectâ
   const twice = [...effects].filter(([, count]) => count > 1).map(([key]) => key);
   console.info(
     `kill test: ${keys.length} events, killed after ${total(effectedByA)} effects, ` +
-      `${processingAtKill.size} claims left processing, ${inWindow.size} in the effectâ†’complete window, ` +
+      `${processingAtKill.size} claims left processing, ${inWindow.size} in the effectâ†’complete window ` +
+      `(cap ${WINDOW_CAP}), ` +
       `${twice.length} effected twice (A killed ${killedAfterMs} ms after its first effect; ` +
       `A invocations: ${a.invocationOutcomes()}; B invocations: ${b.invocationOutcomes()}; ` +
       `${phases.join(', ')})`,
   );
 
   // At least once: every event.
+  const keySet = new Set(keys);
   expect(keys.filter((key) => !effects.has(key))).toEqual([]);
-  expect([...effects.keys()].filter((key) => !keys.includes(key))).toEqual([]);
-  // Exactly once outside the window: a second effect only for a claim the killed worker left `processing`
-  // after its effect was journalled; never a third.
-  expect(twice.filter((key) => !inWindow.has(key))).toEqual([]);
-  expect([...effects.values()].every((count) => count <= 2)).toBe(true);
+  expect([...effects.keys()].filter((key) => !keySet.has(key))).toEqual([]);
+  // Exactly once outside the window: one kill, so at most one extra effect, and only for a claim the killed
+  // worker left `processing` after its effect was journalled.
+  let checked = 0;
+  const beyondWindow: string[] = [];
+  for (const key of keys) {
+    checked++;
+    const count = effects.get(key) ?? 0;
+    if (count > 1 + (inWindow.has(key) ? 1 : 0)) beyondWindow.push(`${key} effected ${count}Ã—`);
+  }
+  expect(checked).toBe(DELIVERIES * EVENTS_PER_DELIVERY);
+  expect(beyondWindow).toEqual([]);
+  expect(inWindow.size).toBeLessThanOrEqual(WINDOW_CAP);
 
   // Every claim ends done.
   const claims = await p.claims();
-  expect(keys.filter((key) => claims.get(key) !== 'done')).toEqual([]);
-}, 90_000);
+  expect(Object.fromEntries(claims)).toEqual(Object.fromEntries(keys.map((key) => [key, 'done'])));
+}, 120_000);
