@@ -82,16 +82,47 @@ export const CLAIM_TABLE_DEFAULTS = {
   removalPolicy: RemovalPolicy.RETAIN,
 } as const satisfies Partial<TablePropsV2>;
 
-/** Alarm defaults (see `WebhookAlarmThresholds`). */
+/**
+ * Alarm defaults (see `WebhookAlarmThresholds` in lib/monitoring/alarms.ts for what each alarm means). Counts
+ * of things that should never happen (failed invocations, throttles, completion failures) alarm on the first
+ * one; rates and throttling have a floor so that a single retried event on a quiet night pages nobody.
+ */
 export const ALARM_DEFAULTS = {
   period: Duration.minutes(5),
   oldestMessageAgeSeconds: 300,
   oldestMessageAgeEvaluationPeriods: 3,
   deadLetterQueueMessages: 1,
+  /** New DLQ messages within one minute, each a fresh notification even while the DLQ is not empty. */
+  deadLetterQueueArrivals: 1,
   duplicateRatePercent: 10,
   duplicateRateEvaluationPeriods: 3,
   duplicateRateMinimumEvents: 50,
   duplicateRateFields: ['message', 'status', 'error'] as readonly string[],
   apiServerErrors: 5,
   signatureRejections: 100,
+  /** The consumer reports failures per record, so a failed invocation is a crash or a timeout: a bug. */
+  consumerErrors: 1,
+  /** The event source caps concurrency below the account limit; a throttle means that cap is not holding. */
+  consumerThrottles: 1,
+  /** The receiver answers every error itself, so a failed invocation is a crash or a timeout. */
+  receiverErrors: 1,
+  /** A throttled receiver is a failed delivery for Meta (it retries, but late). */
+  receiverThrottles: 1,
+  /** An effect ran but its claim could not be marked done: a retry may run it a second time. */
+  completionFailures: 1,
+  /** 5 % of fresh events failing their handler, over 2 periods, is a failing downstream, not bad luck. */
+  handlerErrorRatePercent: 5,
+  handlerErrorRateEvaluationPeriods: 2,
+  handlerErrorRateMinimumEvents: 20,
+  handlerErrorRateFields: ['message', 'status', 'error'] as readonly string[],
+  /**
+   * Claims failing in 2 consecutive periods: longer than a throttling burst the SDK absorbs, shorter than
+   * the ~15 minutes (5 receives × the 181 s visibility timeout) after which records start reaching the DLQ.
+   */
+  claimFailures: 1,
+  claimFailuresEvaluationPeriods: 2,
+  /** The SDK retries a throttled write (3 attempts); 10 in a period is sustained pressure, not a blip. */
+  claimTableThrottledRequests: 10,
+  /** DynamoDB 500s are retried by the SDK; a handful in a period means DynamoDB itself is struggling. */
+  claimTableSystemErrors: 5,
 } as const;

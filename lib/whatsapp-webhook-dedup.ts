@@ -35,12 +35,8 @@ import {
   NODE_OPTIONS,
   QUEUE_DEFAULTS,
 } from './defaults.ts';
-import {
-  resolveThresholds,
-  type WebhookAlarms,
-  type WebhookAlarmThresholds,
-  WebhookMonitoring,
-} from './monitoring/dashboard.ts';
+import { resolveThresholds, type WebhookAlarms, type WebhookAlarmThresholds } from './monitoring/alarms.ts';
+import { WebhookMonitoring } from './monitoring/dashboard.ts';
 import {
   CLAIM_TABLE_SCHEMA,
   type PipelineSettings,
@@ -445,6 +441,7 @@ export class WhatsAppWebhookDedup extends Construct {
       consumerFunction: this.consumerFunction,
       deliveryQueue: this.deliveryQueue,
       deadLetterQueue: this.deadLetterQueue,
+      claimTable: this.claimTable,
       thresholds: props.alarmThresholds,
       alarmTopic: props.alarmTopic,
       dashboardName: props.dashboardName,

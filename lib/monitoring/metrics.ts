@@ -1,11 +1,13 @@
 /**
- * CloudWatch metric objects for the custom metrics of DESIGN §5. Names and dimensions come only from
- * `functions/commons/metric-names.ts`, the module the handlers emit with, so the two cannot drift apart.
- * This module builds `Metric`/`MathExpression` objects and nothing else; widgets and alarms live in
- * `dashboard.ts`.
+ * CloudWatch metric objects for the custom metrics of DESIGN §5, and the metric-math expressions built on
+ * them and on the queues' metrics. Names and dimensions come only from `functions/commons/metric-names.ts`,
+ * the module the handlers emit with, so the two cannot drift apart. This module builds `Metric`/
+ * `MathExpression` objects and nothing else; alarms live in `alarms.ts`, widgets in `dashboard.ts`.
  */
-import type { Duration } from 'aws-cdk-lib';
-import { MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { Duration } from 'aws-cdk-lib';
+import { type IMetric, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { type ITableV2, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import {
   ConsumerFieldMetric,
   type ConsumerMetric,
@@ -52,21 +54,24 @@ export function consumerFieldMetric(
 }
 
 /** A consumer count without a dimension of its own, summed over the period. */
-export function consumerMetric(name: ConsumerMetricName, window: MetricWindow): Metric {
+export function consumerMetric(
+  name: ConsumerMetricName,
+  window: MetricWindow & { readonly label?: string },
+): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,
     dimensionsMap: SERVICE,
     statistic: Stats.SUM,
     period: window.period,
-    label: name,
+    label: window.label ?? name,
   });
 }
 
 /** A receiver metric (no dimension of its own); `EventsPerDelivery` is a distribution, so the statistic is a parameter. */
 export function receiverMetric(
   name: ReceiverMetricName,
-  window: MetricWindow & { readonly statistic?: string },
+  window: MetricWindow & { readonly statistic?: string; readonly label?: string },
 ): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
@@ -74,7 +79,9 @@ export function receiverMetric(
     dimensionsMap: SERVICE,
     statistic: window.statistic ?? Stats.SUM,
     period: window.period,
-    label: window.statistic && window.statistic !== Stats.SUM ? `${name} (${window.statistic})` : name,
+    label:
+      window.label ??
+      (window.statistic && window.statistic !== Stats.SUM ? `${name} (${window.statistic})` : name),
   });
 }
 
@@ -111,33 +118,93 @@ export function combinedDuplicateRatePercent(
   fields: readonly string[],
   window: MetricWindow & { readonly minimumEvents: number },
 ): MathExpression {
+  return combinedFieldRatePercent({
+    part: ConsumerFieldMetric.EventsDuplicate,
+    whole: [ConsumerFieldMetric.EventsFresh, ConsumerFieldMetric.EventsDuplicate],
+    fields,
+    window,
+    label: `Duplicate % (${fields.join(', ')})`,
+  });
+}
+
+/**
+ * 100 × handler errors / fresh events over several fields together, for an alarm. Every fresh claim counts
+ * in `EventsFresh`, whether its handler then succeeded or threw, so the ratio is the share of attempts that
+ * failed. Below `minimumEvents` fresh events the period reads 0, as for the duplicate rate.
+ */
+export function combinedHandlerErrorRatePercent(
+  fields: readonly string[],
+  window: MetricWindow & { readonly minimumEvents: number },
+): MathExpression {
+  return combinedFieldRatePercent({
+    part: ConsumerFieldMetric.HandlerErrors,
+    whole: [ConsumerFieldMetric.EventsFresh],
+    fields,
+    window,
+    label: `Handler error % (${fields.join(', ')})`,
+  });
+}
+
+/** Metric-math id prefixes of the per-field counts that the combined rates read. */
+const RATE_ID_PREFIX: Partial<Record<ConsumerFieldMetricName, string>> = {
+  [ConsumerFieldMetric.EventsFresh]: 'fresh',
+  [ConsumerFieldMetric.EventsDuplicate]: 'dup',
+  [ConsumerFieldMetric.HandlerErrors]: 'herr',
+};
+
+/** `IF(Σ whole >= minimumEvents, 100 × Σ part / Σ whole, 0)`, each metric fetched once per field. */
+function combinedFieldRatePercent(rate: {
+  readonly part: ConsumerFieldMetricName;
+  readonly whole: readonly ConsumerFieldMetricName[];
+  readonly fields: readonly string[];
+  readonly window: MetricWindow & { readonly minimumEvents: number };
+  readonly label: string;
+}): MathExpression {
+  const { fields, window } = rate;
   if (fields.length === 0 || fields.length > MAX_ALARM_FIELDS) {
     throw new Error(
-      `The duplicate-rate alarm needs 1 to ${MAX_ALARM_FIELDS} fields (CloudWatch allows 10 metrics per alarm), got ${fields.length}.`,
+      `A combined rate alarm needs 1 to ${MAX_ALARM_FIELDS} fields (CloudWatch allows 10 metrics per alarm), got ${fields.length}.`,
     );
   }
   const usingMetrics: Record<string, Metric> = {};
-  const freshIds: string[] = [];
-  const duplicateIds: string[] = [];
-  for (const field of fields) {
-    const fresh = metricId('fresh', field);
-    const duplicate = metricId('dup', field);
-    usingMetrics[fresh] = consumerFieldMetric(ConsumerFieldMetric.EventsFresh, field, window);
-    usingMetrics[duplicate] = consumerFieldMetric(ConsumerFieldMetric.EventsDuplicate, field, window);
-    freshIds.push(`FILL(${fresh}, 0)`);
-    duplicateIds.push(`FILL(${duplicate}, 0)`);
-  }
-  const duplicates = `(${duplicateIds.join(' + ')})`;
-  const total = `(${[...freshIds, ...duplicateIds].join(' + ')})`;
+  const filled = (name: ConsumerFieldMetricName): string[] =>
+    fields.map((field) => {
+      const id = metricId(RATE_ID_PREFIX[name] ?? name.toLowerCase(), field);
+      usingMetrics[id] = consumerFieldMetric(name, field, window);
+      return `FILL(${id}, 0)`;
+    });
+  const part = `(${filled(rate.part).join(' + ')})`;
+  const whole = `(${rate.whole.flatMap(filled).join(' + ')})`;
   return new MathExpression({
-    expression: `IF(${total} >= ${window.minimumEvents}, 100 * ${duplicates} / ${total}, 0)`,
+    expression: `IF(${whole} >= ${window.minimumEvents}, 100 * ${part} / ${whole}, 0)`,
     usingMetrics,
-    label: `Duplicate % (${fields.join(', ')})`,
+    label: rate.label,
     period: window.period,
   });
 }
 
 export const MAX_ALARM_FIELDS = 5;
+
+/**
+ * How much a queue's visible depth grew since the previous minute. Alarming on `> 0` turns every arrival
+ * into its own OK → ALARM transition (the next quiet minute reads 0), so a queue that is already non-empty
+ * still notifies when more messages come. Depth, not `NumberOfMessagesSent`: SQS does not count messages
+ * its redrive policy moves into a dead-letter queue as sent, only those sent by a client.
+ */
+export function queueDepthGrowth(queue: IQueue, label: string): MathExpression {
+  const oneMinute = Duration.minutes(1);
+  return new MathExpression({
+    expression: 'DIFF(visible)',
+    usingMetrics: {
+      visible: queue.metricApproximateNumberOfMessagesVisible({
+        period: oneMinute,
+        statistic: Stats.MAXIMUM,
+      }),
+    },
+    label,
+    period: oneMinute,
+  });
+}
 
 /**
  * One line per field that reported the metric in the visible range (a CloudWatch SEARCH). Used for the
@@ -152,5 +219,70 @@ export function perFieldSearch(name: ConsumerFieldMetricName, window: MetricWind
     expression: `SEARCH('{${METRICS_NAMESPACE},${FIELD_DIMENSION},${SERVICE_DIMENSION}} MetricName="${name}" ${SERVICE_DIMENSION}="${SERVICE_NAME}"', 'Sum', ${seconds})`,
     label: `\${PROP('Dim.${FIELD_DIMENSION}')} ${name}`,
     period: window.period,
+  });
+}
+
+/** The writes the consumer makes to the claim table: claim (Put), complete and ledger (Update), release (Delete). */
+const CLAIM_TABLE_WRITES = [Operation.PUT_ITEM, Operation.UPDATE_ITEM, Operation.DELETE_ITEM];
+
+/**
+ * A per-operation DynamoDB metric summed over the consumer's three writes. DynamoDB publishes
+ * `ThrottledRequests` and `SystemErrors` per operation only, and only in periods where they happened, so
+ * each operation is `FILL`ed with 0: a plain sum (as the table's own `…ForOperations` helpers build it) has
+ * no value in a period where only one operation reported. The ids carry `idPrefix` so that two such sums
+ * can share a graph.
+ */
+function sumOverClaimTableWrites(
+  table: ITableV2,
+  metricName: string,
+  idPrefix: string,
+  window: MetricWindow,
+  label: string,
+): MathExpression {
+  const usingMetrics = Object.fromEntries(
+    CLAIM_TABLE_WRITES.map((operation) => [
+      `${idPrefix}_${operation.toLowerCase()}`,
+      table.metric(metricName, {
+        period: window.period,
+        statistic: Stats.SUM,
+        dimensionsMap: { TableName: table.tableName, Operation: operation },
+      }),
+    ]),
+  );
+  return new MathExpression({
+    expression: Object.keys(usingMetrics)
+      .map((id) => `FILL(${id}, 0)`)
+      .join(' + '),
+    usingMetrics,
+    label,
+    period: window.period,
+  });
+}
+
+/** Throttled claim-table writes. A failed condition (a duplicate) is not a throttle. */
+export function claimTableThrottledWrites(table: ITableV2, window: MetricWindow): MathExpression {
+  return sumOverClaimTableWrites(
+    table,
+    'ThrottledRequests',
+    'throttled',
+    window,
+    'Claim table: throttled writes',
+  );
+}
+
+/** DynamoDB internal errors (HTTP 500) on the claim table's writes. */
+export function claimTableSystemErrors(table: ITableV2, window: MetricWindow): MathExpression {
+  return sumOverClaimTableWrites(table, 'SystemErrors', 'system', window, 'Claim table: system errors (500)');
+}
+
+/**
+ * DynamoDB HTTP 400s. CloudWatch publishes `UserErrors` for the whole account and Region, with no table
+ * dimension; failed conditions and throttles are not in it.
+ */
+export function dynamoDbAccountUserErrors(table: ITableV2, window: MetricWindow): IMetric {
+  return table.metricUserErrors({
+    period: window.period,
+    statistic: Stats.SUM,
+    label: 'DynamoDB user errors (400), whole account and Region',
   });
 }

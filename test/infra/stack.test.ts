@@ -336,8 +336,8 @@ describe('Monitoring', () => {
       JSON.stringify(alarm.Properties).includes(`"MetricName":"${metricName}"`),
     );
 
-  it('creates the five alarms, none with actions by default', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+  it('creates the fifteen alarms, none with actions by default (monitoring.test.ts checks each)', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 15);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
       expect(alarm.Properties.AlarmActions).toBeUndefined();
       expect(alarm.Properties.TreatMissingData).toBe('notBreaching');

@@ -1,0 +1,441 @@
+/**
+ * The pipeline's alarms: what each watches, its threshold (props with defaults in `lib/defaults.ts`
+ * `ALARM_DEFAULTS`) and what an operator should do when it fires (its description, repeated in
+ * docs/deploy.md). Metric objects come from `metrics.ts` and from the constructs themselves; the dashboard
+ * (`dashboard.ts`) shows these alarms and the same metrics.
+ *
+ * Every alarm treats missing data as not breaching: no traffic is not an incident.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Alarm, ComparisonOperator, type IMetric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { ConsumerMetric, ReceiverMetric } from '../../functions/commons/metric-names.ts';
+import { ALARM_DEFAULTS } from '../defaults.ts';
+import {
+  claimTableSystemErrors,
+  claimTableThrottledWrites,
+  combinedDuplicateRatePercent,
+  combinedHandlerErrorRatePercent,
+  consumerMetric,
+  dynamoDbAccountUserErrors,
+  MAX_ALARM_FIELDS,
+  queueDepthGrowth,
+  receiverMetric,
+} from './metrics.ts';
+
+/** Alarm thresholds. Counts are per `period` unless the prop says otherwise. */
+export interface WebhookAlarmThresholds {
+  /**
+   * Period over which the custom metrics, Lambda and DynamoDB metrics, API errors and rates are summed.
+   * @default Duration.minutes(5)
+   */
+  readonly period?: Duration;
+  /**
+   * Alarm while the dead-letter queue holds at least this many messages (quarantined bodies, poison records).
+   * @default 1
+   */
+  readonly deadLetterQueueMessages?: number;
+  /**
+   * Alarm when the dead-letter queue grew by at least this many messages within one minute. Unlike
+   * `deadLetterQueueMessages`, which stays in alarm while anything waits there, this one returns to OK after
+   * a quiet minute, so each new arrival notifies again.
+   * @default 1
+   */
+  readonly deadLetterQueueArrivals?: number;
+  /**
+   * Alarm when the oldest message of the delivery queue is older than this, in seconds: the consumer is
+   * failing or cannot keep up.
+   * @default 300
+   */
+  readonly oldestMessageAgeSeconds?: number;
+  /**
+   * Consecutive one-minute periods above `oldestMessageAgeSeconds` before the alarm fires.
+   * @default 3
+   */
+  readonly oldestMessageAgeEvaluationPeriods?: number;
+  /**
+   * Alarm when duplicates exceed this percentage of events. A rising rate is the early sign that Meta is
+   * retrying because acknowledgements are slow.
+   * @default 10
+   */
+  readonly duplicateRatePercent?: number;
+  /**
+   * Consecutive periods above `duplicateRatePercent` before the alarm fires.
+   * @default 3
+   */
+  readonly duplicateRateEvaluationPeriods?: number;
+  /**
+   * Periods with fewer events than this (over the alarm's fields) count as 0 %, so a single retry on a
+   * quiet night does not read as 100 %.
+   * @default 50
+   */
+  readonly duplicateRateMinimumEvents?: number;
+  /**
+   * `Field` dimension values whose combined duplicate rate is alarmed on (at most 5: CloudWatch allows 10
+   * metrics per alarm).
+   * @default ['message', 'status', 'error']
+   */
+  readonly duplicateRateFields?: readonly string[];
+  /**
+   * Alarm when the HTTP API answers at least this many 5xx in one period (each one makes Meta retry).
+   * @default 5
+   */
+  readonly apiServerErrors?: number;
+  /**
+   * Alarm when at least this many requests are rejected for a bad or missing signature in one period: a
+   * rotated app secret not yet in the secret, no app secret stored yet, or someone probing the URL.
+   * @default 100
+   */
+  readonly signatureRejections?: number;
+  /**
+   * Alarm when at least this many consumer invocations fail as a whole (crash, timeout) in one period. The
+   * consumer reports failed records individually, so any failed invocation is a bug or a timeout.
+   * @default 1
+   */
+  readonly consumerErrors?: number;
+  /**
+   * Alarm when the consumer is throttled at least this many times in one period.
+   * @default 1
+   */
+  readonly consumerThrottles?: number;
+  /**
+   * Alarm when at least this many receiver invocations fail as a whole (crash, timeout) in one period.
+   * @default 1
+   */
+  readonly receiverErrors?: number;
+  /**
+   * Alarm when the receiver is throttled at least this many times in one period.
+   * @default 1
+   */
+  readonly receiverThrottles?: number;
+  /**
+   * Alarm when at least this many side effects ran but could not be marked done (`CompletionFailures`) in
+   * one period: a later retry of such an event may run its effect a second time.
+   * @default 1
+   */
+  readonly completionFailures?: number;
+  /**
+   * Alarm when handler errors exceed this percentage of fresh events.
+   * @default 5
+   */
+  readonly handlerErrorRatePercent?: number;
+  /**
+   * Consecutive periods above `handlerErrorRatePercent` before the alarm fires.
+   * @default 2
+   */
+  readonly handlerErrorRateEvaluationPeriods?: number;
+  /**
+   * Periods with fewer fresh events than this (over the alarm's fields) count as 0 %.
+   * @default 20
+   */
+  readonly handlerErrorRateMinimumEvents?: number;
+  /**
+   * `Field` dimension values whose combined handler error rate is alarmed on (at most 5).
+   * @default ['message', 'status', 'error']
+   */
+  readonly handlerErrorRateFields?: readonly string[];
+  /**
+   * Alarm when at least this many claims fail (DynamoDB errors after the SDK's retries, not duplicates) in
+   * each of `claimFailuresEvaluationPeriods` consecutive periods.
+   * @default 1
+   */
+  readonly claimFailures?: number;
+  /**
+   * Consecutive periods with `claimFailures` before the alarm fires.
+   * @default 2
+   */
+  readonly claimFailuresEvaluationPeriods?: number;
+  /**
+   * Alarm when at least this many claim-table writes (PutItem, UpdateItem, DeleteItem) are throttled in one
+   * period. Failed conditions (duplicates) are not throttles and never count.
+   * @default 10
+   */
+  readonly claimTableThrottledRequests?: number;
+  /**
+   * Alarm when the claim table's writes meet at least this many DynamoDB internal errors (HTTP 500) in one
+   * period.
+   * @default 5
+   */
+  readonly claimTableSystemErrors?: number;
+  /**
+   * Alarm when DynamoDB answers at least this many HTTP 400s in one period. CloudWatch publishes
+   * `UserErrors` for the whole account and Region, not per table, so in a shared account other
+   * applications' mistakes would fire it: opt in only where this pipeline owns the account. Failed
+   * conditions (duplicates) and throttles are not counted in it.
+   * @default - no alarm
+   */
+  readonly dynamoDbAccountUserErrors?: number;
+}
+
+/** What the alarms watch. */
+export interface WebhookAlarmSources {
+  readonly httpApi: IHttpApi;
+  readonly receiverFunction: IFunction;
+  readonly consumerFunction: IFunction;
+  readonly deliveryQueue: IQueue;
+  readonly deadLetterQueue: IQueue;
+  readonly claimTable: ITableV2;
+}
+
+/** The alarms, by what they watch. */
+export interface WebhookAlarms {
+  readonly deadLetterQueueNotEmpty: Alarm;
+  readonly deadLetterQueueArrivals: Alarm;
+  readonly oldestMessageAge: Alarm;
+  readonly duplicateRate: Alarm;
+  readonly apiServerErrors: Alarm;
+  readonly signatureRejections: Alarm;
+  readonly consumerErrors: Alarm;
+  readonly consumerThrottles: Alarm;
+  readonly receiverErrors: Alarm;
+  readonly receiverThrottles: Alarm;
+  readonly completionFailures: Alarm;
+  readonly handlerErrorRate: Alarm;
+  readonly claimFailures: Alarm;
+  readonly claimTableThrottledRequests: Alarm;
+  readonly claimTableSystemErrors: Alarm;
+  /** Only when `dynamoDbAccountUserErrors` is set. */
+  readonly dynamoDbAccountUserErrors?: Alarm;
+}
+
+export type ResolvedThresholds = Required<Omit<WebhookAlarmThresholds, 'dynamoDbAccountUserErrors'>> & {
+  readonly dynamoDbAccountUserErrors: number | undefined;
+};
+
+export function createWebhookAlarms(
+  scope: Construct,
+  sources: WebhookAlarmSources,
+  t: ResolvedThresholds,
+): WebhookAlarms {
+  const window = { period: t.period };
+  const sum = { period: t.period, statistic: Stats.SUM };
+  const count = (
+    id: string,
+    alarmDescription: string,
+    metric: IMetric,
+    threshold: number,
+    evaluationPeriods = 1,
+  ): Alarm =>
+    new Alarm(scope, id, {
+      alarmDescription,
+      metric,
+      threshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+  return {
+    deadLetterQueueNotEmpty: count(
+      'DeadLetterQueueNotEmpty',
+      'Messages wait in the dead-letter queue: quarantined bodies (with a reason attribute) or records that failed maxReceiveCount times. Inspect them, fix the cause, then redrive the records (the claims turn processed events into duplicates); delete quarantined bodies after inspection.',
+      sources.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: Stats.MAXIMUM,
+      }),
+      t.deadLetterQueueMessages,
+    ),
+    deadLetterQueueArrivals: count(
+      'DeadLetterQueueArrivals',
+      'New messages reached the dead-letter queue in the last minute (it may already have held some): another body was quarantined or another record gave up. Same steps as DeadLetterQueueNotEmpty; a steady stream means a systematic failure, so look at the consumer logs first.',
+      queueDepthGrowth(sources.deadLetterQueue, 'DLQ growth in one minute'),
+      t.deadLetterQueueArrivals,
+    ),
+    oldestMessageAge: new Alarm(scope, 'OldestMessageAge', {
+      alarmDescription:
+        'Deliveries wait too long in the queue: the consumer is failing, throttled or capped by maxConcurrency. Check the consumer errors and throttles; raise maxConcurrency if it is simply busy.',
+      metric: sources.deliveryQueue.metricApproximateAgeOfOldestMessage({
+        period: Duration.minutes(1),
+        statistic: Stats.MAXIMUM,
+      }),
+      threshold: t.oldestMessageAgeSeconds,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: t.oldestMessageAgeEvaluationPeriods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }),
+    duplicateRate: new Alarm(scope, 'DuplicateRate', {
+      alarmDescription:
+        'Duplicate deliveries are rising: Meta retries when acknowledgements are slow or fail. Check receiver latency and 5xx.',
+      metric: combinedDuplicateRatePercent(t.duplicateRateFields, {
+        ...window,
+        minimumEvents: t.duplicateRateMinimumEvents,
+      }),
+      threshold: t.duplicateRatePercent,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: t.duplicateRateEvaluationPeriods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }),
+    apiServerErrors: count(
+      'ApiServerErrors',
+      'The webhook answered 5xx (enqueue failures, secrets unreadable, receiver errors); Meta will retry these deliveries. Check the receiver logs for the step that failed.',
+      sources.httpApi.metricServerError(sum),
+      t.apiServerErrors,
+    ),
+    signatureRejections: count(
+      'SignatureRejections',
+      'Many requests failed signature verification: an app secret rotated in Meta but not in the secret, no app secret stored yet, or someone probing the URL. The receiver logs say which (no app secret configured / bad signature).',
+      receiverMetric(ReceiverMetric.SignatureRejected, window),
+      t.signatureRejections,
+    ),
+    consumerErrors: count(
+      'ConsumerErrors',
+      'Consumer invocations failed as a whole (crash or timeout): their whole batch returns to the queue after the visibility timeout. Check the consumer logs and its duration against its timeout.',
+      sources.consumerFunction.metricErrors(sum),
+      t.consumerErrors,
+    ),
+    consumerThrottles: count(
+      'ConsumerThrottles',
+      'The consumer was throttled: the account or function concurrency is exhausted. Throttled batches are retried, but their receive counts grow towards the DLQ. Check the account concurrency and other functions.',
+      sources.consumerFunction.metricThrottles(sum),
+      t.consumerThrottles,
+    ),
+    receiverErrors: count(
+      'ReceiverErrors',
+      'Receiver invocations failed as a whole (crash or timeout): API Gateway answered 5xx and Meta will retry. Check the receiver logs and its duration against its timeout.',
+      sources.receiverFunction.metricErrors(sum),
+      t.receiverErrors,
+    ),
+    receiverThrottles: count(
+      'ReceiverThrottles',
+      'The receiver was throttled: deliveries were refused and Meta will retry them late. Check the account concurrency.',
+      sources.receiverFunction.metricThrottles(sum),
+      t.receiverThrottles,
+    ),
+    completionFailures: count(
+      'CompletionFailures',
+      'A side effect ran but its claim could not be marked done: a later retry of the same event may run the effect a second time. Find the keys in the consumer logs ("Completing the claim failed after the side effect ran") and check them downstream.',
+      consumerMetric(ConsumerMetric.CompletionFailures, window),
+      t.completionFailures,
+    ),
+    handlerErrorRate: new Alarm(scope, 'HandlerErrorRate', {
+      alarmDescription:
+        'Your handlers are failing for a share of fresh events (claims released, records retried, then the DLQ). Check the consumer logs for the handler errors and the downstream system they call.',
+      metric: combinedHandlerErrorRatePercent(t.handlerErrorRateFields, {
+        ...window,
+        minimumEvents: t.handlerErrorRateMinimumEvents,
+      }),
+      threshold: t.handlerErrorRatePercent,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: t.handlerErrorRateEvaluationPeriods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }),
+    claimFailures: count(
+      'ClaimFailures',
+      'Claims keep failing (DynamoDB errors after the SDK retries, not duplicates): no event of the affected records is processed, and they reach the DLQ after maxReceiveCount receives. Check the claim-table alarms, the consumer role and the table.',
+      consumerMetric(ConsumerMetric.ClaimFailures, window),
+      t.claimFailures,
+      t.claimFailuresEvaluationPeriods,
+    ),
+    claimTableThrottledRequests: count(
+      'ClaimTableThrottledRequests',
+      'DynamoDB throttled writes to the claim table (on-demand tables throttle above twice their previous peak or on a hot partition). Writes are retried; sustained throttling slows the consumer and ends in ClaimFailures.',
+      claimTableThrottledWrites(sources.claimTable, window),
+      t.claimTableThrottledRequests,
+    ),
+    claimTableSystemErrors: count(
+      'ClaimTableSystemErrors',
+      'DynamoDB answered internal errors (HTTP 500) to claim-table writes. The SDK retries them; if ClaimFailures follows, check the AWS Health Dashboard for DynamoDB in this Region.',
+      claimTableSystemErrors(sources.claimTable, window),
+      t.claimTableSystemErrors,
+    ),
+    ...(t.dynamoDbAccountUserErrors === undefined
+      ? {}
+      : {
+          dynamoDbAccountUserErrors: count(
+            'DynamoDbAccountUserErrors',
+            'DynamoDB answered HTTP 400s in this account and Region (UserErrors has no per-table dimension). For this pipeline: access denied, a missing table or an invalid request; check ClaimFailures and the consumer logs.',
+            dynamoDbAccountUserErrors(sources.claimTable, window),
+            t.dynamoDbAccountUserErrors,
+          ),
+        }),
+  };
+}
+
+/** Fills defaults and refuses thresholds that would make an alarm meaningless or impossible to create. */
+export function resolveThresholds(input: WebhookAlarmThresholds = {}): ResolvedThresholds {
+  const d = ALARM_DEFAULTS;
+  const t: ResolvedThresholds = {
+    period: input.period ?? d.period,
+    deadLetterQueueMessages: input.deadLetterQueueMessages ?? d.deadLetterQueueMessages,
+    deadLetterQueueArrivals: input.deadLetterQueueArrivals ?? d.deadLetterQueueArrivals,
+    oldestMessageAgeSeconds: input.oldestMessageAgeSeconds ?? d.oldestMessageAgeSeconds,
+    oldestMessageAgeEvaluationPeriods:
+      input.oldestMessageAgeEvaluationPeriods ?? d.oldestMessageAgeEvaluationPeriods,
+    duplicateRatePercent: input.duplicateRatePercent ?? d.duplicateRatePercent,
+    duplicateRateEvaluationPeriods: input.duplicateRateEvaluationPeriods ?? d.duplicateRateEvaluationPeriods,
+    duplicateRateMinimumEvents: input.duplicateRateMinimumEvents ?? d.duplicateRateMinimumEvents,
+    duplicateRateFields: input.duplicateRateFields ?? d.duplicateRateFields,
+    apiServerErrors: input.apiServerErrors ?? d.apiServerErrors,
+    signatureRejections: input.signatureRejections ?? d.signatureRejections,
+    consumerErrors: input.consumerErrors ?? d.consumerErrors,
+    consumerThrottles: input.consumerThrottles ?? d.consumerThrottles,
+    receiverErrors: input.receiverErrors ?? d.receiverErrors,
+    receiverThrottles: input.receiverThrottles ?? d.receiverThrottles,
+    completionFailures: input.completionFailures ?? d.completionFailures,
+    handlerErrorRatePercent: input.handlerErrorRatePercent ?? d.handlerErrorRatePercent,
+    handlerErrorRateEvaluationPeriods:
+      input.handlerErrorRateEvaluationPeriods ?? d.handlerErrorRateEvaluationPeriods,
+    handlerErrorRateMinimumEvents: input.handlerErrorRateMinimumEvents ?? d.handlerErrorRateMinimumEvents,
+    handlerErrorRateFields: input.handlerErrorRateFields ?? d.handlerErrorRateFields,
+    claimFailures: input.claimFailures ?? d.claimFailures,
+    claimFailuresEvaluationPeriods: input.claimFailuresEvaluationPeriods ?? d.claimFailuresEvaluationPeriods,
+    claimTableThrottledRequests: input.claimTableThrottledRequests ?? d.claimTableThrottledRequests,
+    claimTableSystemErrors: input.claimTableSystemErrors ?? d.claimTableSystemErrors,
+    dynamoDbAccountUserErrors: input.dynamoDbAccountUserErrors,
+  };
+  for (const name of ['duplicateRatePercent', 'handlerErrorRatePercent'] as const) {
+    if (!(t[name] > 0 && t[name] < 100)) {
+      throw new Error(`alarmThresholds.${name} must be between 0 and 100, got ${t[name]}.`);
+    }
+  }
+  for (const name of ['duplicateRateFields', 'handlerErrorRateFields'] as const) {
+    if (t[name].length === 0 || t[name].length > MAX_ALARM_FIELDS) {
+      throw new Error(
+        `alarmThresholds.${name} must name 1 to ${MAX_ALARM_FIELDS} fields (CloudWatch allows 10 metrics per alarm), got ${t[name].length}.`,
+      );
+    }
+  }
+  // A count alarm fires at `>= threshold`: below 1 it would be in alarm with no event at all.
+  for (const name of [
+    'deadLetterQueueMessages',
+    'deadLetterQueueArrivals',
+    'apiServerErrors',
+    'signatureRejections',
+    'consumerErrors',
+    'consumerThrottles',
+    'receiverErrors',
+    'receiverThrottles',
+    'completionFailures',
+    'claimFailures',
+    'claimTableThrottledRequests',
+    'claimTableSystemErrors',
+    'dynamoDbAccountUserErrors',
+  ] as const) {
+    const value = t[name];
+    if (value !== undefined && !(value >= 1 && Number.isFinite(value))) {
+      throw new Error(`alarmThresholds.${name} must be at least 1, or the alarm is always on; got ${value}.`);
+    }
+  }
+  for (const name of [
+    'oldestMessageAgeEvaluationPeriods',
+    'duplicateRateEvaluationPeriods',
+    'handlerErrorRateEvaluationPeriods',
+    'claimFailuresEvaluationPeriods',
+  ] as const) {
+    if (!(Number.isInteger(t[name]) && t[name] >= 1)) {
+      throw new Error(
+        `alarmThresholds.${name} must be a whole number of periods, at least 1; got ${t[name]}.`,
+      );
+    }
+  }
+  for (const name of ['duplicateRateMinimumEvents', 'handlerErrorRateMinimumEvents'] as const) {
+    if (!(t[name] >= 0 && Number.isFinite(t[name]))) {
+      throw new Error(`alarmThresholds.${name} must be a number >= 0; got ${t[name]}.`);
+    }
+  }
+  return t;
+}

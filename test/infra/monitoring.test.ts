@@ -1,0 +1,509 @@
+/**
+ * The alarms and the dashboard panels added for issue 10 §3, on the synthesised template: one fine-grained
+ * assertion per alarm (metric, dimensions, statistic, period, threshold, comparison), thresholds from props,
+ * every alarm wired to the topic, refused thresholds, and the docs that describe them.
+ */
+import { readFileSync } from 'node:fs';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  ConsumerFieldMetric,
+  ConsumerMetric,
+  METRICS_NAMESPACE,
+  ReceiverMetric,
+  SERVICE_DIMENSION,
+  SERVICE_NAME,
+} from '../../functions/commons/metric-names.ts';
+import { ALARM_DEFAULTS } from '../../lib/defaults.ts';
+import { resolveThresholds, type WebhookAlarmThresholds } from '../../lib/monitoring/alarms.ts';
+import { logicalIdStartingWith, synthStack } from './synth.ts';
+
+const TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:ops-alarms';
+const SERVICE = { Name: SERVICE_DIMENSION, Value: SERVICE_NAME };
+
+/** Construct ids of the default alarms; the opt-in DynamoDbAccountUserErrors comes on top. */
+const DEFAULT_ALARMS = [
+  'DeadLetterQueueNotEmpty',
+  'DeadLetterQueueArrivals',
+  'OldestMessageAge',
+  'DuplicateRate',
+  'ApiServerErrors',
+  'SignatureRejections',
+  'ConsumerErrors',
+  'ConsumerThrottles',
+  'ReceiverErrors',
+  'ReceiverThrottles',
+  'CompletionFailures',
+  'HandlerErrorRate',
+  'ClaimFailures',
+  'ClaimTableThrottledRequests',
+  'ClaimTableSystemErrors',
+] as const;
+
+interface AlarmQuery {
+  Id: string;
+  Expression?: string;
+  ReturnData?: boolean;
+  MetricStat?: {
+    Metric: { Namespace: string; MetricName: string; Dimensions?: unknown[] };
+    Period: number;
+    Stat: string;
+  };
+}
+
+function alarmProperties(t: Template, id: string): Record<string, unknown> & { Metrics?: AlarmQuery[] } {
+  const logicalId = logicalIdStartingWith(t, 'AWS::CloudWatch::Alarm', `WebhookMonitoring${id}`);
+  return t.findResources('AWS::CloudWatch::Alarm')[logicalId]?.Properties;
+}
+
+function returnedExpression(queries: AlarmQuery[] | undefined): string {
+  const returned = (queries ?? []).filter((query) => query.ReturnData !== false);
+  expect(returned).toHaveLength(1);
+  return returned[0]?.Expression as string;
+}
+
+function fetched(queries: AlarmQuery[] | undefined): Record<string, AlarmQuery['MetricStat']> {
+  return Object.fromEntries(
+    (queries ?? []).flatMap((query) => (query.MetricStat ? [[query.Id, query.MetricStat]] : [])),
+  );
+}
+
+/** What CloudWatch bills per alarm: one metric, or each metric a metric-math alarm reads. */
+function alarmMetricCount(t: Template): number {
+  return Object.values(t.findResources('AWS::CloudWatch::Alarm')).reduce(
+    (total, alarm) =>
+      total +
+      (alarm.Properties.MetricName !== undefined
+        ? 1
+        : (alarm.Properties.Metrics as AlarmQuery[]).filter((query) => query.MetricStat).length),
+    0,
+  );
+}
+
+describe('default alarms', () => {
+  let template: Template;
+  let receiverId: string;
+  let consumerId: string;
+  let dlqId: string;
+  let tableId: string;
+
+  beforeAll(() => {
+    template = synthStack().template;
+    receiverId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookReceiver');
+    consumerId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookConsumer');
+    dlqId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookDeadLetterQueue');
+    tableId = logicalIdStartingWith(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
+  });
+
+  it('are the fifteen listed, each saying what to do, none breaching on missing data', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', DEFAULT_ALARMS.length);
+    for (const id of DEFAULT_ALARMS) {
+      const alarm = alarmProperties(template, id);
+      expect(alarm.TreatMissingData, id).toBe('notBreaching');
+      expect((alarm.AlarmDescription as string).length, id).toBeGreaterThan(80);
+    }
+  });
+
+  it.each([
+    ['ConsumerErrors', 'Errors', 'consumer'],
+    ['ConsumerThrottles', 'Throttles', 'consumer'],
+    ['ReceiverErrors', 'Errors', 'receiver'],
+    ['ReceiverThrottles', 'Throttles', 'receiver'],
+  ] as const)(
+    '%s: Lambda %s of the %s function, summed over 5 minutes, at the first one',
+    (id, metric, fn) => {
+      expect(alarmProperties(template, id)).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: metric,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn === 'consumer' ? consumerId : receiverId } }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+      });
+    },
+  );
+
+  it('CompletionFailures: the first possible double effect', () => {
+    const alarm = alarmProperties(template, 'CompletionFailures');
+    expect(alarm).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+    });
+    expect(alarm.Metrics).toEqual([
+      expect.objectContaining({
+        MetricStat: {
+          Metric: {
+            Namespace: METRICS_NAMESPACE,
+            MetricName: ConsumerMetric.CompletionFailures,
+            Dimensions: [SERVICE],
+          },
+          Period: 300,
+          Stat: 'Sum',
+        },
+      }),
+    ]);
+  });
+
+  it('ClaimFailures: failures in 2 consecutive periods, not a single burst', () => {
+    const alarm = alarmProperties(template, 'ClaimFailures');
+    expect(alarm).toMatchObject({
+      Threshold: 1,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(Object.values(fetched(alarm.Metrics))).toEqual([
+      {
+        Metric: {
+          Namespace: METRICS_NAMESPACE,
+          MetricName: ConsumerMetric.ClaimFailures,
+          Dimensions: [SERVICE],
+        },
+        Period: 300,
+        Stat: 'Sum',
+      },
+    ]);
+  });
+
+  it('HandlerErrorRate: handler errors over fresh events of messages, statuses and errors, with a volume floor', () => {
+    const alarm = alarmProperties(template, 'HandlerErrorRate');
+    expect(alarm).toMatchObject({
+      Threshold: 5,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    const fresh = 'FILL(fresh_message, 0) + FILL(fresh_status, 0) + FILL(fresh_error, 0)';
+    const errors = 'FILL(herr_message, 0) + FILL(herr_status, 0) + FILL(herr_error, 0)';
+    expect(returnedExpression(alarm.Metrics)).toBe(`IF((${fresh}) >= 20, 100 * (${errors}) / (${fresh}), 0)`);
+    const metrics = fetched(alarm.Metrics);
+    expect(Object.keys(metrics)).toHaveLength(6);
+    for (const field of ['message', 'status', 'error']) {
+      for (const [id, name] of [
+        [`fresh_${field}`, ConsumerFieldMetric.EventsFresh],
+        [`herr_${field}`, ConsumerFieldMetric.HandlerErrors],
+      ] as const) {
+        expect(metrics[id]).toEqual({
+          Metric: {
+            Namespace: METRICS_NAMESPACE,
+            MetricName: name,
+            Dimensions: [{ Name: 'Field', Value: field }, SERVICE],
+          },
+          Period: 300,
+          Stat: 'Sum',
+        });
+      }
+    }
+  });
+
+  it.each([
+    ['ClaimTableThrottledRequests', 'ThrottledRequests', 'throttled', 10],
+    ['ClaimTableSystemErrors', 'SystemErrors', 'system', 5],
+  ] as const)(
+    '%s: %s of the three claim-table writes, each filled with 0 so one operation suffices',
+    (id, metric, prefix, threshold) => {
+      const alarm = alarmProperties(template, id);
+      expect(alarm).toMatchObject({
+        Threshold: threshold,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+      const operations = ['PutItem', 'UpdateItem', 'DeleteItem'];
+      expect(returnedExpression(alarm.Metrics)).toBe(
+        operations.map((operation) => `FILL(${prefix}_${operation.toLowerCase()}, 0)`).join(' + '),
+      );
+      const metrics = fetched(alarm.Metrics);
+      expect(Object.keys(metrics)).toHaveLength(3);
+      for (const operation of operations) {
+        expect(metrics[`${prefix}_${operation.toLowerCase()}`]).toEqual({
+          Metric: {
+            Namespace: 'AWS/DynamoDB',
+            MetricName: metric,
+            Dimensions: [
+              { Name: 'Operation', Value: operation },
+              { Name: 'TableName', Value: { Ref: tableId } },
+            ],
+          },
+          Period: 300,
+          Stat: 'Sum',
+        });
+      }
+    },
+  );
+
+  it('DeadLetterQueueArrivals: growth of the DLQ depth within a minute, so each arrival is a new OK → ALARM', () => {
+    const alarm = alarmProperties(template, 'DeadLetterQueueArrivals');
+    expect(alarm).toMatchObject({
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(returnedExpression(alarm.Metrics)).toBe('DIFF(visible)');
+    // Depth, not NumberOfMessagesSent: messages the redrive policy moves into the DLQ are not counted as sent.
+    expect(fetched(alarm.Metrics)).toEqual({
+      visible: {
+        Metric: {
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+        },
+        Period: 60,
+        Stat: 'Maximum',
+      },
+    });
+    expect(JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'))).not.toContain(
+      'NumberOfMessagesSent',
+    );
+  });
+
+  it('never alarm on failed conditions (duplicates), and leave the account-wide UserErrors out by default', () => {
+    const alarms = JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).not.toContain('ConditionalCheckFailedRequests');
+    expect(alarms).not.toContain('"UserErrors"');
+  });
+});
+
+describe('dashboard', () => {
+  let widgets: Array<{ properties?: { title?: string; metrics?: unknown[][] } }>;
+
+  beforeAll(() => {
+    const dashboards = Object.values(synthStack().template.findResources('AWS::CloudWatch::Dashboard'));
+    const parts = dashboards[0]?.Properties.DashboardBody['Fn::Join'][1] as unknown[];
+    widgets = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('')).widgets;
+  });
+
+  const rowsOf = (title: string): unknown[][] => {
+    const widget = widgets.find((candidate) => candidate.properties?.title === title);
+    expect(widget, title).toBeDefined();
+    return widget?.properties?.metrics ?? [];
+  };
+
+  it('shows receiver and consumer quarantines as two labelled lines, never one sum', () => {
+    const rows = rowsOf('Quarantined bodies: receiver and consumer, apart');
+    expect(rows).toHaveLength(2);
+    expect(rows).toContainEqual([
+      METRICS_NAMESPACE,
+      ReceiverMetric.DeliveriesQuarantined,
+      SERVICE_DIMENSION,
+      SERVICE_NAME,
+      expect.objectContaining({ label: 'Receiver: deliveries quarantined' }),
+    ]);
+    expect(rows).toContainEqual([
+      METRICS_NAMESPACE,
+      ConsumerMetric.Quarantined,
+      SERVICE_DIMENSION,
+      SERVICE_NAME,
+      expect.objectContaining({ label: 'Consumer: records quarantined' }),
+    ]);
+  });
+
+  it('shows claim failures and malformed parts', () => {
+    const names = (title: string) => rowsOf(title).map((row) => row[1]);
+    expect(names('Claim failures, handler errors, releases, completion failures')).toContain(
+      ConsumerMetric.ClaimFailures,
+    );
+    expect(names('Unknown fields, malformed parts, merged status regressions')).toContain(
+      ConsumerMetric.MalformedParts,
+    );
+  });
+
+  it('shows the claim table’s throttled writes, system errors and the account-wide user errors', () => {
+    const labels = rowsOf('Claim table: throttled writes, system errors, account-wide user errors').map(
+      (row) => (row.at(-1) as { label?: string }).label,
+    );
+    expect(labels).toEqual(
+      expect.arrayContaining([
+        'Claim table: throttled writes',
+        'Claim table: system errors (500)',
+        'DynamoDB user errors (400), whole account and Region',
+      ]),
+    );
+  });
+});
+
+describe('thresholds from props', () => {
+  let template: Template;
+
+  beforeAll(() => {
+    template = synthStack({
+      alarmTopicArn: TOPIC_ARN,
+      pipeline: {
+        alarmThresholds: {
+          deadLetterQueueArrivals: 2,
+          consumerErrors: 3,
+          consumerThrottles: 4,
+          receiverErrors: 5,
+          receiverThrottles: 6,
+          completionFailures: 7,
+          handlerErrorRatePercent: 15,
+          handlerErrorRateEvaluationPeriods: 4,
+          handlerErrorRateMinimumEvents: 100,
+          handlerErrorRateFields: ['message', 'calls'],
+          claimFailures: 8,
+          claimFailuresEvaluationPeriods: 3,
+          claimTableThrottledRequests: 50,
+          claimTableSystemErrors: 9,
+          dynamoDbAccountUserErrors: 11,
+        },
+      },
+    }).template;
+  });
+
+  it('notify the topic on alarm and on recovery, the opt-in UserErrors alarm included', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(DEFAULT_ALARMS.length + 1);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([TOPIC_ARN]);
+      expect(alarm.Properties.OKActions).toEqual([TOPIC_ARN]);
+    }
+  });
+
+  it('reach each alarm', () => {
+    const thresholds: Array<[string, number, number?]> = [
+      ['DeadLetterQueueArrivals', 2],
+      ['ConsumerErrors', 3],
+      ['ConsumerThrottles', 4],
+      ['ReceiverErrors', 5],
+      ['ReceiverThrottles', 6],
+      ['CompletionFailures', 7],
+      ['HandlerErrorRate', 15, 4],
+      ['ClaimFailures', 8, 3],
+      ['ClaimTableThrottledRequests', 50],
+      ['ClaimTableSystemErrors', 9],
+      ['DynamoDbAccountUserErrors', 11],
+    ];
+    for (const [id, threshold, evaluationPeriods = 1] of thresholds) {
+      expect(alarmProperties(template, id), id).toMatchObject({
+        Threshold: threshold,
+        EvaluationPeriods: evaluationPeriods,
+      });
+    }
+    const rate = alarmProperties(template, 'HandlerErrorRate');
+    expect(returnedExpression(rate.Metrics)).toMatch(
+      /^IF\(\(FILL\(fresh_message, 0\) \+ FILL\(fresh_calls, 0\)\) >= 100, /,
+    );
+    expect(Object.keys(fetched(rate.Metrics)).sort()).toEqual([
+      'fresh_calls',
+      'fresh_message',
+      'herr_calls',
+      'herr_message',
+    ]);
+  });
+
+  it('UserErrors is alarmed on as CloudWatch publishes it: account-wide, without a table dimension', () => {
+    const alarm = alarmProperties(template, 'DynamoDbAccountUserErrors');
+    expect(alarm).toMatchObject({ Threshold: 11, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(Object.values(fetched(alarm.Metrics))).toEqual([
+      { Metric: { Namespace: 'AWS/DynamoDB', MetricName: 'UserErrors' }, Period: 300, Stat: 'Sum' },
+    ]);
+  });
+});
+
+describe('unusable thresholds are refused', () => {
+  it.each<[string, WebhookAlarmThresholds, RegExp]>([
+    [
+      'a handler error rate of 0 %',
+      { handlerErrorRatePercent: 0 },
+      /handlerErrorRatePercent must be between 0 and 100/,
+    ],
+    [
+      'a handler error rate over more fields than an alarm can hold',
+      { handlerErrorRateFields: ['a', 'b', 'c', 'd', 'e', 'f'] },
+      /handlerErrorRateFields must name 1 to 5 fields/,
+    ],
+    ['an always-on Lambda errors alarm', { consumerErrors: 0 }, /consumerErrors must be at least 1/],
+    [
+      'an always-on DLQ arrivals alarm',
+      { deadLetterQueueArrivals: 0.5 },
+      /deadLetterQueueArrivals must be at least 1/,
+    ],
+    [
+      'a NaN throttling threshold',
+      { claimTableThrottledRequests: Number.NaN },
+      /claimTableThrottledRequests must be at least 1/,
+    ],
+    [
+      'an always-on UserErrors alarm',
+      { dynamoDbAccountUserErrors: 0 },
+      /dynamoDbAccountUserErrors must be at least 1/,
+    ],
+    [
+      'zero evaluation periods',
+      { claimFailuresEvaluationPeriods: 0 },
+      /claimFailuresEvaluationPeriods must be a whole number/,
+    ],
+    [
+      'a fractional evaluation period',
+      { handlerErrorRateEvaluationPeriods: 1.5 },
+      /handlerErrorRateEvaluationPeriods must be a whole number/,
+    ],
+    [
+      'a negative volume floor',
+      { handlerErrorRateMinimumEvents: -1 },
+      /handlerErrorRateMinimumEvents must be a number >= 0/,
+    ],
+  ])('%s', (_case, thresholds, message) => {
+    expect(() => resolveThresholds(thresholds)).toThrow(message);
+  });
+
+  it('fills every default from ALARM_DEFAULTS and leaves UserErrors off', () => {
+    expect(resolveThresholds()).toEqual({ ...ALARM_DEFAULTS, dynamoDbAccountUserErrors: undefined });
+  });
+});
+
+describe('docs', () => {
+  const deploy = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+  const d = ALARM_DEFAULTS;
+  const minutes = d.period.toMinutes();
+  /** The numbers in brackets of each alarm's row, in order: the defaults the row quotes. */
+  const quotedDefaults: Record<string, number[]> = {
+    DeadLetterQueueNotEmpty: [d.deadLetterQueueMessages],
+    DeadLetterQueueArrivals: [d.deadLetterQueueArrivals],
+    OldestMessageAge: [d.oldestMessageAgeSeconds, d.oldestMessageAgeEvaluationPeriods],
+    DuplicateRate: [
+      d.duplicateRatePercent,
+      d.duplicateRateEvaluationPeriods,
+      minutes,
+      d.duplicateRateMinimumEvents,
+    ],
+    ApiServerErrors: [d.apiServerErrors, minutes],
+    SignatureRejections: [d.signatureRejections, minutes],
+    ConsumerErrors: [d.consumerErrors, minutes],
+    ConsumerThrottles: [d.consumerThrottles, minutes],
+    ReceiverErrors: [d.receiverErrors, minutes],
+    ReceiverThrottles: [d.receiverThrottles, minutes],
+    CompletionFailures: [d.completionFailures, minutes],
+    HandlerErrorRate: [
+      d.handlerErrorRatePercent,
+      d.handlerErrorRateEvaluationPeriods,
+      minutes,
+      d.handlerErrorRateMinimumEvents,
+    ],
+    ClaimFailures: [d.claimFailures, d.claimFailuresEvaluationPeriods, minutes],
+    ClaimTableThrottledRequests: [d.claimTableThrottledRequests, minutes],
+    ClaimTableSystemErrors: [d.claimTableSystemErrors, minutes],
+    DynamoDbAccountUserErrors: [],
+  };
+
+  it('docs/deploy.md has one row per alarm, quoting its defaults from ALARM_DEFAULTS', () => {
+    const rows = deploy.split('\n').filter((line) => /^\| [A-Z][A-Za-z]+ +\|/.test(line));
+    const byAlarm = new Map(rows.map((row) => [row.split('|')[1]?.trim() ?? '', row]));
+    expect([...byAlarm.keys()].filter((name) => name in quotedDefaults).sort()).toEqual(
+      Object.keys(quotedDefaults).sort(),
+    );
+    for (const [alarm, expected] of Object.entries(quotedDefaults)) {
+      const row = byAlarm.get(alarm) ?? '';
+      const quoted = [...row.matchAll(/\[[^\]]*?(\d+(?:\.\d+)?)[^\]]*\]/g)].map((match) => Number(match[1]));
+      expect(quoted, alarm).toEqual(expected);
+    }
+  });
+
+  it('docs/cost.md prices the alarm metrics the default stack synthesises', () => {
+    const count = alarmMetricCount(synthStack().template);
+    const cost = readFileSync(new URL('../../docs/cost.md', import.meta.url), 'utf8');
+    const row = cost.split('\n').find((line) => line.startsWith('| Alarms:')) ?? '';
+    expect(row).toContain(`= ${count} alarm metrics`);
+    expect(row).toContain(`$${(count * 0.1).toFixed(2)}`);
+  });
+});
