@@ -5,6 +5,7 @@
  * The secret is --secret, else the first of WHATSAPP_APP_SECRETS, else the local stack's development default.
  * Exit code 0 for a 2xx answer, 1 otherwise.
  */
+import './silence-sdk-node-version-warning.ts';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ENV } from '../functions/commons/environment.ts';

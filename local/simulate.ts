@@ -8,6 +8,7 @@
  * batch size 1 and c pollers, so that the M/M/c comparison holds) and stops it at the end.
  * Exit code 0 when every event was effected exactly once, 1 otherwise.
  */
+import './silence-sdk-node-version-warning.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -2,6 +2,7 @@
  * npm start: the local stack (docs/local.md). Configuration from the environment: PORT,
  * WHATSAPP_APP_SECRETS (comma-separated), WHATSAPP_VERIFY_TOKEN, and LOCAL_* tuning variables.
  */
+import './silence-sdk-node-version-warning.ts';
 import { JavaNotFoundError } from './emulators/dynamodb-local.ts';
 import { readLocalConfig } from './stack/local-config.ts';
 import { type LocalStack, PortInUseError, startLocalStack } from './stack/local-stack.ts';

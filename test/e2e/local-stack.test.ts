@@ -1,11 +1,14 @@
 /**
  * The local stack exactly as `npm start` runs it (a child process on a free port): HTTP in, `/local/*` out.
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import { envelope, messagesChange, StackClient, statusChange, wamidFactory } from './support/stack-client.ts';
 
+const SDK_WARNING_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
 const SECRET_A = 'e2e-app-secret-a';
 const SECRET_B = 'e2e-app-secret-b';
 let stack: SpawnedLocalStack;
@@ -18,6 +21,8 @@ beforeAll(async () => {
       // These tests are about exactly-once, not speed: on a busy CI machine a 1000-update record can take
       // DynamoDB Local more than the default 30 s, and a timed-out record would only return after 181 s.
       LOCAL_CONSUMER_TIMEOUT_SECONDS: '90',
+      // As in a user's shell (vitest.config.ts sets it for the tests): `npm start` must silence it itself.
+      [SDK_WARNING_SWITCH]: '',
     },
   });
   client = new StackClient(stack.url);
@@ -28,6 +33,29 @@ afterAll(async () => {
 });
 
 describe('npm start, end to end', () => {
+  it('prints no warnings, and `npm run send` prints its one status line and nothing else', async () => {
+    const fixture = 'test/fixtures/webhooks/message-text.json';
+    const send = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+      execFile(
+        'npm',
+        ['run', '--silent', 'send', '--', fixture, '--url', `${stack.url}/webhook`, '--secret', SECRET_A],
+        {
+          cwd: fileURLToPath(new URL('../../', import.meta.url)),
+          env: { ...process.env, [SDK_WARNING_SWITCH]: '' },
+          timeout: 60_000,
+        },
+        (error, stdout, stderr) => (error ? reject(error) : resolve({ stdout, stderr })),
+      );
+    });
+
+    expect(send.stderr).toBe('');
+    expect(send.stdout).toMatch(/^200 OK \(\d+ bytes, \d+ ms\)\n$/);
+    await client.drained();
+    // Node.js prints every process warning (the AWS SDK's NodeVersionSupportWarning included) as "(node:PID) …".
+    expect(stack.output()).not.toMatch(/\(node:\d+\)/);
+    expect(stack.output()).toContain('Local stack ready');
+  });
+
   it('effects a re-batched retry once: the same event in two different bodies', async () => {
     const wamid = wamidFactory('rebatch');
     const first = envelope(messagesChange([wamid(1), wamid(2)]));

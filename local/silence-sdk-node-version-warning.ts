@@ -1,0 +1,11 @@
+/**
+ * Imported first by every command that may create an AWS SDK client (`npm start`, `send`, `simulate`) and by
+ * vitest.config.ts: turns off the AWS SDK's NodeVersionSupportWarning, and nothing else.
+ *
+ * On Node 20 the SDK prints, once per process, a 9-line warning that SDK versions published after January
+ * 2027 will need Node 22. This project pins its SDK versions and supports Node 20.19+ until it takes such a
+ * version (docs/decisions.md, "Node.js versions"), so the warning tells a user of these commands nothing.
+ * The SDK's own switch silences exactly that warning; `--no-warnings` or a process 'warning' listener would
+ * hide or reshape every other warning too. A value the user set (e.g. `false`, to see it) is kept; an empty one counts as unset.
+ */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ||= 'true';
