@@ -27,7 +27,8 @@ export interface ClaimItem {
   readonly pk: string;
   readonly state: ClaimState;
   readonly owner: string;
-  readonly leaseUntil: number;
+  /** Absent on a claim recorded directly as done (no side effect, so nothing to lease). */
+  readonly leaseUntil?: number;
   readonly expiresAt: number;
   readonly field: string;
   readonly claimedAt: number;

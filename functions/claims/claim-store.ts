@@ -64,6 +64,11 @@ export interface ClaimRequest {
    * tells by it whether another message (retried if its holder fails) or this same message holds the claim.
    */
   readonly messageId?: string;
+  /**
+   * False for an event whose kind has no handler: it is claimed directly as `done` (one conditional write, no
+   * lease, nothing to complete), so its duplicates are still classified and counted. @default true
+   */
+  readonly sideEffect?: boolean;
 }
 
 export interface ClaimOptions {
@@ -91,6 +96,13 @@ export interface HeldClaim extends ClaimIdentity {
   readonly previous?: ClaimSnapshot;
 }
 
+/** An event without side effect, recorded directly as done: nothing to run, complete or release. */
+export interface RecordedClaim extends ClaimIdentity {
+  readonly outcome: 'recorded';
+  /** How the key was free: new, expired, or a lapsed lease taken over. */
+  readonly acquiredAs: AcquiredOutcome;
+}
+
 /** Another claim blocks the event: do not run the side effect. */
 export interface DuplicateClaim extends ClaimIdentity {
   readonly outcome: DuplicateOutcome;
@@ -110,7 +122,7 @@ export interface FailedClaim extends ClaimIdentity {
   readonly error: ClaimStoreError;
 }
 
-export type ClaimResult = HeldClaim | DuplicateClaim;
+export type ClaimResult = HeldClaim | RecordedClaim | DuplicateClaim;
 export type BatchClaimResult = ClaimResult | RepeatedClaim | FailedClaim;
 export type ClaimOutcome = BatchClaimResult['outcome'];
 
@@ -178,20 +190,75 @@ export class ClaimStore {
   async claim(request: ClaimRequest, options: ClaimOptions): Promise<ClaimResult> {
     const nowMs = this.clock();
     const pk = this.partitionKey(request.key);
-    const leaseUntil = leaseUntilFor(nowMs, options.deadlineMs, this.leaseMarginMs);
-    const item: ClaimItem = {
+    const common = {
       pk,
-      state: 'processing',
       owner: randomUUID(),
-      leaseUntil,
-      expiresAt: expiresAtFor(nowMs, this.retentionDays, leaseUntil),
       field: request.field,
       claimedAt: nowMs,
       // The previous attempt is only known once the put has returned it; `complete` stores the real count.
       attempt: 1,
       ...(request.messageId === undefined ? {} : { messageId: request.messageId }),
     };
-    const identity = { key: request.key, pk, field: request.field };
+    if (request.sideEffect === false) {
+      return this.#record(
+        request,
+        { ...common, state: 'done', doneAt: nowMs, expiresAt: expiresAtFor(nowMs, this.retentionDays) },
+        nowMs,
+      );
+    }
+    const leaseUntil = leaseUntilFor(nowMs, options.deadlineMs, this.leaseMarginMs);
+    return this.#hold(
+      request,
+      {
+        ...common,
+        state: 'processing',
+        leaseUntil,
+        expiresAt: expiresAtFor(nowMs, this.retentionDays, leaseUntil),
+      },
+      nowMs,
+    );
+  }
+
+  async #record(
+    request: ClaimRequest,
+    item: ClaimItem,
+    nowMs: number,
+  ): Promise<RecordedClaim | DuplicateClaim> {
+    const identity = { key: request.key, pk: item.pk, field: request.field };
+    const put = await this.#put(request, item, nowMs);
+    if ('existing' in put) return { ...identity, ...put };
+    return { ...identity, outcome: 'recorded', acquiredAs: put.outcome };
+  }
+
+  async #hold(
+    request: ClaimRequest,
+    item: ClaimItem & { leaseUntil: number },
+    nowMs: number,
+  ): Promise<HeldClaim | DuplicateClaim> {
+    const identity = { key: request.key, pk: item.pk, field: request.field };
+    const put = await this.#put(request, item, nowMs);
+    if ('existing' in put) return { ...identity, ...put };
+    return {
+      ...identity,
+      outcome: put.outcome,
+      owner: item.owner,
+      attempt: nextAttempt(put.outcome, put.previous),
+      claimedAt: item.claimedAt,
+      leaseUntil: item.leaseUntil,
+      expiresAt: item.expiresAt,
+      ...(put.previous ? { previous: put.previous } : {}),
+    };
+  }
+
+  /** The claim's PutItem: how the key was acquired, or the record that blocks it. */
+  async #put(
+    request: ClaimRequest,
+    item: ClaimItem,
+    nowMs: number,
+  ): Promise<
+    | { outcome: AcquiredOutcome; previous?: ClaimSnapshot }
+    | { outcome: DuplicateOutcome; existing: ClaimSnapshot }
+  > {
     try {
       const output = await this.documentClient.send(
         new PutCommand({
@@ -209,39 +276,19 @@ export class ClaimStore {
         }),
       );
       const previous = output.Attributes ? snapshotFromItem(output.Attributes) : undefined;
-      const outcome = classifyAcquired(previous, nowMs);
-      return {
-        ...identity,
-        outcome,
-        owner: item.owner,
-        attempt: nextAttempt(outcome, previous),
-        claimedAt: item.claimedAt,
-        leaseUntil: item.leaseUntil,
-        expiresAt: item.expiresAt,
-        ...(previous ? { previous } : {}),
-      };
+      return { outcome: classifyAcquired(previous, nowMs), ...(previous ? { previous } : {}) };
     } catch (error) {
       const existing = conditionFailureItem(error);
       if (existing === undefined) throw toClaimStoreError('claim', request.key, error);
-      if (existing.owner === item.owner) {
-        // Our own put landed but its answer was lost (timeout, reset), and the SDK's retry of the same put
-        // met the record it had just written. Taking that for another worker's claim would skip the event
-        // with nobody left to run it. What the first put replaced is gone, so it is reported as fresh.
-        return {
-          ...identity,
-          outcome: 'fresh',
-          owner: item.owner,
-          attempt: 1,
-          claimedAt: item.claimedAt,
-          leaseUntil: item.leaseUntil,
-          expiresAt: item.expiresAt,
-        };
-      }
+      // Our own put landed but its answer was lost (timeout, reset), and the SDK's retry of the same put met
+      // the record it had just written. Taking that for another worker's claim would skip the event with
+      // nobody left to run it. What the first put replaced is gone, so it is reported as fresh.
+      if (existing.owner === item.owner) return { outcome: 'fresh' };
       const outcome = classifyBlocking(existing);
       if (outcome === undefined) {
         throw new MalformedClaimRecordError(request.key, `unknown state ${JSON.stringify(existing.state)}`);
       }
-      return { ...identity, outcome, existing };
+      return { outcome, existing };
     }
   }
 
@@ -369,10 +416,11 @@ function toStoredItem(item: ClaimItem): Record<string, string | number> {
     [A.pk]: item.pk,
     [A.state]: item.state,
     [A.owner]: item.owner,
-    [A.leaseUntil]: item.leaseUntil,
+    ...(item.leaseUntil === undefined ? {} : { [A.leaseUntil]: item.leaseUntil }),
     [A.expiresAt]: item.expiresAt,
     [A.field]: item.field,
     [A.claimedAt]: item.claimedAt,
+    ...(item.doneAt === undefined ? {} : { [A.doneAt]: item.doneAt }),
     [A.attempt]: item.attempt,
     ...(item.messageId === undefined ? {} : { [A.messageId]: item.messageId }),
   };

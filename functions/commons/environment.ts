@@ -16,6 +16,10 @@ export const ENV = {
   deliveryQueueUrl: 'DELIVERY_QUEUE_URL',
   deadLetterQueueUrl: 'DEAD_LETTER_QUEUE_URL',
   maximumMessageSizeBytes: 'MAXIMUM_MESSAGE_SIZE_BYTES',
+  /** `with-handler` (default) or `always`. */
+  statusLedger: 'STATUS_LEDGER',
+  /** `true` (default) or `false`. */
+  claimUnhandledEvents: 'CLAIM_UNHANDLED_EVENTS',
   /** In AWS: the Secrets Manager secret holding {@link WebhookSecretValue}. */
   webhookSecretId: 'WHATSAPP_SECRET_ID',
   /** Locally: comma-separated app secrets (used when no secret id is set). */
@@ -59,6 +63,21 @@ export function getNumberFromEnv(
   return value;
 }
 
+/** Reads one of `allowed` from the environment, or `fallback` when unset; anything else fails fast. */
+export function getChoiceFromEnv<const T extends string>(
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+  env: NodeJS.ProcessEnv = process.env,
+): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new Error(`Environment variable ${name} must be one of ${allowed.join(', ')}, got "${raw}".`);
+  }
+  return raw as T;
+}
+
 /** Where the receiver gets the webhook secrets from. */
 export type WebhookSecretsSetting =
   /** In AWS: the Secrets Manager secret (ARN or name) holding {@link WebhookSecretValue}. */
@@ -91,6 +110,10 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
   readonly maximumMessageSizeBytes: number;
   /** Local stack and tests only: the file the shipped example handler journals each effect to. */
   readonly effectsJournal?: string;
+  /** No variable when absent (the consumer's default, `with-handler`). */
+  readonly statusLedger?: 'with-handler' | 'always';
+  /** No variable when absent (the consumer's default, true). */
+  readonly claimUnhandledEvents?: boolean;
 }
 
 /** The receiver Lambda's variables (values may be CDK tokens: they are strings). */
@@ -116,6 +139,10 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
     [ENV.maximumMessageSizeBytes]: String(input.maximumMessageSizeBytes),
     ...(input.keyNamespace === undefined ? {} : { [ENV.keyNamespace]: input.keyNamespace }),
     ...(input.effectsJournal === undefined ? {} : { [ENV.effectsJournal]: input.effectsJournal }),
+    ...(input.statusLedger === undefined ? {} : { [ENV.statusLedger]: input.statusLedger }),
+    ...(input.claimUnhandledEvents === undefined
+      ? {}
+      : { [ENV.claimUnhandledEvents]: String(input.claimUnhandledEvents) }),
   };
 }
 

@@ -10,7 +10,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { resolveSettings } from '../../lib/settings.ts';
 import { ClaimStore } from '../claims/claim-store.ts';
-import { ENV, getNumberFromEnv, getStringFromEnv } from '../commons/environment.ts';
+import { ENV, getChoiceFromEnv, getNumberFromEnv, getStringFromEnv } from '../commons/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../commons/metric-names.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
 import { StatusLedger } from '../ledger/status-ledger.ts';
@@ -20,7 +20,7 @@ import type { CompletionRetryPolicy } from './complete-with-retry.ts';
 import { createDeadLetterQuarantine } from './dead-letter-quarantine.ts';
 import type { WebhookHandlers } from './handler-api.ts';
 import { createSqsBatchHandler } from './sqs-batch-handler.ts';
-import { WebhookConsumer } from './webhook-consumer.ts';
+import { type StatusLedgerMode, WebhookConsumer } from './webhook-consumer.ts';
 
 export interface ConsumerConfig {
   readonly tableName: string;
@@ -32,6 +32,8 @@ export interface ConsumerConfig {
   readonly retentionDays: number;
   readonly leaseMarginMs: number;
   readonly maximumMessageSizeBytes: number;
+  readonly statusLedger: StatusLedgerMode;
+  readonly claimUnhandledEvents: boolean;
 }
 
 export interface ConsumerDependencies {
@@ -67,6 +69,9 @@ export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Con
     retentionDays: settings.retentionDays,
     leaseMarginMs: settings.leaseMarginMs,
     maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+    statusLedger: getChoiceFromEnv(ENV.statusLedger, ['with-handler', 'always'], 'with-handler', env),
+    claimUnhandledEvents:
+      getChoiceFromEnv(ENV.claimUnhandledEvents, ['true', 'false'], 'true', env) === 'true',
   };
 }
 
@@ -110,6 +115,8 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
       deliveryQueueUrl: config.deliveryQueueUrl,
     }),
     handlers: dependencies.handlers,
+    statusLedger: config.statusLedger,
+    claimUnhandledEvents: config.claimUnhandledEvents,
     logger,
     ...(dependencies.completionRetry === undefined ? {} : { completionRetry: dependencies.completionRetry }),
     ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),

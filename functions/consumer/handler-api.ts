@@ -71,7 +71,10 @@ export type WebhookEventContext = MessageContext | StatusContext | ErrorContext 
 
 export type WebhookHandler<C> = (context: C) => void | Promise<void>;
 
-/** Leave a handler out and its events are acknowledged (claimed, completed, counted) with no side effect. */
+/**
+ * Leave a handler out and its events are acknowledged with no side effect: recorded as done in one write and
+ * counted, so their duplicates are counted too (or not claimed at all with `claimUnhandledEvents: false`).
+ */
 export interface WebhookHandlers {
   readonly onMessage?: WebhookHandler<MessageContext>;
   readonly onStatus?: WebhookHandler<StatusContext>;

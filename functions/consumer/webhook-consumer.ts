@@ -26,7 +26,7 @@ import type {
 } from '../claims/claim-store.ts';
 import { isHeld } from '../claims/claim-store.ts';
 import { ClaimLostError, toClaimStoreError } from '../claims/errors.ts';
-import { deadlineFromRemainingTime } from '../claims/lease.ts';
+import { type AcquiredOutcome, deadlineFromRemainingTime } from '../claims/lease.ts';
 import { ConsumerFieldMetric, ConsumerMetric } from '../commons/metric-names.ts';
 import { extractEvents } from '../events/extract-events.ts';
 import type { BodyRejection, EventExtraction, WebhookEvent } from '../events/types.ts';
@@ -66,6 +66,8 @@ export interface StatusRecorder {
 
 export type ConsumerClaims = Pick<ClaimStore, 'claimMany' | 'complete' | 'release'>;
 
+export type StatusLedgerMode = 'with-handler' | 'always';
+
 /** A failed record and when it should become visible again, in seconds from now. */
 export interface RecordRedelivery {
   readonly record: QueueRecord;
@@ -83,6 +85,18 @@ export interface WebhookConsumerOptions {
   readonly quarantine: QuarantineBody;
   readonly handlers: WebhookHandlers;
   readonly logger: Logger;
+  /**
+   * `with-handler`: statuses are recorded in the ledger only when an `onStatus` handler exists; `always`:
+   * for every status (for the ledger view alone), which makes each status an event with a side effect.
+   * @default 'with-handler'
+   */
+  readonly statusLedger?: StatusLedgerMode;
+  /**
+   * False: events whose kind has no handler are not claimed at all (0 writes), and so their duplicates are not
+   * counted either. @default true (1 write each: the duplicate rate per field is the early warning of slow
+   * acknowledgements)
+   */
+  readonly claimUnhandledEvents?: boolean;
   /** Without it, a record held back for a lease returns after the queue's visibility timeout. */
   readonly redelivery?: RedeliveryScheduler;
   readonly completionRetry?: CompletionRetryPolicy;
@@ -107,8 +121,11 @@ export class RecordFailedError extends Error {
 interface PreparedRecord {
   readonly record: QueueRecord;
   readonly extraction: EventExtraction;
-  /** Claim results of this record's events, in event order (empty when the body was unusable). */
-  readonly claims: readonly BatchClaimResult[];
+  /**
+   * Claim results of this record's events, in event order (empty when the body was unusable); undefined for
+   * an event left unclaimed (no handler, and `claimUnhandledEvents` off).
+   */
+  readonly claims: readonly (BatchClaimResult | undefined)[];
 }
 
 export class WebhookConsumer {
@@ -123,25 +140,35 @@ export class WebhookConsumer {
   /** Parses every record and claims every event of the batch at once. Never throws for a record. */
   async prepareBatch(records: readonly QueueRecord[], invocation: Invocation): Promise<ConsumerBatch> {
     const extractions = records.map((record) => extractEvents(record.body));
-    const requests = extractions.flatMap((extraction, index) =>
+    const plans = extractions.map((extraction, index) =>
       extraction.ok
-        ? extraction.events.map((event) => ({
-            key: event.key,
-            field: event.field,
-            messageId: (records[index] as QueueRecord).messageId,
-          }))
+        ? extraction.events.map((event) =>
+            this.#claimRequest(event, (records[index] as QueueRecord).messageId),
+          )
         : [],
     );
-    const results = await this.#claimAll(requests, invocation);
-    let offset = 0;
-    const prepared = records.map((record, index): PreparedRecord => {
-      const extraction = extractions[index] as EventExtraction;
-      const count = extraction.ok ? extraction.events.length : 0;
-      const claims = results.slice(offset, offset + count);
-      offset += count;
-      return { record, extraction, claims };
-    });
+    const results = await this.#claimAll(
+      plans.flat().filter((request) => request !== undefined),
+      invocation,
+    );
+    let next = 0;
+    const prepared = records.map(
+      (record, index): PreparedRecord => ({
+        record,
+        extraction: extractions[index] as EventExtraction,
+        claims: (plans[index] ?? []).map((request) => (request === undefined ? undefined : results[next++])),
+      }),
+    );
     return new ConsumerBatch(prepared, invocation, this.#options);
+  }
+
+  /** What to claim for an event: with a lease when it has a side effect, as done when not, or nothing. */
+  #claimRequest(event: WebhookEvent, messageId: string): ClaimRequest | undefined {
+    const sideEffect =
+      handlerFor(this.#options.handlers, event.kind) !== undefined ||
+      (event.kind === 'status' && this.#options.statusLedger === 'always');
+    if (!sideEffect && this.#options.claimUnhandledEvents === false) return undefined;
+    return { key: event.key, field: event.field, messageId, sideEffect };
   }
 
   async #claimAll(events: readonly ClaimRequest[], invocation: Invocation): Promise<BatchClaimResult[]> {
@@ -264,7 +291,8 @@ export class ConsumerBatch {
     }
     const failures: string[] = [];
     for (const [index, event] of extraction.events.entries()) {
-      const claim = prepared.claims[index] as BatchClaimResult;
+      const claim = prepared.claims[index];
+      if (claim === undefined) continue;
       const failure = await this.#processEvent(prepared.record, event, claim);
       if (failure !== undefined) failures.push(failure);
     }
@@ -279,6 +307,13 @@ export class ConsumerBatch {
     const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
     if (isHeld(claim)) return this.#runSideEffect(event, claim);
     switch (claim.outcome) {
+      case 'recorded':
+        this.#countAcquired(event, claim.acquiredAs);
+        this.#logger.debug('Event without handler recorded as done', {
+          ...logged,
+          acquiredAs: claim.acquiredAs,
+        });
+        return undefined;
       case 'duplicate-done':
       case 'repeat':
         this.tally.countForField(ConsumerFieldMetric.EventsDuplicate, event.metricField);
@@ -318,16 +353,21 @@ export class ConsumerBatch {
     return `in-flight:${logged.key}`;
   }
 
+  #countAcquired(event: WebhookEvent, acquiredAs: AcquiredOutcome, attempt?: number): void {
+    this.tally.countForField(ConsumerFieldMetric.EventsFresh, event.metricField);
+    if (acquiredAs !== 'takeover') return;
+    this.tally.countForField(ConsumerFieldMetric.LeaseTakeovers, event.metricField);
+    this.#logger.warn('Lease taken over from a worker that did not complete', {
+      key: loggableKey(event),
+      field: event.field,
+      kind: event.kind,
+      attempt,
+    });
+  }
+
   async #runSideEffect(event: WebhookEvent, claim: HeldClaim): Promise<string | undefined> {
     const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
-    this.tally.countForField(ConsumerFieldMetric.EventsFresh, event.metricField);
-    if (claim.outcome === 'takeover') {
-      this.tally.countForField(ConsumerFieldMetric.LeaseTakeovers, event.metricField);
-      this.#logger.warn('Lease taken over from a worker that did not complete', {
-        ...logged,
-        attempt: claim.attempt,
-      });
-    }
+    this.#countAcquired(event, claim.outcome, claim.attempt);
 
     let context: WebhookEventContext | undefined;
     try {

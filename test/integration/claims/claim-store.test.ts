@@ -364,3 +364,29 @@ describe('overlong keys', () => {
     expect((await store.claim({ key: `${key}x`, field: 'messages' }, deadline())).outcome).toBe('fresh');
   });
 });
+
+describe('an event without side effect, recorded directly as done', () => {
+  it('is one conditional write: state done, doneAt, no lease; its repeat is a duplicate-done', async () => {
+    const store = newStore();
+    const key = newKey('recorded');
+    const recorded = await store.claim({ key, field: 'messages', sideEffect: false }, deadline());
+    expect(recorded).toMatchObject({ outcome: 'recorded', acquiredAs: 'fresh' });
+    expect(requests.counts()).toEqual({ PutItem: 1 });
+    const item = await storedItem(key);
+    expect(item).toMatchObject({ state: 'done', doneAt: START, expiresAt: START / SECOND + 8 * 86_400 });
+    expect(item?.leaseUntil).toBeUndefined();
+
+    clock.now += 3 * DAY;
+    expect((await store.claim({ key, field: 'messages' }, deadline())).outcome).toBe('duplicate-done');
+  });
+
+  it('takes over a lapsed lease, and reports it as such', async () => {
+    const store = newStore({ leaseMarginMs: 0 });
+    const key = newKey('recorded-takeover');
+    expect(isHeld(await store.claim({ key, field: 'messages' }, deadline(SECOND)))).toBe(true);
+    clock.now += 2 * SECOND;
+    const recorded = await store.claim({ key, field: 'messages', sideEffect: false }, deadline());
+    expect(recorded).toMatchObject({ outcome: 'recorded', acquiredAs: 'takeover' });
+    expect((await storedItem(key))?.state).toBe('done');
+  });
+});

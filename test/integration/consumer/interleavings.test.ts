@@ -60,6 +60,8 @@ function config(): ConsumerConfig {
     retentionDays: 8,
     leaseMarginMs: LEASE_MARGIN_MS,
     maximumMessageSizeBytes: 256 * 1024,
+    statusLedger: 'with-handler',
+    claimUnhandledEvents: true,
   };
 }
 

@@ -161,6 +161,8 @@ describe('status ledger through the consumer', () => {
         retentionDays: 8,
         leaseMarginMs: 10_000,
         maximumMessageSizeBytes: 256 * 1024,
+        statusLedger: 'with-handler',
+        claimUnhandledEvents: true,
       },
       {
         documentClient,

@@ -148,6 +148,8 @@ describe('consumerEnvironment', () => {
       keyNamespace: 'crm-sync',
       effectsJournal: '/tmp/effects.journal',
       logLevel: 'WARN',
+      statusLedger: 'always',
+      claimUnhandledEvents: false,
     });
     expect(Object.keys(env).sort()).toEqual(
       [
@@ -161,6 +163,8 @@ describe('consumerEnvironment', () => {
         ENV.leaseMarginMs,
         ENV.maximumMessageSizeBytes,
         ENV.effectsJournal,
+        ENV.statusLedger,
+        ENV.claimUnhandledEvents,
       ].sort(),
     );
     expect(env).toMatchObject({
@@ -172,7 +176,12 @@ describe('consumerEnvironment', () => {
     });
 
     const { env: reader, read } = watched(env);
-    expect(consumerConfigFromEnv(reader)).toEqual({ ...consumerInput, keyNamespace: 'crm-sync' });
+    expect(consumerConfigFromEnv(reader)).toEqual({
+      ...consumerInput,
+      keyNamespace: 'crm-sync',
+      statusLedger: 'always',
+      claimUnhandledEvents: false,
+    });
     expect(appVariables(env).filter((name) => name !== ENV.effectsJournal && !read.has(name))).toEqual([]);
   });
 
@@ -190,7 +199,20 @@ describe('consumerEnvironment', () => {
       ].sort(),
     );
     expectNoUndefined(env);
-    expect(consumerConfigFromEnv(env)).toEqual({ ...consumerInput, keyNamespace: undefined });
+    expect(consumerConfigFromEnv(env)).toEqual({
+      ...consumerInput,
+      keyNamespace: undefined,
+      statusLedger: 'with-handler',
+      claimUnhandledEvents: true,
+    });
+  });
+
+  it.each([
+    [ENV.statusLedger, 'sometimes'],
+    [ENV.claimUnhandledEvents, 'yes'],
+  ])('refuses %s=%s instead of guessing', (name, value) => {
+    const env = { ...consumerEnvironment(consumerInput), [name]: value };
+    expect(() => consumerConfigFromEnv(env)).toThrow(name);
   });
 
   it('gives the consumer none of the receiver-only variables', () => {

@@ -21,6 +21,8 @@ const CONFIG: ConsumerConfig = {
   retentionDays: 8,
   leaseMarginMs: 10_000,
   maximumMessageSizeBytes: 256 * 1024,
+  statusLedger: 'with-handler',
+  claimUnhandledEvents: true,
 };
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };

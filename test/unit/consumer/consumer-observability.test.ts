@@ -103,7 +103,7 @@ describe('consumer metrics', () => {
   });
 
   it('counts a status that arrives after a higher one as a merged regression', async () => {
-    const { dynamodb, invoke } = createHarness({});
+    const { dynamodb, invoke } = createHarness({ onStatus: () => undefined });
     dynamodb.on(PutCommand).resolves({});
     dynamodb.on(UpdateCommand).resolves({});
     dynamodb

@@ -379,26 +379,62 @@ describe('consumer: a duplicate in flight', () => {
 describe('consumer: statuses and unregistered handlers', () => {
   const status = { id: 'wamid.out1', status: 'read', recipientId: '16505550001', timestamp: '1749416400' };
 
-  it('acknowledges an event without a registered handler: claimed, ledger written, completed, counted', async () => {
-    const { dynamodb, invoke } = createHarness({});
+  const ledgerItem = {
+    Attributes: {
+      wamid: 'wamid.out1',
+      currentStatus: 'read',
+      currentRank: 3,
+      at_read: 1749416400,
+      change_read: 'advanced',
+    },
+  };
+
+  it('records an event without a registered handler as done in one write: no lease, no ledger, no completion', async () => {
+    const { dynamodb, invoke } = createHarness({ onMessage: () => undefined });
     dynamodb.on(PutCommand).resolves({});
-    dynamodb.on(UpdateCommand).resolves({});
-    dynamodb.on(UpdateCommand, { Key: { pk: 'ledger:wamid.out1' } }).resolves({
-      Attributes: {
-        wamid: 'wamid.out1',
-        currentStatus: 'read',
-        currentRank: 3,
-        at_read: 1749416400,
-        change_read: 'advanced',
-      },
-    });
 
     const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-1', statusesBody([status])])));
 
     expect(result).toEqual({ batchItemFailures: [] });
+    const puts = dynamodb.commandCalls(PutCommand).map((call) => call.args[0].input.Item);
+    expect(puts).toHaveLength(1);
+    expect(puts[0]).toMatchObject({ pk: 'st:wamid.out1:read', state: 'done', messageId: 'rec-1' });
+    expect(puts[0]?.leaseUntil).toBeUndefined();
+    expect(puts[0]?.doneAt).toEqual(expect.any(Number));
+    expect(dynamodb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(metricValue(emfDocuments(lines), 'EventsFresh', 'status')).toBe(1);
+  });
+
+  it('with statusLedger "always", a status without handler is claimed, recorded in the ledger and completed', async () => {
+    const { dynamodb, invoke } = createHarness({}, { statusLedger: 'always' });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).resolves({});
+    dynamodb.on(UpdateCommand, { Key: { pk: 'ledger:wamid.out1' } }).resolves(ledgerItem);
+
+    const { result } = await captureOutput(() => invoke(sqsEvent(['rec-1', statusesBody([status])])));
+
+    expect(result).toEqual({ batchItemFailures: [] });
     const updates = dynamodb.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key?.pk);
     expect(updates).toEqual(['ledger:wamid.out1', 'st:wamid.out1:read']);
-    expect(metricValue(emfDocuments(lines), 'EventsFresh', 'status')).toBe(1);
+    expect(dynamodb.commandCalls(PutCommand)[0]?.args[0].input.Item?.state).toBe('processing');
+  });
+
+  it('with claimUnhandledEvents off, an event without handler costs no request and no metric', async () => {
+    const { dynamodb, invoke } = createHarness(
+      { onMessage: () => undefined },
+      { claimUnhandledEvents: false },
+    );
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).resolves({});
+
+    const { result, lines } = await captureOutput(() =>
+      invoke(sqsEvent(['rec-1', statusesBody([status])], ['rec-2', messagesBody([first])])),
+    );
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    const claimed = dynamodb.commandCalls(PutCommand).map((call) => call.args[0].input.Item?.pk);
+    expect(claimed).toEqual([`msg:${first.id}`]);
+    expect(metricValue(emfDocuments(lines), 'EventsFresh', 'status')).toBe(0);
   });
 
   it('releases the claim and fails the record when the ledger write fails, without calling the handler', async () => {
