@@ -11,7 +11,6 @@ import {
   type RawItem,
   setElements,
   typeOf,
-  utf8Length,
   valuesEqual,
 } from './attribute-value.ts';
 import { UnsupportedByModelError } from './errors.ts';
@@ -94,11 +93,15 @@ export function resolvePath(item: RawItem, path: DocumentPath): AttributeValue |
   return current;
 }
 
-/** size(): characters of a string, bytes of a binary, elements of a set, list or map; undefined otherwise. */
+/**
+ * size(): the length of a string, bytes of a binary, elements of a set, list or map; undefined otherwise.
+ * A string's length counts UTF-16 code units, as DynamoDB Local does (`size('😀é')` is 3): the developer
+ * guide only says "the length of the string".
+ */
 function sizeOf(value: AttributeValue): number | undefined {
   switch (typeOf(value)) {
     case 'S':
-      return utf8Length(value.S as string);
+      return (value.S as string).length;
     case 'B':
       return (value.B as Uint8Array).length;
     case 'SS':
@@ -151,9 +154,17 @@ function contains(value: AttributeValue | undefined, element: AttributeValue | u
   if (value === undefined || element === undefined) return false;
   const type = typeOf(value);
   if (type === 'S') return element.S !== undefined && (value.S as string).includes(element.S);
+  if (type === 'B') return element.B !== undefined && containsBytes(value.B as Uint8Array, element.B);
   if (isSetType(type) || type === 'L') {
     const members = type === 'L' ? (value.L as AttributeValue[]) : setElements(value);
     return members.some((member) => valuesEqual(member, element));
+  }
+  return false;
+}
+
+function containsBytes(haystack: Uint8Array, needle: Uint8Array): boolean {
+  for (let start = 0; start + needle.length <= haystack.length; start++) {
+    if (compareBytes(haystack.subarray(start, start + needle.length), needle) === 0) return true;
   }
   return false;
 }

@@ -19,7 +19,7 @@ const NUMBER_PATTERN = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
 /** Parses and range-checks an `N` string as DynamoDB does on input; throws a ValidationException if invalid. */
 export function parseDecimal(text: string): Decimal {
-  const match = NUMBER_PATTERN.exec(text.trim());
+  const match = NUMBER_PATTERN.exec(text);
   const integerDigits = match?.[2] ?? '';
   const fractionDigits = match?.[3] ?? '';
   if (match === null || integerDigits.length + fractionDigits.length === 0) {

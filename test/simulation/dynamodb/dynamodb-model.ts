@@ -22,7 +22,7 @@ import {
 import { evaluateCondition, resolvePath } from './condition-evaluator.ts';
 import { conditionalCheckFailed, UnsupportedByModelError, validationError } from './errors.ts';
 import { ExpressionPlaceholders, parseCondition, parseProjection, parseUpdate } from './expression-parser.ts';
-import type { Condition, DocumentPath } from './expression-syntax.ts';
+import { type Condition, type DocumentPath, firstOverlap, rootName } from './expression-syntax.ts';
 import { applyUpdate, updateTargets } from './update-evaluator.ts';
 
 export type { AttributeValue, RawItem } from './attribute-value.ts';
@@ -226,6 +226,7 @@ export class DynamoDbModel {
       typeof input.ProjectionExpression === 'string'
         ? parseProjection(input.ProjectionExpression, placeholders)
         : undefined;
+    if (projection !== undefined) checkNoOverlap(projection, 'ProjectionExpression');
     checkAllUsed(placeholders);
     const existing = this.table(tableName).get(key);
     if (existing === undefined) return {};
@@ -362,23 +363,24 @@ function checkAllUsed(placeholders: ExpressionPlaceholders): void {
   }
 }
 
-/** No update may write the key, nor write one attribute twice (DynamoDB: "Two document paths overlap"). */
+/** No update may write the key, nor write one attribute twice. */
 function checkTargets(targets: readonly DocumentPath[], keyName: string): void {
-  for (const [i, target] of targets.entries()) {
-    const name = (target.elements[0] as { name: string }).name;
-    if (name === keyName)
-      throw validationError(
-        `One or more parameter values were invalid: Cannot update attribute ${keyName}. This attribute is part of the key`,
-      );
-    const overlapping = targets
-      .slice(0, i)
-      .find((other) => (other.elements[0] as { name: string }).name === name);
-    if (overlapping !== undefined) {
-      throw validationError(
-        `Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [${overlapping.text}], path two: [${target.text}]`,
-      );
-    }
+  checkNoOverlap(targets, 'UpdateExpression');
+  if (targets.some((target) => rootName(target) === keyName)) {
+    throw validationError(
+      `One or more parameter values were invalid: Cannot update attribute ${keyName}. This attribute is part of the key`,
+    );
   }
+}
+
+function checkNoOverlap(paths: readonly DocumentPath[], expression: string): void {
+  const overlap = firstOverlap(paths);
+  if (overlap === undefined) return;
+  const show = (path: DocumentPath) =>
+    path.elements.map((element) => ('name' in element ? element.name : `[${element.index}]`)).join(', ');
+  throw validationError(
+    `Invalid ${expression}: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [${show(overlap[0])}], path two: [${show(overlap[1])}]`,
+  );
 }
 
 function checkCondition(

@@ -97,7 +97,8 @@ interface Token {
 }
 
 const LEXEMES: readonly (readonly [TokenType, RegExp])[] = [
-  ['identifier', /^[A-Za-z_][A-Za-z0-9_]*/],
+  // A name starts with a letter: DynamoDB reports `_x` as a syntax error.
+  ['identifier', /^[A-Za-z][A-Za-z0-9_]*/],
   ['name', /^#[A-Za-z0-9_]+/],
   ['value', /^:[A-Za-z0-9_]+/],
   ['number', /^\d+/],
@@ -202,6 +203,7 @@ class Parser {
       this.advance();
       const comparator = next.text as Comparator;
       const right = this.conditionOperand();
+      this.requireDistinct(comparator, left, [right]);
       if (comparator !== '=' && comparator !== '<>') {
         this.requireStaticType(left, comparator, ORDERABLE_TYPES);
         this.requireStaticType(right, comparator, ORDERABLE_TYPES);
@@ -212,10 +214,17 @@ class Parser {
       const lower = this.conditionOperand();
       this.expectKeyword('AND');
       const upper = this.conditionOperand();
+      this.requireDistinct('BETWEEN', left, [lower, upper]);
       for (const operand of [left, lower, upper]) this.requireStaticType(operand, 'BETWEEN', ORDERABLE_TYPES);
       if (lower.kind === 'value' && upper.kind === 'value') {
         const order = compareScalars(lower.value, upper.value);
-        if (order === undefined || order > 0) {
+        if (order === undefined) {
+          throw invalid(
+            this.expression,
+            `The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: ${JSON.stringify(lower.value)}, upper bound operand: AttributeValue: ${JSON.stringify(upper.value)}`,
+          );
+        }
+        if (order > 0) {
           throw invalid(
             this.expression,
             `The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: ${JSON.stringify(lower.value)}, upper bound operand: AttributeValue: ${JSON.stringify(upper.value)}`,
@@ -228,6 +237,7 @@ class Parser {
       this.expectSymbol('(');
       const candidates = this.commaSeparated(() => this.conditionOperand());
       this.expectSymbol(')');
+      this.requireDistinct('IN', left, candidates);
       if (candidates.length > MAX_IN_CANDIDATES) {
         throw invalid(
           this.expression,
@@ -269,6 +279,7 @@ class Parser {
         const operand = this.conditionOperand();
         this.expectSymbol(',');
         const prefix = this.conditionOperand();
+        this.requireDistinct(name, operand, [prefix]);
         this.requireStaticType(operand, name, ['S', 'B']);
         this.requireStaticType(prefix, name, ['S', 'B']);
         condition = { kind: name, operand, prefix };
@@ -277,7 +288,9 @@ class Parser {
       default: {
         const operand = this.conditionOperand();
         this.expectSymbol(',');
-        condition = { kind: 'contains', operand, element: this.conditionOperand() };
+        const element = this.conditionOperand();
+        this.requireDistinct('contains', operand, [element]);
+        condition = { kind: 'contains', operand, element };
       }
     }
     this.expectSymbol(')');
@@ -487,6 +500,19 @@ class Parser {
       );
     }
     return operand.path;
+  }
+
+  /** DynamoDB refuses `a = a`, `a IN (b, a)`, `contains(a, a)`…: a path compared with itself. */
+  private requireDistinct(operator: string, first: Operand, rest: readonly Operand[]): void {
+    if (first.kind !== 'path') return;
+    const same = (other: Operand) =>
+      other.kind === 'path' && JSON.stringify(other.path.elements) === JSON.stringify(first.path.elements);
+    if (rest.some(same)) {
+      throw invalid(
+        this.expression,
+        `The first operand must be distinct from the remaining operands for this operator or function; operator: ${operator}, first operand: [${first.path.text}]`,
+      );
+    }
   }
 
   /** An operand whose type is known before reading the item (a value, or size()) must suit the operator. */

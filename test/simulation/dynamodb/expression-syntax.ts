@@ -58,3 +58,23 @@ export function rootName(path: DocumentPath): string {
 export function isTopLevel(path: DocumentPath): boolean {
   return path.elements.length === 1;
 }
+
+/** Two paths overlap when one is the other or lies inside it (`a` and `a.b`); DynamoDB refuses both in one expression. */
+export function pathsOverlap(a: DocumentPath, b: DocumentPath): boolean {
+  const shorter = a.elements.length <= b.elements.length ? a : b;
+  const longer = shorter === a ? b : a;
+  return shorter.elements.every(
+    (element, i) => JSON.stringify(element) === JSON.stringify(longer.elements[i]),
+  );
+}
+
+/** The first pair of overlapping paths, in the order written, or undefined. */
+export function firstOverlap(
+  paths: readonly DocumentPath[],
+): readonly [DocumentPath, DocumentPath] | undefined {
+  for (const [i, path] of paths.entries()) {
+    const earlier = paths.slice(0, i).find((other) => pathsOverlap(other, path));
+    if (earlier !== undefined) return [earlier, path];
+  }
+  return undefined;
+}
