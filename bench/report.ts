@@ -53,7 +53,7 @@ export function formatReport(results: BenchResults): string {
         ) +
         `\nspeedup ×${fixed(consumer.speedup, 2)}: median of the rounds' ours/Powertools (${consumer.pairedSpeedups.map((s) => fixed(s, 2)).join(', ')}); ` +
         `ratio of the medians ×${fixed(consumer.speedupOfMedians, 2)}; Powertools uses ×${fixed(consumer.cpuPerEventRatio, 2)} our Node CPU per event` +
-        `\nceiling ×${fixed(consumer.speedupCeiling, 2)}: contract floor/Powertools, the most any consumer writing DESIGN §2's requests shows here; ` +
+        `\nceiling ×${fixed(consumer.speedupCeiling, 2)}: contract floor/Powertools, the most any consumer writing docs/design.md §2's requests shows here; ` +
         `ours runs at ${fixed(consumer.shareOfFloor * 100, 0)}% of the floor`,
     );
     const trip = consumer.withAddedRoundTrip;

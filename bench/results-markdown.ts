@@ -147,7 +147,7 @@ lines.push(
     `ratio of the medians ×${n(c.speedupOfMedians, 2)}). Powertools spends ×${n(c.cpuPerEventRatio, 2)} our Node CPU per event and ` +
     `×${n(c.powertools.requestsPerEvent / c.ours.requestsPerEvent, 2)} our DynamoDB requests.`,
   '',
-  `**Ceiling ×${n(c.speedupCeiling, 2)}**: the contract floor (DESIGN §2's requests and nothing else) against Powertools, median over the rounds: ` +
+  `**Ceiling ×${n(c.speedupCeiling, 2)}**: the contract floor (design.md §2's requests and nothing else) against Powertools, median over the rounds: ` +
     `the most any consumer writing what the contract prescribes could show on this machine. Ours runs at **${n(c.shareOfFloor * 100)}%** of the floor.`,
   '',
   `With **${trip.addedRoundTripMs} ms added to every DynamoDB request** (an AWS-like round trip; median of ${trip.runsPerContestant} rounds):`,

@@ -32,7 +32,7 @@ export interface ConsumerResults {
   readonly duplicateRatio: number;
   readonly ours: ContestantSummary;
   readonly powertools: ContestantSummary;
-  /** DESIGN §2's requests alone (see `contractFloor` in bench/consumer/contestants.ts). */
+  /** docs/design.md §2's requests alone (see `contractFloor` in bench/consumer/contestants.ts). */
   readonly contractFloor: ContestantSummary;
   /**
    * Median over the alternating pairs of ours/Powertools events per second. Each pair runs back to back, so
@@ -45,7 +45,7 @@ export interface ConsumerResults {
   readonly speedupOfMedians: number;
   /**
    * Median over the rounds of contract floor / Powertools events per second: the most any consumer writing
-   * what DESIGN §2 prescribes could show against Powertools on this machine.
+   * what docs/design.md §2 prescribes could show against Powertools on this machine.
    */
   readonly speedupCeiling: number;
   /** Median over the rounds of ours / contract floor events per second: how close ours comes to that bound. */

@@ -3,7 +3,7 @@
  * Plain TypeScript (no aws-cdk-lib import) so the local stack and the Lambda-side tests can load it cheaply.
  */
 
-/** The claim table's key schema and TTL attribute (DESIGN §2). */
+/** The claim table's key schema and TTL attribute (docs/design.md §2). */
 export const CLAIM_TABLE_SCHEMA = {
   partitionKey: 'pk',
   timeToLiveAttribute: 'expiresAt',

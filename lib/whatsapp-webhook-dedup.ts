@@ -1,5 +1,5 @@
 /**
- * `WhatsAppWebhookDedup`: the whole pipeline of DESIGN §2–§5 as one construct. HTTP API → receiver Lambda
+ * `WhatsAppWebhookDedup`: the whole pipeline of docs/design.md §2–§5 as one construct. HTTP API → receiver Lambda
  * (verifies the signature, enqueues) → SQS → consumer Lambda (claims each event in DynamoDB, runs the side
  * effect once) → DLQ for what cannot be processed; plus a dashboard and alarms.
  */

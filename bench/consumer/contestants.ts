@@ -7,7 +7,7 @@
  * - `powertools`: Powertools' "Idempotency with batch processing" recipe: `makeIdempotent` on the record
  *   handler, `eventKeyJmesPath` selecting the wamid out of the JSON body, `DynamoDBPersistenceLayer`,
  *   `BatchProcessor` + `processPartialResponse`, and `config.registerLambdaContext(context)` per invocation.
- * - `contractFloor`: not a consumer but a yardstick: DESIGN §2's requests for the batch and nothing else (the
+ * - `contractFloor`: not a consumer but a yardstick: docs/design.md §2's requests for the batch and nothing else (the
  *   claim store's `claimMany`, then `complete` for each fresh claim; no logging, metrics, batch processor,
  *   ledger or error handling). No consumer that writes what the contract prescribes runs faster on this
  *   DynamoDB Local, so `contractFloor / powertools` bounds the speedup any design could show here.

@@ -1,5 +1,5 @@
 /**
- * The claim item as stored in the claim table (DESIGN §2), and how to read one back from either shape
+ * The claim item as stored in the claim table (docs/design.md §2), and how to read one back from either shape
  * DynamoDB returns it in: native values (DocumentClient `Attributes`) or raw attribute values
  * (`ConditionalCheckFailedException.Item`, which the DocumentClient does not unmarshall).
  */
@@ -34,7 +34,7 @@ export interface ClaimItem {
   readonly claimedAt: number;
   readonly attempt: number;
   readonly doneAt?: number;
-  /** The queue message whose delivery took the claim (DESIGN §2 "In flight"). */
+  /** The queue message whose delivery took the claim (docs/design.md §2 "In flight"). */
   readonly messageId?: string;
 }
 

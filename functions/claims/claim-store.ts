@@ -1,5 +1,5 @@
 /**
- * The claim store: exactly-once side effects over DynamoDB conditional writes (DESIGN §2).
+ * The claim store: exactly-once side effects over DynamoDB conditional writes (docs/design.md §2).
  *
  * - `claim` is one PutItem. It succeeds when the key is new, its record expired, or its lease lapsed, and
  *   otherwise fails its condition and returns the blocking record (`ALL_OLD`), which classifies the
@@ -155,7 +155,7 @@ const NAMES = {
   '#attempt': A.attempt,
 } as const;
 
-/** The claim condition of DESIGN §2; expiry is checked here because TTL deletion lags by up to days. */
+/** The claim condition of docs/design.md §2; expiry is checked here because TTL deletion lags by up to days. */
 export const CLAIM_CONDITION =
   'attribute_not_exists(#pk) OR #expiresAt < :nowS OR (#state = :processing AND #leaseUntil < :nowMs)';
 export const OWNER_CONDITION = '#owner = :me';

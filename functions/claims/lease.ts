@@ -1,5 +1,5 @@
 /**
- * Lease and record-expiry arithmetic of the claim protocol (DESIGN §2), and the classification of an existing
+ * Lease and record-expiry arithmetic of the claim protocol (docs/design.md §2), and the classification of an existing
  * claim record. Pure: every function takes `nowMs` from the caller's clock.
  *
  * Two clocks run on every claim record, and they answer different questions:

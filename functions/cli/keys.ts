@@ -1,5 +1,5 @@
 /**
- * `npm run keys -- FILE`: prints the DESIGN §1 keys of one webhook body file, one per line, in order.
+ * `npm run keys -- FILE`: prints the docs/design.md §1 keys of one webhook body file, one per line, in order.
  * An unparseable or non-WhatsApp body prints nothing and succeeds; a missing or unreadable FILE exits 2.
  */
 import { readFileSync } from 'node:fs';

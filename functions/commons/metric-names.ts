@@ -1,5 +1,5 @@
 /**
- * Metric names and dimensions of DESIGN §5, shared by the code that emits them and the dashboard/alarms
+ * Metric names and dimensions of docs/design.md §5, shared by the code that emits them and the dashboard/alarms
  * that read them, so the two cannot drift apart.
  */
 export const METRICS_NAMESPACE = 'WhatsAppWebhookDedup';
@@ -46,7 +46,7 @@ export const ReceiverMetric = {
 /** Values of the `Field` dimension for the `messages` field; other fields use their own name. */
 export const MESSAGES_FIELD_DIMENSIONS = ['message', 'status', 'error'] as const;
 
-/** Management fields of DESIGN §1, in table order; the dashboard shows one line per field. */
+/** Management fields of docs/design.md §1, in table order; the dashboard shows one line per field. */
 export const MANAGEMENT_FIELDS = [
   'message_template_status_update',
   'message_template_quality_update',

@@ -35,7 +35,7 @@ export interface HandlerLogger {
 
 interface EventContextBase<K extends EventKind> {
   readonly event: WebhookEvent;
-  /** The dedup key (DESIGN §1), stable across Meta's retries and re-batching: a good idempotency key. */
+  /** The dedup key (docs/design.md §1), stable across Meta's retries and re-batching: a good idempotency key. */
   readonly key: string;
   /** The webhook field (`messages`, `calls`, `account_update`, …). */
   readonly field: string;

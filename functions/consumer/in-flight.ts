@@ -1,5 +1,5 @@
 /**
- * What to do with an event whose claim another delivery holds right now (DESIGN §2 "In flight"; see
+ * What to do with an event whose claim another delivery holds right now (docs/design.md §2 "In flight"; see
  * docs/consumer.md). Pure: no I/O.
  *
  * The holder is known from the `messageId` the claim stored. Acknowledging the duplicate is safe only when a

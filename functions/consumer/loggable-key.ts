@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { WebhookEvent } from '../events/types.ts';
 
 /**
- * Fields whose key (DESIGN §1) carries a phone number as its first value, right after `<field>:<entry.id>:<ts>`:
+ * Fields whose key (docs/design.md §1) carries a phone number as its first value, right after `<field>:<entry.id>:<ts>`:
  * the business's display number, or the customer's `wa_id` / contact number.
  */
 const PHONE_IN_KEY_FIELDS = new Set([

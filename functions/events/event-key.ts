@@ -20,7 +20,7 @@ export function isJsonObject(candidate: unknown): candidate is JsonObject {
 }
 
 /**
- * One key part, DESIGN §1: `-` for missing or null, strings verbatim (already unescaped by the parser),
+ * One key part, docs/design.md §1: `-` for missing or null, strings verbatim (already unescaped by the parser),
  * numbers as written. Booleans print as their JSON literal. An object or array where a scalar was expected
  * (not a documented shape) prints as compact JSON rather than `-`, so that two different events never
  * collapse into one key and lose a side effect.

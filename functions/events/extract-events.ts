@@ -1,5 +1,5 @@
 /**
- * Turns a webhook body into its events and their keys, exactly per DESIGN §1: entries, then changes, in
+ * Turns a webhook body into its events and their keys, exactly per docs/design.md §1: entries, then changes, in
  * array order; within a change, the field's recipes in table order and each array's items in order.
  *
  * Malformed inner parts never throw and never invent an event; they are reported in `malformed`:

@@ -1,5 +1,5 @@
 /**
- * The key recipes of DESIGN §1 as data: for each documented webhook field, which items are events and which
+ * The key recipes of docs/design.md §1 as data: for each documented webhook field, which items are events and which
  * values, in which order, make their key. `extract-events.ts` walks a body with this table; the receiver's
  * splitter asks it which arrays it may cut between.
  */
@@ -176,7 +176,7 @@ const FIELD_RULES: ReadonlyMap<string, readonly EventRecipe[]> = new Map<string,
     [
       ...perItem('calls', 'calls', part('item', 'timestamp'), [part('item', 'id'), part('item', 'event')]),
       // Business-initiated call states (`RINGING`, `ACCEPTED`, `REJECTED`): management events like the rest
-      // of `calls`, never kind `status`, so they stay out of the message status ledger (DESIGN §3).
+      // of `calls`, never kind `status`, so they stay out of the message status ledger (docs/design.md §3).
       ...perItem('calls', 'statuses', part('item', 'timestamp'), [
         part('item', 'id'),
         part('item', 'status'),
@@ -194,7 +194,7 @@ export function isKnownField(field: string): boolean {
   return FIELD_RULES.has(field);
 }
 
-/** Every documented field, in DESIGN §1 order (`messages` first). */
+/** Every documented field, in docs/design.md §1 order (`messages` first). */
 export const KNOWN_FIELDS: readonly string[] = [...FIELD_RULES.keys()];
 
 const ITEM_ARRAYS: ReadonlyMap<string, readonly string[]> = new Map(

@@ -1,5 +1,5 @@
 /**
- * The unit of deduplication: one event inside a webhook body (DESIGN §1), never the HTTP request.
+ * The unit of deduplication: one event inside a webhook body (docs/design.md §1), never the HTTP request.
  */
 import type { LosslessNumber } from 'lossless-json';
 
@@ -14,12 +14,12 @@ export interface JsonObject {
 export type EventKind = 'message' | 'status' | 'error' | 'management';
 
 export interface WebhookEvent {
-  /** The dedup key of DESIGN §1, e.g. `msg:wamid.HBg…` or `st:wamid.HBg…:read`. */
+  /** The dedup key of docs/design.md §1, e.g. `msg:wamid.HBg…` or `st:wamid.HBg…:read`. */
   readonly key: string;
   /** The webhook field the change arrived under (`messages`, `calls`, `account_update`, …). */
   readonly field: string;
   readonly kind: EventKind;
-  /** The CloudWatch `Field` dimension (DESIGN §5): `message`, `status`, `error`, or the field itself. */
+  /** The CloudWatch `Field` dimension (docs/design.md §5): `message`, `status`, `error`, or the field itself. */
   readonly metricField: string;
   /** `entry.id` (the WABA id) rendered as in keys: verbatim, `-` when missing. */
   readonly entryId: string;

@@ -5,7 +5,7 @@ import type { StatusObservation } from './status-event.ts';
 import { rankOfStatus } from './status-rank.ts';
 
 /**
- * The status ledger (DESIGN §3), stored in the claim table beside the claims, one item per outbound message
+ * The status ledger (docs/design.md §3), stored in the claim table beside the claims, one item per outbound message
  * (per participant for group sends):
  *
  *   pk            `[<ns>#]ledger:<wamid>[:<recipient_participant_id>]`
@@ -18,7 +18,7 @@ import { rankOfStatus } from './status-rank.ts';
  *                 takeover) tells its handler the same thing, not what the earlier attempt left behind
  *   expiresAt     TTL, refreshed on every write, same retention as the claims
  *
- * No claim key starts with `ledger:` (DESIGN §1 has no such field), so the two never collide.
+ * No claim key starts with `ledger:` (docs/design.md §1 has no such field), so the two never collide.
  */
 
 export interface StatusLedgerView {

@@ -1,5 +1,5 @@
 /**
- * The order of WhatsApp message statuses (DESIGN §3). Pure: no I/O.
+ * The order of WhatsApp message statuses (docs/design.md §3). Pure: no I/O.
  *
  * `failed` ranks above everything so that it always becomes current and nothing moves past it (terminal).
  * A status Meta adds later and this table does not know ranks 0: its time is recorded, but it only becomes

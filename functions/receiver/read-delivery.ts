@@ -14,7 +14,7 @@ export type DeliveryReading =
       /** UTF-8 bytes of `text`. */
       readonly bytes: number;
       readonly events: number;
-      /** Names of undocumented fields (acknowledged without a key, DESIGN §1), one per change. */
+      /** Names of undocumented fields (acknowledged without a key, docs/design.md §1), one per change. */
       readonly unknownFields: readonly string[];
       /** Inner parts that yield no event because of their shape (see `extractEventsFromEnvelope`). */
       readonly malformedParts: number;

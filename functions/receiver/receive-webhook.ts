@@ -1,5 +1,5 @@
 /**
- * The receiver's whole job, as a plain function (DESIGN §4): verify, store, acknowledge. The thin Lambda
+ * The receiver's whole job, as a plain function (docs/design.md §4): verify, store, acknowledge. The thin Lambda
  * handler and the local stack both call it; every dependency is injected. No DynamoDB on this path.
  *
  * | request                                   | answer                                           |

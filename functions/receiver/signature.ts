@@ -1,5 +1,5 @@
 /**
- * Meta's webhook signature (DESIGN §4): `X-Hub-Signature-256: sha256=<hex>`, the HMAC-SHA256 of the raw request
+ * Meta's webhook signature (docs/design.md §4): `X-Hub-Signature-256: sha256=<hex>`, the HMAC-SHA256 of the raw request
  * bytes keyed with the app secret. Pure: no I/O, no configuration lookup.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

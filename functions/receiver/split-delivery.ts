@@ -1,5 +1,5 @@
 /**
- * Splits a webhook body that is too large for one queue message into several valid envelopes (DESIGN §4):
+ * Splits a webhook body that is too large for one queue message into several valid envelopes (docs/design.md §4):
  * cut only between entries, changes, and the items of a field's event arrays (`eventItemArrays`), keep
  * everything else of each entry, change and value (metadata, contacts, …) in every part, and keep the walk
  * order, so the events of all parts, read in order, are exactly the events of the body. Pure.

@@ -1,5 +1,5 @@
 /**
- * Meta's subscription handshake (DESIGN §4): `GET /webhook?hub.mode=subscribe&hub.verify_token=…&hub.challenge=…`
+ * Meta's subscription handshake (docs/design.md §4): `GET /webhook?hub.mode=subscribe&hub.verify_token=…&hub.challenge=…`
  * must be answered with the challenge, verbatim, only when the token is ours. Pure: no I/O.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';

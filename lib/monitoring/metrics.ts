@@ -1,5 +1,5 @@
 /**
- * CloudWatch metric objects for the custom metrics of DESIGN §5, and the metric-math expressions built on
+ * CloudWatch metric objects for the custom metrics of docs/design.md §5, and the metric-math expressions built on
  * them and on the queues' metrics. Names and dimensions come only from `functions/commons/metric-names.ts`,
  * the module the handlers emit with, so the two cannot drift apart. This module builds `Metric`/
  * `MathExpression` objects and nothing else; alarms live in `alarms.ts`, widgets in `dashboard.ts`.
@@ -91,7 +91,7 @@ function metricId(prefix: string, field: string): string {
 }
 
 /**
- * 100 × duplicates / (fresh + duplicates) for one field (DESIGN §5). `FILL(…, 0)` turns a period in which only
+ * 100 × duplicates / (fresh + duplicates) for one field (docs/design.md §5). `FILL(…, 0)` turns a period in which only
  * one of the two counts was emitted into a real 0 instead of a gap; a period with no events at all stays
  * empty (the division is undefined, not 0 %).
  */

@@ -199,7 +199,7 @@ export class PipelineStats {
   }
 }
 
-/** 100 × duplicates / (fresh + duplicates), DESIGN §5; 0 when nothing was seen. */
+/** 100 × duplicates / (fresh + duplicates), docs/design.md §5; 0 when nothing was seen. */
 export function duplicateRate(counts: Pick<FieldCounts, 'fresh' | 'duplicate'>): number {
   const seen = counts.fresh + counts.duplicate;
   return seen === 0 ? 0 : (100 * counts.duplicate) / seen;

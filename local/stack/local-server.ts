@@ -1,6 +1,6 @@
 /**
  * The local stack's HTTP front: `/webhook` through the real receiver handler (as API Gateway would call it),
- * the `/local/*` inspection endpoints of DESIGN §6, the fault switch, and the dashboard.
+ * the `/local/*` inspection endpoints of docs/design.md §6, the fault switch, and the dashboard.
  */
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -44,7 +44,7 @@ export interface LocalPipeline {
   readonly receiver: ReceiverHandler;
   readonly receiverTimeoutSeconds: number;
   readonly region: string;
-  /** `/local/info`, with the effective settings and faults alongside the DESIGN §6 fields. */
+  /** `/local/info`, with the effective settings and faults alongside the docs/design.md §6 fields. */
   readonly info: LocalInfo & Record<string, unknown>;
   effects(): EffectsView;
   ledger(wamid: string, recipientParticipantId?: string): Promise<StatusLedgerView | undefined>;

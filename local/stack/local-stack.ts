@@ -1,5 +1,5 @@
 /**
- * The whole pipeline on one machine (DESIGN §6): DynamoDB Local and the SQS emulator, the claim table,
+ * The whole pipeline on one machine (docs/design.md §6): DynamoDB Local and the SQS emulator, the claim table,
  * queue and DLQ created from the shared definitions and settings, the real receiver behind an API Gateway
  * v2 adapter, and the real consumer driven by a Lambda-like SQS event source.
  */

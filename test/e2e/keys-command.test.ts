@@ -1,6 +1,6 @@
 /**
  * `npm run keys -- FILE` as a user runs it: a child process (npm, then tsx) whose stdout is exactly the keys,
- * one per line, and whose stderr is empty: no Node.js or AWS SDK warning, nothing else (DESIGN §6).
+ * one per line, and whose stderr is empty: no Node.js or AWS SDK warning, nothing else (docs/design.md §6).
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

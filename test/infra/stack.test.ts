@@ -1,6 +1,6 @@
 /**
  * The default stack, synthesised once (with real esbuild bundling): every secure default and every setting
- * of DESIGN §2–§5 is checked on the CloudFormation template with fine-grained assertions.
+ * of docs/design.md §2–§5 is checked on the CloudFormation template with fine-grained assertions.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';

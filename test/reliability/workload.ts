@@ -3,7 +3,7 @@
  * with outbound statuses whose `sent`/`delivered`/`read` arrive shuffled across deliveries (so the status
  * ledger merges late statuses), plus Meta-style repeats of some deliveries.
  *
- * The expected event keys are built here from the ids the generator itself made (DESIGN §1: `msg:<wamid>`,
+ * The expected event keys are built here from the ids the generator itself made (docs/design.md §1: `msg:<wamid>`,
  * `st:<wamid>:<status>`), never by the extractor under test; {@link keysOfBody} is the extractor's view, for
  * the tests to cross-check against these keys.
  */
@@ -44,12 +44,12 @@ export interface WorkloadOptions {
   readonly random: () => number;
 }
 
-/** DESIGN §1: an inbound message's key. */
+/** docs/design.md §1: an inbound message's key. */
 export function messageKey(message: Pick<InboundMessage, 'id'>): string {
   return `msg:${message.id}`;
 }
 
-/** DESIGN §1: a status's key (the workload's statuses carry no `recipient_participant_id`). */
+/** docs/design.md §1: a status's key (the workload's statuses carry no `recipient_participant_id`). */
 export function statusKey(status: Pick<OutboundStatus, 'id' | 'status'>): string {
   return `st:${status.id}:${status.status}`;
 }

@@ -35,7 +35,7 @@ export const DYNAMODB_FAULT_KINDS = [
 export type DynamoDbFaultKind = (typeof DYNAMODB_FAULT_KINDS)[number];
 
 export const CLAIM_TABLE_OPERATIONS = ['claim', 'complete', 'release', 'ledger'] as const;
-/** A claim-table write as the consumer uses it (DESIGN §2, §3); `other` for anything else. */
+/** A claim-table write as the consumer uses it (docs/design.md §2, §3); `other` for anything else. */
 export type ClaimTableOperation = (typeof CLAIM_TABLE_OPERATIONS)[number] | 'other';
 
 export interface DynamoDbFaultOptions {

@@ -151,7 +151,7 @@ describe('claim', () => {
   });
 });
 
-describe('cost floor (DESIGN §2)', () => {
+describe('cost floor (docs/design.md §2)', () => {
   it('a fresh event costs 2 writes: the claim and the completion', async () => {
     const store = newStore();
     const claim = await claimHeld(store, newKey('cost-fresh'));

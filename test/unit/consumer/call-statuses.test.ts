@@ -1,7 +1,7 @@
 /**
  * Business-initiated call states (`calls` field, `value.statuses[]`: RINGING, ACCEPTED, REJECTED) are
  * management events: they reach `onManagementEvent`, never `onStatus`, and never touch the message status
- * ledger (DESIGN §3: call states are not message statuses).
+ * ledger (docs/design.md §3: call states are not message statuses).
  */
 import { readFileSync } from 'node:fs';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';

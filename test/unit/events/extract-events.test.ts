@@ -126,7 +126,7 @@ describe('extractEvents: what each event carries', () => {
     ]);
   });
 
-  it('walks a `calls` change as DESIGN §1 lists it: calls[] items, then statuses[] items, whatever the text order', () => {
+  it('walks a `calls` change as docs/design.md §1 lists it: calls[] items, then statuses[] items, whatever the text order', () => {
     const raw =
       `{"object":"whatsapp_business_account","entry":[{"id":"${WABA}","changes":[{"field":"calls","value":{` +
       '"statuses":[{"id":"wacid.B","timestamp":"3","status":"ACCEPTED"},{"id":"wacid.C","timestamp":"4","status":"REJECTED"}],' +

@@ -1,6 +1,6 @@
 /**
  * The Lambda handler end to end, with SQS and Secrets Manager mocked by aws-sdk-client-mock: every answer of
- * DESIGN §4, what reaches the queues, and what reaches the logs.
+ * docs/design.md §4, what reaches the queues, and what reaches the logs.
  */
 import { readFileSync } from 'node:fs';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
