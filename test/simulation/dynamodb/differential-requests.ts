@@ -116,7 +116,7 @@ function valueOfType(type: string, spelling: Spelling = 'canonical'): fc.Arbitra
 /** Mostly a value of the attribute's usual type, sometimes anything (cross-type comparisons are false). */
 function valueFor(attribute: AttributeName, spelling: Spelling = 'canonical'): fc.Arbitrary<AttributeValue> {
   return fc.oneof(
-    { weight: 4, arbitrary: valueOfType(PREFERRED_TYPE[attribute], spelling) },
+    { weight: 9, arbitrary: valueOfType(PREFERRED_TYPE[attribute], spelling) },
     { weight: 1, arbitrary: anyValue(spelling) },
   );
 }
@@ -164,7 +164,7 @@ const attributeName = fc.constantFrom(...ATTRIBUTES);
 // DynamoDB Local accepts `size` unescaped although the reserved words list it; the model refuses it, as
 // documented, so `size` is always written through a placeholder here.
 const nameRef: fc.Arbitrary<NameRef> = fc
-  .record({ attribute: attributeName, plain: fc.nat({ max: 9 }).map((n) => n === 0) })
+  .record({ attribute: attributeName, plain: fc.nat({ max: 24 }).map((n) => n === 0) })
   .map((ref) => (ref.attribute === 'size' ? { ...ref, plain: false } : ref));
 
 const operand: fc.Arbitrary<OperandSpec> = fc.oneof(
@@ -366,7 +366,7 @@ function updateAction(target: NameRef): fc.Arbitrary<UpdateAction> {
 const updateActions: fc.Arbitrary<UpdateAction[]> = fc
   .record({
     targets: fc.uniqueArray(attributeName, { minLength: 1, maxLength: 4 }),
-    repeat: fc.nat({ max: 14 }).map((n) => n === 0),
+    repeat: fc.nat({ max: 24 }).map((n) => n === 0),
     plain: fc.nat({ max: 19 }).map((n) => n === 0),
   })
   .chain(({ targets, repeat, plain }) => {

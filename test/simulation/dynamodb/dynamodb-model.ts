@@ -191,10 +191,13 @@ export class DynamoDbModel {
         : undefined;
     const condition = conditionOf(input, placeholders);
     checkAllUsed(placeholders);
-    if (update !== undefined) checkTargets(updateTargets(update), this.partitionKeyOf(tableName));
+    const targets = update === undefined ? [] : updateTargets(update);
+    checkNoOverlap(targets, 'UpdateExpression');
     const table = this.table(tableName);
     const existing = table.get(key);
     checkCondition(condition, existing, onFailure);
+    // DynamoDB Local refuses a write to the key only once the condition held (a failed condition wins).
+    checkKeyUntouched(targets, this.partitionKeyOf(tableName));
     const before = existing ?? { [this.partitionKeyOf(tableName)]: { S: key } };
     const applied =
       update === undefined ? { item: cloneItem(before), updatedNames: [] } : applyUpdate(update, before);
@@ -363,9 +366,7 @@ function checkAllUsed(placeholders: ExpressionPlaceholders): void {
   }
 }
 
-/** No update may write the key, nor write one attribute twice. */
-function checkTargets(targets: readonly DocumentPath[], keyName: string): void {
-  checkNoOverlap(targets, 'UpdateExpression');
+function checkKeyUntouched(targets: readonly DocumentPath[], keyName: string): void {
   if (targets.some((target) => rootName(target) === keyName)) {
     throw validationError(
       `One or more parameter values were invalid: Cannot update attribute ${keyName}. This attribute is part of the key`,
