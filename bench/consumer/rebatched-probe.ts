@@ -8,8 +8,12 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { seededRandom } from '../../local/seeded-random.ts';
+import {
+  type InboundTextMessage,
+  inboundTextMessage,
+  multiMessageBody,
+} from '../../test/support/webhooks/webhook-bodies.ts';
 import { shuffle } from '../support/stats.ts';
-import { type InboundTextMessage, inboundTextMessage, multiMessageBody } from '../workload/webhook-bodies.ts';
 import { toQueueRecord } from './workload.ts';
 
 export interface RebatchedWorkload {

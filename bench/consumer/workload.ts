@@ -14,13 +14,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { seededRandom } from '../../local/seeded-random.ts';
-import { shuffle } from '../support/stats.ts';
 import {
   type InboundTextMessage,
   inboundTextMessage,
   reserializedMessageBody,
   singleMessageBody,
-} from '../workload/webhook-bodies.ts';
+} from '../../test/support/webhooks/webhook-bodies.ts';
+import { shuffle } from '../support/stats.ts';
 
 export type DuplicateKind = 'in-batch' | 'cross-batch' | 'rebatched';
 

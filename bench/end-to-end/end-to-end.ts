@@ -11,7 +11,7 @@ import { signBody } from '../../functions/receiver/signature.ts';
 import { seededRandom } from '../../local/seeded-random.ts';
 import type { EffectsView } from '../../local/stack/effects-journal.ts';
 import { spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
-import { inboundTextMessage, singleMessageBody } from '../workload/webhook-bodies.ts';
+import { inboundTextMessage, singleMessageBody } from '../../test/support/webhooks/webhook-bodies.ts';
 
 export interface EndToEndInput {
   readonly durationSeconds: number;

@@ -16,9 +16,9 @@ import { createReceiverHandler } from '../../functions/receiver.ts';
 import { resolveSettings } from '../../lib/settings.ts';
 import { toApiGatewayV2Event } from '../../local/http/api-gateway-v2.ts';
 import { seededRandom } from '../../local/seeded-random.ts';
+import { batchedBody } from '../../test/support/webhooks/webhook-bodies.ts';
 import { median } from '../support/stats.ts';
 import { serveWorker } from '../support/worker-process.ts';
-import { batchedBody } from '../workload/webhook-bodies.ts';
 
 export interface ReceiverBenchInput {
   /** Updates per body, and measured iterations for each. */

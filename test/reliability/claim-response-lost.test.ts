@@ -22,7 +22,7 @@ import {
   injectDynamoDbFaults,
 } from '../support/dynamodb-faults.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
-import { type InboundMessage, inboundMessages, messagesBody } from '../unit/consumer/webhook-bodies.ts';
+import { type InboundMessage, inboundMessages, messagesBody } from '../support/webhooks/webhook-bodies.ts';
 import { keysOfBody, messageKey } from './workload.ts';
 
 /**

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ENV } from '../../functions/commons/environment.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { type SqsBatchFault, type SqsFaultProxy, startSqsFaultProxy } from '../support/sqs-fault-proxy.ts';
-import { inboundMessages, messagesBody } from '../unit/consumer/webhook-bodies.ts';
+import { inboundMessages, messagesBody } from '../support/webhooks/webhook-bodies.ts';
 import { keysOfBody, messageKey } from './workload.ts';
 
 /** A queue message of at most 4 KiB: the 40-message delivery below becomes several parts. */

@@ -16,7 +16,7 @@ import {
   messagesChange,
   type OutboundStatus,
   statusesChange,
-} from '../unit/consumer/webhook-bodies.ts';
+} from '../support/webhooks/webhook-bodies.ts';
 
 export const STATUS_SEQUENCE = ['sent', 'delivered', 'read'] as const;
 

@@ -10,7 +10,7 @@ import {
   messagesChange,
   type OutboundStatus,
   statusesChange,
-} from '../unit/consumer/webhook-bodies.ts';
+} from '../support/webhooks/webhook-bodies.ts';
 import type { Prng } from './prng.ts';
 
 const STATUS_TIMESTAMP = 1_749_416_400;

@@ -15,8 +15,8 @@ import {
   createTestClaimTable,
 } from '../../support/aws-clients.ts';
 import { countRequests } from '../../support/request-counter.ts';
+import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 import { sqsEvent } from '../../unit/consumer/consumer-harness.ts';
-import { inboundMessages, messagesBody, statusesBody } from '../../unit/consumer/webhook-bodies.ts';
 
 const dynamodb = createDynamoDbClient();
 const requests = countRequests(dynamodb);

@@ -32,8 +32,8 @@ import {
   uniqueName,
 } from '../../support/aws-clients.ts';
 import { compressedRetryStrategy, injectDynamoDbFaults } from '../../support/dynamodb-faults.ts';
+import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 import { sqsEvent } from '../../unit/consumer/consumer-harness.ts';
-import { inboundMessages, messagesBody, statusesBody } from '../../unit/consumer/webhook-bodies.ts';
 
 const sqs = createSqsClient();
 const dynamodb = createDynamoDbClient();

@@ -11,8 +11,8 @@ import {
   createTestClaimTable,
 } from '../../support/aws-clients.ts';
 import { countRequests } from '../../support/request-counter.ts';
+import { statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 import { captureOutput, emfDocuments, metricValue, sqsEvent } from '../../unit/consumer/consumer-harness.ts';
-import { statusesBody } from '../../unit/consumer/webhook-bodies.ts';
 
 const dynamodb = createDynamoDbClient();
 const requests = countRequests(dynamodb);

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { keysOfBody, messageKey } from '../../reliability/workload.ts';
 import { type ConsumerWorker, startConsumerWorker } from '../../support/consumer-worker-process.ts';
-import { envelope, inboundMessages, messagesChange } from '../../unit/consumer/webhook-bodies.ts';
+import { envelope, inboundMessages, messagesChange } from '../../support/webhooks/webhook-bodies.ts';
 import {
   createPipeline,
   type Pipeline,

@@ -5,7 +5,7 @@ import {
   inboundMessages,
   messagesChange,
   statusesChange,
-} from '../../unit/consumer/webhook-bodies.ts';
+} from '../../support/webhooks/webhook-bodies.ts';
 import {
   createPipeline,
   type Pipeline,

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { CLAIM_CONDITION, OWNER_CONDITION } from '../../../functions/claims/claim-store.ts';
 import type { AttributeValue, RawItem } from './attribute-value.ts';
 
-export const KEY_COUNT = 4;
+const KEY_COUNT = 4;
 /** Attribute names; `state`, `owner` and `size` are reserved words and need a `#name` placeholder. */
 const ATTRIBUTES = ['s', 'n', 'ss', 'ns', 'l', 'm', 'b', 'flag', 'state', 'owner', 'size'] as const;
 type AttributeName = (typeof ATTRIBUTES)[number];

@@ -10,13 +10,7 @@ import { claimTableDefinition } from '../../../functions/claims/claim-table.ts';
 import { createDynamoDbClient, uniqueName } from '../../support/aws-clients.ts';
 import type { RawItem } from './attribute-value.ts';
 import { type Answer, comparable, localAnswer, modelAnswer, normalizedItem } from './differential-oracle.ts';
-import {
-  KEY_COUNT,
-  type OperationSpec,
-  operation,
-  type RawRequest,
-  render,
-} from './differential-requests.ts';
+import { type OperationSpec, operation, type RawRequest, render } from './differential-requests.ts';
 import { DynamoDbModel } from './dynamodb-model.ts';
 
 const SEED = 20_260_110;

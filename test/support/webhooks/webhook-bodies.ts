@@ -1,11 +1,15 @@
 /**
- * Builders of WhatsApp Cloud API webhook bodies for the consumer's tests, shaped like Meta's examples, with
- * contacts, names, phone numbers and message texts so that tests can check none of them leaks into logs.
+ * Builders of WhatsApp Cloud API webhook bodies for the tests and the benchmarks, shaped like Meta's examples:
+ * a WABA entry, `messages` changes with metadata, contacts and text messages, or delivery statuses with
+ * pricing. They carry names, phone numbers and message texts, so that tests can check none of them leaks into
+ * logs. The random builders are deterministic for a given random source.
  */
 
 export const DISPLAY_PHONE_NUMBER = '15550783881';
 export const PHONE_NUMBER_ID = '106540352242922';
 export const WABA_ID = '102290129340398';
+
+const DEFAULT_MESSAGE_TIMESTAMP = '1749416383';
 
 export interface InboundMessage {
   readonly id: string;
@@ -21,48 +25,63 @@ export interface OutboundStatus {
   readonly recipientId: string;
   readonly timestamp: string;
   readonly recipientParticipantId?: string;
+  readonly conversationId?: string;
+}
+
+const METADATA = { display_phone_number: DISPLAY_PHONE_NUMBER, phone_number_id: PHONE_NUMBER_ID };
+
+/** The `value` of a `messages` change holding inbound text messages (several: a batched delivery). */
+export function messagesValue(messages: readonly InboundMessage[]): object {
+  return {
+    messaging_product: 'whatsapp',
+    metadata: METADATA,
+    contacts: messages.map((m) => ({ profile: { name: m.name }, wa_id: m.from })),
+    messages: messages.map((m) => ({
+      from: m.from,
+      id: m.id,
+      timestamp: m.timestamp ?? DEFAULT_MESSAGE_TIMESTAMP,
+      type: 'text',
+      text: { body: m.text },
+    })),
+  };
+}
+
+/** The `value` of a `messages` change holding delivery statuses of outbound messages. */
+export function statusesValue(statuses: readonly OutboundStatus[]): object {
+  return {
+    messaging_product: 'whatsapp',
+    metadata: METADATA,
+    statuses: statuses.map((s) => ({
+      id: s.id,
+      status: s.status,
+      timestamp: s.timestamp,
+      recipient_id: s.recipientId,
+      ...(s.recipientParticipantId === undefined
+        ? {}
+        : { recipient_participant_id: s.recipientParticipantId }),
+      ...(s.conversationId === undefined
+        ? {}
+        : { conversation: { id: s.conversationId, origin: { type: 'utility' } } }),
+      pricing: { billable: true, pricing_model: 'PMP', category: 'utility' },
+    })),
+  };
 }
 
 export function messagesChange(messages: readonly InboundMessage[]): object {
-  return {
-    field: 'messages',
-    value: {
-      messaging_product: 'whatsapp',
-      metadata: { display_phone_number: DISPLAY_PHONE_NUMBER, phone_number_id: PHONE_NUMBER_ID },
-      contacts: messages.map((m) => ({ profile: { name: m.name }, wa_id: m.from })),
-      messages: messages.map((m) => ({
-        from: m.from,
-        id: m.id,
-        timestamp: m.timestamp ?? '1749416383',
-        type: 'text',
-        text: { body: m.text },
-      })),
-    },
-  };
+  return { field: 'messages', value: messagesValue(messages) };
 }
 
 export function statusesChange(statuses: readonly OutboundStatus[]): object {
-  return {
-    field: 'messages',
-    value: {
-      messaging_product: 'whatsapp',
-      metadata: { display_phone_number: DISPLAY_PHONE_NUMBER, phone_number_id: PHONE_NUMBER_ID },
-      statuses: statuses.map((s) => ({
-        id: s.id,
-        status: s.status,
-        timestamp: s.timestamp,
-        recipient_id: s.recipientId,
-        ...(s.recipientParticipantId === undefined
-          ? {}
-          : { recipient_participant_id: s.recipientParticipantId }),
-        pricing: { billable: true, pricing_model: 'PMP', category: 'utility' },
-      })),
-    },
-  };
+  return { field: 'messages', value: statusesValue(statuses) };
+}
+
+/** The whole webhook payload: one WABA entry (`id` WABA_ID unless `entry` names another) holding `changes`. */
+export function webhookPayload(changes: readonly object[], entry: Record<string, unknown> = {}): object {
+  return { object: 'whatsapp_business_account', entry: [{ id: WABA_ID, ...entry, changes }] };
 }
 
 export function envelope(changes: readonly object[], entryId = WABA_ID): string {
-  return JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: entryId, changes }] });
+  return JSON.stringify(webhookPayload(changes, { id: entryId }));
 }
 
 export function messagesBody(messages: readonly InboundMessage[]): string {
@@ -81,4 +100,116 @@ export function inboundMessages(count: number, prefix = 'm'): InboundMessage[] {
     name: `Customer ${prefix}${i}`,
     text: `Hello from ${prefix}${i}, my order number is ${9000 + i}`,
   }));
+}
+
+// Random message texts mix ASCII with accents, an eszett and an emoji, so that `metaJson` has escapes to write.
+const WORDS = [
+  'hola',
+  'pedido',
+  'gracias',
+  'olá',
+  'entrega',
+  'amanhã',
+  'price',
+  'color',
+  'available',
+  'ñandú',
+  'café',
+  'ticket',
+  'refund',
+  'size',
+  'tomorrow',
+  '👍',
+  'order',
+  'Straße',
+];
+
+/** An inbound message as the benchmarks see it: always with a timestamp. */
+export type InboundTextMessage = InboundMessage & { readonly timestamp: string };
+
+/** A wamid shaped like Meta's (`wamid.` + base64 of an opaque id), unique for a unique `serial`. */
+export function metaShapedWamid(serial: number, random: () => number): string {
+  const bytes = Buffer.alloc(36);
+  bytes.write('\u001c\u0018\u000b', 0, 'latin1');
+  bytes.writeUInt32BE(serial, 3);
+  for (let i = 7; i < bytes.length; i++) bytes[i] = Math.floor(random() * 256);
+  return `wamid.${bytes.toString('base64')}`;
+}
+
+/** An inbound message of 3 to 27 random words, its id, sender and timestamp derived from `serial`. */
+export function inboundTextMessage(serial: number, random: () => number): InboundTextMessage {
+  const wordCount = 3 + Math.floor(random() * 25);
+  const words = Array.from({ length: wordCount }, () => WORDS[Math.floor(random() * WORDS.length)]);
+  return {
+    id: metaShapedWamid(serial, random),
+    from: `1650555${String(serial % 10_000).padStart(4, '0')}`,
+    name: `Customer ${serial}`,
+    text: words.join(' '),
+    timestamp: String(1_749_416_383 + serial),
+  };
+}
+
+/** A delivery status of an outbound message, with a conversation, its id and status derived from `serial`. */
+export function outboundStatus(serial: number, random: () => number): OutboundStatus {
+  const statuses = ['sent', 'delivered', 'read'];
+  return {
+    id: metaShapedWamid(serial, random),
+    status: statuses[serial % statuses.length] as string,
+    timestamp: String(1_750_263_773 + serial),
+    recipientId: `1650555${String(serial % 10_000).padStart(4, '0')}`,
+    conversationId: `c${serial.toString(16).padStart(31, '0')}`,
+  };
+}
+
+/** Serialises like Meta: compact JSON, non-ASCII escaped. */
+export function metaJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[\u0080-\uffff]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** One delivery carrying several messages, one change each. */
+export function multiMessageBody(messages: readonly InboundTextMessage[]): string {
+  return metaJson(
+    webhookPayload(messages.map((message) => ({ value: messagesValue([message]), field: 'messages' }))),
+  );
+}
+
+/** One delivery with one inbound message: the shape of nearly every live `messages` webhook. */
+export function singleMessageBody(message: InboundTextMessage): string {
+  return metaJson(webhookPayload([{ value: messagesValue([message]), field: 'messages' }]));
+}
+
+/**
+ * The same message in other bytes: keys in another order, an entry `time`, indented. A Meta retry of a
+ * re-batched delivery looks like this: a different body (so a body hash differs), the same event.
+ */
+export function reserializedMessageBody(message: InboundTextMessage): string {
+  const value = messagesValue([message]) as Record<string, unknown>;
+  const reordered = Object.fromEntries(Object.entries(value).reverse());
+  return JSON.stringify(
+    {
+      entry: [{ changes: [{ field: 'messages', value: reordered }], time: 1_749_416_400, id: WABA_ID }],
+      object: 'whatsapp_business_account',
+    },
+    null,
+    1,
+  );
+}
+
+/**
+ * A batched delivery of `updates` events (one change each), alternating inbound messages and statuses, as
+ * Meta sends up to 1000 updates in one POST. 1000 updates come to about 0.45 MB, so the receiver splits it.
+ */
+export function batchedBody(updates: number, random: () => number, firstSerial = 0): string {
+  const changes = Array.from({ length: updates }, (_, i) => {
+    const serial = firstSerial + i;
+    const value =
+      i % 2 === 0
+        ? messagesValue([inboundTextMessage(serial, random)])
+        : statusesValue([outboundStatus(serial, random)]);
+    return { value, field: 'messages' };
+  });
+  return metaJson(webhookPayload(changes));
 }

@@ -5,7 +5,6 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/commons/metr
 import { defineWebhookHandlers, type LogDetails } from '../../../functions/consumer/handler-api.ts';
 import { loggableKey } from '../../../functions/consumer/loggable-key.ts';
 import { webhookHandlers as defaultHandlers } from '../../../functions/webhook-handlers.ts';
-import { captureOutput, createHarness, emfDocuments, metricValue, sqsEvent } from './consumer-harness.ts';
 import {
   DISPLAY_PHONE_NUMBER,
   envelope,
@@ -13,7 +12,8 @@ import {
   messagesBody,
   statusesBody,
   statusesChange,
-} from './webhook-bodies.ts';
+} from '../../support/webhooks/webhook-bodies.ts';
+import { captureOutput, createHarness, emfDocuments, metricValue, sqsEvent } from './consumer-harness.ts';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url), 'utf8');

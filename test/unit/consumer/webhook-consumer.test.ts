@@ -10,6 +10,7 @@ import {
 import { DeleteCommand, PutCommand, type PutCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import type { WebhookEventContext } from '../../../functions/consumer/handler-api.ts';
+import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 import {
   captureOutput,
   createHarness,
@@ -19,7 +20,6 @@ import {
   metricValue,
   sqsEvent,
 } from './consumer-harness.ts';
-import { inboundMessages, messagesBody, statusesBody } from './webhook-bodies.ts';
 
 const throttled = () =>
   new ProvisionedThroughputExceededException({
