@@ -9,7 +9,7 @@
  * AttributeUpdates, AttributesToGet), the 400 KB item limit, consumed capacity, and TTL deletion on its own
  * (call `expireItems`). Any of them raises UnsupportedByModelError rather than a made-up answer.
  */
-import { CLAIM_TABLE_SCHEMA } from '../../../lib/settings.ts';
+import { CLAIM_TABLE_SCHEMA } from '../../../contract/claim-table-schema.ts';
 import {
   type AttributeValue,
   cloneItem,
