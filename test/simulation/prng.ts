@@ -43,9 +43,9 @@ export class Prng {
   }
 }
 
-/** FNV-1a over the seed and the label. */
+/** FNV-1a over `<seed>:<label>`. */
 function hashSeed(seed: number, label: string): number {
-  let hash = 0x811c9dc5 ^ seed;
+  let hash = 0x811c9dc5;
   for (const char of `${seed}:${label}`) {
     hash ^= char.codePointAt(0) as number;
     hash = Math.imul(hash, 0x01000193);

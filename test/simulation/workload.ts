@@ -14,7 +14,7 @@ import {
 import type { Prng } from './prng.ts';
 
 const STATUS_TIMESTAMP = 1_749_416_400;
-const MAX_EVENTS_PER_BODY = 8;
+const MAX_EVENTS_PER_BODY = 6;
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
@@ -86,7 +86,7 @@ export function generateWorkload(random: Prng, startMs: number, shape: WorkloadS
 
 function planEvents(random: Prng): Map<string, PlannedEvent> {
   const events = new Map<string, PlannedEvent>();
-  const inbound = random.int(0, 5);
+  const inbound = random.int(0, 4);
   for (let i = 0; i < inbound; i++) {
     const message: InboundMessage = {
       id: `wamid.in${i}`,
@@ -96,7 +96,7 @@ function planEvents(random: Prng): Map<string, PlannedEvent> {
     };
     events.set(`msg:${message.id}`, { kind: 'message', key: `msg:${message.id}`, message });
   }
-  const outboundCount = random.int(inbound === 0 ? 1 : 0, 3);
+  const outboundCount = random.int(inbound === 0 ? 1 : 0, 2);
   for (let o = 0; o < outboundCount; o++) {
     const wamid = `wamid.out${o}`;
     const last = random.chance(0.15) ? 'failed' : 'read';
@@ -117,7 +117,7 @@ function planEvents(random: Prng): Map<string, PlannedEvent> {
 }
 
 function planOriginalBodies(random: Prng, events: readonly PlannedEvent[], startMs: number): PlannedBody[] {
-  const count = random.int(2, Math.min(6, Math.max(2, events.length)));
+  const count = random.int(2, Math.min(5, Math.max(2, events.length)));
   const groups: PlannedEvent[][] = Array.from({ length: count }, () => []);
   for (const event of random.shuffle(events)) {
     (groups[random.int(0, count - 1)] as PlannedEvent[]).push(event);

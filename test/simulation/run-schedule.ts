@@ -1,0 +1,208 @@
+/**
+ * One schedule from one seed: the seed draws the settings, the fault plan and the workload; the real consumer
+ * runs under the simulated event source until the schedule is quiescent (every body enqueued, every message
+ * deleted or dead-lettered, no invocation running); then the invariants are checked. Same seed, same trace.
+ */
+
+import type { ConsumerConfig } from '../../functions/consumer/create-consumer.ts';
+import { buildConsumer, type ConsumerVariant } from './consumer-under-test.ts';
+import { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
+import { modelDocumentClient } from './dynamodb/model-document-client.ts';
+import { dynamoDbLink } from './dynamodb-link.ts';
+import { drawFaultPlan, type FaultPlan, FaultTally } from './faults.ts';
+import { checkInvariants, type InvariantReport, type Violation } from './invariants.ts';
+import { type EventSourceSettings, LambdaEventSource } from './lambda-event-source.ts';
+import { Prng } from './prng.ts';
+import { ProtocolJournal } from './protocol-journal.ts';
+import { ReceiverArrivals } from './receiver-arrivals.ts';
+import { Scheduler } from './scheduler.ts';
+import { withoutWireMiddlewares } from './sdk-wire.ts';
+import { withSeededMathRandom } from './seeded-math-random.ts';
+import { simulatedHandlers } from './simulated-handlers.ts';
+import { DEAD_LETTER_QUEUE_URL, DELIVERY_QUEUE_URL, SqsLink } from './sqs-link.ts';
+import { type QueueSettings, StandardQueue } from './standard-queue.ts';
+import { Trace } from './trace.ts';
+import { scheduleTtlSweeps } from './ttl-sweeps.ts';
+import { generateWorkload, type Workload } from './workload.ts';
+
+export const SCHEDULE_START_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
+const TABLE_NAME = 'claims';
+/** Far beyond what a quiescent schedule needs (a few hundred steps): reaching it is a liveness failure. */
+export const DEFAULT_MAX_STEPS = 20_000;
+
+export interface ScheduleOptions {
+  readonly seed: number;
+  readonly variant?: ConsumerVariant;
+  readonly maxSteps?: number;
+}
+
+export interface ScheduleSettings extends EventSourceSettings {
+  readonly leaseMarginMs: number;
+  readonly queue: QueueSettings;
+}
+
+export interface ScheduleResult {
+  readonly seed: number;
+  readonly variant: ConsumerVariant;
+  readonly settings: ScheduleSettings;
+  readonly plan: FaultPlan;
+  readonly workload: Workload;
+  readonly steps: number;
+  readonly virtualMs: number;
+  readonly invocations: number;
+  readonly effects: number;
+  readonly deadLetteredMessages: number;
+  readonly faults: FaultTally;
+  readonly trace: Trace;
+  readonly report: InvariantReport;
+  /** The invariants' violations, plus quiescence and simulator failures. */
+  readonly violations: readonly Violation[];
+}
+
+export function runSchedule(options: ScheduleOptions): Promise<ScheduleResult> {
+  const random = new Prng(options.seed);
+  // Product code draws its completion backoff from Math.random; seeding it keeps the schedule's timing exact.
+  return withSeededMathRandom(random.fork('math-random'), () => simulate(options, random));
+}
+
+async function simulate(options: ScheduleOptions, random: Prng): Promise<ScheduleResult> {
+  const variant = options.variant ?? 'product';
+  const plan = drawFaultPlan(random.fork('plan'));
+  const settings = drawSettings(random.fork('settings'), plan);
+  const scheduler = new Scheduler(SCHEDULE_START_MS, random.fork('ties'));
+  const trace = new Trace(SCHEDULE_START_MS);
+  const faults = new FaultTally();
+  const journal = new ProtocolJournal();
+  const model = new DynamoDbModel();
+  const queue = new StandardQueue(settings.queue, random.fork('queue'));
+  const workload = generateWorkload(random.fork('workload'), SCHEDULE_START_MS, {
+    metaRetries: plan.metaRetries,
+    unusableBodyRate: 0.05,
+  });
+  const arrivals = new ReceiverArrivals(workload.bodies, { scheduler, queue, faults, trace });
+  scheduleTtlSweeps(plan.ttlSweeps, {
+    scheduler,
+    model,
+    tableName: TABLE_NAME,
+    random: random.fork('ttl'),
+    faults,
+    trace,
+  });
+  const shared = { scheduler, plan, faults, journal, trace };
+  const documentClient = withoutWireMiddlewares(
+    modelDocumentClient(
+      model,
+      dynamoDbLink({ ...shared, model, tableName: TABLE_NAME, random: random.fork('dynamodb') }),
+    ),
+  );
+  const sqs = new SqsLink({ ...shared, queue, random: random.fork('sqs') });
+  const batchFunction = buildConsumer(variant, {
+    config: consumerConfig(settings),
+    documentClient,
+    sqs: sqs.client,
+    handlers: simulatedHandlers({ ...shared, random: random.fork('handlers') }),
+    clock: () => scheduler.now,
+    sleep: (ms) => scheduler.sleep(scheduler.currentWorker, ms),
+  });
+  const eventSource = new LambdaEventSource({
+    ...shared,
+    queue,
+    batchFunction,
+    settings,
+    random: random.fork('lambda'),
+    nextArrivalAt: () => arrivals.nextArrivalAt(),
+  });
+  scheduler.setSettledCheck(() => eventSource.settled());
+  eventSource.start();
+
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  const extra: Violation[] = [];
+  let steps = 0;
+  try {
+    while (!(arrivals.done() && queue.drained() && eventSource.idle())) {
+      if (steps >= maxSteps) {
+        extra.push({ invariant: 'quiescence', detail: `not quiescent after ${maxSteps} steps` });
+        break;
+      }
+      if (!(await scheduler.step())) {
+        extra.push({ invariant: 'quiescence', detail: 'nothing left to run, yet not quiescent' });
+        break;
+      }
+      steps++;
+      if (eventSource.failure !== undefined) throw eventSource.failure;
+    }
+  } catch (error) {
+    extra.push({
+      invariant: 'simulator',
+      detail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+  } finally {
+    eventSource.stop();
+  }
+
+  const report = checkInvariants({
+    workload,
+    journal,
+    messages: queue.messages(),
+    quarantined: sqs.quarantined,
+    finalLedgerRanks: ledgerRanks(model),
+  });
+  return {
+    seed: options.seed,
+    variant,
+    settings,
+    plan,
+    workload,
+    steps,
+    virtualMs: scheduler.now - SCHEDULE_START_MS,
+    invocations: journal.fates.size,
+    effects: journal.effects.length,
+    deadLetteredMessages: queue.messages().filter((message) => message.state === 'dead-letter').length,
+    faults,
+    trace,
+    report,
+    violations: [...report.violations, ...extra],
+  };
+}
+
+function drawSettings(random: Prng, plan: FaultPlan): ScheduleSettings {
+  const functionTimeoutMs = random.pick([3000, 5000]);
+  return {
+    pollers: random.int(1, 3),
+    batchSize: random.pick([1, 2, 5, 10]),
+    functionTimeoutMs,
+    leaseMarginMs: 1000,
+    queue: {
+      // The project's floor: at least 6 × the function timeout (`resolveSettings`).
+      visibilityTimeoutMs: 6 * functionTimeoutMs,
+      maxReceiveCount: random.int(3, 5),
+      duplicateDeliveryRate: plan.duplicateDeliveryRate,
+      staleHandleEffectRate: plan.staleHandleEffectRate,
+    },
+  };
+}
+
+function consumerConfig(settings: ScheduleSettings): ConsumerConfig {
+  return {
+    tableName: TABLE_NAME,
+    keyNamespace: undefined,
+    deadLetterQueueUrl: DEAD_LETTER_QUEUE_URL,
+    deliveryQueueUrl: DELIVERY_QUEUE_URL,
+    // The floor: a done claim must still block Meta's last retry, 7 days after the first delivery.
+    retentionDays: 7,
+    leaseMarginMs: settings.leaseMarginMs,
+    maximumMessageSizeBytes: 262_144,
+    statusLedger: 'with-handler',
+    claimUnhandledEvents: true,
+  };
+}
+
+function ledgerRanks(model: DynamoDbModel): Map<string, number> {
+  const ranks = new Map<string, number>();
+  for (const item of model.items(TABLE_NAME)) {
+    const pk = item.pk?.S;
+    const rank = item.currentRank?.N;
+    if (pk?.startsWith('ledger:') && rank !== undefined) ranks.set(pk, Number(rank));
+  }
+  return ranks;
+}

@@ -1,0 +1,86 @@
+/**
+ * The user's handlers in a schedule, written as the documentation tells users to write them: `onMessage` runs
+ * its side effect; `onStatus` acts only when the ledger says the status `advanced` (README, DESIGN §3) and
+ * records what it saw. A side effect is an operation that takes time and may fail before it does anything
+ * (the handler contract: throw before the effect), or take seconds; when its invocation dies during it, the
+ * effect may or may not have happened (a call already on the wire).
+ */
+import { defineWebhookHandlers, type WebhookHandlers } from '../../functions/consumer/handler-api.ts';
+import type { FaultPlan, FaultTally } from './faults.ts';
+import type { Prng } from './prng.ts';
+import type { ProtocolJournal } from './protocol-journal.ts';
+import type { Scheduler } from './scheduler.ts';
+import type { Trace } from './trace.ts';
+
+export class InjectedHandlerError extends Error {
+  constructor(key: string) {
+    super(`Injected handler failure for ${key}`);
+    this.name = 'InjectedHandlerError';
+  }
+}
+
+export interface SimulatedHandlersOptions {
+  readonly scheduler: Scheduler;
+  readonly plan: FaultPlan;
+  readonly random: Prng;
+  readonly faults: FaultTally;
+  readonly journal: ProtocolJournal;
+  readonly trace: Trace;
+}
+
+export function simulatedHandlers(options: SimulatedHandlersOptions): WebhookHandlers {
+  const { scheduler, plan, random, faults, journal, trace } = options;
+
+  const sideEffect = (key: string): Promise<void> => {
+    const worker = scheduler.currentWorker;
+    const fails = random.chance(plan.handlerErrorRate);
+    const slow = random.chance(plan.handlerSlowRate);
+    if (slow) faults.add('handler-slow');
+    const label = `effect ${key}`;
+    return scheduler.schedule({
+      worker,
+      label,
+      delayMs: slow ? random.int(1000, 8000) : random.int(1, 30),
+      complete: () => {
+        if (fails) {
+          faults.add('handler-error');
+          trace.add(scheduler.now, worker, label, 'handler threw before its effect');
+          throw new InjectedHandlerError(key);
+        }
+        journal.effects.push({ key, worker, at: scheduler.now, atCrash: false });
+        trace.add(scheduler.now, worker, label, 'effected');
+      },
+      abandon: () => {
+        const happened = !fails && random.chance(0.5);
+        if (happened) journal.effects.push({ key, worker, at: scheduler.now, atCrash: true });
+        trace.add(
+          scheduler.now,
+          worker,
+          label,
+          `invocation died during it: ${happened ? 'effected' : 'no effect'}`,
+        );
+      },
+    });
+  };
+
+  return defineWebhookHandlers({
+    onMessage: (context) => sideEffect(context.key),
+    onStatus: async (context) => {
+      const worker = scheduler.currentWorker;
+      journal.statusCalls.push({
+        key: context.key,
+        worker,
+        change: context.ledgerChange,
+        current: context.ledger.current,
+      });
+      trace.add(
+        scheduler.now,
+        worker,
+        `onStatus ${context.key}`,
+        `${context.ledgerChange}, current ${context.ledger.current}`,
+      );
+      if (context.ledgerChange !== 'advanced') return;
+      await sideEffect(context.key);
+    },
+  });
+}

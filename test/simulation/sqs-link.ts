@@ -1,0 +1,181 @@
+/**
+ * The consumer's SQS client, answered by the simulated queues: a real SQSClient (commands, input validation
+ * of the SDK's initialize step) whose requests a middleware hands to the scheduler instead of the network.
+ * Like DynamoDB requests, each is two operations of the invocation that sent it (reaching SQS, the answer
+ * coming back). It serves what the consumer sends:
+ *
+ * - SendMessageBatch to the dead-letter queue (quarantined bodies), kept in `quarantined`;
+ * - ChangeMessageVisibilityBatch on the delivery queue (bringing a record back when a lease ends), applied to
+ *   the queue model, a superseded receipt handle taking effect or not as the queue decides.
+ *
+ * Only visibility changes fail (InternalError, not applied): the dead-letter adapter retries on real timers,
+ * which a virtual-time schedule cannot wait for.
+ */
+
+import { createHash } from 'node:crypto';
+import {
+  type ChangeMessageVisibilityBatchRequestEntry,
+  type SendMessageBatchRequestEntry,
+  type ServiceOutputTypes,
+  SQSClient,
+  SQSServiceException,
+} from '@aws-sdk/client-sqs';
+import type { FaultPlan, FaultTally } from './faults.ts';
+import type { Prng } from './prng.ts';
+import type { Scheduler } from './scheduler.ts';
+import type { StandardQueue } from './standard-queue.ts';
+import type { Trace } from './trace.ts';
+
+export const DELIVERY_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/deliveries';
+export const DEAD_LETTER_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/deliveries-dlq';
+
+export interface SqsLinkOptions {
+  readonly scheduler: Scheduler;
+  readonly queue: StandardQueue;
+  readonly plan: FaultPlan;
+  readonly random: Prng;
+  readonly faults: FaultTally;
+  readonly trace: Trace;
+}
+
+export interface QuarantinedMessage {
+  readonly body: string;
+  readonly reason: string | undefined;
+  readonly deliveryId: string | undefined;
+}
+
+type Output = Record<string, unknown>;
+
+export class SqsLink {
+  readonly client: SQSClient;
+  readonly quarantined: QuarantinedMessage[] = [];
+  readonly #options: SqsLinkOptions;
+
+  constructor(options: SqsLinkOptions) {
+    this.#options = options;
+    this.client = new SQSClient({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'simulation', secretAccessKey: 'simulation' },
+      maxAttempts: 1,
+    });
+    this.client.middlewareStack.add(
+      (_next, context) => async (args) => {
+        const output = await this.#send(context.commandName ?? 'unknown', args.input as Output);
+        return {
+          output: { ...output, $metadata: { httpStatusCode: 200 } } as ServiceOutputTypes,
+          response: {},
+        };
+      },
+      { step: 'initialize', priority: 'low', name: 'SimulatedSqs' },
+    );
+  }
+
+  #send(commandName: string, input: Output): Promise<Output> {
+    const { scheduler, random, plan, faults, trace } = this.#options;
+    const worker = scheduler.currentWorker;
+    const label = `${commandName.replace(/Command$/, '')} ${queueName(input.QueueUrl)}`;
+    const fails =
+      commandName === 'ChangeMessageVisibilityBatchCommand' && random.chance(plan.sqsRequestFailureRate);
+    return scheduler.schedule<Output>({
+      worker,
+      label,
+      delayMs: random.int(2, 20),
+      complete: () => {
+        if (fails) {
+          faults.add('sqs-request-failed');
+          trace.add(scheduler.now, worker, label, 'InternalError, not applied');
+          return this.#answer(worker, label, () => {
+            throw internalError();
+          });
+        }
+        const output = this.#apply(commandName, input);
+        trace.add(scheduler.now, worker, label, JSON.stringify(output));
+        return this.#answer(worker, label, () => output);
+      },
+      abandon: () => {
+        if (fails || !random.chance(0.5)) {
+          trace.add(scheduler.now, worker, label, 'in flight when its invocation died: never applied');
+          return;
+        }
+        const output = this.#apply(commandName, input);
+        trace.add(
+          scheduler.now,
+          worker,
+          label,
+          `in flight when its invocation died: ${JSON.stringify(output)}`,
+        );
+      },
+    });
+  }
+
+  #answer(worker: string, label: string, result: () => Output): Promise<Output> {
+    const { scheduler, random } = this.#options;
+    return scheduler.schedule({
+      worker,
+      label: `answer ${label}`,
+      delayMs: random.int(2, 20),
+      complete: result,
+    });
+  }
+
+  #apply(commandName: string, input: Output): Output {
+    if (commandName === 'SendMessageBatchCommand' && input.QueueUrl === DEAD_LETTER_QUEUE_URL) {
+      const entries = input.Entries as SendMessageBatchRequestEntry[];
+      for (const entry of entries) {
+        this.quarantined.push({
+          body: entry.MessageBody ?? '',
+          reason: entry.MessageAttributes?.reason?.StringValue,
+          deliveryId: entry.MessageAttributes?.deliveryId?.StringValue,
+        });
+      }
+      return {
+        Successful: entries.map((entry) => ({
+          Id: entry.Id,
+          MessageId: `dlq-${this.quarantined.length}-${entry.Id}`,
+          // The SDK checks it (middleware-sdk-sqs) and fails the call when it is missing or wrong.
+          MD5OfMessageBody: createHash('md5')
+            .update(entry.MessageBody ?? '')
+            .digest('hex'),
+        })),
+        Failed: [],
+      };
+    }
+    if (commandName === 'ChangeMessageVisibilityBatchCommand' && input.QueueUrl === DELIVERY_QUEUE_URL) {
+      return this.#changeVisibility(input.Entries as ChangeMessageVisibilityBatchRequestEntry[]);
+    }
+    throw new Error(`The simulated SQS does not serve ${commandName} on ${String(input.QueueUrl)}.`);
+  }
+
+  #changeVisibility(entries: readonly ChangeMessageVisibilityBatchRequestEntry[]): Output {
+    const { queue, scheduler, faults } = this.#options;
+    const successful: { Id: string | undefined }[] = [];
+    const failed: { Id: string | undefined; Code: string; SenderFault: boolean }[] = [];
+    for (const entry of entries) {
+      const outcome = queue.changeVisibility(
+        entry.ReceiptHandle ?? '',
+        scheduler.now,
+        entry.VisibilityTimeout ?? 0,
+      );
+      if (outcome === 'unknown-handle') {
+        failed.push({ Id: entry.Id, Code: 'ReceiptHandleIsInvalid', SenderFault: true });
+        continue;
+      }
+      if (outcome === 'stale-ignored') faults.add('sqs-stale-handle-ignored');
+      successful.push({ Id: entry.Id });
+    }
+    return { Successful: successful, Failed: failed };
+  }
+}
+
+function queueName(url: unknown): string {
+  return typeof url === 'string' ? (url.split('/').pop() ?? url) : '?';
+}
+
+function internalError(): Error {
+  return new SQSServiceException({
+    name: 'InternalError',
+    $fault: 'server',
+    $metadata: { httpStatusCode: 500 },
+    message: 'We encountered an internal error. Please try again.',
+  });
+}
