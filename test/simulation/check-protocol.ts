@@ -7,6 +7,7 @@
  * trace (meant for one seed). `--variant` runs a mutant (a reverted fix) instead of the product.
  * `--report FILE` writes the summary as JSON (docs/reliability.md quotes such a file).
  */
+import '../../local/silence-sdk-node-version-warning.ts';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CONSUMER_VARIANTS, type ConsumerVariant } from './consumer-under-test.ts';
