@@ -122,7 +122,7 @@ function planOriginalBodies(random: Prng, events: readonly PlannedEvent[], start
   for (const event of random.shuffle(events)) {
     (groups[random.int(0, count - 1)] as PlannedEvent[]).push(event);
     // Meta sometimes delivers one event in two bodies.
-    if (random.chance(0.25)) (groups[random.int(0, count - 1)] as PlannedEvent[]).push(event);
+    if (random.chance(0.4)) (groups[random.int(0, count - 1)] as PlannedEvent[]).push(event);
   }
   return groups.map((group, index) => {
     const content = group.length === 0 ? [random.pick(events)] : group.slice(0, MAX_EVENTS_PER_BODY);
@@ -152,7 +152,8 @@ function planMetaRetry(
     firstSentAt = Math.min(firstSentAt, other.sendAt);
   }
   const delay = random.pick([
-    () => random.int(SECOND, MINUTE),
+    () => random.int(SECOND, 10 * SECOND),
+    () => random.int(10 * SECOND, MINUTE),
     () => random.int(MINUTE, HOUR),
     () => random.int(HOUR, META_RETRY_WINDOW_MS),
   ])();
