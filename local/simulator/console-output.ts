@@ -1,5 +1,6 @@
 /** What `npm run simulate` prints: a progress bar (on a terminal), one row per interval, and the summary. */
-import type { IntervalRow, Progress, SimulationResult } from './run-simulation.ts';
+import type { IntervalRow, Progress } from './interval-recorder.ts';
+import type { SimulationResult } from './run-simulation.ts';
 
 const BAR_WIDTH = 28;
 

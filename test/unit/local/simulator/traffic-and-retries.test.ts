@@ -6,8 +6,8 @@ import {
   nextArrivalGapMs,
   retryDelayMs,
 } from '../../../../local/simulator/meta-retries.ts';
-import { judge } from '../../../../local/simulator/run-simulation.ts';
 import { TrafficGenerator, webhookBody } from '../../../../local/simulator/traffic.ts';
+import { judge } from '../../../../local/simulator/verdict.ts';
 
 describe('TrafficGenerator', () => {
   const generate = (n: number, seed = 1) => {
