@@ -7,9 +7,16 @@ import { mkdirSync, statSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import { launchHeadlessChromium } from '../support/headless-chromium.ts';
-import { envelope, messagesChange, StackClient, statusChange, wamidFactory } from './support/stack-client.ts';
+import {
+  envelope,
+  inboundMessagesWithIds,
+  messagesChange,
+  statusesChange,
+  wamidFactory,
+} from '../support/webhooks/webhook-bodies.ts';
 
 const SCREENSHOT = new URL('../output/dashboard.png', import.meta.url);
 let stack: SpawnedLocalStack;
@@ -36,14 +43,16 @@ describe('dashboard at /', () => {
     await page.waitForFunction("document.getElementById('status').textContent.startsWith('live')");
     expect(await page.evaluate(() => typeof (globalThis as { Chart?: unknown }).Chart)).toBe('function');
 
-    const client = new StackClient(stack.url);
+    const client = new LocalStackClient(stack.url);
     const wamid = wamidFactory('dashboard');
-    const body = envelope(
-      messagesChange([wamid(1), wamid(2)]),
-      statusChange(wamid(9), 'delivered', 1_780_000_000),
-    );
-    expect(await client.post(body, DEV_APP_SECRET)).toBe(200);
-    expect(await client.post(body, DEV_APP_SECRET)).toBe(200);
+    const body = envelope([
+      messagesChange(inboundMessagesWithIds([wamid(1), wamid(2)])),
+      statusesChange([
+        { id: wamid(9), status: 'delivered', timestamp: '1780000000', recipientId: '15551230000' },
+      ]),
+    ]);
+    expect((await client.postWebhook(body, DEV_APP_SECRET)).status).toBe(200);
+    expect((await client.postWebhook(body, DEV_APP_SECRET)).status).toBe(200);
     await client.drained();
 
     await page.waitForFunction(

@@ -5,14 +5,24 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
+import { signBody } from '../../functions/receiver/signature.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
-import { envelope, messagesChange, StackClient, statusChange, wamidFactory } from './support/stack-client.ts';
+import {
+  envelope,
+  type InboundMessage,
+  inboundMessagesWithIds,
+  messagesChange,
+  messagesValue,
+  statusesChange,
+  wamidFactory,
+} from '../support/webhooks/webhook-bodies.ts';
 
 const SDK_WARNING_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
 const SECRET_A = 'e2e-app-secret-a';
 const SECRET_B = 'e2e-app-secret-b';
 let stack: SpawnedLocalStack;
-let client: StackClient;
+let client: LocalStackClient;
 
 beforeAll(async () => {
   stack = await spawnLocalStack({
@@ -25,7 +35,7 @@ beforeAll(async () => {
       [SDK_WARNING_SWITCH]: '',
     },
   });
-  client = new StackClient(stack.url);
+  client = new LocalStackClient(stack.url);
 });
 
 afterAll(async () => {
@@ -58,11 +68,14 @@ describe('npm start, end to end', () => {
 
   it('effects a re-batched retry once: the same event in two different bodies', async () => {
     const wamid = wamidFactory('rebatch');
-    const first = envelope(messagesChange([wamid(1), wamid(2)]));
-    const retry = envelope(messagesChange([wamid(3)]), messagesChange([wamid(2), wamid(1)]));
+    const first = envelope([messagesChange(inboundMessagesWithIds([wamid(1), wamid(2)]))]);
+    const retry = envelope([
+      messagesChange(inboundMessagesWithIds([wamid(3)])),
+      messagesChange(inboundMessagesWithIds([wamid(2), wamid(1)])),
+    ]);
 
-    expect(await client.post(first, SECRET_A)).toBe(200);
-    expect(await client.post(retry, SECRET_A)).toBe(200);
+    expect((await client.postWebhook(first, SECRET_A)).status).toBe(200);
+    expect((await client.postWebhook(retry, SECRET_A)).status).toBe(200);
 
     expect(await client.effectCounts([1, 2, 3].map((n) => `msg:${wamid(n)}`))).toEqual({
       [`msg:${wamid(1)}`]: 1,
@@ -73,9 +86,11 @@ describe('npm start, end to end', () => {
 
   it('effects 5 concurrent identical deliveries once', async () => {
     const wamid = wamidFactory('concurrent');
-    const body = envelope(messagesChange([wamid(1)]));
+    const body = envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]);
 
-    const statuses = await Promise.all(Array.from({ length: 5 }, () => client.post(body, SECRET_A)));
+    const statuses = await Promise.all(
+      Array.from({ length: 5 }, () => client.postWebhook(body, SECRET_A).then((answer) => answer.status)),
+    );
 
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
     expect(await client.effectCounts([`msg:${wamid(1)}`])).toEqual({ [`msg:${wamid(1)}`]: 1 });
@@ -88,7 +103,10 @@ describe('npm start, end to end', () => {
       ['sent', 1_780_000_100],
       ['delivered', 1_780_000_200],
     ] as const) {
-      expect(await client.post(envelope(statusChange(wamid, status, at)), SECRET_A)).toBe(200);
+      const change = statusesChange([
+        { id: wamid, status, timestamp: String(at), recipientId: '15551230000' },
+      ]);
+      expect((await client.postWebhook(envelope([change]), SECRET_A)).status).toBe(200);
     }
 
     const keys = ['read', 'sent', 'delivered'].map((s) => `st:${wamid}:${s}`);
@@ -105,8 +123,10 @@ describe('npm start, end to end', () => {
   it('accepts bodies signed with either configured app secret', async () => {
     const wamid = wamidFactory('secrets');
 
-    expect(await client.post(envelope(messagesChange([wamid(1)])), SECRET_A)).toBe(200);
-    expect(await client.post(envelope(messagesChange([wamid(2)])), SECRET_B)).toBe(200);
+    const body = (n: number) => envelope([messagesChange(inboundMessagesWithIds([wamid(n)]))]);
+
+    expect((await client.postWebhook(body(1), SECRET_A)).status).toBe(200);
+    expect((await client.postWebhook(body(2), SECRET_B)).status).toBe(200);
 
     expect(await client.effectCounts([`msg:${wamid(1)}`, `msg:${wamid(2)}`])).toEqual({
       [`msg:${wamid(1)}`]: 1,
@@ -116,20 +136,20 @@ describe('npm start, end to end', () => {
 
   it('answers 401 to invalid signatures and effects nothing', async () => {
     const wamid = wamidFactory('unsigned');
-    const body = envelope(messagesChange([wamid(1)]));
+    const body = envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]);
     const bytes = Buffer.from(body);
     const before = (await client.stats()).totals.counters.SignatureRejected ?? 0;
 
     const statuses = [
-      await client.post(body, 'not-a-configured-secret'),
-      await client.post(body, SECRET_A, { 'x-hub-signature-256': 'sha256=not-hex' }),
-      await client.post(Buffer.concat([bytes, Buffer.from(' ')]), SECRET_A, {
-        // Signed over the body without the trailing space: one byte changed.
-        'x-hub-signature-256': (await import('../../functions/receiver/signature.ts')).signBody(
-          bytes,
-          SECRET_A,
-        ),
-      }),
+      (await client.postWebhook(body, 'not-a-configured-secret')).status,
+      (await client.postWebhook(body, SECRET_A, { headers: { 'x-hub-signature-256': 'sha256=not-hex' } }))
+        .status,
+      (
+        await client.postWebhook(Buffer.concat([bytes, Buffer.from(' ')]), SECRET_A, {
+          // Signed over the body without the trailing space: one byte changed.
+          headers: { 'x-hub-signature-256': signBody(bytes, SECRET_A) },
+        })
+      ).status,
       (await fetch(`${stack.url}/webhook`, { method: 'POST', body })).status,
     ];
 
@@ -140,11 +160,11 @@ describe('npm start, end to end', () => {
 
   it('quarantines a truncated signed body to the DLQ and effects nothing', async () => {
     const wamid = wamidFactory('truncated');
-    const whole = envelope(messagesChange([wamid(1)]));
+    const whole = envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]);
     const truncated = whole.slice(0, Math.floor(whole.length / 2));
     const dlqBefore = (await client.stats()).queue?.dlq ?? 0;
 
-    expect(await client.post(truncated, SECRET_A)).toBe(200);
+    expect((await client.postWebhook(truncated, SECRET_A)).status).toBe(200);
 
     expect(await client.effectCounts([`msg:${wamid(1)}`])).toEqual({ [`msg:${wamid(1)}`]: 0 });
     await waitFor(async () => ((await client.stats()).queue?.dlq ?? 0) === dlqBefore + 1);
@@ -152,33 +172,27 @@ describe('npm start, end to end', () => {
 
   it('effects a body with raw UTF-8 emoji once, never quarantines it', async () => {
     const wamid = wamidFactory('emoji');
-    const base = messagesChange([wamid(1)]);
-    const [text] = base.value.messages;
-    const change = {
-      ...base,
-      value: {
-        ...base.value,
-        contacts: [{ profile: { name: 'Ana 🌸' }, wa_id: '15551230000' }],
-        messages: [
-          { ...text, text: { body: 'Thanks 👍 see you in 🇩🇪 😀' } },
-          {
-            from: '15551230000',
-            id: wamid(2),
-            timestamp: '1780000009',
-            type: 'reaction',
-            reaction: { message_id: wamid(1), emoji: '👍' },
-          },
-        ],
-      },
+    const [message] = inboundMessagesWithIds([wamid(1)]) as [InboundMessage];
+    const value = messagesValue([{ ...message, name: 'Ana 🌸', text: 'Thanks 👍 see you in 🇩🇪 😀' }]) as {
+      messages: object[];
     };
-    const body = envelope(change);
+    const reaction = {
+      from: message.from,
+      id: wamid(2),
+      timestamp: '1780000009',
+      type: 'reaction',
+      reaction: { message_id: wamid(1), emoji: '👍' },
+    };
+    const body = envelope([
+      { field: 'messages', value: { ...value, messages: [...value.messages, reaction] } },
+    ]);
     // Raw UTF-8 on the wire (👍 is F0 9F 91 8D), no \u escapes: JSON.stringify leaves emoji as they are.
     expect(Buffer.from(body).includes(Buffer.from([0xf0, 0x9f, 0x91, 0x8d]))).toBe(true);
     expect(body).not.toContain('\\u');
     const before = await client.stats();
 
-    expect(await client.post(body, SECRET_A)).toBe(200);
-    expect(await client.post(body, SECRET_A)).toBe(200);
+    expect((await client.postWebhook(body, SECRET_A)).status).toBe(200);
+    expect((await client.postWebhook(body, SECRET_A)).status).toBe(200);
 
     expect(await client.effectCounts([`msg:${wamid(1)}`, `msg:${wamid(2)}`])).toEqual({
       [`msg:${wamid(1)}`]: 1,
@@ -191,10 +205,10 @@ describe('npm start, end to end', () => {
   });
 
   it('acknowledges an unknown field without a side effect', async () => {
-    const body = envelope({ field: 'e2e_future_field', value: { id: 'ABC-123', state: 'ENABLED' } });
+    const body = envelope([{ field: 'e2e_future_field', value: { id: 'ABC-123', state: 'ENABLED' } }]);
     const totalBefore = (await client.get<{ total: number }>('/local/effects')).body.total;
 
-    expect(await client.post(body, SECRET_A)).toBe(200);
+    expect((await client.postWebhook(body, SECRET_A)).status).toBe(200);
 
     await client.drained();
     expect((await client.get<{ total: number }>('/local/effects')).body.total).toBe(totalBefore);
@@ -205,11 +219,11 @@ describe('npm start, end to end', () => {
     const wamid = wamidFactory('thousand');
     const wamids = Array.from({ length: 1000 }, (_, i) => wamid(i));
     // Meta's limits: up to 1000 updates and 3 MB; this one is above one SQS message, so the receiver splits it.
-    const body = envelope(messagesChange(wamids, 200));
+    const body = envelope([messagesChange(inboundMessagesWithIds(wamids, 200))]);
     expect(Buffer.byteLength(body)).toBeGreaterThan(256 * 1024);
 
-    expect(await client.post(body, SECRET_A)).toBe(200);
-    expect(await client.post(body, SECRET_B)).toBe(200);
+    expect((await client.postWebhook(body, SECRET_A)).status).toBe(200);
+    expect((await client.postWebhook(body, SECRET_B)).status).toBe(200);
 
     const counts = await client.effectCounts(
       wamids.map((id) => `msg:${id}`),
@@ -231,33 +245,22 @@ describe('npm start, the fault switch and the handshake', () => {
 
   it('in `error` mode answers 503 and stores nothing; in `lost-ack` mode stores but never answers', async () => {
     const wamid = wamidFactory('faults');
-    const setMode = (mode: string) =>
-      fetch(`${stack.url}/local/faults`, { method: 'POST', body: JSON.stringify({ webhook: { mode } }) });
+    const body = (n: number) => envelope([messagesChange(inboundMessagesWithIds([wamid(n)]))]);
     try {
-      expect((await setMode('error')).status).toBe(200);
-      expect(await client.post(envelope(messagesChange([wamid(1)])), SECRET_A)).toBe(503);
+      expect((await client.setFaults({ webhook: { mode: 'error' } })).webhook.mode).toBe('error');
+      expect((await client.postWebhook(body(1), SECRET_A)).status).toBe(503);
 
-      expect((await setMode('lost-ack')).status).toBe(200);
-      const lost = await fetch(`${stack.url}/webhook`, {
-        method: 'POST',
-        headers: {
-          'x-hub-signature-256': (await import('../../functions/receiver/signature.ts')).signBody(
-            envelope(messagesChange([wamid(2)])),
-            SECRET_A,
-          ),
-        },
-        body: envelope(messagesChange([wamid(2)])),
-        signal: AbortSignal.timeout(1_500),
-      }).then(
+      expect((await client.setFaults({ webhook: { mode: 'lost-ack' } })).webhook.mode).toBe('lost-ack');
+      const lost = await client.postWebhook(body(2), SECRET_A, { timeoutMs: 1_500 }).then(
         () => 'answered',
         () => 'no answer',
       );
       expect(lost).toBe('no answer');
     } finally {
-      await setMode('up');
+      await client.setFaults({ webhook: { mode: 'up' } });
     }
     // Meta's retry of the lost answer: accepted again, effected once.
-    expect(await client.post(envelope(messagesChange([wamid(2)])), SECRET_A)).toBe(200);
+    expect((await client.postWebhook(body(2), SECRET_A)).status).toBe(200);
 
     expect(await client.effectCounts([`msg:${wamid(1)}`, `msg:${wamid(2)}`])).toEqual({
       [`msg:${wamid(1)}`]: 0,

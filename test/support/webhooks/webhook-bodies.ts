@@ -35,7 +35,10 @@ export function messagesValue(messages: readonly InboundMessage[]): object {
   return {
     messaging_product: 'whatsapp',
     metadata: METADATA,
-    contacts: messages.map((m) => ({ profile: { name: m.name }, wa_id: m.from })),
+    // One contact per sender, as Meta lists them.
+    contacts: [
+      ...new Map(messages.map((m) => [m.from, { profile: { name: m.name }, wa_id: m.from }])).values(),
+    ],
     messages: messages.map((m) => ({
       from: m.from,
       id: m.id,
@@ -80,8 +83,8 @@ export function webhookPayload(changes: readonly object[], entry: Record<string,
   return { object: 'whatsapp_business_account', entry: [{ id: WABA_ID, ...entry, changes }] };
 }
 
-export function envelope(changes: readonly object[], entryId = WABA_ID): string {
-  return JSON.stringify(webhookPayload(changes, { id: entryId }));
+export function envelope(changes: readonly object[]): string {
+  return JSON.stringify(webhookPayload(changes));
 }
 
 export function messagesBody(messages: readonly InboundMessage[]): string {
@@ -90,6 +93,44 @@ export function messagesBody(messages: readonly InboundMessage[]): string {
 
 export function statusesBody(statuses: readonly OutboundStatus[]): string {
   return envelope([statusesChange(statuses)]);
+}
+
+/** Inbound messages with the given ids, from distinct senders; `textLength` pads each text with dots. */
+export function inboundMessagesWithIds(ids: readonly string[], textLength = 0): InboundMessage[] {
+  return ids.map((id, i) => ({
+    id,
+    from: `1650555${String(1000 + i).padStart(4, '0')}`,
+    name: `Customer ${i}`,
+    text: `Hello ${i}, my order number is ${9000 + i}`.padEnd(textLength, '.'),
+  }));
+}
+
+/** Wamids unique to one test run, so that nothing a stack holds from another run can be mistaken for them. */
+export function wamidFactory(prefix: string): (n: number) => string {
+  const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  return (n) => `wamid.${prefix}.${run}.${n}`;
+}
+
+/** A text and a name that must never appear in logs; the receiver's tests look for them. */
+export const PRIVATE_TEXT = 'my private diagnosis is confidential';
+export const PROFILE_NAME = 'Sheena Nelson';
+export const SENDER_PHONE = '447700900123';
+
+/**
+ * One `messages` change of `count` texts from one sender, each `PRIVATE_TEXT #<i> ` followed by `textRepeat`
+ * two-byte characters (é), in an entry with a `time`: the receiver's tests measure, split and search it.
+ */
+export function privateMessagesBody(
+  count: number,
+  options: { textRepeat?: number; idPrefix?: string } = {},
+): string {
+  const messages = Array.from({ length: count }, (_, i) => ({
+    id: `wamid.${options.idPrefix ?? 'HBgLNDQ3NzAwOTAwMTIzFQIAEhgUM0E'}${String(i).padStart(5, '0')}`,
+    from: SENDER_PHONE,
+    name: PROFILE_NAME,
+    text: `${PRIVATE_TEXT} #${i} ${'é'.repeat(options.textRepeat ?? 0)}`,
+  }));
+  return JSON.stringify(webhookPayload([messagesChange(messages)], { time: 1749416383 }));
 }
 
 /** `count` distinct inbound messages with distinct senders, texts and ids. */
