@@ -9,9 +9,9 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { resolveSettings } from '../lib/settings.ts';
-import { ENV, getNumberFromEnv, getStringFromEnv } from './commons/environment.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME } from './commons/metric-names.ts';
+import { ENV, getNumberFromEnv, getStringFromEnv } from '../contract/environment.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../contract/metric-names.ts';
+import { resolveSettings } from '../contract/settings.ts';
 import { sdkClientConfig } from './commons/sdk-client-config.ts';
 import { SqsDeliveryQueue } from './queue/delivery-queue.ts';
 import {

@@ -9,7 +9,7 @@
  * LOCAL_EFFECTS_JOURNAL is set), records the effect so that `GET /local/effects` can show it.
  */
 import { appendFileSync } from 'node:fs';
-import { ENV } from './commons/environment.ts';
+import { ENV } from '../contract/environment.ts';
 import { defineWebhookHandlers, type WebhookEventContext } from './consumer/handler-api.ts';
 
 function recordEffect({ key, logger }: WebhookEventContext): void {

@@ -19,7 +19,9 @@ import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { consumerEnvironment, receiverEnvironment } from '../functions/commons/environment.ts';
+import { CLAIM_TABLE_SCHEMA } from '../contract/claim-table-schema.ts';
+import { consumerEnvironment, receiverEnvironment } from '../contract/environment.ts';
+import { type PipelineSettings, resolveSettings, UnsafeSettingsError } from '../contract/settings.ts';
 import {
   BUNDLING,
   CLAIM_TABLE_DEFAULTS,
@@ -37,12 +39,6 @@ import {
 } from './defaults.ts';
 import { resolveThresholds, type WebhookAlarms, type WebhookAlarmThresholds } from './monitoring/alarms.ts';
 import { WebhookMonitoring } from './monitoring/dashboard.ts';
-import {
-  CLAIM_TABLE_SCHEMA,
-  type PipelineSettings,
-  resolveSettings,
-  UnsafeSettingsError,
-} from './settings.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

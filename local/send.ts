@@ -8,7 +8,7 @@
 import './silence-sdk-node-version-warning.ts';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { ENV } from '../functions/commons/environment.ts';
+import { ENV } from '../contract/environment.ts';
 import { sendWebhook } from './sender/send-webhook.ts';
 import { DEFAULT_PORT, DEV_APP_SECRET } from './stack/local-config.ts';
 

@@ -11,9 +11,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, build } from 'esbuild';
-import { consumerEnvironment, receiverEnvironment } from '../../functions/commons/environment.ts';
+import { consumerEnvironment, receiverEnvironment } from '../../contract/environment.ts';
+import { resolveSettings } from '../../contract/settings.ts';
 import { BUNDLING, DEFAULT_LOG_LEVEL, NODE_OPTIONS } from '../../lib/defaults.ts';
-import { resolveSettings } from '../../lib/settings.ts';
 import { median } from '../support/stats.ts';
 
 const execFileAsync = promisify(execFile);

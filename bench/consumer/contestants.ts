@@ -26,10 +26,11 @@ import {
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { consumerEnvironment } from '../../contract/environment.ts';
+import { resolveSettings } from '../../contract/settings.ts';
 import { ClaimStore, isHeld } from '../../functions/claims/claim-store.ts';
 import { createClaimTable } from '../../functions/claims/claim-table.ts';
 import { deadlineFromRemainingTime } from '../../functions/claims/lease.ts';
-import { consumerEnvironment } from '../../functions/commons/environment.ts';
 import {
   consumerConfigFromEnv,
   createConsumerHandler,
@@ -37,7 +38,6 @@ import {
   createConsumerMetrics,
 } from '../../functions/consumer/create-consumer.ts';
 import { defineWebhookHandlers } from '../../functions/consumer/handler-api.ts';
-import { resolveSettings } from '../../lib/settings.ts';
 import { countRequests, type RequestCounter } from '../../test/support/request-counter.ts';
 import { addRoundTrip, type LatencyRecorder, recordLatency } from '../support/request-latency.ts';
 import type { ContestantName } from './contestant-names.ts';

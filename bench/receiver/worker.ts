@@ -10,10 +10,10 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { receiverEnvironment } from '../../functions/commons/environment.ts';
+import { receiverEnvironment } from '../../contract/environment.ts';
+import { resolveSettings } from '../../contract/settings.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
-import { resolveSettings } from '../../lib/settings.ts';
 import { toApiGatewayV2Event } from '../../local/http/api-gateway-v2.ts';
 import { seededRandom } from '../../local/seeded-random.ts';
 import { batchedBody } from '../../test/support/webhooks/webhook-bodies.ts';

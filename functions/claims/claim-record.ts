@@ -3,7 +3,7 @@
  * DynamoDB returns it in: native values (DocumentClient `Attributes`) or raw attribute values
  * (`ConditionalCheckFailedException.Item`, which the DocumentClient does not unmarshall).
  */
-import { CLAIM_TABLE_SCHEMA } from '../../lib/settings.ts';
+import { CLAIM_TABLE_SCHEMA } from '../../contract/claim-table-schema.ts';
 
 export type ClaimState = 'processing' | 'done';
 

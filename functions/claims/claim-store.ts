@@ -10,7 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { MIN_RETENTION_DAYS, resolveSettings } from '../../lib/settings.ts';
+import { MIN_RETENTION_DAYS, resolveSettings } from '../../contract/settings.ts';
 import { mapWithConcurrency } from './bounded-concurrency.ts';
 import {
   CLAIM_ATTRIBUTES,

@@ -11,7 +11,7 @@ import {
   type UpdateTimeToLiveCommandInput,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { CLAIM_TABLE_SCHEMA } from '../../lib/settings.ts';
+import { CLAIM_TABLE_SCHEMA } from '../../contract/claim-table-schema.ts';
 
 export function claimTableDefinition(tableName: string): CreateTableCommandInput {
   return {

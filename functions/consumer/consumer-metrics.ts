@@ -1,5 +1,5 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { FIELD_DIMENSION } from '../commons/metric-names.ts';
+import { FIELD_DIMENSION } from '../../contract/metric-names.ts';
 import type { TallySnapshot } from './consumer-tally.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { ConsumerFieldMetric, ConsumerMetric } from '../commons/metric-names.ts';
+import { ConsumerFieldMetric, ConsumerMetric } from '../../contract/metric-names.ts';
 
 export type FieldMetricName = (typeof ConsumerFieldMetric)[keyof typeof ConsumerFieldMetric];
 export type PlainMetricName = (typeof ConsumerMetric)[keyof typeof ConsumerMetric];

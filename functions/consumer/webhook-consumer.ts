@@ -17,6 +17,7 @@
  * quarantined.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { ConsumerFieldMetric, ConsumerMetric } from '../../contract/metric-names.ts';
 import type {
   BatchClaimResult,
   ClaimRequest,
@@ -27,7 +28,6 @@ import type {
 import { isHeld } from '../claims/claim-store.ts';
 import { ClaimLostError, toClaimStoreError } from '../claims/errors.ts';
 import { type AcquiredOutcome, deadlineFromRemainingTime } from '../claims/lease.ts';
-import { ConsumerFieldMetric, ConsumerMetric } from '../commons/metric-names.ts';
 import { extractEvents } from '../events/extract-events.ts';
 import type { BodyRejection, EventExtraction, WebhookEvent } from '../events/types.ts';
 import type { StatusObservation } from '../ledger/status-event.ts';

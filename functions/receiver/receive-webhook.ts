@@ -15,7 +15,7 @@
  * | secret store malformed / unreadable       | 500 / 503, never an unsigned acceptance          |
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { ReceiverMetric } from '../commons/metric-names.ts';
+import { ReceiverMetric } from '../../contract/metric-names.ts';
 import type { DeliveryMeta, DeliveryQueuePort } from '../queue/delivery-queue.ts';
 import { EnqueueFailedError } from '../queue/errors.ts';
 import { WebhookSecretsMisconfiguredError } from './errors.ts';
@@ -74,7 +74,7 @@ export interface ReceiverDependencies {
  * No retry starts later than this after arrival, counted before the secrets are read, so a slow secret read
  * shortens the enqueue retries instead of adding to them. With the SDK timeouts of
  * `functions/commons/sdk-client-config.ts` the worst case (a secret read, then one last enqueue call and one
- * quarantine call) stays near 8 s, under the receiver's 10 s timeout (lib/settings.ts), so the function
+ * quarantine call) stays near 8 s, under the receiver's 10 s timeout (contract/settings.ts), so the function
  * answers 503 itself rather than timing out.
  */
 export const RETRY_BUDGET_MS = 3_000;

@@ -9,7 +9,7 @@
  */
 import { GetParameterError, TransformParameterError } from '@aws-lambda-powertools/parameters';
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { ENV, type WebhookSecretValue } from '../commons/environment.ts';
+import { ENV, type WebhookSecretValue } from '../../contract/environment.ts';
 import { WebhookSecretsMisconfiguredError, WebhookSecretsUnavailableError } from './errors.ts';
 
 export { WebhookSecretsMisconfiguredError, WebhookSecretsUnavailableError };

@@ -13,7 +13,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { ConsumerMetric, ReceiverMetric } from '../../functions/commons/metric-names.ts';
+import { ConsumerMetric, ReceiverMetric } from '../../contract/metric-names.ts';
 import { ALARM_DEFAULTS } from '../defaults.ts';
 import {
   claimTableSystemErrors,

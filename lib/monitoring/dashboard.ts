@@ -22,7 +22,7 @@ import {
   MANAGEMENT_FIELDS,
   MESSAGES_FIELD_DIMENSIONS,
   ReceiverMetric,
-} from '../../functions/commons/metric-names.ts';
+} from '../../contract/metric-names.ts';
 import {
   createWebhookAlarms,
   resolveThresholds,

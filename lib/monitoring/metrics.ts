@@ -1,6 +1,6 @@
 /**
  * CloudWatch metric objects for the custom metrics of docs/design.md §5, and the metric-math expressions built on
- * them and on the queues' metrics. Names and dimensions come only from `functions/commons/metric-names.ts`,
+ * them and on the queues' metrics. Names and dimensions come only from `contract/metric-names.ts`,
  * the module the handlers emit with, so the two cannot drift apart. This module builds `Metric`/
  * `MathExpression` objects and nothing else; alarms live in `alarms.ts`, widgets in `dashboard.ts`.
  */
@@ -18,7 +18,7 @@ import {
   type ReceiverMetric,
   SERVICE_DIMENSION,
   SERVICE_NAME,
-} from '../../functions/commons/metric-names.ts';
+} from '../../contract/metric-names.ts';
 
 export type ConsumerFieldMetricName = (typeof ConsumerFieldMetric)[keyof typeof ConsumerFieldMetric];
 export type ConsumerMetricName = (typeof ConsumerMetric)[keyof typeof ConsumerMetric];

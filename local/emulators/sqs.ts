@@ -4,8 +4,8 @@
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
+import type { PipelineSettings } from '../../contract/settings.ts';
 import { SECONDS_PER_DAY } from '../../functions/claims/lease.ts';
-import type { PipelineSettings } from '../../lib/settings.ts';
 
 export interface SqsEmulator {
   /** `http://127.0.0.1:<port>`; any region and credentials work. */

@@ -8,7 +8,7 @@ import {
   ConsumerMetric,
   FIELD_DIMENSION,
   ReceiverMetric,
-} from '../../functions/commons/metric-names.ts';
+} from '../../contract/metric-names.ts';
 import type { InvocationReport } from '../sqs-event-source.ts';
 import type { MetricPoint } from './emf.ts';
 

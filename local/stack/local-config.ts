@@ -3,15 +3,19 @@
  * box. Pipeline settings go through `resolveSettings` like the CDK stack's, so the same rules (visibility
  * timeout ≥ 6 × consumer timeout + window, maxReceiveCount ≥ 5, …) hold locally.
  */
-import { ENV, getNumberFromEnv } from '../../functions/commons/environment.ts';
-import { type PipelineSettings, type PipelineSettingsInput, resolveSettings } from '../../lib/settings.ts';
+import { ENV, getNumberFromEnv } from '../../contract/environment.ts';
+import {
+  type PipelineSettings,
+  type PipelineSettingsInput,
+  resolveSettings,
+} from '../../contract/settings.ts';
 
 /** Development defaults; never use them for a real Meta app. `npm run send` signs with the same secret. */
 export const DEV_APP_SECRET = 'local-dev-app-secret';
 export const DEV_VERIFY_TOKEN = 'local-dev-verify-token';
 export const DEFAULT_PORT = 3000;
 
-/** Variables only the local stack reads (the handlers' own variables are in functions/commons/environment.ts). */
+/** Variables only the local stack reads (the handlers' own variables are in contract/environment.ts). */
 export const LOCAL_ENV = {
   port: 'PORT',
   consumerTimeoutSeconds: 'LOCAL_CONSUMER_TIMEOUT_SECONDS',

@@ -1,4 +1,4 @@
-import { ENV } from '../../functions/commons/environment.ts';
+import { ENV } from '../../contract/environment.ts';
 import type { LocalStackConfig } from './local-config.ts';
 import type { LocalStack } from './local-stack.ts';
 

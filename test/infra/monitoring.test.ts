@@ -13,7 +13,7 @@ import {
   ReceiverMetric,
   SERVICE_DIMENSION,
   SERVICE_NAME,
-} from '../../functions/commons/metric-names.ts';
+} from '../../contract/metric-names.ts';
 import { ALARM_DEFAULTS } from '../../lib/defaults.ts';
 import { resolveThresholds, type WebhookAlarmThresholds } from '../../lib/monitoring/alarms.ts';
 import { logicalIdStartingWith, synthStack } from './synth.ts';

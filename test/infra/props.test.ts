@@ -7,9 +7,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../functions/commons/environment.ts';
-import { ConsumerFieldMetric } from '../../functions/commons/metric-names.ts';
-import { UnsafeSettingsError } from '../../lib/settings.ts';
+import { ENV } from '../../contract/environment.ts';
+import { ConsumerFieldMetric } from '../../contract/metric-names.ts';
+import { UnsafeSettingsError } from '../../contract/settings.ts';
 import { WhatsAppWebhookDedup, type WhatsAppWebhookDedupProps } from '../../lib/whatsapp-webhook-dedup.ts';
 import { logicalIdStartingWith, SYNTH_TIMEOUT_MS, statementsOfRole, synthStack } from './synth.ts';
 

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Capture, Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../functions/commons/environment.ts';
+import { ENV } from '../../contract/environment.ts';
 import {
   ConsumerFieldMetric,
   ConsumerMetric,
@@ -16,8 +16,8 @@ import {
   ReceiverMetric,
   SERVICE_DIMENSION,
   SERVICE_NAME,
-} from '../../functions/commons/metric-names.ts';
-import { resolveSettings } from '../../lib/settings.ts';
+} from '../../contract/metric-names.ts';
+import { resolveSettings } from '../../contract/settings.ts';
 import type { WhatsAppWebhookDedupStack } from '../../lib/whatsapp-webhook-dedup-stack.ts';
 import {
   actionsOf,

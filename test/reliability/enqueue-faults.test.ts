@@ -8,7 +8,7 @@
  */
 import './quiet-logs.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ENV } from '../../functions/commons/environment.ts';
+import { ENV } from '../../contract/environment.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { type SqsBatchFault, type SqsFaultProxy, startSqsFaultProxy } from '../support/sqs-fault-proxy.ts';
 import { inboundMessages, messagesBody } from '../support/webhooks/webhook-bodies.ts';

@@ -14,14 +14,18 @@ import { type Message, ReceiveMessageCommand, SendMessageCommand } from '@aws-sd
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { interceptLocalhostDns } from 'fauxqs';
-import { consumerEnvironment, ENV, receiverEnvironment } from '../../functions/commons/environment.ts';
+import { consumerEnvironment, ENV, receiverEnvironment } from '../../contract/environment.ts';
+import {
+  type PipelineSettings,
+  type PipelineSettingsInput,
+  resolveSettings,
+} from '../../contract/settings.ts';
 import type { CompletionRetryPolicy } from '../../functions/consumer/complete-with-retry.ts';
 import { consumerConfigFromEnv, createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
 import { webhookHandlers } from '../../functions/webhook-handlers.ts';
-import { type PipelineSettings, type PipelineSettingsInput, resolveSettings } from '../../lib/settings.ts';
 import { createPipelineQueues, type PipelineQueues } from '../../local/emulators/sqs.ts';
 import { toApiGatewayV2Event } from '../../local/http/api-gateway-v2.ts';
 import { readQueueCounts, totalMessages } from '../../local/queue-counts.ts';

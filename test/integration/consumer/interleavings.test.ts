@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_NAME } from '../../../functions/commons/metric-names.ts';
+import { SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { type ConsumerConfig, createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import type { StatusContext, WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import { toLambdaRecord } from '../../../local/sqs-records.ts';

@@ -13,7 +13,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveSettings } from '../../../lib/settings.ts';
+import { resolveSettings } from '../../../contract/settings.ts';
 import { createPipelineQueues, type PipelineQueues } from '../../../local/emulators/sqs.ts';
 import { createSqsClient, uniqueName } from '../../support/aws-clients.ts';
 

@@ -9,7 +9,7 @@
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { interceptLocalhostDns } from 'fauxqs';
-import { ENV, getNumberFromEnv, getStringFromEnv } from '../../../functions/commons/environment.ts';
+import { ENV, getNumberFromEnv, getStringFromEnv } from '../../../contract/environment.ts';
 import { createSqsEventSource } from '../../../local/sqs-event-source.ts';
 
 // fauxqs queue URLs name `sqs.<region>.localhost`, which an env-configured SQS client calls directly.

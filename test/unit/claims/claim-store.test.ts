@@ -11,6 +11,7 @@ import {
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MIN_RETENTION_DAYS } from '../../../contract/settings.ts';
 import { ClaimStore, type ClaimStoreOptions, type HeldClaim } from '../../../functions/claims/claim-store.ts';
 import {
   ClaimLostError,
@@ -19,7 +20,6 @@ import {
   MalformedClaimRecordError,
   TransientClaimStoreError,
 } from '../../../functions/claims/errors.ts';
-import { MIN_RETENTION_DAYS } from '../../../lib/settings.ts';
 
 const NOW = 1_780_000_000_000;
 const NOW_S = NOW / 1000;

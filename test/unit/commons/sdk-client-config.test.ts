@@ -9,6 +9,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveSettings } from '../../../contract/settings.ts';
 import {
   SDK_TIMEOUTS,
   type SdkClientUse,
@@ -17,7 +18,6 @@ import {
 } from '../../../functions/commons/sdk-client-config.ts';
 import { QUARANTINE_BUDGET_MS } from '../../../functions/consumer/dead-letter-quarantine.ts';
 import { RETRY_BUDGET_MS } from '../../../functions/receiver/receive-webhook.ts';
-import { resolveSettings } from '../../../lib/settings.ts';
 import { resolvedSdkTimeouts } from '../../support/resolved-sdk-timeouts.ts';
 
 const CLIENT_BASE = {

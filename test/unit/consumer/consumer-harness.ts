@@ -6,7 +6,7 @@ import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient }
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/commons/metric-names.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { type ConsumerConfig, createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/commons/metric-names.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { defineWebhookHandlers, type LogDetails } from '../../../functions/consumer/handler-api.ts';
 import { loggableKey } from '../../../functions/consumer/loggable-key.ts';
 import { webhookHandlers as defaultHandlers } from '../../../functions/webhook-handlers.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MANAGEMENT_FIELDS } from '../../../functions/commons/metric-names.ts';
+import { MANAGEMENT_FIELDS } from '../../../contract/metric-names.ts';
 import {
   eventItemArrays,
   extractEvents,

@@ -7,12 +7,12 @@ import {
   ENV,
   type ReceiverEnvironmentInput,
   receiverEnvironment,
-} from '../../../functions/commons/environment.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/commons/metric-names.ts';
+} from '../../../contract/environment.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
+import { resolveSettings } from '../../../contract/settings.ts';
 import { consumerConfigFromEnv } from '../../../functions/consumer/create-consumer.ts';
 import { webhookSecretsSource } from '../../../functions/receiver/webhook-secrets.ts';
 import { receiverConfigFromEnv } from '../../../functions/receiver.ts';
-import { resolveSettings } from '../../../lib/settings.ts';
 
 const QUEUE = 'https://sqs.eu-west-1.amazonaws.com/123456789012';
 const POWERTOOLS = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE'];

@@ -1,13 +1,8 @@
 /**
- * Pipeline settings: the one source of truth for the CDK construct, the local stack and the tests.
- * Plain TypeScript (no aws-cdk-lib import) so the local stack and the Lambda-side tests can load it cheaply.
+ * Pipeline settings: the one source of truth for the CDK construct, the local stack and the tests, with the
+ * rules that refuse combinations that would lose or hide events. Plain TypeScript (no aws-cdk-lib, no AWS SDK),
+ * so that the Lambda code, the local stack and the tests can load it cheaply.
  */
-
-/** The claim table's key schema and TTL attribute (docs/design.md §2). */
-export const CLAIM_TABLE_SCHEMA = {
-  partitionKey: 'pk',
-  timeToLiveAttribute: 'expiresAt',
-} as const;
 
 export const MIN_RETENTION_DAYS = 7;
 /**

@@ -10,7 +10,7 @@ import {
   type PipelineSettingsInput,
   resolveSettings,
   UnsafeSettingsError,
-} from '../../../lib/settings.ts';
+} from '../../../contract/settings.ts';
 
 const refusal = (input: PipelineSettingsInput): UnsafeSettingsError => {
   try {
