@@ -13,7 +13,7 @@ import { SDK_TIMEOUTS, type SdkClientUse } from '../../../functions/commons/sdk-
 import { createConsumerFromEnv } from '../../../functions/consumer/create-consumer.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
 import { resolvedSdkTimeouts } from '../../support/resolved-sdk-timeouts.ts';
-import { httpApiEvent } from '../receiver/webhook-requests.ts';
+import { httpApiEvent } from '../../support/webhooks/webhook-requests.ts';
 
 type Service = 'dynamodb' | 'sqs' | 'secretsManager';
 type RecordedClient = Parameters<typeof resolvedSdkTimeouts>[0];

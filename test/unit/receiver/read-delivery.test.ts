@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { escapeForQueue, readDelivery } from '../../../functions/receiver/read-delivery.ts';
-import { messagesBody } from './webhook-requests.ts';
+import { privateMessagesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 describe('readDelivery', () => {
-  const body = messagesBody(3, { textRepeat: 2 });
+  const body = privateMessagesBody(3, { textRepeat: 2 });
 
   it('reads bytes and text alike: the text unchanged, its UTF-8 size, the event count', () => {
     const expected = {

@@ -16,7 +16,7 @@ import {
 } from '../../../functions/receiver/receive-webhook.ts';
 import { signBody } from '../../../functions/receiver/signature.ts';
 import type { WebhookSecretsSource } from '../../../functions/receiver/webhook-secrets.ts';
-import { messagesBody } from './webhook-requests.ts';
+import { privateMessagesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const SECRET = 'secret';
 
@@ -80,7 +80,7 @@ const keysOf = (body: string) => {
 
 describe('receiveWebhook', () => {
   it('enqueues a body that fits as its exact text, and one byte more is split', async () => {
-    const body = messagesBody(10);
+    const body = privateMessagesBody(10);
     const bytes = Buffer.byteLength(body);
     const fits = new MemoryQueue(bytes);
     await receiveWebhook(post(body), setup(fits).deps);
@@ -124,8 +124,8 @@ describe('receiveWebhook', () => {
       load: async () => ({ appSecrets: [], verifyToken: 'tok' }),
     };
     const { deps, metrics, logs } = setup(queue, tokenOnly);
-    expect((await receiveWebhook(post(messagesBody(1)), deps)).statusCode).toBe(401);
-    expect((await receiveWebhook(post(messagesBody(1), ''), deps)).statusCode).toBe(401);
+    expect((await receiveWebhook(post(privateMessagesBody(1)), deps)).statusCode).toBe(401);
+    expect((await receiveWebhook(post(privateMessagesBody(1), ''), deps)).statusCode).toBe(401);
     expect(queue.enqueued).toEqual([]);
     expect(queue.quarantined).toEqual([]);
     expect(metrics).toEqual({ SignatureRejected: 2 });
@@ -147,7 +147,7 @@ describe('receiveWebhook', () => {
   it('quarantines a part the queue refused as the sender fault, and still answers 200', async () => {
     const queue = new MemoryQueue(100_000, { reject: [0] });
     const { deps, metrics } = setup(queue);
-    const body = messagesBody(2);
+    const body = privateMessagesBody(2);
     expect((await receiveWebhook(post(body), deps)).statusCode).toBe(200);
     expect(queue.quarantined.map(({ raw, reason }) => [raw.toString('utf8'), reason])).toEqual([
       [body, 'rejected-by-queue'],
@@ -157,12 +157,12 @@ describe('receiveWebhook', () => {
 
   it('answers 503 and counts EnqueueFailures when a part cannot be stored', async () => {
     const { deps, metrics } = setup(new MemoryQueue(100_000, { failEnqueue: true }));
-    expect((await receiveWebhook(post(messagesBody(2)), deps)).statusCode).toBe(503);
+    expect((await receiveWebhook(post(privateMessagesBody(2)), deps)).statusCode).toBe(503);
     expect(metrics).toEqual({ EnqueueFailures: 1 });
   });
 
   it('writes U+FFFE and U+FFFF, which SQS refuses, as JSON escapes without changing any key', async () => {
-    const body = messagesBody(2).replace('wamid.', 'wamid.\uFFFE\uFFFF');
+    const body = privateMessagesBody(2).replace('wamid.', 'wamid.\uFFFE\uFFFF');
     const queue = new MemoryQueue(100_000);
     expect((await receiveWebhook(post(body), setup(queue).deps)).statusCode).toBe(200);
     const sent = queue.enqueued[0]?.[0] ?? '';
@@ -194,9 +194,9 @@ describe('receiveWebhook', () => {
         throw new WebhookSecretsUnavailableError('throttled');
       },
     };
-    expect((await receiveWebhook(post(messagesBody(1)), setup(queue, unavailable).deps)).statusCode).toBe(
-      503,
-    );
+    expect(
+      (await receiveWebhook(post(privateMessagesBody(1)), setup(queue, unavailable).deps)).statusCode,
+    ).toBe(503);
     expect(queue.enqueued).toEqual([]);
   });
 

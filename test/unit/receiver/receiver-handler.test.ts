@@ -11,14 +11,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
 import {
-  DISPLAY_PHONE,
-  httpApiEvent,
-  messagesBody,
-  PHONE,
+  DISPLAY_PHONE_NUMBER,
   PRIVATE_TEXT,
   PROFILE_NAME,
-  signedPost,
-} from './webhook-requests.ts';
+  privateMessagesBody,
+  SENDER_PHONE,
+} from '../../support/webhooks/webhook-bodies.ts';
+import { httpApiEvent, signedPost } from '../../support/webhooks/webhook-requests.ts';
 
 const sqsMock = mockClient(SQSClient);
 const secretsMock = mockClient(SecretsManagerClient);
@@ -227,7 +226,7 @@ describe('POST enqueue', () => {
   });
 
   it('retries the failed entries of a partially failed batch and answers 200', async () => {
-    const big = messagesBody(1000, { textRepeat: 60 });
+    const big = privateMessagesBody(1000, { textRepeat: 60 });
     let calls = 0;
     sqsMock.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) => {
       calls++;
@@ -256,7 +255,7 @@ describe('POST enqueue', () => {
   });
 
   it('splits a 1000-update body larger than 256 KiB into several messages holding exactly its events', async () => {
-    const big = messagesBody(1000, { textRepeat: 60 });
+    const big = privateMessagesBody(1000, { textRepeat: 60 });
     expect(Buffer.byteLength(big)).toBeGreaterThan(256 * 1024);
     expect((await invoke(signedPost(big, SECRET))).statusCode).toBe(200);
     const stored = entriesSentTo(DELIVERY_URL);
@@ -270,14 +269,16 @@ describe('POST enqueue', () => {
   });
 
   it('honours MAXIMUM_MESSAGE_SIZE_BYTES', async () => {
-    const response = await invoke(signedPost(messagesBody(20), SECRET), {
+    const response = await invoke(signedPost(privateMessagesBody(20), SECRET), {
       ...LOCAL_ENV,
       MAXIMUM_MESSAGE_SIZE_BYTES: '2048',
     });
     expect(response.statusCode).toBe(200);
     const stored = entriesSentTo(DELIVERY_URL);
     expect(stored.length).toBeGreaterThan(2);
-    expect(stored.flatMap((entry) => keysOf(entry.MessageBody ?? ''))).toEqual(keysOf(messagesBody(20)));
+    expect(stored.flatMap((entry) => keysOf(entry.MessageBody ?? ''))).toEqual(
+      keysOf(privateMessagesBody(20)),
+    );
   });
 });
 
@@ -304,7 +305,7 @@ describe('POST quarantine', () => {
   );
 
   it('quarantines a single event larger than a message as event-too-large and enqueues the others', async () => {
-    const body = messagesBody(3, { textRepeat: 0 }).replace('#1 ', `#1 ${'x'.repeat(300 * 1024)}`);
+    const body = privateMessagesBody(3, { textRepeat: 0 }).replace('#1 ', `#1 ${'x'.repeat(300 * 1024)}`);
     expect((await invoke(signedPost(body, SECRET))).statusCode).toBe(200);
     const stored = entriesSentTo(DELIVERY_URL).flatMap((entry) => keysOf(entry.MessageBody ?? ''));
     const all = keysOf(body);
@@ -414,7 +415,7 @@ describe('configuration and methods', () => {
 
 describe('metrics and logs', () => {
   it('publishes one EMF document per invocation with the receiver metrics', async () => {
-    const body = messagesBody(5);
+    const body = privateMessagesBody(5);
     expect((await invoke(signedPost(body, SECRET))).statusCode).toBe(200);
     const emf = output.map((line) => line.trim()).filter((line) => line.includes('"_aws"'));
     expect(emf).toHaveLength(1);
@@ -428,7 +429,7 @@ describe('metrics and logs', () => {
   });
 
   it('counts a rejected signature', async () => {
-    await invoke(signedPost(messagesBody(1), 'wrong'));
+    await invoke(signedPost(privateMessagesBody(1), 'wrong'));
     const emf = output.filter((line) => line.includes('"_aws"'));
     expect(emf).toHaveLength(1);
     expect(JSON.parse(emf[0] ?? '{}')).toMatchObject({ SignatureRejected: 1 });
@@ -436,12 +437,14 @@ describe('metrics and logs', () => {
 
   it('never logs message text, names or phone numbers, whatever happens to the body', async () => {
     vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'DEBUG');
-    const body = messagesBody(3);
-    const tooLarge = messagesBody(2).replace('#1 ', `#1 ${'x'.repeat(300 * 1024)}`);
+    const body = privateMessagesBody(3);
+    const tooLarge = privateMessagesBody(2).replace('#1 ', `#1 ${'x'.repeat(300 * 1024)}`);
     await invoke(signedPost(body, SECRET));
     await invoke(signedPost(body, 'wrong'));
     await invoke(signedPost(body.slice(0, -10), SECRET));
-    await invoke(signedPost(JSON.stringify({ object: 'page', note: PRIVATE_TEXT, phone: PHONE }), SECRET));
+    await invoke(
+      signedPost(JSON.stringify({ object: 'page', note: PRIVATE_TEXT, phone: SENDER_PHONE }), SECRET),
+    );
     await invoke(signedPost(`{"object":"whatsapp_business_account","entry":[${PRIVATE_TEXT}`, SECRET));
     await invoke(signedPost(tooLarge, SECRET));
     sqsMock.on(SendMessageBatchCommand).rejects(Object.assign(new Error('down'), { name: 'InternalError' }));
@@ -451,7 +454,14 @@ describe('metrics and logs', () => {
     for (const word of ['Delivery accepted', 'bad signature', 'quarantined', 'answering 503']) {
       expect(logged).toContain(word);
     }
-    for (const secret of [PRIVATE_TEXT, 'private', PHONE, DISPLAY_PHONE, PROFILE_NAME, SECRET]) {
+    for (const secret of [
+      PRIVATE_TEXT,
+      'private',
+      SENDER_PHONE,
+      DISPLAY_PHONE_NUMBER,
+      PROFILE_NAME,
+      SECRET,
+    ]) {
       expect(logged).not.toContain(secret);
     }
   });

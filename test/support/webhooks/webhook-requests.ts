@@ -1,4 +1,4 @@
-/** Builders shared by the receiver's unit tests: API Gateway HTTP API (payload 2.0) events and webhook bodies. */
+/** API Gateway HTTP API (payload 2.0) events as the receiver gets them: any request, or a signed webhook POST. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { signBody } from '../../../functions/receiver/signature.ts';
 
@@ -53,44 +53,5 @@ export function signedPost(
     headers: secret === undefined ? {} : { 'x-hub-signature-256': signBody(bytes, secret) },
     body: options.base64 ? bytes.toString('base64') : bytes.toString('utf8'),
     isBase64Encoded: options.base64 ?? false,
-  });
-}
-
-export const PRIVATE_TEXT = 'my private diagnosis is confidential';
-export const PHONE = '447700900123';
-export const DISPLAY_PHONE = '15550783881';
-export const PROFILE_NAME = 'Sheena Nelson';
-
-/** A `messages` body with `count` text messages (each with private text and phone numbers) in one change. */
-export function messagesBody(
-  count: number,
-  options: { textRepeat?: number; idPrefix?: string } = {},
-): string {
-  const messages = Array.from({ length: count }, (_, i) => ({
-    from: PHONE,
-    id: `wamid.${options.idPrefix ?? 'HBgLNDQ3NzAwOTAwMTIzFQIAEhgUM0E'}${String(i).padStart(5, '0')}`,
-    timestamp: '1749416383',
-    type: 'text',
-    text: { body: `${PRIVATE_TEXT} #${i} ${'é'.repeat(options.textRepeat ?? 0)}` },
-  }));
-  return JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        time: 1749416383,
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: DISPLAY_PHONE, phone_number_id: '106540352242922' },
-              contacts: [{ profile: { name: PROFILE_NAME }, wa_id: PHONE }],
-              messages,
-            },
-          },
-        ],
-      },
-    ],
   });
 }
