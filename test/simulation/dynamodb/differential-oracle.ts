@@ -47,6 +47,11 @@ export function modelAnswer(model: DynamoDbModel, request: RawRequest): Answer {
   }
 }
 
+/** The answer of a request the caller already ran: its output, or the error it threw. */
+export function answerOfOutcome(outcome: { output: Record<string, unknown> } | { error: unknown }): Answer {
+  return 'output' in outcome ? answerOf(outcome.output) : errorAnswer(outcome.error);
+}
+
 /** The parts both sides must agree on (the error message is kept for reports, not compared). */
 export function comparable(answer: Answer): Answer {
   if (answer.ok) return answer;
@@ -54,7 +59,8 @@ export function comparable(answer: Answer): Answer {
   return rest;
 }
 
-function answerOf(output: { Attributes?: RawItem; Item?: RawItem }): Answer {
+function answerOf(raw: object): Answer {
+  const output = raw as { Attributes?: RawItem; Item?: RawItem };
   return {
     ok: true,
     ...(output.Attributes === undefined ? {} : { attributes: normalizedItem(output.Attributes) }),
