@@ -12,7 +12,8 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CONSUMER_VARIANTS, type ConsumerVariant } from './consumer-under-test.ts';
 import { describeFailure } from './failure-report.ts';
-import { type RunSummary, runMany } from './run-many.ts';
+import { formatReport, toReport } from './protocol-report.ts';
+import { runMany } from './run-many.ts';
 import { runSchedule } from './run-schedule.ts';
 
 const { values } = parseArgs({
@@ -47,38 +48,14 @@ if (values.trace) {
 }
 
 const summary = await runMany({ firstSeed, schedules, variant });
-console.log(formatSummary(summary));
+const report = toReport(summary);
+console.log(formatReport(report));
+const seconds = summary.elapsedMs / 1000;
+console.log(`  ${seconds.toFixed(1)} s, ${(summary.schedules / seconds).toFixed(1)} schedules/s`);
 if (summary.firstFailure !== undefined && !values.trace)
   console.log(`\n${describeFailure(summary.firstFailure)}`);
 if (values.report !== undefined) {
-  const { firstFailure: _first, elapsedMs: _elapsed, ...report } = summary;
   writeFileSync(values.report, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`report written to ${values.report}`);
 }
 process.exitCode = summary.failures.length === 0 ? 0 : 1;
-
-function formatSummary(run: RunSummary): string {
-  const rate = run.schedules / (run.elapsedMs / 1000);
-  const list = (record: Record<string, number>) =>
-    Object.entries(record)
-      .filter(([, count]) => count > 0)
-      .map(([name, count]) => `${name} ${count}`)
-      .join(', ') || 'none';
-  const last = run.firstSeed + run.schedules - 1;
-  return [
-    `check:protocol: ${run.schedules} schedules (seeds ${run.firstSeed}–${last}, ${run.variant}) in ` +
-      `${(run.elapsedMs / 1000).toFixed(1)} s (${rate.toFixed(1)} schedules/s)`,
-    `  steps ${run.steps}, invocations ${run.invocations}, events checked ${run.eventsChecked}, ` +
-      `effects ${run.effects}, messages dead-lettered ${run.deadLetteredMessages}`,
-    `  faults injected: ${run.totalFaults} (${list(run.faults)})`,
-    `  effect→complete windows left open: ${list(run.windows)}`,
-    `  double effects: ${run.doubleEffects.keys} keys, ${run.doubleEffects.extraEffects} extra effects; ` +
-      `windows on those keys: ${list(run.doubleEffects.causes)}`,
-    run.failures.length === 0
-      ? '  violations: none'
-      : `  violations: ${run.failures.length} schedules failed, seeds ${run.failures
-          .slice(0, 20)
-          .map((failure) => failure.seed)
-          .join(' ')}${run.failures.length > 20 ? ' …' : ''}`,
-  ].join('\n');
-}
