@@ -8,6 +8,7 @@ import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import { waitFor } from '../support/wait-for.ts';
 import {
   envelope,
   type InboundMessage,
@@ -306,11 +307,3 @@ describe('npm start, stopping', () => {
     await expect(fetch(`${stack.url}/local/info`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('Condition not met in time.');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

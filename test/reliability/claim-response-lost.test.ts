@@ -4,7 +4,7 @@
  * meets the item its own first attempt wrote. That item is this worker's claim, not another worker's: taking
  * it for `duplicate-in-flight` would skip the event, acknowledge its record, and lose the event for good.
  */
-import './quiet-logs.ts';
+import '../support/quiet-logs.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
@@ -22,8 +22,9 @@ import {
   injectDynamoDbFaults,
 } from '../support/dynamodb-faults.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
+import { messageKey } from '../support/webhooks/delivery-workload.ts';
+import { keysOfBody } from '../support/webhooks/event-keys.ts';
 import { type InboundMessage, inboundMessages, messagesBody } from '../support/webhooks/webhook-bodies.ts';
-import { keysOfBody, messageKey } from './workload.ts';
 
 /**
  * A client whose first claim attempt is applied by DynamoDB and answered with a TimeoutError; every other

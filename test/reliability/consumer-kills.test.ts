@@ -9,12 +9,14 @@
  * more per kill that caught it there. The events caught are counted, printed and capped (WINDOW_CAP_PER_KILL,
  * WINDOW_CAP); so are the doubles and the timings.
  */
-import './quiet-logs.ts';
+import '../support/quiet-logs.ts';
 import { afterAll, afterEach, expect, it } from 'vitest';
+import { seededRandom } from '../../local/seeded-random.ts';
 import { type ConsumerWorker, startConsumerWorker } from '../support/consumer-worker-process.ts';
-import { createPipeline, type Pipeline, restoreEnvironment, waitFor } from '../support/pipeline-fixture.ts';
-import { seededRandom } from '../support/seeded-random.ts';
-import { buildWorkload, keysOfBody } from './workload.ts';
+import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { buildWorkload } from '../support/webhooks/delivery-workload.ts';
+import { keysOfBody } from '../support/webhooks/event-keys.ts';
 
 /** Visibility timeout 6 × 2 s = 12 s; leases end 0.5 s after a worker's 2 s deadline, long before. */
 const FUNCTION_TIMEOUT_SECONDS = 2;

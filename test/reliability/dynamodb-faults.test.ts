@@ -16,7 +16,7 @@
  * fault rate predicts (GIVE_UP_ON_ERRORS_SHARE); lost to a takeover, only once the owner's own lease had run
  * out, which (the lease covering the invocation's whole time) only an invocation past its deadline can do.
  */
-import './quiet-logs.ts';
+import '../support/quiet-logs.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, expect, it } from 'vitest';
@@ -24,6 +24,7 @@ import type { WebhookEventContext } from '../../functions/consumer/handler-api.t
 import { defineWebhookHandlers } from '../../functions/consumer/handler-api.ts';
 import { StatusLedger } from '../../functions/ledger/status-ledger.ts';
 import { webhookHandlers } from '../../functions/webhook-handlers.ts';
+import { seededRandom, shuffled } from '../../local/seeded-random.ts';
 import type { InvocationOutcome } from '../../local/sqs-event-source.ts';
 import {
   createDocumentClient,
@@ -39,8 +40,8 @@ import {
   type LoggedCall,
 } from '../support/dynamodb-faults.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
-import { seededRandom, shuffled } from '../support/seeded-random.ts';
-import { buildWorkload, keysOfBody, STATUS_SEQUENCE, statusKey } from './workload.ts';
+import { buildWorkload, STATUS_SEQUENCE, statusKey } from '../support/webhooks/delivery-workload.ts';
+import { keysOfBody } from '../support/webhooks/event-keys.ts';
 
 const SEED = 20_261_130;
 const FAULT_RATE = 0.15;

@@ -6,13 +6,14 @@
  * answers 503 so that Meta retries), and Meta's retry, once SQS is healthy, must be accepted and every event
  * processed exactly once end to end, the parts stored by the failed attempt included.
  */
-import './quiet-logs.ts';
+import '../support/quiet-logs.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ENV } from '../../contract/environment.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { type SqsBatchFault, type SqsFaultProxy, startSqsFaultProxy } from '../support/sqs-fault-proxy.ts';
+import { messageKey } from '../support/webhooks/delivery-workload.ts';
+import { keysOfBody } from '../support/webhooks/event-keys.ts';
 import { inboundMessages, messagesBody } from '../support/webhooks/webhook-bodies.ts';
-import { keysOfBody, messageKey } from './workload.ts';
 
 /** A queue message of at most 4 KiB: the 40-message delivery below becomes several parts. */
 const MAXIMUM_MESSAGE_SIZE_BYTES = 4096;

@@ -27,7 +27,7 @@ import {
 } from '../../functions/receiver/receive-webhook.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
 import { RecordingDeliveryQueue } from '../support/recording-delivery-queue.ts';
-import { buildBodies, layout, taggedSpecs } from '../unit/events/support/webhook-arbitraries.ts';
+import { buildBodies, layout, taggedSpecs } from '../support/webhooks/webhook-arbitraries.ts';
 
 const SEED = 20_261_130;
 const SECRETS = ['fuzz-app-secret', 'fuzz-rotated-app-secret'] as const;

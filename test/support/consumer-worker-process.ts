@@ -1,5 +1,5 @@
 /**
- * Runs the REAL consumer Lambda handler in a child process (test/integration/pipeline/consumer-worker.ts, the
+ * Runs the REAL consumer Lambda handler in a child process (test/support/consumer-worker.ts, the
  * local SQS event source around `functions/consumer.ts`) against a test pipeline, so that a test can SIGKILL
  * it mid-batch as a crashed or timed-out Lambda would vanish.
  */
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { dynamoDbEndpoint, TEST_CREDENTIALS, TEST_REGION } from './aws-clients.ts';
 import type { Pipeline } from './pipeline-fixture.ts';
 
-const WORKER = fileURLToPath(new URL('../integration/pipeline/consumer-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('./consumer-worker.ts', import.meta.url));
 
 export interface ConsumerWorkerOptions {
   readonly functionTimeoutSeconds: number;

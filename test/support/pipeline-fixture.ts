@@ -285,16 +285,3 @@ export function readEffects(journalPath: string): Map<string, number> {
   }
   return counts;
 }
-
-/** Polls `check` until it returns true, or fails after `timeoutMs` with `describe()`. */
-export async function waitFor(
-  check: () => Promise<boolean> | boolean,
-  timeoutMs: number,
-  describe: () => string,
-): Promise<void> {
-  const giveUp = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > giveUp) throw new Error(`Timed out after ${timeoutMs} ms: ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -16,7 +16,7 @@ import {
 } from '../../support/aws-clients.ts';
 import { countRequests } from '../../support/request-counter.ts';
 import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
-import { sqsEvent } from '../../unit/consumer/consumer-harness.ts';
+import { sqsEvent } from '../../support/consumer-harness.ts';
 
 const dynamodb = createDynamoDbClient();
 const requests = countRequests(dynamodb);

@@ -33,7 +33,7 @@ import {
 } from '../../support/aws-clients.ts';
 import { compressedRetryStrategy, injectDynamoDbFaults } from '../../support/dynamodb-faults.ts';
 import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
-import { sqsEvent } from '../../unit/consumer/consumer-harness.ts';
+import { sqsEvent } from '../../support/consumer-harness.ts';
 
 const sqs = createSqsClient();
 const dynamodb = createDynamoDbClient();

@@ -12,7 +12,7 @@ import {
 } from '../../support/aws-clients.ts';
 import { countRequests } from '../../support/request-counter.ts';
 import { statusesBody } from '../../support/webhooks/webhook-bodies.ts';
-import { captureOutput, emfDocuments, metricValue, sqsEvent } from '../../unit/consumer/consumer-harness.ts';
+import { captureOutput, emfDocuments, metricValue, sqsEvent } from '../../support/consumer-harness.ts';
 
 const dynamodb = createDynamoDbClient();
 const requests = countRequests(dynamodb);

@@ -5,16 +5,17 @@
  * kill) may be effected twice; those are counted, printed and capped (WINDOW_CAP). See docs/consumer.md.
  */
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { keysOfBody, messageKey } from '../../reliability/workload.ts';
 import { type ConsumerWorker, startConsumerWorker } from '../../support/consumer-worker-process.ts';
-import { envelope, inboundMessages, messagesChange } from '../../support/webhooks/webhook-bodies.ts';
 import {
   createPipeline,
   type Pipeline,
   readEffects,
   restoreEnvironment,
-  waitFor,
-} from './pipeline-fixture.ts';
+} from '../../support/pipeline-fixture.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { messageKey } from '../../support/webhooks/delivery-workload.ts';
+import { keysOfBody } from '../../support/webhooks/event-keys.ts';
+import { envelope, inboundMessages, messagesChange } from '../../support/webhooks/webhook-bodies.ts';
 
 const DELIVERIES = 60;
 const EVENTS_PER_DELIVERY = 3;

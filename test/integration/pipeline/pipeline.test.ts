@@ -1,19 +1,19 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
+  createPipeline,
+  type Pipeline,
+  restoreEnvironment,
+  SECOND_APP_SECRET,
+  sign,
+} from '../../support/pipeline-fixture.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import {
   envelope,
   type InboundMessage,
   inboundMessages,
   messagesChange,
   statusesChange,
 } from '../../support/webhooks/webhook-bodies.ts';
-import {
-  createPipeline,
-  type Pipeline,
-  restoreEnvironment,
-  SECOND_APP_SECRET,
-  sign,
-  waitFor,
-} from './pipeline-fixture.ts';
 
 let pipeline: Pipeline | undefined;
 afterEach(async () => {

@@ -13,7 +13,7 @@ import {
   statusesBody,
   statusesChange,
 } from '../../support/webhooks/webhook-bodies.ts';
-import { captureOutput, createHarness, emfDocuments, metricValue, sqsEvent } from './consumer-harness.ts';
+import { captureOutput, createHarness, emfDocuments, metricValue, sqsEvent } from '../../support/consumer-harness.ts';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url), 'utf8');

@@ -19,7 +19,7 @@ import {
   emfDocuments,
   metricValue,
   sqsEvent,
-} from './consumer-harness.ts';
+} from '../../support/consumer-harness.ts';
 
 const throttled = () =>
   new ProvisionedThroughputExceededException({

@@ -8,6 +8,7 @@ import {
   extractEventsFromEnvelope,
   KNOWN_FIELDS,
 } from '../../../functions/events/extract-events.ts';
+import { keysOfBody } from '../../support/webhooks/event-keys.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const FIXTURES = join(REPO_ROOT, 'test/fixtures/webhooks');
@@ -39,11 +40,6 @@ function loadFixtures(): Fixture[] {
 const fixtures = loadFixtures();
 const byName = new Map(fixtures.map((fixture) => [fixture.name, fixture]));
 
-function keysOf(body: string | Uint8Array): string[] {
-  const extraction = extractEvents(body);
-  return extraction.ok ? extraction.events.map((event) => event.key) : [];
-}
-
 describe('webhook fixtures', () => {
   it('every body has its hand-written keys file', () => {
     const keyFiles = readdirSync(FIXTURES).filter((file) => file.endsWith('.keys'));
@@ -54,14 +50,14 @@ describe('webhook fixtures', () => {
   it.each(fixtures.map((fixture) => [fixture.name, fixture] as const))(
     '%s: keys from the raw bytes',
     (_, fixture) => {
-      expect(keysOf(fixture.body)).toEqual(fixture.expectedKeys);
+      expect(keysOfBody(fixture.body)).toEqual(fixture.expectedKeys);
     },
   );
 
   it.each(fixtures.map((fixture) => [fixture.name, fixture] as const))(
     '%s: same keys from the text',
     (_, fixture) => {
-      expect(keysOf(fixture.body.toString('utf8'))).toEqual(fixture.expectedKeys);
+      expect(keysOfBody(fixture.body.toString('utf8'))).toEqual(fixture.expectedKeys);
     },
   );
 

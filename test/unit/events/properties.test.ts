@@ -11,16 +11,17 @@ import {
 } from '../../../functions/events/extract-events.ts';
 import { parseWebhookJson, stringifyWebhookJson } from '../../../functions/events/parse-json.ts';
 import type { JsonObject } from '../../../functions/events/types.ts';
-import { writeJson } from './support/json-writer.ts';
-import { buildBodies, layout, soloBody, taggedSpecs, wamid } from './support/webhook-arbitraries.ts';
+import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
+import { writeJson } from '../../support/webhooks/json-writer.ts';
+import {
+  buildBodies,
+  layout,
+  soloBody,
+  taggedSpecs,
+  wamid,
+} from '../../support/webhooks/webhook-arbitraries.ts';
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures/webhooks');
-
-function keysOf(raw: string | Uint8Array): string[] {
-  const extraction = extractEvents(raw);
-  if (!extraction.ok) throw new Error(`expected a webhook envelope: ${extraction.reason}`);
-  return extraction.events.map((event) => event.key);
-}
 
 /** Keys of the events of several bodies, grouped by the `_tag` of the generated event they came from. */
 function keysByTag(bodies: readonly JsonObject[]): Map<number, string[]> {
@@ -60,7 +61,7 @@ describe('property (a): splitting or re-batching never changes an event key', ()
           const byTag = keysByTag(buildBodies(specs, order, placements));
           expect(byTag.size).toBe(specs.length);
           specs.forEach((spec, tag) => {
-            expect(byTag.get(tag)).toEqual(keysOf(soloBody(spec)));
+            expect(byTag.get(tag)).toEqual(keysOfEnvelope(soloBody(spec)));
           });
         },
       ),
@@ -80,7 +81,7 @@ describe('property (a): splitting or re-batching never changes an event key', ()
             order,
             order.map(() => ({ body: 0, entrySlot: 0, changeSlot: 0 })),
           );
-          const whole = keysOf(stringifyWebhookJson(body as JsonObject));
+          const whole = keysOfEnvelope(stringifyWebhookJson(body as JsonObject));
           // Split every splittable array of every change into `pieces` slices, each slice its own body.
           const split: JsonObject[] = [];
           for (const entry of (body as { entry: JsonObject[] }).entry) {
@@ -114,7 +115,7 @@ describe('property (a): splitting or re-batching never changes an event key', ()
               }
             }
           }
-          expect(split.flatMap((piece) => keysOf(stringifyWebhookJson(piece)))).toEqual(whole);
+          expect(split.flatMap((piece) => keysOfEnvelope(stringifyWebhookJson(piece)))).toEqual(whole);
         },
       ),
       { numRuns: 200 },
@@ -128,7 +129,7 @@ describe('property (b): re-serialising with other whitespace or escaping never c
       fc.property(fc.constantFrom(...validFixtureBodies), spelling, (text, style) => {
         const parsed = parseWebhookJson(text);
         if (!parsed.ok) throw new Error('fixture must parse');
-        expect(keysOf(writeJson(parsed.body, style))).toEqual(keysOf(text));
+        expect(keysOfEnvelope(writeJson(parsed.body, style))).toEqual(keysOfEnvelope(text));
       }),
       { numRuns: 300 },
     );
@@ -145,8 +146,8 @@ describe('property (b): re-serialising with other whitespace or escaping never c
         );
         const compact = stringifyWebhookJson(body as JsonObject);
         const respelled = writeJson(body, style);
-        expect(keysOf(respelled)).toEqual(keysOf(compact));
-        expect(keysOf(new TextEncoder().encode(respelled))).toEqual(keysOf(compact));
+        expect(keysOfEnvelope(respelled)).toEqual(keysOfEnvelope(compact));
+        expect(keysOfEnvelope(new TextEncoder().encode(respelled))).toEqual(keysOfEnvelope(compact));
       }),
       { numRuns: 200 },
     );
@@ -164,7 +165,7 @@ describe('property (b): re-serialising with other whitespace or escaping never c
       whitespace: [''],
     });
     expect(allEscaped).toMatch(/^[\x20-\x7e]*$/);
-    expect(keysOf(allEscaped)).toEqual(keysOf(text));
+    expect(keysOfEnvelope(allEscaped)).toEqual(keysOfEnvelope(text));
   });
 });
 
@@ -201,11 +202,11 @@ describe('property (c): two different wamids never share a key', () => {
             object: 'whatsapp_business_account',
             entry: [{ id: '1', changes: values.map((value) => ({ field: 'messages', value })) }],
           });
-        const together = keysOf(body(item(idA, a), item(idB, b)));
+        const together = keysOfEnvelope(body(item(idA, a), item(idB, b)));
         expect(together).toHaveLength(2);
         expect(together[0]).not.toBe(together[1]);
-        const [alone] = keysOf(body(item(idA, a)));
-        expect(keysOf(body(item(idB, b)))).not.toContain(alone);
+        const [alone] = keysOfEnvelope(body(item(idA, a)));
+        expect(keysOfEnvelope(body(item(idB, b)))).not.toContain(alone);
       }),
       { numRuns: 500 },
     );
@@ -366,7 +367,7 @@ describe('property (e): a body repeating an event yields its key once per repeat
           const bodies = buildBodies(specs, order, placements);
           expect(bodies).toHaveLength(1);
           const keys = keysByTag(bodies).get(repeated) ?? [];
-          const solo = keysOf(soloBody(specs[repeated] as (typeof specs)[number]));
+          const solo = keysOfEnvelope(soloBody(specs[repeated] as (typeof specs)[number]));
           expect(keys).toEqual(Array.from({ length: copies }, () => solo[0]));
         },
       ),

@@ -1,6 +1,5 @@
 /** The orchestration with an in-memory queue port: the paths that are awkward to reach through SQS mocks. */
 import { describe, expect, it } from 'vitest';
-import { extractEvents } from '../../../functions/events/extract-events.ts';
 import type {
   DeliveryMeta,
   DeliveryQueuePort,
@@ -16,6 +15,7 @@ import {
 } from '../../../functions/receiver/receive-webhook.ts';
 import { signBody } from '../../../functions/receiver/signature.ts';
 import type { WebhookSecretsSource } from '../../../functions/receiver/webhook-secrets.ts';
+import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
 import { privateMessagesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const SECRET = 'secret';
@@ -72,12 +72,6 @@ function post(body: string | Buffer, secret = SECRET): WebhookRequest {
   };
 }
 
-const keysOf = (body: string) => {
-  const extraction = extractEvents(body);
-  if (!extraction.ok) throw new Error(extraction.detail);
-  return extraction.events.map((event) => event.key);
-};
-
 describe('receiveWebhook', () => {
   it('enqueues a body that fits as its exact text, and one byte more is split', async () => {
     const body = privateMessagesBody(10);
@@ -89,7 +83,7 @@ describe('receiveWebhook', () => {
     const tooBig = new MemoryQueue(bytes - 1);
     await receiveWebhook(post(body), setup(tooBig).deps);
     expect(tooBig.enqueued[0]?.length).toBeGreaterThan(1);
-    expect(tooBig.enqueued[0]?.flatMap(keysOf)).toEqual(keysOf(body));
+    expect(tooBig.enqueued[0]?.flatMap(keysOfEnvelope)).toEqual(keysOfEnvelope(body));
   });
 
   it('stamps queue messages with the delivery id, the arrival time and a retry deadline after it', async () => {
@@ -168,7 +162,7 @@ describe('receiveWebhook', () => {
     const sent = queue.enqueued[0]?.[0] ?? '';
     expect(sent).not.toMatch(/[\uFFFE\uFFFF]/);
     expect(sent).toContain('wamid.\\ufffe\\uffff');
-    expect(keysOf(sent)).toEqual(keysOf(body));
+    expect(keysOfEnvelope(sent)).toEqual(keysOfEnvelope(body));
   });
 
   it('acknowledges a signed empty body without writing anything (SQS refuses empty messages)', async () => {

@@ -8,8 +8,8 @@ import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient }
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { extractEvents } from '../../../functions/events/extract-events.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
+import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
 import {
   DISPLAY_PHONE_NUMBER,
   PRIVATE_TEXT,
@@ -74,12 +74,6 @@ const entriesSentTo = (url: string) =>
     .commandCalls(SendMessageBatchCommand)
     .filter((call) => call.args[0].input.QueueUrl === url)
     .flatMap((call) => call.args[0].input.Entries ?? []);
-
-function keysOf(body: string): string[] {
-  const extraction = extractEvents(body);
-  if (!extraction.ok) throw new Error(extraction.detail);
-  return extraction.events.map((event) => event.key);
-}
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url));
 
@@ -262,9 +256,9 @@ describe('POST enqueue', () => {
     expect(stored.length).toBeGreaterThan(1);
     for (const entry of stored)
       expect(Buffer.byteLength(entry.MessageBody ?? '')).toBeLessThanOrEqual(256 * 1024);
-    const original = keysOf(big);
+    const original = keysOfEnvelope(big);
     expect(original).toHaveLength(1000);
-    expect(stored.flatMap((entry) => keysOf(entry.MessageBody ?? ''))).toEqual(original);
+    expect(stored.flatMap((entry) => keysOfEnvelope(entry.MessageBody ?? ''))).toEqual(original);
     expect(entriesSentTo(DLQ_URL)).toHaveLength(0);
   });
 
@@ -276,8 +270,8 @@ describe('POST enqueue', () => {
     expect(response.statusCode).toBe(200);
     const stored = entriesSentTo(DELIVERY_URL);
     expect(stored.length).toBeGreaterThan(2);
-    expect(stored.flatMap((entry) => keysOf(entry.MessageBody ?? ''))).toEqual(
-      keysOf(privateMessagesBody(20)),
+    expect(stored.flatMap((entry) => keysOfEnvelope(entry.MessageBody ?? ''))).toEqual(
+      keysOfEnvelope(privateMessagesBody(20)),
     );
   });
 });
@@ -307,8 +301,8 @@ describe('POST quarantine', () => {
   it('quarantines a single event larger than a message as event-too-large and enqueues the others', async () => {
     const body = privateMessagesBody(3, { textRepeat: 0 }).replace('#1 ', `#1 ${'x'.repeat(300 * 1024)}`);
     expect((await invoke(signedPost(body, SECRET))).statusCode).toBe(200);
-    const stored = entriesSentTo(DELIVERY_URL).flatMap((entry) => keysOf(entry.MessageBody ?? ''));
-    const all = keysOf(body);
+    const stored = entriesSentTo(DELIVERY_URL).flatMap((entry) => keysOfEnvelope(entry.MessageBody ?? ''));
+    const all = keysOfEnvelope(body);
     expect(stored).toEqual([all[0], all[2]]);
     const chunks = entriesSentTo(DLQ_URL);
     expect(chunks.length).toBeGreaterThan(1);
@@ -320,7 +314,7 @@ describe('POST quarantine', () => {
         Number(a.MessageAttributes?.chunk?.StringValue) - Number(b.MessageAttributes?.chunk?.StringValue),
     );
     const piece = Buffer.from(ordered.map((entry) => entry.MessageBody).join(''), 'base64').toString('utf8');
-    expect(keysOf(piece)).toEqual([all[1]]);
+    expect(keysOfEnvelope(piece)).toEqual([all[1]]);
   });
 
   it('answers 503 when the quarantine itself cannot be stored', async () => {

@@ -2,14 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import { splitDelivery } from '../../../functions/receiver/split-delivery.ts';
+import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
-
-function keysOf(body: string): string[] {
-  const extraction = extractEvents(body);
-  if (!extraction.ok) throw new Error(`not an envelope: ${extraction.detail}`);
-  return extraction.events.map((event) => event.key);
-}
 
 function unknownFieldsOf(body: string): string[] {
   const extraction = extractEvents(body);
@@ -190,9 +185,9 @@ describe('splitDelivery', () => {
           for (const part of parts) expect(bytes(part)).toBeLessThanOrEqual(maxBytes);
           for (const piece of oversized) expect(bytes(piece)).toBeGreaterThan(maxBytes);
 
-          const original = keysOf(body);
-          const fromParts = parts.flatMap(keysOf);
-          const fromOversized = oversized.flatMap(keysOf);
+          const original = keysOfEnvelope(body);
+          const fromParts = parts.flatMap(keysOfEnvelope);
+          const fromOversized = oversized.flatMap(keysOfEnvelope);
           expect(sorted([...fromParts, ...fromOversized])).toEqual(sorted(original));
           if (oversized.length === 0) expect(fromParts).toEqual(original);
           expect(sorted([...parts, ...oversized].flatMap(unknownFieldsOf))).toEqual(
@@ -261,7 +256,7 @@ describe('splitDelivery', () => {
     const joined = parts.join('\n');
     expect(joined).toContain(item);
     expect(joined).toContain('1298845512337760123');
-    expect(parts.flatMap(keysOf)).toEqual(keysOf(body));
+    expect(parts.flatMap(keysOfEnvelope)).toEqual(keysOfEnvelope(body));
   });
 
   it('returns a single event larger than the limit as an oversized envelope of its own', () => {
@@ -274,7 +269,7 @@ describe('splitDelivery', () => {
       ],
     });
     const { parts, oversized } = splitDelivery(body, 1000);
-    expect(oversized.map(keysOf)).toEqual([['msg:wamid.BIG']]);
-    expect(parts.flatMap(keysOf)).toEqual(['msg:wamid.SMALL', 'msg:wamid.SMALL']);
+    expect(oversized.map(keysOfEnvelope)).toEqual([['msg:wamid.BIG']]);
+    expect(parts.flatMap(keysOfEnvelope)).toEqual(['msg:wamid.SMALL', 'msg:wamid.SMALL']);
   });
 });

@@ -4,11 +4,10 @@
  * ledger merges late statuses), plus Meta-style repeats of some deliveries.
  *
  * The expected event keys are built here from the ids the generator itself made (docs/design.md §1: `msg:<wamid>`,
- * `st:<wamid>:<status>`), never by the extractor under test; {@link keysOfBody} is the extractor's view, for
- * the tests to cross-check against these keys.
+ * `st:<wamid>:<status>`), never by the extractor under test; `keysOfBody` is the extractor's view, for
+ * the tests to cross-check against these keys (see event-keys.ts).
  */
-import { extractEvents } from '../../functions/events/extract-events.ts';
-import { shuffled } from '../support/seeded-random.ts';
+import { shuffled } from '../../../local/seeded-random.ts';
 import {
   envelope,
   type InboundMessage,
@@ -16,7 +15,7 @@ import {
   messagesChange,
   type OutboundStatus,
   statusesChange,
-} from '../support/webhooks/webhook-bodies.ts';
+} from './webhook-bodies.ts';
 
 export const STATUS_SEQUENCE = ['sent', 'delivered', 'read'] as const;
 
@@ -94,10 +93,4 @@ export function buildWorkload(options: WorkloadOptions): Workload {
     random,
   ).slice(0, Math.round(count * options.repeatShare));
   return { deliveries, repeated, keys, keysOf, outboundWamids };
-}
-
-/** The event keys of one body as the consumer derives them (the code under test); none for a body it would quarantine. */
-export function keysOfBody(body: string): string[] {
-  const extraction = extractEvents(body);
-  return extraction.ok ? extraction.events.map((event) => event.key) : [];
 }

@@ -1,7 +1,7 @@
 /**
  * A consumer process for the kill test: the REAL Lambda handler (`functions/consumer.ts`, configured from the
  * environment exactly as in AWS) driven by the local SQS event source, until SIGKILL (or SIGTERM: a graceful
- * stop). Run with `node --import tsx test/integration/pipeline/consumer-worker.ts`.
+ * stop). Run with `node --import tsx test/support/consumer-worker.ts`.
  *
  * Env: everything the consumer reads (CLAIM_TABLE_NAME, DEAD_LETTER_QUEUE_URL, LEASE_MARGIN_MS,
  * LOCAL_EFFECTS_JOURNAL, AWS_ENDPOINT_URL_*), plus DELIVERY_QUEUE_URL, WORKER_FUNCTION_TIMEOUT_SECONDS,
@@ -9,12 +9,12 @@
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { interceptLocalhostDns } from 'fauxqs';
-import { ENV, getNumberFromEnv, getStringFromEnv } from '../../../contract/environment.ts';
-import { createSqsEventSource } from '../../../local/sqs-event-source.ts';
+import { ENV, getNumberFromEnv, getStringFromEnv } from '../../contract/environment.ts';
+import { createSqsEventSource } from '../../local/sqs-event-source.ts';
 
 // fauxqs queue URLs name `sqs.<region>.localhost`, which an env-configured SQS client calls directly.
 interceptLocalhostDns();
-const { handler } = await import('../../../functions/consumer.ts');
+const { handler } = await import('../../functions/consumer.ts');
 
 const source = createSqsEventSource({
   client: new SQSClient({}),

@@ -6,9 +6,9 @@ import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient }
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
-import { type ConsumerConfig, createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
-import type { WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
+import { type ConsumerConfig, createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
+import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
 
 export const DLQ_URL = 'http://sqs.eu-west-1.localhost/000000000000/webhook-dlq';
 export const DELIVERY_QUEUE_URL = 'http://sqs.eu-west-1.localhost/000000000000/webhook-deliveries';

@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { LosslessNumber } from 'lossless-json';
-import { stringifyWebhookJson } from '../../../../functions/events/parse-json.ts';
-import type { JsonObject, JsonValue } from '../../../../functions/events/types.ts';
+import { stringifyWebhookJson } from '../../../functions/events/parse-json.ts';
+import type { JsonObject, JsonValue } from '../../../functions/events/types.ts';
 
 export interface EventSpec {
   readonly entryId: string;
