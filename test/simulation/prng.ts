@@ -3,7 +3,7 @@
  * concern (workload, faults, latencies, queue) draws from its own fork, so that a change in how often one of
  * them draws does not reshuffle the others' choices for the same seed.
  */
-import { seededRandom, shuffled } from '../support/seeded-random.ts';
+import { seededRandom, shuffled } from '../../local/seeded-random.ts';
 
 export class Prng {
   readonly seed: number;
