@@ -50,6 +50,31 @@ const BASE: Omit<PipelineSettings, 'visibilityTimeoutSeconds'> = {
   deadLetterRetentionDays: 14,
 };
 
+/**
+ * The defaults, resolved: what a reader of one setting (the Lambda functions, the claim store) falls back to
+ * when the setting is not given.
+ */
+export const DEFAULT_SETTINGS: PipelineSettings = {
+  ...BASE,
+  visibilityTimeoutSeconds: minimumVisibilityTimeoutSeconds(BASE),
+};
+
+/**
+ * The rules on one setting alone, as the message to show when the value breaks them. The consumer checks the
+ * values it reads with these (its claim store does, at start); `resolveSettings` applies them together with
+ * the rules that compare settings, which only the CDK construct and the local stack can check, since only
+ * they know every setting.
+ */
+export function retentionDaysProblem(retentionDays: number): string | undefined {
+  if (Number.isFinite(retentionDays) && retentionDays >= MIN_RETENTION_DAYS) return undefined;
+  return `retentionDays is ${retentionDays}, but Meta retries a webhook for up to 7 days: use at least ${MIN_RETENTION_DAYS} (default ${BASE.retentionDays}).`;
+}
+
+export function leaseMarginMsProblem(leaseMarginMs: number): string | undefined {
+  if (Number.isFinite(leaseMarginMs) && leaseMarginMs >= 0) return undefined;
+  return `leaseMarginMs is ${leaseMarginMs}: use a finite number >= 0.`;
+}
+
 export class UnsafeSettingsError extends Error {
   constructor(message: string) {
     super(message);
@@ -79,7 +104,10 @@ export function latestLeaseEndSeconds(s: {
   return s.consumerTimeoutSeconds + s.maxBatchingWindowSeconds + s.leaseMarginMs / 1000;
 }
 
-/** Fills defaults and refuses unsafe combinations with a message that says what to change. */
+/**
+ * Fills defaults and refuses unsafe values and combinations with a message that says what to change. Runs
+ * where every setting is known: the CDK construct (at synth) and the local stack (at start).
+ */
 export function resolveSettings(input: PipelineSettingsInput = {}): PipelineSettings {
   const merged = { ...BASE, ...withoutUndefined(input) };
   const minimumVisibility = minimumVisibilityTimeoutSeconds(merged);
@@ -93,10 +121,11 @@ export function resolveSettings(input: PipelineSettingsInput = {}): PipelineSett
       throw new UnsafeSettingsError(`${name} is ${String(value)}: every setting must be a finite number.`);
     }
   }
-  if (settings.retentionDays < MIN_RETENTION_DAYS) {
-    throw new UnsafeSettingsError(
-      `retentionDays is ${settings.retentionDays}, but Meta retries a webhook for up to 7 days: use at least ${MIN_RETENTION_DAYS} (default 8).`,
-    );
+  for (const problem of [
+    retentionDaysProblem(settings.retentionDays),
+    leaseMarginMsProblem(settings.leaseMarginMs),
+  ]) {
+    if (problem !== undefined) throw new UnsafeSettingsError(problem);
   }
   if (settings.visibilityTimeoutSeconds < minimumVisibility) {
     throw new UnsafeSettingsError(
@@ -127,10 +156,8 @@ export function resolveSettings(input: PipelineSettingsInput = {}): PipelineSett
       `maxReceiveCount is ${settings.maxReceiveCount}: use at least ${MIN_MAX_RECEIVE_COUNT} so that throttling and partial batch failures do not send healthy records to the DLQ.`,
     );
   }
-  if (settings.leaseMarginMs < 0 || settings.batchSize < 1 || settings.maxConcurrency < 2) {
-    throw new UnsafeSettingsError(
-      'leaseMarginMs must be >= 0, batchSize >= 1 and maxConcurrency >= 2 (the Lambda minimum).',
-    );
+  if (settings.batchSize < 1 || settings.maxConcurrency < 2) {
+    throw new UnsafeSettingsError('batchSize must be >= 1 and maxConcurrency >= 2 (the Lambda minimum).');
   }
   return settings;
 }

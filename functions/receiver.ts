@@ -11,7 +11,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { ENV, getNumberFromEnv, getStringFromEnv } from '../contract/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../contract/metric-names.ts';
-import { resolveSettings } from '../contract/settings.ts';
+import { DEFAULT_SETTINGS } from '../contract/settings.ts';
 import { sdkClientConfig } from './commons/sdk-client-config.ts';
 import { SqsDeliveryQueue } from './queue/delivery-queue.ts';
 import {
@@ -47,7 +47,7 @@ export interface ReceiverConfig {
 export function receiverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReceiverConfig {
   const maximumMessageSizeBytes = getNumberFromEnv(
     ENV.maximumMessageSizeBytes,
-    resolveSettings().maximumMessageSizeBytes,
+    DEFAULT_SETTINGS.maximumMessageSizeBytes,
     env,
   );
   return {

@@ -10,7 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { MIN_RETENTION_DAYS, resolveSettings } from '../../contract/settings.ts';
+import { DEFAULT_SETTINGS, leaseMarginMsProblem, retentionDaysProblem } from '../../contract/settings.ts';
 import { mapWithConcurrency } from './bounded-concurrency.ts';
 import {
   CLAIM_ATTRIBUTES,
@@ -45,9 +45,9 @@ export interface ClaimStoreOptions {
   readonly tableName: string;
   /** Prefix for keys (`<ns>#<key>`) so that several consumers can share one table. No `#` inside. */
   readonly namespace?: string;
-  /** Days a completed claim blocks retries. @default 8 (from `resolveSettings()`); below 7 is refused. */
+  /** Days a completed claim blocks retries; below 7 is refused. @default 8 (`DEFAULT_SETTINGS`) */
   readonly retentionDays?: number;
-  /** Added to the invocation's deadline to form the lease. @default 10 000 (from `resolveSettings()`) */
+  /** Added to the invocation's deadline to form the lease. @default 10 000 (`DEFAULT_SETTINGS`) */
   readonly leaseMarginMs?: number;
   /** Epoch milliseconds. @default Date.now */
   readonly clock?: () => number;
@@ -170,12 +170,11 @@ export class ClaimStore {
   private readonly clock: () => number;
 
   constructor(options: ClaimStoreOptions) {
-    const defaults = resolveSettings();
     this.documentClient = options.documentClient;
     this.tableName = options.tableName;
     this.namespace = options.namespace;
-    this.retentionDays = options.retentionDays ?? defaults.retentionDays;
-    this.leaseMarginMs = options.leaseMarginMs ?? defaults.leaseMarginMs;
+    this.retentionDays = options.retentionDays ?? DEFAULT_SETTINGS.retentionDays;
+    this.leaseMarginMs = options.leaseMarginMs ?? DEFAULT_SETTINGS.leaseMarginMs;
     this.concurrency = options.concurrency ?? DEFAULT_CLAIM_CONCURRENCY;
     this.clock = options.clock ?? Date.now;
     validate(this);
@@ -391,14 +390,17 @@ export class ClaimStore {
   }
 }
 
+/**
+ * The settings the store reads, checked with the same rules as `resolveSettings` (contract/settings.ts). How
+ * the margin compares with the queue's visibility timeout is checked where both are known: at synth and at
+ * local-stack start.
+ */
 function validate(store: ClaimStore): void {
-  if (!Number.isFinite(store.retentionDays) || store.retentionDays < MIN_RETENTION_DAYS) {
-    throw new ClaimStoreConfigError(
-      `retentionDays is ${store.retentionDays}, but Meta retries a webhook for up to 7 days: use at least ${MIN_RETENTION_DAYS} (default 8).`,
-    );
-  }
-  if (!Number.isFinite(store.leaseMarginMs) || store.leaseMarginMs < 0) {
-    throw new ClaimStoreConfigError(`leaseMarginMs must be a number >= 0, got ${store.leaseMarginMs}.`);
+  for (const problem of [
+    retentionDaysProblem(store.retentionDays),
+    leaseMarginMsProblem(store.leaseMarginMs),
+  ]) {
+    if (problem !== undefined) throw new ClaimStoreConfigError(problem);
   }
   if (!Number.isInteger(store.concurrency) || store.concurrency < 1) {
     throw new ClaimStoreConfigError(`concurrency must be an integer >= 1, got ${store.concurrency}.`);

@@ -10,7 +10,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ENV, getChoiceFromEnv, getNumberFromEnv, getStringFromEnv } from '../../contract/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
-import { resolveSettings } from '../../contract/settings.ts';
+import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { ClaimStore } from '../claims/claim-store.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
 import { StatusLedger } from '../ledger/status-ledger.ts';
@@ -49,26 +49,24 @@ export interface ConsumerDependencies {
   readonly sleep?: (ms: number) => Promise<unknown>;
 }
 
-/** Reads the consumer's configuration from the variables the CDK construct and the local stack set. */
+/**
+ * Reads the consumer's configuration from the variables the CDK construct and the local stack set. The values
+ * were checked against each other where all settings are known (`resolveSettings`, at synth and at local-stack
+ * start); the claim store checks each value it reads on its own when the consumer is built.
+ */
 export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ConsumerConfig {
-  const defaults = resolveSettings();
-  const settings = resolveSettings({
-    retentionDays: getNumberFromEnv(ENV.retentionDays, defaults.retentionDays, env),
-    leaseMarginMs: getNumberFromEnv(ENV.leaseMarginMs, defaults.leaseMarginMs, env),
-    maximumMessageSizeBytes: getNumberFromEnv(
-      ENV.maximumMessageSizeBytes,
-      defaults.maximumMessageSizeBytes,
-      env,
-    ),
-  });
   return {
     tableName: getStringFromEnv(ENV.claimTableName, env),
     keyNamespace: env[ENV.keyNamespace] || undefined,
     deadLetterQueueUrl: getStringFromEnv(ENV.deadLetterQueueUrl, env),
     deliveryQueueUrl: getStringFromEnv(ENV.deliveryQueueUrl, env),
-    retentionDays: settings.retentionDays,
-    leaseMarginMs: settings.leaseMarginMs,
-    maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+    retentionDays: getNumberFromEnv(ENV.retentionDays, DEFAULT_SETTINGS.retentionDays, env),
+    leaseMarginMs: getNumberFromEnv(ENV.leaseMarginMs, DEFAULT_SETTINGS.leaseMarginMs, env),
+    maximumMessageSizeBytes: getNumberFromEnv(
+      ENV.maximumMessageSizeBytes,
+      DEFAULT_SETTINGS.maximumMessageSizeBytes,
+      env,
+    ),
     statusLedger: getChoiceFromEnv(ENV.statusLedger, ['with-handler', 'always'], 'with-handler', env),
     claimUnhandledEvents:
       getChoiceFromEnv(ENV.claimUnhandledEvents, ['true', 'false'], 'true', env) === 'true',

@@ -202,6 +202,11 @@ describe('unsafe props are refused at synth time', () => {
       { leaseMarginMs: 150_000 },
       /leaseMarginMs is 150000: .* reaches visibilityTimeoutSeconds \(181\)/,
     ],
+    [
+      'a lease margin that reaches the visibility timeout of a longer consumer timeout',
+      { consumerTimeoutSeconds: 60, leaseMarginMs: 300_000 },
+      /leaseMarginMs is 300000: .* reaches visibilityTimeoutSeconds \(361\)/,
+    ],
     ['a lease margin that is not a number', { leaseMarginMs: Number.NaN }, /leaseMarginMs is NaN/],
     ['maxConcurrency below the Lambda minimum', { maxConcurrency: 1 }, /maxConcurrency >= 2/],
     [
@@ -242,6 +247,16 @@ describe('unsafe props are refused at synth time', () => {
     ['a DLQ alarm that is always on', { alarmThresholds: { deadLetterQueueMessages: 0 } }, /at least 1/],
   ])('%s', (_case, props, message) => {
     expect(build(props)).toThrow(message);
+  });
+
+  it('accepts a lease margin that fits a longer consumer timeout, and gives it to the consumer', () => {
+    // 150 s would reach the default 181 s visibility timeout; a 60 s consumer gets 6 × 60 + 1 = 361 s.
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'LongConsumer');
+    new WhatsAppWebhookDedup(stack, 'Webhook', { consumerTimeoutSeconds: 60, leaseMarginMs: 150_000 });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: 60,
+      Environment: { Variables: Match.objectLike({ [ENV.leaseMarginMs]: '150000' }) },
+    });
   });
 
   it('accepts the smallest safe values', () => {
