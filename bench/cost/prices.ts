@@ -1,0 +1,59 @@
+/**
+ * AWS list prices, US East (N. Virginia), without free tiers or Savings Plans: the one place they are written.
+ * docs/cost.md's tables and the benchmark's dollars per million events are both computed from them
+ * (`npx tsx bench/results-markdown.ts --write` regenerates the page; a unit test fails when it is stale).
+ */
+
+export const PRICES_COLLECTED_ON = '2026-11-30';
+export const PRICE_REGION = 'US East (N. Virginia), us-east-1';
+
+export const PRICES = {
+  apiGateway: {
+    /** HTTP API, per request, first 300 million a month; a request is metered per 512 KB of body. */
+    perRequest: 1.0 / 1e6,
+    meteredKiB: 512,
+  },
+  lambda: {
+    /** arm64 (the construct's architecture). */
+    perRequest: 0.2 / 1e6,
+    /** First 7.5 billion GB-s a month. */
+    perGbSecond: 0.0000133334,
+  },
+  sqs: {
+    /** Standard queue, first 100 billion requests a month; every 64 KB of a message is one request. */
+    perRequest: 0.4 / 1e6,
+    meteredKiB: 64,
+  },
+  dynamoDb: {
+    /** On-demand; 1 WRU writes up to 1 KB (halved on 1 November 2024 from $1.25 per million). */
+    perWriteRequestUnit: 0.625 / 1e6,
+    /** On-demand; 1 RRU reads up to 4 KB strongly consistent, or two eventually consistent reads. */
+    perReadRequestUnit: 0.125 / 1e6,
+    /** Standard table class, per GB-month; point-in-time recovery per GB-month on top. */
+    storagePerGbMonth: 0.25,
+    pitrPerGbMonth: 0.2,
+  },
+  cloudWatch: {
+    /** Logs ingested (standard class; Lambda logs share the first tier since May 2025), per GB. */
+    logsPerGbIngested: 0.5,
+    logsPerGbMonthStored: 0.03,
+    /** First 10,000 custom metrics. */
+    perCustomMetricMonth: 0.3,
+    perDashboardMonth: 3.0,
+    perAlarmMetricMonth: 0.1,
+  },
+  secretsManager: {
+    perSecretMonth: 0.4,
+    per10kApiCalls: 0.05,
+  },
+} as const;
+
+/** Where each price is published, for the table in docs/cost.md. */
+export const PRICE_SOURCES = {
+  apiGateway: 'aws.amazon.com/api-gateway/pricing',
+  lambda: 'aws.amazon.com/lambda/pricing',
+  sqs: 'aws.amazon.com/sqs/pricing',
+  dynamoDb: 'aws.amazon.com/dynamodb/pricing/on-demand',
+  cloudWatch: 'aws.amazon.com/cloudwatch/pricing',
+  secretsManager: 'aws.amazon.com/secrets-manager/pricing',
+} as const;
