@@ -4,11 +4,10 @@
  * with the floor: HMAC-SHA256 of the raw body plus one `JSON.parse`. Each iteration times both, in
  * alternating order; medians are reported.
  *
- * SQS is answered by replacing `SQSClient.prototype.send`, as aws-sdk-client-mock does, but without its sinon
- * matching: that costs about 0.2 ms per call here, more than a whole 1-update delivery.
+ * SQS is answered at the SDK's HTTP request handler (sqs-answered-in-memory.ts): the command, its JSON
+ * serialisation, SigV4 signing and the answer's MD5 checks run as in Lambda; only the network is left out.
  */
-import { createHmac, randomUUID } from 'node:crypto';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createHmac } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { receiverEnvironment } from '../../contract/environment.ts';
 import { resolveSettings } from '../../contract/settings.ts';
@@ -19,6 +18,7 @@ import { seededRandom } from '../../local/seeded-random.ts';
 import { batchedBody } from '../../test/support/webhooks/webhook-bodies.ts';
 import { median } from '../support/stats.ts';
 import { serveWorker } from '../support/worker-process.ts';
+import { answerSqsInMemory } from './sqs-answered-in-memory.ts';
 
 export interface ReceiverBenchInput {
   /** Updates per body, and measured iterations for each. */
@@ -52,10 +52,11 @@ function floor(body: string): unknown {
 }
 
 serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) => {
-  let queueMessages = 0;
-  const restoreSqs = answerSqsInMemory((entries) => {
-    queueMessages += entries;
-  });
+  // Signing needs credentials; the requests never leave the process.
+  process.env.AWS_ACCESS_KEY_ID ??= 'bench';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'bench';
+  process.env.AWS_REGION ??= 'us-east-1';
+  const sqs = answerSqsInMemory();
   const handler = createReceiverHandler({
     ...process.env,
     ...receiverEnvironment({
@@ -75,7 +76,7 @@ serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) =>
     const warmup = Math.ceil(iterations * input.warmupShare);
     const handlerMs: number[] = [];
     const floorMs: number[] = [];
-    queueMessages = 0;
+    const entriesBefore = sqs.entries();
     // The Lambda runtime JSON.parses each invocation's payload: the handler gets a fresh, flat string each
     // time, not the two-byte string the generator built (V8 string layout changes the cost of every pass).
     const payload = JSON.stringify(
@@ -130,7 +131,7 @@ serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) =>
       updates,
       bodyBytes: Buffer.byteLength(body),
       iterations,
-      queueMessages: queueMessages / (warmup + iterations),
+      queueMessages: (sqs.entries() - entriesBefore) / (warmup + iterations),
       msPerDelivery: median(handlerMs),
       floorMs: median(floorMs),
       ratio: median(handlerMs) / median(floorMs),
@@ -143,27 +144,6 @@ serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) =>
     );
   }
   if (sink === 0) throw new Error('The floor parsed nothing.');
-  restoreSqs();
+  sqs.restore();
   return results;
 });
-
-/** Answers every SendMessageBatch of every SQSClient in this process with success; returns the undo. */
-function answerSqsInMemory(onBatch: (entries: number) => void): () => void {
-  const prototype = SQSClient.prototype as unknown as { send: (command: unknown) => Promise<unknown> };
-  const original = prototype.send;
-  prototype.send = async (command: unknown) => {
-    if (!(command instanceof SendMessageBatchCommand)) {
-      throw new Error(`The receiver benchmark answers SendMessageBatch only, not ${String(command)}.`);
-    }
-    const entries = command.input.Entries ?? [];
-    onBatch(entries.length);
-    return {
-      Successful: entries.map((entry) => ({ Id: entry.Id, MessageId: randomUUID(), MD5OfMessageBody: '' })),
-      Failed: [],
-      $metadata: { httpStatusCode: 200 },
-    };
-  };
-  return () => {
-    prototype.send = original;
-  };
-}
