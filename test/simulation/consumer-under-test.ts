@@ -54,9 +54,11 @@ class UnpublishedMetrics extends Metrics {
   }
 }
 
+// Shared by every schedule: neither keeps anything from one invocation to the next.
+const logger = new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' });
+const metrics = new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+
 export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): BatchFunction {
-  const logger = new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' });
-  const metrics = new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
   if (variant === 'product') {
     return createConsumerHandler(ports.config, {
       documentClient: ports.documentClient,

@@ -7,7 +7,6 @@
 import type { ConsumerConfig } from '../../functions/consumer/create-consumer.ts';
 import { buildConsumer, type ConsumerVariant } from './consumer-under-test.ts';
 import { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
-import { modelDocumentClient } from './dynamodb/model-document-client.ts';
 import { dynamoDbLink } from './dynamodb-link.ts';
 import { drawFaultPlan, type FaultPlan, FaultTally } from './faults.ts';
 import { checkInvariants, type InvariantReport, type Violation } from './invariants.ts';
@@ -16,8 +15,8 @@ import { Prng } from './prng.ts';
 import { ProtocolJournal } from './protocol-journal.ts';
 import { ReceiverArrivals } from './receiver-arrivals.ts';
 import { Scheduler } from './scheduler.ts';
-import { withoutWireMiddlewares } from './sdk-wire.ts';
 import { withSeededMathRandom } from './seeded-math-random.ts';
+import { route } from './simulated-clients.ts';
 import { simulatedHandlers } from './simulated-handlers.ts';
 import { DEAD_LETTER_QUEUE_URL, DELIVERY_QUEUE_URL, SqsLink } from './sqs-link.ts';
 import { type QueueSettings, StandardQueue } from './standard-queue.ts';
@@ -70,81 +69,58 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
   const plan = drawFaultPlan(random.fork('plan'));
   const settings = drawSettings(random.fork('settings'), plan);
   const scheduler = new Scheduler(SCHEDULE_START_MS, random.fork('ties'));
-  const trace = new Trace(SCHEDULE_START_MS);
-  const faults = new FaultTally();
-  const journal = new ProtocolJournal();
+  const shared = {
+    scheduler,
+    plan,
+    faults: new FaultTally(),
+    journal: new ProtocolJournal(),
+    trace: new Trace(SCHEDULE_START_MS),
+  };
   const model = new DynamoDbModel();
   const queue = new StandardQueue(settings.queue, random.fork('queue'));
   const workload = generateWorkload(random.fork('workload'), SCHEDULE_START_MS, {
     metaRetries: plan.metaRetries,
     unusableBodyRate: 0.05,
   });
-  const arrivals = new ReceiverArrivals(workload.bodies, { scheduler, queue, faults, trace });
-  scheduleTtlSweeps(plan.ttlSweeps, {
-    scheduler,
+  const arrivals = new ReceiverArrivals(workload.bodies, { ...shared, queue });
+  scheduleTtlSweeps(plan.ttlSweeps, { ...shared, model, tableName: TABLE_NAME, random: random.fork('ttl') });
+  const sqsLink = new SqsLink({ ...shared, queue, random: random.fork('sqs') });
+  const clients = route({
     model,
-    tableName: TABLE_NAME,
-    random: random.fork('ttl'),
-    faults,
-    trace,
+    dynamodb: dynamoDbLink({ ...shared, model, tableName: TABLE_NAME, random: random.fork('dynamodb') }),
+    sqs: sqsLink,
   });
-  const shared = { scheduler, plan, faults, journal, trace };
-  const documentClient = withoutWireMiddlewares(
-    modelDocumentClient(
-      model,
-      dynamoDbLink({ ...shared, model, tableName: TABLE_NAME, random: random.fork('dynamodb') }),
-    ),
-  );
-  const sqs = new SqsLink({ ...shared, queue, random: random.fork('sqs') });
-  const batchFunction = buildConsumer(variant, {
-    config: consumerConfig(settings),
-    documentClient,
-    sqs: sqs.client,
-    handlers: simulatedHandlers({ ...shared, random: random.fork('handlers') }),
-    clock: () => scheduler.now,
-    sleep: (ms) => scheduler.sleep(scheduler.currentWorker, ms),
-  });
-  const eventSource = new LambdaEventSource({
-    ...shared,
-    queue,
-    batchFunction,
-    settings,
-    random: random.fork('lambda'),
-    nextArrivalAt: () => arrivals.nextArrivalAt(),
-  });
-  scheduler.setSettledCheck(() => eventSource.settled());
-  eventSource.start();
-
-  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-  const extra: Violation[] = [];
-  let steps = 0;
+  let run: { readonly steps: number; readonly failures: readonly Violation[] };
   try {
-    while (!(arrivals.done() && queue.drained() && eventSource.idle())) {
-      if (steps >= maxSteps) {
-        extra.push({ invariant: 'quiescence', detail: `not quiescent after ${maxSteps} steps` });
-        break;
-      }
-      if (!(await scheduler.step())) {
-        extra.push({ invariant: 'quiescence', detail: 'nothing left to run, yet not quiescent' });
-        break;
-      }
-      steps++;
-      if (eventSource.failure !== undefined) throw eventSource.failure;
-    }
-  } catch (error) {
-    extra.push({
-      invariant: 'simulator',
-      detail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    const eventSource = new LambdaEventSource({
+      ...shared,
+      queue,
+      batchFunction: buildConsumer(variant, {
+        config: consumerConfig(settings),
+        documentClient: clients.documentClient,
+        sqs: clients.sqs,
+        handlers: simulatedHandlers({ ...shared, random: random.fork('handlers') }),
+        clock: () => scheduler.now,
+        sleep: (ms) => scheduler.sleep(scheduler.currentWorker, ms),
+      }),
+      settings,
+      random: random.fork('lambda'),
+      nextArrivalAt: () => arrivals.nextArrivalAt(),
     });
+    run = await runToQuiescence(
+      scheduler,
+      eventSource,
+      () => arrivals.done() && queue.drained(),
+      options.maxSteps,
+    );
   } finally {
-    eventSource.stop();
+    clients.release();
   }
-
   const report = checkInvariants({
     workload,
-    journal,
+    journal: shared.journal,
     messages: queue.messages(),
-    quarantined: sqs.quarantined,
+    quarantined: sqsLink.quarantined,
     finalLedgerRanks: ledgerRanks(model),
   });
   return {
@@ -153,16 +129,49 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
     settings,
     plan,
     workload,
-    steps,
+    steps: run.steps,
     virtualMs: scheduler.now - SCHEDULE_START_MS,
-    invocations: journal.fates.size,
-    effects: journal.effects.length,
+    invocations: shared.journal.fates.size,
+    effects: shared.journal.effects.length,
     deadLetteredMessages: queue.messages().filter((message) => message.state === 'dead-letter').length,
-    faults,
-    trace,
+    faults: shared.faults,
+    trace: shared.trace,
     report,
-    violations: [...report.violations, ...extra],
+    violations: [...report.violations, ...run.failures],
   };
+}
+
+/** Steps until every body is in, every message gone and no invocation runs; a run that cannot get there fails. */
+async function runToQuiescence(
+  scheduler: Scheduler,
+  eventSource: LambdaEventSource,
+  messagesSettled: () => boolean,
+  maxSteps = DEFAULT_MAX_STEPS,
+): Promise<{ steps: number; failures: Violation[] }> {
+  scheduler.setSettledCheck(() => eventSource.settled());
+  eventSource.start();
+  const failures: Violation[] = [];
+  let steps = 0;
+  try {
+    while (!(messagesSettled() && eventSource.idle())) {
+      if (steps >= maxSteps) {
+        failures.push({ invariant: 'quiescence', detail: `not quiescent after ${maxSteps} steps` });
+        break;
+      }
+      if (!(await scheduler.step())) {
+        failures.push({ invariant: 'quiescence', detail: 'nothing left to run, yet not quiescent' });
+        break;
+      }
+      steps++;
+      if (eventSource.failure !== undefined) throw eventSource.failure;
+    }
+  } catch (error) {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    failures.push({ invariant: 'simulator', detail });
+  } finally {
+    eventSource.stop();
+  }
+  return { steps, failures };
 }
 
 function drawSettings(random: Prng, plan: FaultPlan): ScheduleSettings {

@@ -1,8 +1,7 @@
 /**
- * The consumer's SQS client, answered by the simulated queues: a real SQSClient (commands, input validation
- * of the SDK's initialize step) whose requests a middleware hands to the scheduler instead of the network.
- * Like DynamoDB requests, each is two operations of the invocation that sent it (reaching SQS, the answer
- * coming back). It serves what the consumer sends:
+ * What answers the consumer's SQS client (a real SQSClient, see `simulated-clients.ts`) in a schedule: the
+ * simulated queues. Like DynamoDB requests, each is two operations of the invocation that sent it (reaching
+ * SQS, the answer coming back). It serves what the consumer sends:
  *
  * - SendMessageBatch to the dead-letter queue (quarantined bodies), kept in `quarantined`;
  * - ChangeMessageVisibilityBatch on the delivery queue (bringing a record back when a lease ends), applied to
@@ -16,8 +15,6 @@ import { createHash } from 'node:crypto';
 import {
   type ChangeMessageVisibilityBatchRequestEntry,
   type SendMessageBatchRequestEntry,
-  type ServiceOutputTypes,
-  SQSClient,
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
 import type { FaultPlan, FaultTally } from './faults.ts';
@@ -47,27 +44,16 @@ export interface QuarantinedMessage {
 type Output = Record<string, unknown>;
 
 export class SqsLink {
-  readonly client: SQSClient;
   readonly quarantined: QuarantinedMessage[] = [];
   readonly #options: SqsLinkOptions;
 
   constructor(options: SqsLinkOptions) {
     this.#options = options;
-    this.client = new SQSClient({
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'simulation', secretAccessKey: 'simulation' },
-      maxAttempts: 1,
-    });
-    this.client.middlewareStack.add(
-      (_next, context) => async (args) => {
-        const output = await this.#send(context.commandName ?? 'unknown', args.input as Output);
-        return {
-          output: { ...output, $metadata: { httpStatusCode: 200 } } as ServiceOutputTypes,
-          response: {},
-        };
-      },
-      { step: 'initialize', priority: 'low', name: 'SimulatedSqs' },
-    );
+  }
+
+  /** One request of the consumer's SQS client (see `simulated-clients.ts`). */
+  send(commandName: string, input: Output): Promise<Output> {
+    return this.#send(commandName, input);
   }
 
   #send(commandName: string, input: Output): Promise<Output> {
