@@ -51,7 +51,7 @@ export function formatReport(results: BenchResults): string {
           ],
           CONTESTANTS.map((name) => row(CONTESTANT_LABELS[name], consumer[name])),
         ) +
-        `\nspeedup ×${fixed(consumer.speedup, 2)}: median of the rounds' ours/Powertools (${consumer.pairedSpeedups.map((s) => fixed(s, 2)).join(', ')}); ` +
+        `\nspeedup ×${fixed(consumer.speedup, 2)} (×${fixed(consumer.speedupInterval.low, 2)}–×${fixed(consumer.speedupInterval.high, 2)}, ${fixed(consumer.speedupInterval.confidence * 100, 0)}% interval${consumer.speedupWithin5Percent ? ', within ±5%' : ', WIDER than ±5%'}): median of the rounds' ours/Powertools (${consumer.pairedSpeedups.map((s) => fixed(s, 2)).join(', ')}); ` +
         `ratio of the medians ×${fixed(consumer.speedupOfMedians, 2)}; Powertools uses ×${fixed(consumer.cpuPerEventRatio, 2)} our Node CPU per event` +
         `\nceiling ×${fixed(consumer.speedupCeiling, 2)}: contract floor/Powertools, the most any consumer writing docs/design.md §2's requests shows here; ` +
         `ours runs at ${fixed(consumer.shareOfFloor * 100, 0)}% of the floor`,
@@ -92,9 +92,43 @@ export function formatReport(results: BenchResults): string {
         ),
     );
   }
+  const botMix = results.botMix;
+  if (botMix) {
+    sections.push(
+      `Bot mix: ${botMix.turns} turns, ${botMix.events} events in ${botMix.deliveries} deliveries, median of ${botMix.rounds} rounds; floor ${fixed(botMix.floorWruPerTurn, 2)} WRU/turn\n` +
+        table(
+          [
+            '',
+            'WRU/turn',
+            'RRU/turn',
+            'requests/turn',
+            'ms/event',
+            'records/s',
+            '$/M events',
+            '$/M at measured ms',
+            'effects',
+          ],
+          (['ours', 'oursNoUnhandledClaims', 'powertools', 'powertoolsPerMessage'] as const).map((name) => {
+            const c = botMix[name];
+            return [
+              name,
+              fixed(c.wruPerTurn, 2),
+              fixed(c.rruPerTurn, 2),
+              fixed(c.requestsPerTurn, 2),
+              fixed(c.lambdaMsPerEvent, 1),
+              fixed(c.recordsPerSec, 0),
+              fixed(c.dollarsPerMillionEvents, 2),
+              fixed(c.dollarsPerMillionEventsAtMeasuredMs, 2),
+              `${c.effects} (-${c.missingEffects}, +${c.repeatedEffects})`,
+            ];
+          }),
+        ) +
+        `\nDynamoDB cost ours/Powertools ×${fixed(botMix.dynamoDbCostRatio, 2)}, ours/Powertools per message ×${fixed(botMix.dynamoDbCostRatioPerMessage, 2)}; today's figure $${fixed(botMix.todaysDollarsPerMillionEvents, 2)}`,
+    );
+  }
   if (receiver) {
     sections.push(
-      'Receiver: Lambda handler per delivery vs floor (HMAC-SHA256 + JSON.parse), SQS answered in memory, medians\n' +
+      "Receiver: Lambda handler per delivery vs floor (HMAC-SHA256 + JSON.parse), SQS answered at the SDK's request handler, medians\n" +
         table(
           ['updates', 'body KiB', 'queue msgs', 'ms/delivery', 'floor ms', 'ratio'],
           receiver.bodies.map((body) => [

@@ -1,14 +1,19 @@
 /** The shape of bench/results.json (issue 6), from the parts' raw measurements. */
+
+import type { BotMixResults } from './bot-mix-results.ts';
 import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';
 import type { ConsumerBenchOutput, ConsumerRun, RebatchedProbeResult } from './consumer/worker.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import type { ReceiverBodyResult } from './receiver/worker.ts';
-import { median, round } from './support/stats.ts';
+import { median, medianInterval, round } from './support/stats.ts';
 
 export interface ContestantSummary {
   /** Median over the measured runs. */
   readonly eventsPerSec: number;
   readonly requestsPerEvent: number;
+  /** DynamoDB write and read units per record, from `ReturnConsumedCapacity` (bench/support/consumed-capacity.ts). */
+  readonly wruPerEvent: number;
+  readonly rruPerEvent: number;
   readonly effects: number;
   readonly eventsPerSecRuns: number[];
   readonly eventsPerSecMin: number;
@@ -41,6 +46,10 @@ export interface ConsumerResults {
   readonly speedup: number;
   /** ours/Powertools events per second within each pair, in run order. */
   readonly pairedSpeedups: number[];
+  /** Distribution-free interval of the median speedup (order statistics, at least 95% where n >= 6). */
+  readonly speedupInterval: RatioInterval;
+  /** Whether that interval lies within ±5% of the median: enough rounds for the speedup to be read. */
+  readonly speedupWithin5Percent: boolean;
   /** ours.eventsPerSec / powertools.eventsPerSec: the ratio of the medians, for reference. */
   readonly speedupOfMedians: number;
   /**
@@ -48,8 +57,10 @@ export interface ConsumerResults {
    * what docs/design.md §2 prescribes could show against Powertools on this machine.
    */
   readonly speedupCeiling: number;
+  readonly speedupCeilingInterval: RatioInterval;
   /** Median over the rounds of ours / contract floor events per second: how close ours comes to that bound. */
   readonly shareOfFloor: number;
+  readonly shareOfFloorInterval: RatioInterval;
   /** Powertools' Node CPU per event / ours: steadier than wall time on a shared machine. */
   readonly cpuPerEventRatio: number;
   readonly distinctEvents: number;
@@ -82,6 +93,17 @@ export interface RoundTripResults {
   readonly speedupCeiling: number;
 }
 
+export interface RatioInterval {
+  readonly low: number;
+  readonly high: number;
+  readonly confidence: number;
+}
+
+function interval(samples: readonly number[]): RatioInterval {
+  const { low, high, confidence } = medianInterval(samples);
+  return { low: round(low), high: round(high), confidence: round(confidence) };
+}
+
 type RunsOf = (name: ConsumerRun['contestant']) => ConsumerRun[];
 
 function runsOf(runs: readonly ConsumerRun[]): RunsOf {
@@ -108,6 +130,10 @@ export function summarizeConsumer(
   const powertools = summarizeContestant(of('powertools'), output.events);
   const contractFloor = summarizeContestant(of('contractFloor'), output.events);
   const pairedSpeedups = perRound(of, 'ours', 'powertools');
+  const ceilings = perRound(of, 'contractFloor', 'powertools');
+  const shares = perRound(of, 'ours', 'contractFloor');
+  const speedup = round(median(pairedSpeedups));
+  const speedupInterval = interval(pairedSpeedups);
   if (ours.effects !== powertools.effects || ours.effects !== contractFloor.effects) {
     throw new Error(
       `Effects differ: ours ${ours.effects}, Powertools ${powertools.effects}, contract floor ${contractFloor.effects}.`,
@@ -119,11 +145,18 @@ export function summarizeConsumer(
     ours,
     powertools,
     contractFloor,
-    speedup: round(median(pairedSpeedups)),
+    speedup,
     pairedSpeedups,
+    speedupInterval,
+    speedupWithin5Percent:
+      speedupInterval.confidence >= 0.95 &&
+      speedupInterval.low >= speedup * 0.95 &&
+      speedupInterval.high <= speedup * 1.05,
     speedupOfMedians: round(ours.eventsPerSec / powertools.eventsPerSec),
-    speedupCeiling: round(median(perRound(of, 'contractFloor', 'powertools'))),
-    shareOfFloor: round(median(perRound(of, 'ours', 'contractFloor'))),
+    speedupCeiling: round(median(ceilings)),
+    speedupCeilingInterval: interval(ceilings),
+    shareOfFloor: round(median(shares)),
+    shareOfFloorInterval: interval(shares),
     cpuPerEventRatio: round(powertools.nodeCpuMsPerEvent / ours.nodeCpuMsPerEvent),
     distinctEvents: output.distinctEvents,
     duplicates: output.duplicates,
@@ -173,6 +206,8 @@ function summarizeContestant(runs: readonly ConsumerRun[], events: number): Cont
   return {
     eventsPerSec: round(median(runs.map((run) => run.eventsPerSec)), 1),
     requestsPerEvent: round(median(runs.map((run) => run.requestsPerEvent))),
+    wruPerEvent: round(median(runs.map((run) => run.wru / events))),
+    rruPerEvent: round(median(runs.map((run) => run.rru / events))),
     effects: runs[0]?.effects ?? 0,
     eventsPerSecRuns,
     eventsPerSecMin: Math.min(...eventsPerSecRuns),
@@ -263,5 +298,29 @@ export function summarizeEndToEnd(result: EndToEndResult): EndToEndResult {
     ...result,
     deliveriesPerSec: round(result.deliveriesPerSec, 1),
     effectsPerSec: round(result.effectsPerSec, 1),
+  };
+}
+
+/** bench/results.json as a complete `npm run bench` writes it. */
+export interface ResultsFile {
+  readonly consumer: ConsumerResults;
+  readonly botMix: BotMixResults;
+  readonly receiver: ReceiverResults;
+  readonly bundles: BundlesResults;
+  readonly endToEnd: EndToEndResult;
+  readonly goals: Record<string, boolean | null>;
+  readonly machine: {
+    readonly cpus: number;
+    readonly cpuModel: string;
+    readonly memoryGiB: number;
+    readonly node: string;
+    readonly platform: string;
+    readonly loadAverageAtStart: number[];
+    readonly loadAverageAtEnd: number[];
+  };
+  readonly run: {
+    readonly finishedAt: string;
+    readonly durationSeconds: number;
+    readonly partSeconds: Record<string, number>;
   };
 }

@@ -12,6 +12,10 @@
  *   ledger or error handling). No consumer that writes what the contract prescribes runs faster on this
  *   DynamoDB Local, so `contractFloor / powertools` bounds the speedup any design could show here.
  *
+ * - `powertoolsPerMessage` (bot mix and re-batched probe): Powertools' best use for multi-event bodies,
+ *   `makeIdempotent` around the per-message function, keyed on the message id (`eventKeyJmesPath: 'id'`),
+ *   called for each message of the record; statuses, which no handler wants, never reach it.
+ *
  * Each call of `createContainer` is one warm Lambda container: its own clients, processor and state.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
@@ -39,8 +43,8 @@ import {
 } from '../../functions/consumer/create-consumer.ts';
 import { defineWebhookHandlers } from '../../functions/consumer/handler-api.ts';
 import { countRequests, type RequestCounter } from '../../test/support/request-counter.ts';
+import { type CapacityMeter, meterCapacity } from '../support/consumed-capacity.ts';
 import { addRoundTrip, type LatencyRecorder, recordLatency } from '../support/request-latency.ts';
-import type { ContestantName } from './contestant-names.ts';
 import type { SqsBatchHandler } from './in-memory-event-source.ts';
 
 /** The side effect every contestant runs: one count per message wamid. */
@@ -79,10 +83,11 @@ export interface Container {
   readonly handler: SqsBatchHandler;
   readonly requests: RequestCounter;
   readonly latency: LatencyRecorder;
+  readonly capacity: CapacityMeter;
 }
 
 export interface Contestant {
-  readonly name: ContestantName;
+  readonly name: string;
   createTable(client: DynamoDBClient, tableName: string): Promise<void>;
   createContainer(dependencies: ContainerDependencies): Container;
 }
@@ -97,10 +102,14 @@ function dynamoDbClient(endpoint: string): DynamoDBClient {
 /** A container's client, with the middleware that counts and times its requests. */
 function measuredClient({ endpoint, addedRoundTripMs = 0 }: ContainerDependencies): {
   client: DynamoDBClient;
-  measures: Pick<Container, 'requests' | 'latency'>;
+  measures: Pick<Container, 'requests' | 'latency' | 'capacity'>;
 } {
   const client = dynamoDbClient(endpoint);
-  const measures = { requests: countRequests(client), latency: recordLatency(client) };
+  const measures = {
+    requests: countRequests(client),
+    latency: recordLatency(client),
+    capacity: meterCapacity(client),
+  };
   if (addedRoundTripMs > 0) addRoundTrip(client, addedRoundTripMs);
   return { client, measures };
 }
@@ -113,68 +122,93 @@ export async function deleteTable(client: DynamoDBClient, tableName: string): Pr
   await client.send(new DeleteTableCommand({ TableName: tableName }));
 }
 
-export const ours: Contestant = {
-  name: 'ours',
-  createTable: (client, tableName) => createClaimTable(client, tableName),
-  createContainer(dependencies) {
-    const { tableName, sink } = dependencies;
-    const { client, measures } = measuredClient(dependencies);
-    const settings = resolveSettings();
-    const config = consumerConfigFromEnv(
-      consumerEnvironment({
-        tableName,
-        // Never called: every benchmark body is a valid envelope, so nothing is quarantined.
-        deadLetterQueueUrl: 'http://127.0.0.1:9/000000000000/bench-dlq',
-        deliveryQueueUrl: 'http://127.0.0.1:9/000000000000/bench-deliveries',
-        retentionDays: settings.retentionDays,
-        leaseMarginMs: settings.leaseMarginMs,
-        maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
-      }),
-    );
-    // What createConsumerFromEnv (the consumer Lambda's wiring) does, with our own clients: they carry the
-    // counting middleware, where the Lambda builds its clients from the environment.
-    const logger = createConsumerLogger();
-    const consume = createConsumerHandler(config, {
-      documentClient: DynamoDBDocumentClient.from(client),
-      sqs: new SQSClient({ endpoint: 'http://127.0.0.1:9', region: REGION, credentials: CREDENTIALS }),
-      handlers: defineWebhookHandlers({ onMessage: ({ payload }) => sink.record(String(payload.id)) }),
-      logger,
-      metrics: createConsumerMetrics(),
-    });
-    return {
-      handler: (event, context) => {
-        logger.addContext(context);
-        return consume(event, context);
-      },
-      ...measures,
-    };
-  },
-};
+/** Our consumer with the construct's defaults, or with `claimUnhandledEvents: false`. */
+export function oursWith(
+  name: string,
+  settingsOverride: { claimUnhandledEvents?: boolean } = {},
+): Contestant {
+  return {
+    name,
+    createTable: (client, tableName) => createClaimTable(client, tableName),
+    createContainer: (dependencies) => oursContainer(dependencies, settingsOverride),
+  };
+}
+
+export const ours = oursWith('ours');
+
+function oursContainer(
+  dependencies: ContainerDependencies,
+  settingsOverride: { claimUnhandledEvents?: boolean },
+): Container {
+  const { tableName, sink } = dependencies;
+  const { client, measures } = measuredClient(dependencies);
+  const settings = resolveSettings();
+  const config = consumerConfigFromEnv(
+    consumerEnvironment({
+      tableName,
+      // Never called: every benchmark body is a valid envelope, so nothing is quarantined.
+      deadLetterQueueUrl: 'http://127.0.0.1:9/000000000000/bench-dlq',
+      deliveryQueueUrl: 'http://127.0.0.1:9/000000000000/bench-deliveries',
+      retentionDays: settings.retentionDays,
+      leaseMarginMs: settings.leaseMarginMs,
+      maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+      ...settingsOverride,
+    }),
+  );
+  // What createConsumerFromEnv (the consumer Lambda's wiring) does, with our own clients: they carry the
+  // counting middleware, where the Lambda builds its clients from the environment.
+  const logger = createConsumerLogger();
+  const consume = createConsumerHandler(config, {
+    documentClient: DynamoDBDocumentClient.from(client),
+    sqs: new SQSClient({ endpoint: 'http://127.0.0.1:9', region: REGION, credentials: CREDENTIALS }),
+    handlers: defineWebhookHandlers({ onMessage: ({ payload }) => sink.record(String(payload.id)) }),
+    logger,
+    metrics: createConsumerMetrics(),
+  });
+  return {
+    handler: (event, context) => {
+      logger.addContext(context);
+      return consume(event, context);
+    },
+    ...measures,
+  };
+}
 
 /** The wamid of the body's first message: Powertools' idempotency key for one record. */
 export const POWERTOOLS_EVENT_KEY = 'powertools_json(body).entry[0].changes[0].value.messages[0].id';
 
+/**
+ * The event of a body holding one event of either kind: `[wamid, null, null]` for a message, `[null, wamid,
+ * status]` for a status. Keyed on the message wamid alone, Powertools would skip idempotency for every status
+ * (it does when the key selects nothing and `throwOnNoIdempotencyKey` is off), so that this per-record recipe
+ * would not deduplicate the statuses at all.
+ */
+export const POWERTOOLS_ANY_EVENT_KEY =
+  'powertools_json(body).entry[0].changes[0].value.[messages[0].id, statuses[0].id, statuses[0].status]';
+
+/** The table of Powertools' documentation: partition key `id`, TTL on `expiration`, on demand. */
+async function createPowertoolsTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
+    }),
+  );
+}
+
 /** Powertools' recipe with the idempotency key taken by `eventKeyJmesPath` (see {@link POWERTOOLS_EVENT_KEY}). */
-export function powertoolsKeyedOn(eventKeyJmesPath: string): Contestant {
+export function powertoolsKeyedOn(eventKeyJmesPath: string, name = 'powertools'): Contestant {
   return {
-    name: 'powertools',
-    // The table of Powertools' documentation: partition key `id`, TTL on `expiration`, on demand.
-    async createTable(client, tableName) {
-      await client.send(
-        new CreateTableCommand({
-          TableName: tableName,
-          AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-          BillingMode: 'PAY_PER_REQUEST',
-        }),
-      );
-      await client.send(
-        new UpdateTimeToLiveCommand({
-          TableName: tableName,
-          TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
-        }),
-      );
-    },
+    name,
+    createTable: createPowertoolsTable,
     createContainer(dependencies) {
       const { tableName, sink } = dependencies;
       const { client, measures } = measuredClient(dependencies);
@@ -199,6 +233,34 @@ export function powertoolsKeyedOn(eventKeyJmesPath: string): Contestant {
 }
 
 export const powertools = powertoolsKeyedOn(POWERTOOLS_EVENT_KEY);
+
+export const powertoolsPerMessage: Contestant = {
+  name: 'powertoolsPerMessage',
+  createTable: createPowertoolsTable,
+  createContainer(dependencies) {
+    const { tableName, sink } = dependencies;
+    const { client, measures } = measuredClient(dependencies);
+    const processor = new BatchProcessor(EventType.SQS);
+    const persistenceStore = new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client });
+    const config = new IdempotencyConfig({ eventKeyJmesPath: 'id' });
+    const processMessage = makeIdempotent(
+      async (message: { id: string }) => {
+        sink.record(message.id);
+      },
+      { persistenceStore, config },
+    );
+    const processRecord = async (record: SQSRecord) => {
+      for (const message of messagesOf(JSON.parse(record.body) as WebhookBody)) await processMessage(message);
+    };
+    return {
+      handler: async (event, context): Promise<SQSBatchResponse> => {
+        config.registerLambdaContext(context);
+        return processPartialResponse(event, processRecord, processor, { context });
+      },
+      ...measures,
+    };
+  },
+};
 
 export const contractFloor: Contestant = {
   name: 'contractFloor',

@@ -1,26 +1,27 @@
 /**
  * Child process of `npm run bench`: ours vs Powertools (and the contract floor) on the same records and
- * DynamoDB Local, warm-up first, then rounds of one run each in rotating order (each contestant goes first in
- * turn), a fresh table per run.
+ * DynamoDB Local, warm-up first, then rounds of one run each, a fresh table per run. Ours runs in the middle
+ * of every round, so that each of its comparisons (with Powertools, with the floor) is a pair of adjacent runs;
+ * the order flips from round to round. Rounds go on past `runs` until the interval of the median speedup lies
+ * within ±`targetHalfWidth` of it, or `maxRuns`, or `maxSeconds`.
  */
-import { randomUUID } from 'node:crypto';
-import { median, percentile } from '../support/stats.ts';
 import { serveWorker } from '../support/worker-process.ts';
 import type { ContestantName } from './contestant-names.ts';
 import {
-  adminClient,
   type Contestant,
   contractFloor,
-  deleteTable,
-  EffectSink,
   ours,
   POWERTOOLS_ALL_WAMIDS_KEY,
   powertools,
   powertoolsKeyedOn,
+  powertoolsPerMessage,
 } from './contestants.ts';
-import { drainQueue } from './in-memory-event-source.ts';
 import { buildRebatchedWorkload } from './rebatched-probe.ts';
-import { buildConsumerWorkload, type ConsumerWorkload, type DuplicateKind } from './workload.ts';
+import { narrowEnough, roundOrder } from './rounds.ts';
+import { type ConsumerRun, runOnce } from './run-once.ts';
+import { buildConsumerWorkload, type DuplicateKind } from './workload.ts';
+
+export { type ConsumerRun, EffectsMismatchError } from './run-once.ts';
 
 export interface ConsumerBenchInput {
   readonly dynamodbEndpoint: string;
@@ -29,8 +30,14 @@ export interface ConsumerBenchInput {
   readonly batchSize: number;
   /** Warm containers running at once (Lambda's maxConcurrency). */
   readonly concurrency: number;
-  /** Measured runs per contestant. */
+  /** Measured runs per contestant, at least. */
   readonly runs: number;
+  /** At most; rounds stop earlier once the speedup's interval is narrow enough. */
+  readonly maxRuns: number;
+  /** No round starts after this many seconds of measured rounds (once `runs` are done). */
+  readonly maxSeconds: number;
+  /** Relative half-width of the speedup's 95% interval at which rounds stop, e.g. 0.05. */
+  readonly targetHalfWidth: number;
   readonly warmupRecords: number;
   /** Unmeasured runs of each contestant before the measured pairs. */
   readonly warmupRounds: number;
@@ -43,33 +50,17 @@ export interface ConsumerBenchInput {
   readonly only?: ContestantName;
 }
 
-export interface ConsumerRun {
-  readonly contestant: ContestantName;
-  readonly wallMs: number;
-  readonly eventsPerSec: number;
-  readonly requests: number;
-  readonly requestsByOperation: Record<string, number>;
-  readonly requestsPerEvent: number;
-  /** Mean time a request of each operation took, as the client saw it. */
-  readonly meanRequestMsByOperation: Record<string, number>;
-  readonly effects: number;
-  /** Distinct events never effected, and events effected more than once (both 0 in timed runs). */
-  readonly missingEffects: number;
-  readonly repeatedEffects: number;
-  /** CPU time of this Node process (the consumer and its SDK clients; DynamoDB Local runs elsewhere). */
-  readonly nodeCpuMs: number;
-  readonly invocations: number;
-  readonly medianInvocationMs: number;
-  readonly p90InvocationMs: number;
-  readonly failedInvocations: number;
-  readonly redeliveries: number;
-}
-
 export interface RebatchedProbeResult {
   readonly records: number;
   readonly distinctEvents: number;
   readonly ours: { readonly effects: number; readonly missing: number; readonly repeated: number };
   readonly powertools: { readonly effects: number; readonly missing: number; readonly repeated: number };
+  /** Powertools around the per-message function, keyed on the message id. */
+  readonly powertoolsPerMessage: {
+    readonly effects: number;
+    readonly missing: number;
+    readonly repeated: number;
+  };
   /** Powertools keyed on the list of all the body's wamids. */
   readonly powertoolsAllWamids: {
     readonly effects: number;
@@ -88,106 +79,6 @@ export interface ConsumerBenchOutput {
   readonly runs: ConsumerRun[];
 }
 
-export class EffectsMismatchError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'EffectsMismatchError';
-  }
-}
-
-interface DrainWorkload {
-  readonly records: ConsumerWorkload['records'];
-  readonly distinctWamids: ReadonlySet<string>;
-  readonly batchSize: number;
-}
-
-async function runOnce(
-  contestant: Contestant,
-  workload: DrainWorkload,
-  input: ConsumerBenchInput,
-  options: { strict?: boolean; addedRoundTripMs?: number } = {},
-): Promise<ConsumerRun> {
-  const admin = adminClient(input.dynamodbEndpoint);
-  const tableName = `bench-${contestant.name}-${randomUUID().slice(0, 8)}`;
-  await contestant.createTable(admin, tableName);
-  try {
-    const sink = new EffectSink();
-    const containers = Array.from({ length: input.concurrency }, () =>
-      contestant.createContainer({
-        endpoint: input.dynamodbEndpoint,
-        tableName,
-        sink,
-        addedRoundTripMs: options.addedRoundTripMs ?? 0,
-      }),
-    );
-    // No forced GC between runs: a gc() from --expose-gc is a memory-reducing collection that throws away
-    // compiled code, and doubled the CPU per event of the next run (a warm Lambda container keeps its JIT).
-    const cpuBefore = process.cpuUsage();
-    const drained = await drainQueue({
-      records: workload.records,
-      containers: containers.map((container) => container.handler),
-      batchSize: workload.batchSize,
-      functionTimeoutMs: input.functionTimeoutMs,
-      maxReceives: 50,
-    });
-    const cpu = process.cpuUsage(cpuBefore);
-    const missingEffects = [...workload.distinctWamids].filter((wamid) => !sink.has(wamid)).length;
-    const repeatedEffects = sink.repeated().length;
-    if (options.strict ?? true) checkEffects(contestant.name, sink, workload);
-    const requestsByOperation: Record<string, number> = {};
-    for (const container of containers) {
-      for (const [operation, count] of Object.entries(container.requests.counts())) {
-        requestsByOperation[operation] = (requestsByOperation[operation] ?? 0) + count;
-      }
-    }
-    const latencyByOperation: Record<string, number> = {};
-    for (const operation of Object.keys(requestsByOperation)) {
-      let totalMs = 0;
-      let count = 0;
-      for (const container of containers) {
-        const entry = container.latency.totals()[operation];
-        totalMs += entry?.totalMs ?? 0;
-        count += entry?.count ?? 0;
-      }
-      latencyByOperation[operation] = count === 0 ? 0 : totalMs / count;
-    }
-    const requests = Object.values(requestsByOperation).reduce((sum, count) => sum + count, 0);
-    const events = workload.records.length;
-    return {
-      contestant: contestant.name,
-      wallMs: drained.wallMs,
-      eventsPerSec: events / (drained.wallMs / 1000),
-      requests,
-      requestsByOperation,
-      requestsPerEvent: requests / events,
-      meanRequestMsByOperation: latencyByOperation,
-      effects: sink.total,
-      missingEffects,
-      repeatedEffects,
-      nodeCpuMs: (cpu.user + cpu.system) / 1000,
-      invocations: drained.invocations,
-      medianInvocationMs: median(drained.invocationMs),
-      p90InvocationMs: percentile(drained.invocationMs, 90),
-      failedInvocations: drained.failedInvocations,
-      redeliveries: drained.redeliveries,
-    };
-  } finally {
-    await deleteTable(admin, tableName);
-    admin.destroy();
-  }
-}
-
-/** Exactly one effect per distinct event, or the comparison is meaningless: abort. */
-function checkEffects(name: ContestantName, sink: EffectSink, workload: DrainWorkload): void {
-  const missing = [...workload.distinctWamids].filter((wamid) => !sink.has(wamid)).length;
-  const repeated = sink.repeated().length;
-  if (missing > 0 || repeated > 0 || sink.total !== workload.distinctWamids.size) {
-    throw new EffectsMismatchError(
-      `${name}: ${sink.total} effects for ${workload.distinctWamids.size} distinct events (${missing} missing, ${repeated} repeated).`,
-    );
-  }
-}
-
 serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => {
   const workload = buildConsumerWorkload({
     records: input.records,
@@ -201,7 +92,7 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
     seed: 7,
     serialOffset: 1_000_000,
   });
-  const contestants = [ours, powertools, contractFloor].filter(
+  const contestants = [powertools, ours, contractFloor].filter(
     (c) => input.only === undefined || c.name === input.only,
   );
   // DynamoDB Local's JVM and V8 both need several thousand requests before their speed settles.
@@ -213,24 +104,37 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
       );
     }
   }
-  const rounds = async (count: number, label: string, addedRoundTripMs: number) => {
+  const rounds = async (
+    count: { min: number; max: number; maxSeconds: number },
+    label: string,
+    addedRoundTripMs: number,
+  ) => {
     const runs: ConsumerRun[] = [];
-    for (let i = 0; i < count; i++) {
-      const shift = i % contestants.length;
-      for (const contestant of [...contestants.slice(shift), ...contestants.slice(0, shift)]) {
+    const speedups: number[] = [];
+    const started = Date.now();
+    for (let i = 0; i < count.max; i++) {
+      if (i >= count.min) {
+        if (narrowEnough(speedups, input.targetHalfWidth)) break;
+        if (Date.now() - started > count.maxSeconds * 1000) break;
+      }
+      const round: Record<string, ConsumerRun> = {};
+      for (const contestant of roundOrder(contestants, i)) {
         const run = await runOnce(contestant, workload, input, { addedRoundTripMs });
         runs.push(run);
+        round[contestant.name] = run;
         progress(
-          `consumer ${label} ${i + 1}/${count} ${contestant.name}: ${run.eventsPerSec.toFixed(0)} events/s, ` +
+          `consumer ${label} ${i + 1} ${contestant.name}: ${run.eventsPerSec.toFixed(0)} events/s, ` +
             `${run.requestsPerEvent.toFixed(3)} requests/event, ${run.redeliveries} redeliveries`,
         );
       }
+      if (round.ours && round.powertools)
+        speedups.push(round.ours.eventsPerSec / round.powertools.eventsPerSec);
     }
     return runs;
   };
-  const runs = await rounds(input.runs, 'run', 0);
+  const runs = await rounds({ min: input.runs, max: input.maxRuns, maxSeconds: input.maxSeconds }, 'run', 0);
   const roundTripRuns = await rounds(
-    input.roundTripRuns,
+    { min: input.roundTripRuns, max: input.roundTripRuns, maxSeconds: 0 },
     `run +${input.addedRoundTripMs} ms/request`,
     input.addedRoundTripMs,
   );
@@ -238,7 +142,8 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
   const probeContestants = {
     ours,
     powertools,
-    powertoolsAllWamids: powertoolsKeyedOn(POWERTOOLS_ALL_WAMIDS_KEY),
+    powertoolsPerMessage,
+    powertoolsAllWamids: powertoolsKeyedOn(POWERTOOLS_ALL_WAMIDS_KEY, 'powertoolsAllWamids'),
   } as const;
   const probeRuns: Partial<Record<keyof typeof probeContestants, ConsumerRun>> = {};
   for (const [label, contestant] of Object.entries(probeContestants) as [
@@ -263,6 +168,7 @@ serveWorker<ConsumerBenchInput, ConsumerBenchOutput>(async (input, progress) => 
       distinctEvents: probe.distinctWamids.size,
       ours: probeOf('ours'),
       powertools: probeOf('powertools'),
+      powertoolsPerMessage: probeOf('powertoolsPerMessage'),
       powertoolsAllWamids: probeOf('powertoolsAllWamids'),
     },
     events: workload.records.length,

@@ -6,10 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { esbuildOptionsLikeCdk } from '../../../bench/bundles/lambda-bundles.ts';
 import { buildRebatchedWorkload } from '../../../bench/consumer/rebatched-probe.ts';
+import { narrowEnough, roundOrder } from '../../../bench/consumer/rounds.ts';
 import type { ConsumerBenchOutput, ConsumerRun } from '../../../bench/consumer/worker.ts';
 import { buildConsumerWorkload } from '../../../bench/consumer/workload.ts';
 import { summarizeConsumer } from '../../../bench/results.ts';
-import { median, percentile } from '../../../bench/support/stats.ts';
+import { median, medianInterval, percentile } from '../../../bench/support/stats.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import { BUNDLING } from '../../../lib/defaults.ts';
 
@@ -107,6 +108,34 @@ describe('esbuildOptionsLikeCdk', () => {
   });
 });
 
+describe('medianInterval', () => {
+  it('takes the order statistics whose binomial coverage reaches 95%', () => {
+    const ranks = (n: number) => Array.from({ length: n }, (_, i) => n - i);
+    expect(medianInterval(ranks(6))).toEqual({ low: 1, high: 6, confidence: 0.96875 });
+    expect(medianInterval(ranks(12))).toMatchObject({ low: 3, high: 10 });
+    expect(medianInterval(ranks(12)).confidence).toBeCloseTo(0.9614, 4);
+    expect(medianInterval(ranks(20))).toMatchObject({ low: 6, high: 15 });
+    expect(medianInterval(ranks(3)).confidence).toBeLessThan(0.95);
+  });
+});
+
+describe('rounds', () => {
+  it('keeps the middle contestant next to both others in every round', () => {
+    for (let round = 0; round < 4; round++) {
+      const order = roundOrder(['powertools', 'ours', 'contractFloor'], round);
+      expect(order[1]).toBe('ours');
+      expect(order[0]).toBe(round % 2 === 0 ? 'powertools' : 'contractFloor');
+    }
+  });
+
+  it('stops once the interval of the median lies within the half-width', () => {
+    const tight = [1.2, 1.21, 1.19, 1.2, 1.22, 1.18, 1.2, 1.21];
+    expect(narrowEnough(tight, 0.05)).toBe(true);
+    expect(narrowEnough([...tight.slice(0, 7), 1.6], 0.05)).toBe(false);
+    expect(narrowEnough(tight.slice(0, 4), 0.05)).toBe(false);
+  });
+});
+
 describe('median and percentile', () => {
   it('take the middle and the nearest rank', () => {
     expect(median([5, 1, 3])).toBe(3);
@@ -126,6 +155,9 @@ describe('summarizeConsumer', () => {
     requestsByOperation: { PutItem: 1800, UpdateItem: 1400 },
     requestsPerEvent: 1.6,
     meanRequestMsByOperation: { PutItem: 10, UpdateItem: 10 },
+    wru: 3200,
+    rru: 0,
+    failedConditionWru: 400,
     effects,
     missingEffects: 0,
     repeatedEffects: 0,
@@ -133,6 +165,8 @@ describe('summarizeConsumer', () => {
     invocations: 200,
     medianInvocationMs: 40,
     p90InvocationMs: 60,
+    billedMs: 8000,
+    logBytes: 100_000,
     failedInvocations: 0,
     redeliveries: 0,
   });
@@ -142,6 +176,7 @@ describe('summarizeConsumer', () => {
       distinctEvents: 0,
       ours: { effects: 0, missing: 0, repeated: 0 },
       powertools: { effects: 0, missing: 0, repeated: 0 },
+      powertoolsPerMessage: { effects: 0, missing: 0, repeated: 0 },
       powertoolsAllWamids: { effects: 0, missing: 0, repeated: 0 },
     },
     events: 2000,
@@ -172,6 +207,10 @@ describe('summarizeConsumer', () => {
     expect(summary.speedup).toBe(1.4);
     expect(summary.speedupCeiling).toBe(1.667);
     expect(summary.shareOfFloor).toBe(0.9);
+    // Three rounds give a 75% interval only: not enough to call the speedup within ±5%.
+    expect(summary.speedupInterval).toEqual({ low: 1.35, high: 1.5, confidence: 0.75 });
+    expect(summary.speedupWithin5Percent).toBe(false);
+    expect(summary.ours.wruPerEvent).toBe(1.6);
     expect(summary.ours.eventsPerSec).toBe(900);
     expect(summary.contractFloor.eventsPerSecRuns).toEqual([1000, 500, 1200]);
     expect(summary.withAddedRoundTrip).toBeUndefined();
