@@ -57,3 +57,15 @@ export const PRICE_SOURCES = {
   cloudWatch: 'aws.amazon.com/cloudwatch/pricing',
   secretsManager: 'aws.amazon.com/secrets-manager/pricing',
 } as const;
+
+/** What AWS gives away each month, for the note under the fixed costs. */
+export const FREE_TIERS = {
+  lambdaRequests: 1_000_000,
+  lambdaGbSeconds: 400_000,
+  sqsRequests: 1_000_000,
+  /** For the first 12 months of an account. */
+  apiGatewayRequests: 1_000_000,
+  alarmMetrics: 10,
+  customMetrics: 10,
+  dashboards: 3,
+} as const;

@@ -1,0 +1,354 @@
+/** The generated regions of docs/benchmarks.md and the README's benchmark paragraph, from bench/results.json. */
+import type { BotMixContestant, BotMixResults } from '../bot-mix-results.ts';
+import type { BotMixContestantName } from '../consumer/bot-mix-worker.ts';
+import type { EventClass } from '../consumer/bot-mix-workload.ts';
+import { CONTESTANT_LABELS, CONTESTANTS, type ContestantName } from '../consumer/contestant-names.ts';
+import type { ContestantSummary, RatioInterval, ResultsFile, RoundTripSummary } from '../results.ts';
+import { dollars, markdownTable, n, times, wrap } from './table.ts';
+
+const label = (name: ContestantName) =>
+  name === 'contractFloor' ? `${CONTESTANT_LABELS[name]} (yardstick)` : CONTESTANT_LABELS[name];
+const ops = (byOperation: Record<string, number>, digits = 0) =>
+  Object.entries(byOperation)
+    .map(([operation, value]) => `${operation} ${n(value, digits)}`)
+    .join(', ');
+const range = (interval: RatioInterval, format: (value: number) => string) =>
+  `${format(interval.low)}–${format(interval.high)}, ${n(interval.confidence * 100, 0)}% interval`;
+const percent = (value: number) => `${n(value * 100)}%`;
+
+export const BOT_MIX_LABELS: Readonly<Record<BotMixContestantName, string>> = {
+  ours: 'ours (defaults)',
+  oursNoUnhandledClaims: 'ours, `claimUnhandledEvents: false`',
+  powertools: "Powertools, SQS recipe keyed on the record's event",
+  powertoolsPerMessage: 'Powertools around the per-message function',
+};
+const BOT_MIX_ORDER: readonly BotMixContestantName[] = [
+  'ours',
+  'oursNoUnhandledClaims',
+  'powertools',
+  'powertoolsPerMessage',
+];
+const CLASS_LABELS: Readonly<Record<EventClass, string>> = {
+  message: 'fresh message (handled)',
+  status: 'fresh status (no handler)',
+  retry: 'retry in a later batch',
+  retryInBatch: 'retry in the same batch',
+};
+
+export function machineRegion(r: ResultsFile): string {
+  const m = r.machine;
+  const part = (name: string) => n(r.run.partSeconds[name] ?? 0);
+  return wrap(
+    `${m.cpus} vCPU (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}. Run of ${r.run.finishedAt.slice(0, 16).replace('T', ' ')} UTC, ` +
+      `${n(r.run.durationSeconds)} s in all (consumer ${part('consumer')} s, bot mix ${part('botmix')} s, receiver ${part('receiver')} s, ` +
+      `bundles ${part('bundles')} s, end to end ${part('e2e')} s). Load average (1, 5, 15 min) ` +
+      `${m.loadAverageAtStart.join(', ')} at the start, ${m.loadAverageAtEnd.join(', ')} at the end.`,
+  );
+}
+
+function consumerSection(r: ResultsFile): string[] {
+  const c = r.consumer;
+  const row = (name: ContestantName, x: ContestantSummary) => [
+    label(name),
+    `**${n(x.eventsPerSec)}** (${n(x.eventsPerSecMin)}–${n(x.eventsPerSecMax)})`,
+    `**${n(x.requestsPerEvent, 3)}**`,
+    n(x.wruPerEvent, 3),
+    n(x.rruPerEvent, 3),
+    ops(x.requestsByOperation),
+    ops(x.meanRequestMsByOperation),
+    n(x.nodeCpuMsPerEvent, 2),
+    n(x.medianInvocationMs),
+    n(x.redeliveries),
+    String(x.effects),
+  ];
+  const trip = c.withAddedRoundTrip;
+  const tripRow = (name: ContestantName, x: RoundTripSummary) => [
+    label(name),
+    `**${n(x.eventsPerSec)}**`,
+    n(x.medianInvocationMs, 1),
+    n(x.invocations),
+    n(x.nodeCpuMsPerEvent, 2),
+  ];
+  const lines = [
+    `### Consumer: ${c.events} records, ${c.distinctEvents} distinct events (${c.duplicateRatio * 100}% duplicates), batches of ${c.batchSize}, ${c.concurrency} containers, ${c.runsPerContestant} rounds`,
+    '',
+    markdownTable(
+      [
+        '',
+        'events/s, median (range)',
+        'requests/event',
+        'WRU/event',
+        'RRU/event',
+        'requests per run',
+        'mean ms per request',
+        'Node CPU ms/event',
+        'median invocation ms',
+        'redelivered records',
+        'effects',
+      ],
+      CONTESTANTS.map((name) => row(name, c[name])),
+    ),
+    '',
+    wrap(
+      `**Speedup ${times(c.speedup)}** (${range(c.speedupInterval, times)}; median over the ${c.runsPerContestant} rounds of ours/Powertools: ${c.pairedSpeedups.map((s) => times(s)).join(', ')}; ratio of the medians ${times(c.speedupOfMedians)}). ` +
+        `${c.speedupWithin5Percent ? 'The interval lies within ±5% of the median.' : '**The interval is wider than ±5% of the median**: the rounds disagree more than that on this machine at this load.'} ` +
+        `Powertools spends ${times(c.cpuPerEventRatio)} our Node CPU per event and ${times(c.powertools.requestsPerEvent / c.ours.requestsPerEvent)} our DynamoDB requests.`,
+    ),
+    '',
+    wrap(
+      `**Ours runs at ${percent(c.shareOfFloor)} of the contract floor** (${range(c.shareOfFloorInterval, percent)}); the floor drains ${times(c.speedupCeiling)} Powertools' rate (${range(c.speedupCeilingInterval, times)}).`,
+    ),
+  ];
+  if (trip) {
+    lines.push(
+      '',
+      `With **${trip.addedRoundTripMs} ms added to every DynamoDB request** (an AWS-like round trip; median of ${trip.runsPerContestant} rounds):`,
+      '',
+      markdownTable(
+        ['', 'events/s', 'median invocation ms', 'invocations', 'Node CPU ms/event'],
+        CONTESTANTS.map((name) => tripRow(name, trip[name])),
+      ),
+      '',
+      `speedup **${times(trip.speedup)}**, floor/Powertools ${times(trip.speedupCeiling)}.`,
+    );
+  }
+  const probe = c.rebatchedProbe;
+  lines.push(
+    '',
+    `Re-batched probe (untimed; ${probe.records} bodies of 1–3 messages, ${probe.distinctEvents} distinct events):`,
+    '',
+    markdownTable(
+      ['', 'effects', 'events never effected', 'events effected twice or more'],
+      (
+        [
+          ['ours', probe.ours],
+          ["Powertools, keyed on the body's first wamid", probe.powertools],
+          ['Powertools around the per-message function', probe.powertoolsPerMessage],
+          ["Powertools, keyed on all the body's wamids", probe.powertoolsAllWamids],
+        ] as const
+      ).map(([name, row]) => [name, String(row.effects), String(row.missing), String(row.repeated)]),
+    ),
+  );
+  return lines;
+}
+
+function botMixSection(b: BotMixResults): string[] {
+  const row = (name: BotMixContestantName) => {
+    const x: BotMixContestant = b[name];
+    return [
+      BOT_MIX_LABELS[name],
+      `**${n(x.wruPerTurn, 2)}**`,
+      n(x.rruPerTurn, 2),
+      n(x.requestsPerTurn, 2),
+      n(x.refusedWriteWruPerTurn, 2),
+      n(x.lambdaMsPerEvent, 2),
+      n(x.invocations),
+      n(x.redeliveries),
+      n(x.recordsPerSec),
+      `**${dollars(x.dollarsPerMillionEvents)}**`,
+      dollars(x.dollarsByComponent.dynamoDb, 3),
+      `${x.effects} (${x.missingEffects} missing, ${x.repeatedEffects} repeated)`,
+    ];
+  };
+  const classRow = (eventClass: EventClass) => [
+    CLASS_LABELS[eventClass],
+    ...BOT_MIX_ORDER.map((name) => {
+      const cost = b.eventClasses[name][eventClass];
+      return `${n(cost.wru, 2)} / ${n(cost.rru, 2)} / ${n(cost.requests, 2)} / ${cost.lambdaMs === null ? '–' : n(cost.lambdaMs, 1)}`;
+    }),
+  ];
+  return [
+    `### Bot mix: ${n(b.turns)} conversation turns, ${n(b.events)} events in ${n(b.deliveries)} deliveries, ${b.rounds} rounds`,
+    '',
+    wrap(
+      `Per turn: 1 inbound message (\`onMessage\`) and the \`sent\`, \`delivered\`, \`read\` statuses of the reply (no \`onStatus\`). Meta's retries: ${n(b.retries.sameBytes)} deliveries again byte for byte, ${n(b.retries.rebatchedEvents)} events again regrouped into ${n(b.retries.rebatchedBodies)} new bodies. Medians over the rounds.`,
+    ),
+    '',
+    markdownTable(
+      [
+        '',
+        'WRU/turn',
+        'RRU/turn',
+        'requests/turn',
+        'of which refused-write WRU',
+        'consumer ms/event',
+        'invocations',
+        'redelivered records',
+        'records/s',
+        'whole stack per million events',
+        'DynamoDB per million events',
+        'effects',
+      ],
+      BOT_MIX_ORDER.map(row),
+      [
+        'left',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'left',
+      ],
+    ),
+    '',
+    wrap(
+      `**Floor** (docs/design.md §2 for these batches): **${n(b.floorWruPerTurn, 3)} WRU per turn** with the defaults, ${n(b.floorWruPerTurnNoUnhandledClaims, 3)} with \`claimUnhandledEvents: false\`. ` +
+        `DynamoDB cost, ours/Powertools: **${times(b.dynamoDbCostRatio)}** against the recipe, **${times(b.dynamoDbCostRatioPerMessage)}** against Powertools around the per-message function. ` +
+        `Whole stack: ours ${dollars(b.ours.dollarsPerMillionEvents)} per million events against ${dollars(b.todaysDollarsPerMillionEvents)} for docs/cost.md's busy shape (every event fresh and handled).`,
+    ),
+    '',
+    wrap(
+      `Per event class, each measured alone on ${b.classEvents} deliveries (write units / read units / requests / billed consumer ms, per delivery; the same-batch retry is that run less the fresh run of the same messages, its milliseconds not separable):`,
+    ),
+    '',
+    markdownTable(
+      ['class', ...BOT_MIX_ORDER.map((name) => BOT_MIX_LABELS[name])],
+      (['message', 'status', 'retry', 'retryInBatch'] as const).map(classRow),
+    ),
+  ];
+}
+
+function receiverSection(r: ResultsFile): string[] {
+  return [
+    '### Receiver: handler per delivery vs HMAC-SHA256 + JSON.parse (medians)',
+    '',
+    markdownTable(
+      ['updates', 'body', 'queue messages', 'ms per delivery', 'floor ms', 'ratio', 'iterations'],
+      r.receiver.bodies.map((body) => [
+        String(body.updates),
+        `${n(body.bodyBytes / 1024, 1)} KiB`,
+        String(body.queueMessages),
+        n(body.msPerDelivery, 3),
+        n(body.floorMs, 3),
+        `**${times(body.ratio)}**`,
+        n(body.iterations),
+      ]),
+    ),
+  ];
+}
+
+function bundlesSection(r: ResultsFile): string[] {
+  const b = r.bundles;
+  return [
+    `### Bundles (esbuild with the construct's options; load time over ${b.spawns} fresh processes, empty-module baseline ${n(b.baselineReadyMs)} ms)`,
+    '',
+    markdownTable(
+      ['bundle', 'bytes', 'source map', 'init ms (over the baseline)', '`import()` ms'],
+      (['receiver', 'consumer'] as const).map((name) => [
+        name,
+        `${n(b[name].bytes)} (${n(b[name].bytes / 1024)} KiB)`,
+        `${n(b[name].sourceMapBytes / 1024)} KiB`,
+        `**${n(b[name].initMs)}**`,
+        n(b[name].importMs),
+      ]),
+    ),
+  ];
+}
+
+function endToEndSection(r: ResultsFile): string[] {
+  const e = r.endToEnd;
+  return [
+    `### End to end (local stack, autocannon, ${e.connections} connections, ${n(e.durationSeconds, 1)} s measured)`,
+    '',
+    markdownTable(
+      [
+        'deliveries/s',
+        'ack p50 ms',
+        'ack p99 ms',
+        'ack max ms',
+        'acknowledged',
+        'distinct events',
+        'effects',
+        'repeated',
+        'missing',
+        'effects/s',
+        'drain after load',
+      ],
+      [
+        [
+          `**${n(e.deliveriesPerSec, 1)}**`,
+          `**${n(e.ackP50Ms)}**`,
+          `**${n(e.ackP99Ms)}**`,
+          n(e.ackMaxMs),
+          n(e.deliveriesAcked),
+          n(e.distinctEventsAcked),
+          n(e.effects),
+          String(e.repeatedEffects),
+          String(e.missingEffects),
+          n(e.effectsPerSec, 1),
+          `${n(e.drainMs / 1000, 1)} s`,
+        ],
+      ],
+    ),
+    '',
+    `(${e.effectsOfUnansweredDeliveries} of the effects belong to deliveries still unanswered when the load stopped.)`,
+  ];
+}
+
+/** What each goal asks, for the goals table. */
+export const GOAL_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  consumerFewerRequestsPerEvent: 'consumer: fewer DynamoDB requests per record than Powertools',
+  drainWithin5PercentOfFloor: 'consumer: drain rate within 5% of the contract floor (median over the rounds)',
+  botMixDynamoDbAtFloor: "bot mix: ours writes exactly design.md §2's floor for these batches, reads nothing",
+  botMixDynamoDbAtMost0_7xPowertools: "bot mix: ours' DynamoDB cost at most 0.7× Powertools' SQS recipe",
+  botMixDynamoDbAtMost0_7xPowertoolsPerMessage:
+    "bot mix: ours' DynamoDB cost (defaults) at most 0.7× Powertools around the per-message function",
+  botMixWholeStackBelowTodaysFigure:
+    "bot mix: whole-stack cost per million events below docs/cost.md's busy figure",
+  receiverRatioAtMost3At1000Updates: 'receiver: at most 3× the floor for a 1000-update body',
+};
+
+function goalsSection(r: ResultsFile): string[] {
+  return [
+    '### Goals',
+    '',
+    markdownTable(
+      ['goal', 'what it asks', 'met'],
+      Object.entries(r.goals).map(([goal, met]) => [
+        `\`${goal}\``,
+        GOAL_DESCRIPTIONS[goal] ?? '',
+        met === null ? 'not measured' : met ? 'yes' : '**no**',
+      ]),
+    ),
+  ];
+}
+
+export function resultsRegion(r: ResultsFile): string {
+  return [
+    ...consumerSection(r),
+    '',
+    ...botMixSection(r.botMix),
+    '',
+    ...receiverSection(r),
+    '',
+    ...bundlesSection(r),
+    '',
+    ...endToEndSection(r),
+    '',
+    ...goalsSection(r),
+  ].join('\n');
+}
+
+/** The README's three numbers: cost per million events against Powertools, drain rate, receiver vs its floor. */
+export function readmeRegion(r: ResultsFile): string {
+  const b = r.botMix;
+  const c = r.consumer;
+  const thousand = r.receiver.bodies.find((body) => body.updates === 1000);
+  if (thousand === undefined) throw new Error('The receiver part has no 1000-update body.');
+  return wrap(
+    `Measured by \`npm run bench\` on DynamoDB Local (method, intervals and caveats in ` +
+      `[docs/benchmarks.md](docs/benchmarks.md)). **Cost**: a bot's traffic (per turn a handled message and three ` +
+      `statuses without handler, 10% retried) costs **${dollars(b.ours.dollarsPerMillionEvents)} per million events** ` +
+      `for the whole stack (${dollars(b.oursNoUnhandledClaims.dollarsPerMillionEvents)} with \`claimUnhandledEvents: false\`), ` +
+      `against ${dollars(b.powertools.dollarsPerMillionEvents)} with Powertools Idempotency's SQS recipe and ` +
+      `${dollars(b.powertoolsPerMessage.dollarsPerMillionEvents)} with Powertools around the per-message function ` +
+      `([docs/cost.md](docs/cost.md)). **Drain**: ${times(c.speedup)} Powertools' rate ` +
+      `(${times(c.speedupInterval.low)}–${times(c.speedupInterval.high)}). **Receiver**: a 1000-update body in ` +
+      `${times(thousand.ratio)} the time of HMAC + one \`JSON.parse\`.`,
+  );
+}
