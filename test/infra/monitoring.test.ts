@@ -16,7 +16,7 @@ import {
 } from '../../contract/metric-names.ts';
 import { ALARM_DEFAULTS } from '../../lib/defaults.ts';
 import { resolveThresholds, type WebhookAlarmThresholds } from '../../lib/monitoring/alarms.ts';
-import { logicalIdStartingWith, synthStack } from './synth.ts';
+import { logicalIdStartingWith, synthStack } from '../support/synth-stack.ts';
 
 const TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:ops-alarms';
 const SERVICE = { Name: SERVICE_DIMENSION, Value: SERVICE_NAME };

@@ -16,7 +16,7 @@ import {
   WhatsAppWebhookDedupStack,
   type WhatsAppWebhookDedupStackProps,
 } from '../../lib/whatsapp-webhook-dedup-stack.ts';
-import { SYNTH_TIMEOUT_MS } from './synth.ts';
+import { SYNTH_TIMEOUT_MS } from '../support/synth-stack.ts';
 
 interface ValidationReport {
   pluginReports: Array<{ pluginName: string; violations: Array<{ ruleName: string; severity: string }> }>;

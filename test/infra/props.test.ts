@@ -11,7 +11,12 @@ import { ENV } from '../../contract/environment.ts';
 import { ConsumerFieldMetric } from '../../contract/metric-names.ts';
 import { UnsafeSettingsError } from '../../contract/settings.ts';
 import { WhatsAppWebhookDedup, type WhatsAppWebhookDedupProps } from '../../lib/whatsapp-webhook-dedup.ts';
-import { logicalIdStartingWith, SYNTH_TIMEOUT_MS, statementsOfRole, synthStack } from './synth.ts';
+import {
+  logicalIdStartingWith,
+  SYNTH_TIMEOUT_MS,
+  statementsOfRole,
+  synthStack,
+} from '../support/synth-stack.ts';
 
 const TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:ops-alarms';
 

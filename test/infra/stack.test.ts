@@ -25,7 +25,7 @@ import {
   logicalIdStartingWith,
   statementsOfRole,
   synthStack,
-} from './synth.ts';
+} from '../support/synth-stack.ts';
 
 let template: Template;
 let stack: WhatsAppWebhookDedupStack;
