@@ -14,9 +14,9 @@ import {
   createSqsClient,
   createTestClaimTable,
 } from '../../support/aws-clients.ts';
+import { sqsEvent } from '../../support/consumer-harness.ts';
 import { countRequests } from '../../support/request-counter.ts';
 import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
-import { sqsEvent } from '../../support/consumer-harness.ts';
 
 const dynamodb = createDynamoDbClient();
 const requests = countRequests(dynamodb);

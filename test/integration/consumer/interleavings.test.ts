@@ -31,9 +31,9 @@ import {
   TEST_REGION,
   uniqueName,
 } from '../../support/aws-clients.ts';
+import { sqsEvent } from '../../support/consumer-harness.ts';
 import { compressedRetryStrategy, injectDynamoDbFaults } from '../../support/dynamodb-faults.ts';
 import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
-import { sqsEvent } from '../../support/consumer-harness.ts';
 
 const sqs = createSqsClient();
 const dynamodb = createDynamoDbClient();

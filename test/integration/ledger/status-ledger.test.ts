@@ -10,9 +10,9 @@ import {
   createSqsClient,
   createTestClaimTable,
 } from '../../support/aws-clients.ts';
+import { captureOutput, emfDocuments, metricValue, sqsEvent } from '../../support/consumer-harness.ts';
 import { countRequests } from '../../support/request-counter.ts';
 import { statusesBody } from '../../support/webhooks/webhook-bodies.ts';
-import { captureOutput, emfDocuments, metricValue, sqsEvent } from '../../support/consumer-harness.ts';
 
 const dynamodb = createDynamoDbClient();
 const requests = countRequests(dynamodb);

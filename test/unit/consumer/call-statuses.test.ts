@@ -7,8 +7,14 @@ import { readFileSync } from 'node:fs';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import type { ManagementEventContext } from '../../../functions/consumer/handler-api.ts';
+import {
+  captureOutput,
+  createHarness,
+  emfDocuments,
+  metricValue,
+  sqsEvent,
+} from '../../support/consumer-harness.ts';
 import { envelope, statusesChange, WABA_ID } from '../../support/webhooks/webhook-bodies.ts';
-import { captureOutput, createHarness, emfDocuments, metricValue, sqsEvent } from '../../support/consumer-harness.ts';
 
 const FIXTURES = new URL('../../fixtures/webhooks/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(`${name}.json`, FIXTURES), 'utf8');

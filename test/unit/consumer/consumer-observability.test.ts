@@ -6,6 +6,13 @@ import { defineWebhookHandlers, type LogDetails } from '../../../functions/consu
 import { loggableKey } from '../../../functions/consumer/loggable-key.ts';
 import { webhookHandlers as defaultHandlers } from '../../../functions/webhook-handlers.ts';
 import {
+  captureOutput,
+  createHarness,
+  emfDocuments,
+  metricValue,
+  sqsEvent,
+} from '../../support/consumer-harness.ts';
+import {
   DISPLAY_PHONE_NUMBER,
   envelope,
   inboundMessages,
@@ -13,7 +20,6 @@ import {
   statusesBody,
   statusesChange,
 } from '../../support/webhooks/webhook-bodies.ts';
-import { captureOutput, createHarness, emfDocuments, metricValue, sqsEvent } from '../../support/consumer-harness.ts';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url), 'utf8');

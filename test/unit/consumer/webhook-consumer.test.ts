@@ -10,7 +10,6 @@ import {
 import { DeleteCommand, PutCommand, type PutCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import type { WebhookEventContext } from '../../../functions/consumer/handler-api.ts';
-import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 import {
   captureOutput,
   createHarness,
@@ -20,6 +19,7 @@ import {
   metricValue,
   sqsEvent,
 } from '../../support/consumer-harness.ts';
+import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const throttled = () =>
   new ProvisionedThroughputExceededException({
