@@ -15,7 +15,7 @@ const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
 
 describe('docs/reliability.md, deterministic simulation', () => {
   it('quotes trace lines that replaying their seed prints, in that order', async () => {
-    const seed = Number(/`npm run check:protocol -- --seed (\d+) --trace`, where/.exec(section)?.[1]);
+    const seed = Number(/`npm run check:protocol -- --seed (\d+) --trace`:/.exec(section)?.[1]);
     const quoted = section.split('\n').filter((line) => /^ +\d+\.\d{3}s {2}/.test(line));
     expect(Number.isInteger(seed)).toBe(true);
     expect(quoted.length).toBeGreaterThanOrEqual(5);

@@ -62,7 +62,7 @@ export function drawFaultPlan(random: Prng): FaultPlan {
     dynamodbSlowRate: random.pick([0, 0.05]),
     handlerErrorRate: random.pick([0, 0.1, 0.3]),
     handlerSlowRate: random.pick([0, 0.05, 0.2]),
-    duplicateDeliveryRate: random.pick([0, 0.05, 0.2]),
+    duplicateDeliveryRate: random.pick([0, 0.1, 0.3]),
     staleHandleEffectRate: random.pick([0, 0.5, 1]),
     sqsRequestFailureRate: random.pick([0, 0.2]),
     metaRetries: random.int(0, 3),

@@ -83,7 +83,11 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
     unusableBodyRate: 0.05,
   });
   const arrivals = new ReceiverArrivals(workload.bodies, { ...shared, queue });
-  scheduleTtlSweeps(plan.ttlSweeps, { ...shared, model, tableName: TABLE_NAME, random: random.fork('ttl') });
+  scheduleTtlSweeps(
+    plan.ttlSweeps,
+    workload.bodies.map((body) => body.sendAt),
+    { ...shared, model, tableName: TABLE_NAME, random: random.fork('ttl') },
+  );
   const sqsLink = new SqsLink({ ...shared, queue, random: random.fork('sqs') });
   const clients = route({
     model,

@@ -1,6 +1,9 @@
 /**
  * DynamoDB's TTL process, late and at times of the seed's choosing: a sweep deletes every item whose
- * `expiresAt` has passed. Sweeps are background timers: a schedule does not wait for them to end.
+ * `expiresAt` has passed. Some sweeps fall anywhere in the first nine days (Meta's retries and the claims'
+ * retention of 7 days both end in there), and one falls shortly before each body that arrives days late,
+ * when a record that expired too early would make a difference. Sweeps are background timers: a schedule
+ * does not wait for them.
  */
 import type { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
 import type { FaultTally } from './faults.ts';
@@ -12,6 +15,7 @@ const DAY_MS = 86_400_000;
 
 export function scheduleTtlSweeps(
   sweeps: number,
+  arrivals: readonly number[],
   options: {
     scheduler: Scheduler;
     model: DynamoDbModel;
@@ -22,24 +26,28 @@ export function scheduleTtlSweeps(
   },
 ): void {
   const { scheduler, model, tableName, random, faults, trace } = options;
-  for (let sweep = 0; sweep < sweeps; sweep++) {
+  const sweep = () => {
+    const deleted = model.expireItems(tableName, Math.floor(scheduler.now / 1000), 'expiresAt');
+    faults.add('ttl-deletion', deleted.length);
+    const keys = deleted.map((item) => item.pk?.S ?? '?');
+    trace.add(
+      scheduler.now,
+      'ttl',
+      'TTL sweep',
+      keys.length === 0 ? 'nothing expired' : `deleted ${keys.join(' ')}`,
+    );
+  };
+  const times = Array.from({ length: sweeps }, () => scheduler.now + random.int(0, 9 * DAY_MS));
+  for (const arrival of arrivals) {
+    if (arrival - scheduler.now > DAY_MS) times.push(arrival - random.int(1000, 30 * 60_000));
+  }
+  for (const at of times) {
     scheduler.schedule({
       worker: 'ttl',
       label: 'TTL sweep',
-      // Anywhere in the first nine days: Meta's retries and the claims' retention (7 days) both end in there.
-      delayMs: random.int(0, 9 * DAY_MS),
+      delayMs: at - scheduler.now,
       background: true,
-      complete: () => {
-        const deleted = model.expireItems(tableName, Math.floor(scheduler.now / 1000), 'expiresAt');
-        faults.add('ttl-deletion', deleted.length);
-        const keys = deleted.map((item) => item.pk?.S ?? '?');
-        trace.add(
-          scheduler.now,
-          'ttl',
-          'TTL sweep',
-          keys.length === 0 ? 'nothing expired' : `deleted ${keys.join(' ')}`,
-        );
-      },
+      complete: sweep,
     });
   }
 }

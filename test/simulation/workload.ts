@@ -126,12 +126,9 @@ function planOriginalBodies(random: Prng, events: readonly PlannedEvent[], start
   }
   return groups.map((group, index) => {
     const content = group.length === 0 ? [random.pick(events)] : group.slice(0, MAX_EVENTS_PER_BODY);
-    return planBody(
-      `body${index + 1}`,
-      random.shuffle(content),
-      startMs + random.int(0, 2 * SECOND),
-      'original',
-    );
+    // Most bodies within seconds; some an hour apart, so statuses of one message may arrive far out of order.
+    const sendAt = startMs + (random.chance(0.2) ? random.int(0, HOUR) : random.int(0, 2 * SECOND));
+    return planBody(`body${index + 1}`, random.shuffle(content), sendAt, 'original');
   });
 }
 
@@ -145,13 +142,13 @@ function planMetaRetry(
   const source = random.pick(originals);
   const keys = new Set(source.keys.filter(() => random.chance(0.6)));
   if (keys.size === 0) keys.add(random.pick(source.keys));
-  let firstSentAt = source.sendAt;
-  if (random.chance(0.3)) {
-    const other = random.pick(originals);
-    keys.add(random.pick(other.keys));
-    firstSentAt = Math.min(firstSentAt, other.sendAt);
-  }
+  if (random.chance(0.3)) keys.add(random.pick(random.pick(originals).keys));
+  // Meta retries an event for 7 days from the first time it sent it, in whichever body that was.
+  const firstSentAt = Math.min(
+    ...originals.filter((body) => body.keys.some((key) => keys.has(key))).map((body) => body.sendAt),
+  );
   const delay = random.pick([
+    () => random.int(SECOND, 10 * SECOND),
     () => random.int(SECOND, 10 * SECOND),
     () => random.int(10 * SECOND, MINUTE),
     () => random.int(MINUTE, HOUR),
