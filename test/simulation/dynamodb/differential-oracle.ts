@@ -1,7 +1,10 @@
 /**
  * Sends one raw request to DynamoDB Local and to the model and reduces both answers to what a caller can
  * observe: the returned attributes or item, or the error's name and, for a failed condition, its `Item`.
- * Sets compare without order (DynamoDB promises none), binaries as hex.
+ * Sets compare without order (DynamoDB promises none), binaries as hex, numbers by value: DynamoDB trims
+ * leading and trailing zeroes (developer guide, "Data types"), and so does the model, but DynamoDB Local
+ * trims only the top-level numbers of a PutItem: it keeps `1.50` as written in lists, maps and UpdateItem
+ * values, and adds 0.25 + 0.25 into `0.50`.
  */
 import {
   DeleteItemCommand,
@@ -11,6 +14,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue, RawItem } from './attribute-value.ts';
+import { canonicalNumber } from './decimal-number.ts';
 import type { RawRequest } from './differential-requests.ts';
 import type { DynamoDbModel } from './dynamodb-model.ts';
 
@@ -90,7 +94,8 @@ export function normalizedItem(item: RawItem): Record<string, unknown> {
 function normalizedValue(value: AttributeValue): unknown {
   if (value.B !== undefined) return { B: Buffer.from(value.B).toString('hex') };
   if (value.SS !== undefined) return { SS: [...value.SS].sort() };
-  if (value.NS !== undefined) return { NS: [...value.NS].sort() };
+  if (value.N !== undefined) return { N: canonicalNumber(value.N) };
+  if (value.NS !== undefined) return { NS: value.NS.map(canonicalNumber).sort() };
   if (value.BS !== undefined)
     return { BS: value.BS.map((bytes) => Buffer.from(bytes).toString('hex')).sort() };
   if (value.L !== undefined) return { L: value.L.map(normalizedValue) };

@@ -37,7 +37,8 @@ export interface RawRequest {
 // --- values -----------------------------------------------------------------------------------------------
 
 const strings = fc.constantFrom('', 'a', 'ab', 'b', 'é', 'z', '😀', '\uffff', 'processing', 'done');
-const canonicalNumbers = fc.constantFrom(
+// Other spellings of the same numbers (1.50, 1e1, -0, +2, .5) too: DynamoDB stores numbers trimmed.
+const numbers = fc.constantFrom(
   '0',
   '1',
   '2',
@@ -47,57 +48,49 @@ const canonicalNumbers = fc.constantFrom(
   '10',
   '0.25',
   '12345678901234567890',
+  '1.50',
+  '1e1',
+  '-0',
+  '+2',
+  '.5',
 );
-/**
- * Other spellings of the same numbers, which DynamoDB stores trimmed ("Leading and trailing zeroes are
- * trimmed", developer guide, data types). DynamoDB Local trims only top-level numbers of a PutItem: it keeps
- * `1.50` as written inside lists and maps and in every UpdateItem value (and ADD 1.50 + 2.50 gives `4.00`).
- * The model trims everywhere as AWS documents, so those spellings appear only where Local trims too, and in
- * conditions, which compare numbers by value.
- */
-const spelledNumbers = fc.oneof(canonicalNumbers, fc.constantFrom('1.50', '1e1', '-0', '+2', '.5', '0.250'));
-type Spelling = 'canonical' | 'any';
-const numbersOf = (spelling: Spelling) => (spelling === 'any' ? spelledNumbers : canonicalNumbers);
-
 const binaries = fc.constantFrom([0], [1, 2], [255], [1], [2]).map((bytes) => Uint8Array.from(bytes));
-const scalar = (spelling: Spelling): fc.Arbitrary<AttributeValue> =>
-  fc.oneof(
-    strings.map((S) => ({ S })),
-    numbersOf(spelling).map((N) => ({ N })),
-    binaries.map((B) => ({ B })),
-    fc.boolean().map((BOOL) => ({ BOOL })),
-    fc.constant({ NULL: true }),
-  );
+const scalar: fc.Arbitrary<AttributeValue> = fc.oneof(
+  strings.map((S) => ({ S })),
+  numbers.map((N) => ({ N })),
+  binaries.map((B) => ({ B })),
+  fc.boolean().map((BOOL) => ({ BOOL })),
+  fc.constant({ NULL: true }),
+);
 const stringSet = fc
   .uniqueArray(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 3 })
   .map((SS) => ({ SS }));
 // `2.0` beside `2` is a duplicate DynamoDB refuses.
-const numberSet = (spelling: Spelling) =>
-  fc
-    .uniqueArray(
-      spelling === 'any' ? fc.constantFrom('1', '2', '3', '2.0') : fc.constantFrom('1', '2', '3'),
-      {
-        minLength: 1,
-        maxLength: 3,
-      },
-    )
-    .map((NS) => ({ NS }));
+const numberSet = fc
+  .uniqueArray(
+    fc.oneof(
+      { weight: 9, arbitrary: fc.constantFrom('1', '2', '3') },
+      { weight: 1, arbitrary: fc.constant('2.0') },
+    ),
+    {
+      minLength: 1,
+      maxLength: 3,
+    },
+  )
+  .map((NS) => ({ NS }));
 const binarySet = fc
   .uniqueArray(fc.constantFrom('00', '0102', 'ff'), { minLength: 1, maxLength: 2 })
-  .map((hex) => ({
-    BS: hex.map((bytes) => Uint8Array.from(Buffer.from(bytes, 'hex'))),
-  }));
-const list = fc.array(scalar('canonical'), { maxLength: 2 }).map((L) => ({ L }));
-const map = fc.dictionary(fc.constantFrom('x', 'y'), scalar('canonical'), { maxKeys: 2 }).map((M) => ({ M }));
-const anyValue = (spelling: Spelling): fc.Arbitrary<AttributeValue> =>
-  fc.oneof(scalar(spelling), stringSet, numberSet(spelling), binarySet, list, map);
+  .map((hex) => ({ BS: hex.map((bytes) => Uint8Array.from(Buffer.from(bytes, 'hex'))) }));
+const list = fc.array(scalar, { maxLength: 2 }).map((L) => ({ L }));
+const map = fc.dictionary(fc.constantFrom('x', 'y'), scalar, { maxKeys: 2 }).map((M) => ({ M }));
+const anyValue: fc.Arbitrary<AttributeValue> = fc.oneof(scalar, stringSet, numberSet, binarySet, list, map);
 
-function valueOfType(type: string, spelling: Spelling = 'canonical'): fc.Arbitrary<AttributeValue> {
+function valueOfType(type: string): fc.Arbitrary<AttributeValue> {
   switch (type) {
     case 'S':
       return strings.map((S) => ({ S }));
     case 'N':
-      return numbersOf(spelling).map((N) => ({ N }));
+      return numbers.map((N) => ({ N }));
     case 'B':
       return binaries.map((B) => ({ B }));
     case 'BOOL':
@@ -105,7 +98,7 @@ function valueOfType(type: string, spelling: Spelling = 'canonical'): fc.Arbitra
     case 'SS':
       return stringSet;
     case 'NS':
-      return numberSet(spelling);
+      return numberSet;
     case 'L':
       return list;
     default:
@@ -114,10 +107,10 @@ function valueOfType(type: string, spelling: Spelling = 'canonical'): fc.Arbitra
 }
 
 /** Mostly a value of the attribute's usual type, sometimes anything (cross-type comparisons are false). */
-function valueFor(attribute: AttributeName, spelling: Spelling = 'canonical'): fc.Arbitrary<AttributeValue> {
+function valueFor(attribute: AttributeName): fc.Arbitrary<AttributeValue> {
   return fc.oneof(
-    { weight: 9, arbitrary: valueOfType(PREFERRED_TYPE[attribute], spelling) },
-    { weight: 1, arbitrary: anyValue(spelling) },
+    { weight: 9, arbitrary: valueOfType(PREFERRED_TYPE[attribute]) },
+    { weight: 1, arbitrary: anyValue },
   );
 }
 
@@ -130,6 +123,7 @@ interface NameRef {
 }
 
 type OperandSpec =
+  | { readonly op: 'group'; readonly inner: OperandSpec }
   | { readonly op: 'path'; readonly name: NameRef; readonly element?: 'x' | 0 }
   | { readonly op: 'value'; readonly value: AttributeValue }
   | { readonly op: 'size'; readonly name: NameRef };
@@ -156,9 +150,9 @@ type ConditionSpec =
       readonly c: 'AND' | 'OR';
       readonly left: ConditionSpec;
       readonly right: ConditionSpec;
-      readonly parens: boolean;
+      readonly parens: number;
     }
-  | { readonly c: 'NOT'; readonly inner: ConditionSpec; readonly parens: boolean };
+  | { readonly c: 'NOT'; readonly inner: ConditionSpec; readonly parens: number };
 
 const attributeName = fc.constantFrom(...ATTRIBUTES);
 // DynamoDB Local accepts `size` unescaped although the reserved words list it; the model refuses it, as
@@ -167,7 +161,7 @@ const nameRef: fc.Arbitrary<NameRef> = fc
   .record({ attribute: attributeName, plain: fc.nat({ max: 24 }).map((n) => n === 0) })
   .map((ref) => (ref.attribute === 'size' ? { ...ref, plain: false } : ref));
 
-const operand: fc.Arbitrary<OperandSpec> = fc.oneof(
+const ungroupedOperand: fc.Arbitrary<OperandSpec> = fc.oneof(
   { weight: 3, arbitrary: nameRef.map((name) => ({ op: 'path' as const, name })) },
   {
     weight: 1,
@@ -183,15 +177,41 @@ const operand: fc.Arbitrary<OperandSpec> = fc.oneof(
   },
   { weight: 1, arbitrary: nameRef.map((name) => ({ op: 'size' as const, name })) },
 );
+/** Now and then in parentheses, which DynamoDB accepts around any operand: `(a) = (:v)`. */
+const operand: fc.Arbitrary<OperandSpec> = fc.oneof(
+  { weight: 6, arbitrary: ungroupedOperand },
+  { weight: 1, arbitrary: ungroupedOperand.map((inner) => ({ op: 'group' as const, inner })) },
+);
+
+const ORDERABLE = new Set(['N', 'S', 'B']);
+const anyComparator = fc.constantFrom('=', '<>', '<', '<=', '>', '>=');
+/** Ordering a set, list, map or boolean is refused up front: rare, so that most conditions get evaluated. */
+const comparatorFor = (type: string) =>
+  ORDERABLE.has(type)
+    ? anyComparator
+    : fc.oneof({ weight: 9, arbitrary: fc.constantFrom('=', '<>') }, { weight: 1, arbitrary: anyComparator });
 
 /** Usually `path <op> value` of the path's usual type, which is what makes conditions pass and fail. */
 const pathAgainstValue = nameRef.chain((name) =>
   fc.record({
     c: fc.constant('compare' as const),
-    comparator: fc.constantFrom('=', '<>', '<', '<=', '>', '>='),
+    comparator: comparatorFor(PREFERRED_TYPE[name.attribute]),
     left: fc.constant<OperandSpec>({ op: 'path', name }),
-    right: valueFor(name.attribute, 'any').map((value): OperandSpec => ({ op: 'value', value })),
+    right: valueFor(name.attribute).map((value): OperandSpec => ({ op: 'value', value })),
   }),
+);
+
+/** Operands of BETWEEN: paths, size(), or numbers, strings and binaries (rarely anything else). */
+const rangeOperand: fc.Arbitrary<OperandSpec> = fc.oneof(
+  { weight: 3, arbitrary: nameRef.map((name) => ({ op: 'path' as const, name })) },
+  { weight: 1, arbitrary: nameRef.map((name) => ({ op: 'size' as const, name })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .oneof(valueOfType('N'), valueOfType('S'), valueOfType('B'))
+      .map((value) => ({ op: 'value' as const, value })),
+  },
+  { weight: 1, arbitrary: anyValue.map((value) => ({ op: 'value' as const, value })) },
 );
 
 const leafCondition: fc.Arbitrary<ConditionSpec> = fc.oneof(
@@ -200,14 +220,19 @@ const leafCondition: fc.Arbitrary<ConditionSpec> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       c: fc.constant('compare' as const),
-      comparator: fc.constantFrom('=', '<>', '<', '<=', '>', '>='),
+      comparator: fc.oneof(fc.constantFrom('=', '<>'), anyComparator),
       left: operand,
       right: operand,
     }),
   },
   {
     weight: 1,
-    arbitrary: fc.record({ c: fc.constant('between' as const), operand, lower: operand, upper: operand }),
+    arbitrary: fc.record({
+      c: fc.constant('between' as const),
+      operand: rangeOperand,
+      lower: rangeOperand,
+      upper: rangeOperand,
+    }),
   },
   {
     weight: 1,
@@ -245,9 +270,16 @@ const leafCondition: fc.Arbitrary<ConditionSpec> = fc.oneof(
     arbitrary: fc.record({
       c: fc.constant('contains' as const),
       name: nameRef,
-      element: fc.oneof(scalar('any'), stringSet),
+      element: fc.oneof(scalar, stringSet),
     }),
   },
+);
+
+/** How many pairs of parentheses around a compound condition; two is redundant, which DynamoDB refuses. */
+const parentheses = fc.oneof(
+  { weight: 10, arbitrary: fc.constant(0) },
+  { weight: 10, arbitrary: fc.constant(1) },
+  { weight: 1, arbitrary: fc.constant(2) },
 );
 
 const condition: fc.Arbitrary<ConditionSpec> = fc.letrec<{ node: ConditionSpec }>((tie) => ({
@@ -260,12 +292,12 @@ const condition: fc.Arbitrary<ConditionSpec> = fc.letrec<{ node: ConditionSpec }
         c: fc.constantFrom('AND' as const, 'OR' as const),
         left: tie('node'),
         right: tie('node'),
-        parens: fc.boolean(),
+        parens: parentheses,
       }),
     },
     {
       weight: 1,
-      arbitrary: fc.record({ c: fc.constant('NOT' as const), inner: tie('node'), parens: fc.boolean() }),
+      arbitrary: fc.record({ c: fc.constant('NOT' as const), inner: tie('node'), parens: parentheses }),
     },
   ),
 })).node;
@@ -273,7 +305,8 @@ const condition: fc.Arbitrary<ConditionSpec> = fc.letrec<{ node: ConditionSpec }
 type SetRightSide =
   | { readonly rhs: 'value'; readonly value: AttributeValue }
   | { readonly rhs: 'path'; readonly name: NameRef }
-  | { readonly rhs: 'if_not_exists'; readonly name: NameRef; readonly value: AttributeValue }
+  | { readonly rhs: 'if_not_exists'; readonly name: NameRef; readonly fallback: SetRightSide }
+  | { readonly rhs: 'group'; readonly inner: SetRightSide }
   | { readonly rhs: '+' | '-'; readonly left: SetRightSide; readonly right: SetRightSide }
   | { readonly rhs: 'list_append'; readonly first: SetRightSide; readonly second: SetRightSide };
 
@@ -282,62 +315,99 @@ type UpdateAction =
   | { readonly clause: 'REMOVE'; readonly target: NameRef }
   | { readonly clause: 'ADD' | 'DELETE'; readonly target: NameRef; readonly value: AttributeValue };
 
+const asValue = (value: AttributeValue): SetRightSide => ({ rhs: 'value', value });
+
+/** if_not_exists(name, fallback): the fallback a value, sometimes a path or another if_not_exists. */
+function ifNotExists(
+  name: fc.Arbitrary<NameRef>,
+  fallback: fc.Arbitrary<AttributeValue>,
+): fc.Arbitrary<SetRightSide> {
+  return fc.record({
+    rhs: fc.constant('if_not_exists' as const),
+    name,
+    fallback: fc.oneof(
+      { weight: 6, arbitrary: fallback.map(asValue) },
+      { weight: 1, arbitrary: nameRef.map((ref): SetRightSide => ({ rhs: 'path', name: ref })) },
+      {
+        weight: 1,
+        arbitrary: fc.record({ name: nameRef, value: fallback }).map(
+          ({ name: inner, value }): SetRightSide => ({
+            rhs: 'if_not_exists',
+            name: inner,
+            fallback: asValue(value),
+          }),
+        ),
+      },
+    ),
+  });
+}
+
+/** Now and then in parentheses: DynamoDB takes `(a) + :v`, `(if_not_exists(a, :v))`, `(:v + :w)`. */
+function sometimesGrouped(side: fc.Arbitrary<SetRightSide>): fc.Arbitrary<SetRightSide> {
+  return fc.oneof(
+    { weight: 6, arbitrary: side },
+    { weight: 1, arbitrary: side.map((inner): SetRightSide => ({ rhs: 'group', inner })) },
+  );
+}
+
 function setRightSide(target: AttributeName): fc.Arbitrary<SetRightSide> {
   const simple: fc.Arbitrary<SetRightSide> = fc.oneof(
-    { weight: 3, arbitrary: valueFor(target).map((value) => ({ rhs: 'value' as const, value })) },
+    { weight: 3, arbitrary: valueFor(target).map(asValue) },
     { weight: 1, arbitrary: nameRef.map((name) => ({ rhs: 'path' as const, name })) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        rhs: fc.constant('if_not_exists' as const),
-        name: nameRef,
-        value: valueFor(target),
-      }),
-    },
+    { weight: 2, arbitrary: ifNotExists(nameRef, valueFor(target)) },
   );
-  const numberOperand: fc.Arbitrary<SetRightSide> = fc.oneof(
-    valueOfType('N').map((value) => ({ rhs: 'value' as const, value })),
-    fc
-      .constantFrom('n', 'size')
-      .map((attribute) => ({ rhs: 'path' as const, name: { attribute, plain: false } })),
-    fc.record({
-      rhs: fc.constant('if_not_exists' as const),
-      name: fc.constant({ attribute: 'n' as const, plain: false }),
-      value: valueOfType('N'),
-    }),
+  const numberOperand: fc.Arbitrary<SetRightSide> = sometimesGrouped(
+    fc.oneof(
+      valueOfType('N').map(asValue),
+      fc
+        .constantFrom('n', 'size')
+        .map((attribute) => ({ rhs: 'path' as const, name: { attribute, plain: false } })),
+      ifNotExists(fc.constant({ attribute: 'n' as const, plain: false }), valueOfType('N')),
+    ),
   );
-  const listOperand: fc.Arbitrary<SetRightSide> = fc.oneof(
-    list.map((value) => ({ rhs: 'value' as const, value })),
-    fc.constant({ rhs: 'path' as const, name: { attribute: 'l' as const, plain: false } }),
-    fc.record({
-      rhs: fc.constant('if_not_exists' as const),
-      name: fc.constant({ attribute: 'l' as const, plain: false }),
-      value: list,
-    }),
+  const listValue = list.map(asValue);
+  // A list_append inside another is refused (list_append may only be a whole SET value).
+  const listOperand: fc.Arbitrary<SetRightSide> = sometimesGrouped(
+    fc.oneof(
+      { weight: 3, arbitrary: listValue },
+      {
+        weight: 2,
+        arbitrary: fc.constant({ rhs: 'path' as const, name: { attribute: 'l' as const, plain: false } }),
+      },
+      { weight: 2, arbitrary: ifNotExists(fc.constant({ attribute: 'l' as const, plain: false }), list) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(listValue, listValue)
+          .map(([first, second]): SetRightSide => ({ rhs: 'list_append', first, second })),
+      },
+    ),
   );
-  return fc.oneof(
-    { weight: 4, arbitrary: simple },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        rhs: fc.constantFrom('+' as const, '-' as const),
-        left: numberOperand,
-        right: numberOperand,
-      }),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.record({
-        rhs: fc.constant('list_append' as const),
-        first: listOperand,
-        second: listOperand,
-      }),
-    },
+  return sometimesGrouped(
+    fc.oneof(
+      { weight: 4, arbitrary: simple },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          rhs: fc.constantFrom('+' as const, '-' as const),
+          left: numberOperand,
+          right: numberOperand,
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          rhs: fc.constant('list_append' as const),
+          first: listOperand,
+          second: listOperand,
+        }),
+      },
+    ),
   );
 }
 
 function updateAction(target: NameRef): fc.Arbitrary<UpdateAction> {
-  const setValued = fc.oneof(numberSet('canonical'), stringSet, binarySet);
+  const setValued = fc.oneof(numberSet, stringSet, binarySet);
   return fc.oneof(
     {
       weight: 4,
@@ -349,14 +419,14 @@ function updateAction(target: NameRef): fc.Arbitrary<UpdateAction> {
       arbitrary: fc
         .oneof(
           { weight: 4, arbitrary: fc.oneof(valueOfType('N'), setValued) },
-          { weight: 1, arbitrary: anyValue('canonical') },
+          { weight: 1, arbitrary: anyValue },
         )
         .map((value) => ({ clause: 'ADD' as const, target, value })),
     },
     {
       weight: 1,
       arbitrary: fc
-        .oneof({ weight: 4, arbitrary: setValued }, { weight: 1, arbitrary: anyValue('canonical') })
+        .oneof({ weight: 4, arbitrary: setValued }, { weight: 1, arbitrary: anyValue })
         .map((value) => ({ clause: 'DELETE' as const, target, value })),
     },
   );
@@ -543,6 +613,8 @@ class Placeholders {
 
 function renderOperand(spec: OperandSpec, placeholders: Placeholders): string {
   switch (spec.op) {
+    case 'group':
+      return `(${renderOperand(spec.inner, placeholders)})`;
     case 'value':
       return placeholders.value(spec.value);
     case 'size':
@@ -573,15 +645,18 @@ function renderCondition(spec: ConditionSpec, placeholders: Placeholders): strin
     case 'contains':
       return `contains(${placeholders.name(spec.name)}, ${placeholders.value(spec.element)})`;
     case 'NOT': {
-      const text = `NOT ${renderCondition(spec.inner, placeholders)}`;
-      return spec.parens ? `(${text})` : text;
+      return parenthesized(`NOT ${renderCondition(spec.inner, placeholders)}`, spec.parens);
     }
     default: {
       // Without parentheses the text means what DynamoDB's precedence makes of it, on both sides alike.
       const text = `${renderCondition(spec.left, placeholders)} ${spec.c} ${renderCondition(spec.right, placeholders)}`;
-      return spec.parens ? `(${text})` : text;
+      return parenthesized(text, spec.parens);
     }
   }
+}
+
+function parenthesized(text: string, pairs: number): string {
+  return `${'('.repeat(pairs)}${text}${')'.repeat(pairs)}`;
 }
 
 function renderRightSide(spec: SetRightSide, placeholders: Placeholders): string {
@@ -591,7 +666,9 @@ function renderRightSide(spec: SetRightSide, placeholders: Placeholders): string
     case 'path':
       return placeholders.name(spec.name);
     case 'if_not_exists':
-      return `if_not_exists(${placeholders.name(spec.name)}, ${placeholders.value(spec.value)})`;
+      return `if_not_exists(${placeholders.name(spec.name)}, ${renderRightSide(spec.fallback, placeholders)})`;
+    case 'group':
+      return `(${renderRightSide(spec.inner, placeholders)})`;
     case 'list_append':
       return `list_append(${renderRightSide(spec.first, placeholders)}, ${renderRightSide(spec.second, placeholders)})`;
     default:

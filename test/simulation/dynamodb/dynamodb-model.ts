@@ -168,6 +168,7 @@ export class DynamoDbModel {
       throw validationError(
         "1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null",
       );
+    if (Object.hasOwn(rawItem, '')) throw validationError('Empty attribute name');
     const item = Object.fromEntries(
       Object.entries(rawItem).map(([name, value]) => [name, validatedValue(value)]),
     );

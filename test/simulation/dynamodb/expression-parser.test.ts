@@ -4,6 +4,7 @@ import { ExpressionPlaceholders, parseCondition, parseProjection, parseUpdate } 
 import type { Condition } from './expression-syntax.ts';
 
 const VALUES: Record<string, AttributeValue> = {
+  ':l': { L: [] },
   ':n': { N: '1' },
   ':m': { N: '5' },
   ':s': { S: 'a' },
@@ -69,6 +70,30 @@ describe('condition precedence', () => {
       new ExpressionPlaceholders(names, values),
     );
     expect(shape(tree)).toBe('((attribute_not_exists OR #expiresAt) OR (#state AND #leaseUntil))');
+  });
+});
+
+describe('parentheses', () => {
+  it('accepts a grouped operand where a grouped condition does not fit', () => {
+    expect(condition('(a) = (:n)')).toMatchObject({
+      kind: 'comparison',
+      left: { kind: 'path' },
+      right: { kind: 'value' },
+    });
+    expect(condition('(size(a)) BETWEEN (:n) AND :m')).toMatchObject({
+      kind: 'between',
+      operand: { kind: 'size' },
+    });
+    expect(shape(condition('(a = :n) AND (NOT (b = :n))'))).toBe('(a AND NOT b)');
+  });
+
+  it('refuses parentheses that only wrap other parentheses, as DynamoDB does', () => {
+    expect(validationMessage(() => condition('((a = :n))'))).toContain('redundant parentheses');
+    expect(validationMessage(() => condition('NOT ((a = :n))'))).toContain('redundant parentheses');
+    expect(validationMessage(() => condition('((a)) = :n'))).toContain('redundant parentheses');
+    expect(shape(condition('((a = :n) OR (b = :n))'))).toBe('(a OR b)');
+    // The parentheses of IN belong to its syntax: the operand inside may have its own.
+    expect(condition('a IN ((:n))')).toMatchObject({ kind: 'in' });
   });
 });
 
@@ -165,6 +190,26 @@ describe('update expressions', () => {
     expect(validationMessage(() => update('DELETE a :n'))).toContain('operator or function: DELETE');
     expect(validationMessage(() => update('SET a = size(b)'))).toContain('not allowed in an update');
     expect(validationMessage(() => update('SET a = b + :s'))).toContain('operator or function: +');
+  });
+
+  it('takes grouped SET values and list_append only as a whole value', () => {
+    expect(update('SET a = (b) + :n').set[0]?.value).toMatchObject({ kind: 'arithmetic' });
+    expect(update('SET a = (:n + :m)').set[0]?.value).toMatchObject({ kind: 'arithmetic' });
+    expect(validationMessage(() => update('SET a = (:n + :m) + :n'))).toContain('Syntax error');
+    expect(update('SET a = list_append(if_not_exists(a, :l), :l)').set[0]?.value).toMatchObject({
+      kind: 'list_append',
+    });
+    expect(validationMessage(() => update('SET a = list_append(list_append(:l, :l), :l)'))).toContain(
+      'not allowed',
+    );
+    expect(validationMessage(() => update('SET a = if_not_exists(a, list_append(:l, :l))'))).toContain(
+      'not allowed',
+    );
+    expect(validationMessage(() => update('SET a = if_not_exists(b, :n + :m)'))).toContain('Syntax error');
+    expect(validationMessage(() => update('SET a = if_not_exists(b, b)'))).toContain(
+      'first operand must be distinct',
+    );
+    expect(validationMessage(() => update('SET a = ((:n))'))).toContain('redundant parentheses');
   });
 
   it('parses projections as a list of paths', () => {

@@ -137,6 +137,17 @@ function tokenize(text: string, expression: ExpressionKind): Token[] {
   return tokens;
 }
 
+function matchParentheses(tokens: readonly Token[]): Map<number, number> {
+  const closing = new Map<number, number>();
+  const open: number[] = [];
+  tokens.forEach((token, i) => {
+    if (token.type !== 'symbol') return;
+    if (token.text === '(') open.push(i);
+    if (token.text === ')' && open.length > 0) closing.set(open.pop() as number, i);
+  });
+  return closing;
+}
+
 const COMPARATORS: readonly string[] = ['=', '<>', '<', '<=', '>', '>='];
 const ORDERABLE_TYPES: readonly AttributeType[] = ['N', 'S', 'B'];
 const CONDITION_FUNCTIONS = [
@@ -153,6 +164,8 @@ const CLAUSES: readonly Clause[] = ['SET', 'REMOVE', 'ADD', 'DELETE'];
 
 class Parser {
   private readonly tokens: Token[];
+  /** Token index of each `(` → token index of its `)`. */
+  private readonly closingParenthesis: Map<number, number>;
   private index = 0;
 
   constructor(
@@ -162,6 +175,7 @@ class Parser {
   ) {
     if (text.trim() === '') throw invalid(expression, 'The expression can not be empty;');
     this.tokens = tokenize(text, expression);
+    this.closingParenthesis = matchParentheses(this.tokens);
   }
 
   // --- conditions -------------------------------------------------------------------------------------
@@ -184,10 +198,14 @@ class Parser {
   }
 
   private predicate(): Condition {
-    if (this.acceptSymbol('(')) {
-      const inner = this.condition();
-      this.expectSymbol(')');
-      return inner;
+    // `(` opens a grouped condition, or a grouped operand as in `(a) = :v`: try the first, then the second.
+    if (this.peek().text === '(') {
+      const grouped = this.attempt(() => {
+        const inner = this.group(() => this.condition());
+        if (this.startsComparison()) throw this.syntaxError(this.peek());
+        return inner;
+      });
+      if (grouped !== undefined) return grouped;
     }
     const token = this.peek();
     if (
@@ -298,6 +316,7 @@ class Parser {
   }
 
   private conditionOperand(): Operand {
+    if (this.peek().text === '(') return this.group(() => this.conditionOperand());
     const token = this.peek();
     if (token.type === 'value') return this.valueOperand();
     if (token.type === 'identifier' && this.peek(1).text === '(') {
@@ -384,20 +403,34 @@ class Parser {
     return update;
   }
 
+  /**
+   * A SET value: an operand, or `operand + operand`, or `operand - operand`, or a grouped value. DynamoDB
+   * accepts `(a) + :v` and `(:v + :w)` but not `(:v + :w) + :x`, and list_append only as the whole value.
+   */
   private setValue(): Operand {
-    const left = this.setOperand();
-    const operator = this.peek();
-    if (operator.type === 'symbol' && (operator.text === '+' || operator.text === '-')) {
-      this.advance();
-      const right = this.setOperand();
-      this.requireStaticType(left, operator.text, ['N']);
-      this.requireStaticType(right, operator.text, ['N']);
-      return { kind: 'arithmetic', operator: operator.text, left, right };
+    if (this.peek().text === '(') {
+      const operandFirst = this.attempt(() => this.arithmeticOrOperand());
+      if (operandFirst !== undefined) return operandFirst;
+      return this.group(() => this.setValue());
     }
-    return left;
+    return this.arithmeticOrOperand();
   }
 
-  private setOperand(): Operand {
+  private arithmeticOrOperand(): Operand {
+    const left = this.setOperand(true);
+    const operator = this.peek();
+    if (operator.type !== 'symbol' || (operator.text !== '+' && operator.text !== '-')) return left;
+    if (left.kind === 'list_append') throw this.misplacedFunction('list_append');
+    this.advance();
+    const right = this.setOperand(false);
+    this.requireStaticType(left, operator.text, ['N']);
+    this.requireStaticType(right, operator.text, ['N']);
+    return { kind: 'arithmetic', operator: operator.text, left, right };
+  }
+
+  /** `whole`: the operand is the entire SET value, the only place list_append may stand. */
+  private setOperand(whole: boolean): Operand {
+    if (this.peek().text === '(') return this.group(() => this.setOperand(whole));
     const token = this.peek();
     if (token.type === 'value') return this.valueOperand();
     if (token.type === 'identifier' && this.peek(1).text === '(') {
@@ -409,17 +442,21 @@ class Parser {
             )
           : invalid(this.expression, `Invalid function name; function: ${token.text}`);
       }
+      if (token.text === 'list_append' && !whole) throw this.misplacedFunction(token.text);
       this.advance();
       this.expectSymbol('(');
       let operand: Operand;
       if (token.text === 'if_not_exists') {
-        const path = this.requirePath(this.setOperand(), token.text);
+        const target = this.setOperand(false);
+        const path = this.requirePath(target, token.text);
         this.expectSymbol(',');
-        operand = { kind: 'if_not_exists', path, fallback: this.setValue() };
+        const fallback = this.setOperand(false);
+        this.requireDistinct(token.text, target, [fallback]);
+        operand = { kind: 'if_not_exists', path, fallback };
       } else {
-        const first = this.setOperand();
+        const first = this.setOperand(false);
         this.expectSymbol(',');
-        const second = this.setOperand();
+        const second = this.setOperand(false);
         this.requireStaticType(first, token.text, ['L']);
         this.requireStaticType(second, token.text, ['L']);
         operand = { kind: 'list_append', first, second };
@@ -428,6 +465,13 @@ class Parser {
       return operand;
     }
     return { kind: 'path', path: this.path() };
+  }
+
+  private misplacedFunction(name: string) {
+    return invalid(
+      this.expression,
+      `The function is not allowed to be used this way in an expression; function: ${name}`,
+    );
   }
 
   // --- shared -----------------------------------------------------------------------------------------
@@ -490,6 +534,43 @@ class Parser {
   expectEnd(): void {
     const token = this.peek();
     if (token.type !== 'end') throw this.syntaxError(token);
+  }
+
+  /** `( inner )`; DynamoDB refuses a group that only wraps another group: `((a = :v))`. */
+  private group<T>(inner: () => T): T {
+    const open = this.index;
+    this.expectSymbol('(');
+    const close = this.closingParenthesis.get(open);
+    if (
+      this.peek().text === '(' &&
+      close !== undefined &&
+      this.closingParenthesis.get(open + 1) === close - 1
+    ) {
+      throw invalid(this.expression, 'The expression has redundant parentheses;');
+    }
+    const value = inner();
+    this.expectSymbol(')');
+    return value;
+  }
+
+  /** Runs one reading of the tokens ahead; on a ValidationException, rewinds and returns undefined. */
+  private attempt<T>(parse: () => T): T | undefined {
+    const start = this.index;
+    try {
+      return parse();
+    } catch (error) {
+      if ((error as Error).name !== 'ValidationException') throw error;
+      this.index = start;
+      return undefined;
+    }
+  }
+
+  private startsComparison(): boolean {
+    const token = this.peek();
+    return (
+      (token.type === 'symbol' && COMPARATORS.includes(token.text)) ||
+      (token.type === 'identifier' && ['BETWEEN', 'IN'].includes(token.text.toUpperCase()))
+    );
   }
 
   private requirePath(operand: Operand, functionName: string): DocumentPath {
