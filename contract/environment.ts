@@ -29,6 +29,13 @@ export const ENV = {
   effectsJournal: 'LOCAL_EFFECTS_JOURNAL',
 } as const;
 
+/**
+ * When the consumer records statuses in the status ledger (docs/design.md §3): `with-handler` only when an
+ * `onStatus` handler exists, `always` for every status (for the ledger view alone).
+ */
+export const STATUS_LEDGER_MODES = ['with-handler', 'always'] as const;
+export type StatusLedgerMode = (typeof STATUS_LEDGER_MODES)[number];
+
 /** The JSON stored in the Secrets Manager secret. */
 export interface WebhookSecretValue {
   /** One or more Meta app secrets; several at once during rotation or with two apps on one WABA. */
@@ -111,7 +118,7 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
   /** Local stack and tests only: the file the shipped example handler journals each effect to. */
   readonly effectsJournal?: string;
   /** No variable when absent (the consumer's default, `with-handler`). */
-  readonly statusLedger?: 'with-handler' | 'always';
+  readonly statusLedger?: StatusLedgerMode;
   /** No variable when absent (the consumer's default, true). */
   readonly claimUnhandledEvents?: boolean;
 }

@@ -2,12 +2,21 @@
  * Secure defaults for every AWS resource of the construct, kept in one place so that a reviewer can check
  * them at a glance and a prop can only loosen them on purpose.
  */
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Billing, type TablePropsV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { SecretProps } from 'aws-cdk-lib/aws-secretsmanager';
 import { QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
+
+/** The repository root: the functions are bundled from here, by entry path (the CDK code never imports them). */
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const RECEIVER_ENTRY = path.join(PROJECT_ROOT, 'functions', 'receiver.ts');
+/** The consumer with this project's handlers (`functions/webhook-handlers.ts`); `consumerEntry` replaces it. */
+export const DEFAULT_CONSUMER_ENTRY = path.join(PROJECT_ROOT, 'functions', 'consumer.ts');
 
 /**
  * Newest Node.js runtime this aws-cdk-lib knows (cdk-nag AwsSolutions-L1 checks exactly this). Pinned rather
@@ -64,6 +73,37 @@ export const DEFAULT_CONSUMER_MEMORY_MB = 512;
  */
 export const DEFAULT_THROTTLING_RATE_LIMIT = 1_000;
 export const DEFAULT_THROTTLING_BURST_LIMIT = 2_000;
+
+/**
+ * The access log of the webhook route. `routeKey` and `$context.path` leave out the query string, which
+ * carries `hub.verify_token` on the subscription handshake.
+ */
+export const HTTP_API_ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTimeEpoch',
+  sourceIp: '$context.identity.sourceIp',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+} as const;
+
+/**
+ * The webhook secret created when no existing one is named: a generated verify token (32 characters, no
+ * punctuation, so that it can be typed in the Meta app) and an empty list of app secrets for the user to fill.
+ */
+export const WEBHOOK_SECRET_DEFAULTS = {
+  description:
+    'WhatsApp webhook: {"appSecrets": ["<Meta app secret>", ...], "verifyToken": "<token typed in the Meta app>"}',
+  generateSecretString: {
+    secretStringTemplate: JSON.stringify({ appSecrets: [] }),
+    generateStringKey: 'verifyToken',
+    excludePunctuation: true,
+    passwordLength: 32,
+  },
+} as const satisfies SecretProps;
 
 /** SQS queue and DLQ: encrypted at rest with SQS-managed keys (no KMS cost or key policy), TLS only. */
 export const QUEUE_DEFAULTS = {

@@ -8,7 +8,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { ENV, getChoiceFromEnv, getNumberFromEnv, getStringFromEnv } from '../../contract/environment.ts';
+import {
+  ENV,
+  getChoiceFromEnv,
+  getNumberFromEnv,
+  getStringFromEnv,
+  STATUS_LEDGER_MODES,
+  type StatusLedgerMode,
+} from '../../contract/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { ClaimStore } from '../claims/claim-store.ts';
@@ -20,7 +27,7 @@ import type { CompletionRetryPolicy } from './complete-with-retry.ts';
 import { createDeadLetterQuarantine } from './dead-letter-quarantine.ts';
 import type { WebhookHandlers } from './handler-api.ts';
 import { createSqsBatchHandler } from './sqs-batch-handler.ts';
-import { type StatusLedgerMode, WebhookConsumer } from './webhook-consumer.ts';
+import { WebhookConsumer } from './webhook-consumer.ts';
 
 export interface ConsumerConfig {
   readonly tableName: string;
@@ -67,7 +74,7 @@ export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Con
       DEFAULT_SETTINGS.maximumMessageSizeBytes,
       env,
     ),
-    statusLedger: getChoiceFromEnv(ENV.statusLedger, ['with-handler', 'always'], 'with-handler', env),
+    statusLedger: getChoiceFromEnv(ENV.statusLedger, STATUS_LEDGER_MODES, 'with-handler', env),
     claimUnhandledEvents:
       getChoiceFromEnv(ENV.claimUnhandledEvents, ['true', 'false'], 'true', env) === 'true',
   };

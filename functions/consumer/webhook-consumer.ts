@@ -17,6 +17,7 @@
  * quarantined.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { StatusLedgerMode } from '../../contract/environment.ts';
 import { ConsumerFieldMetric, ConsumerMetric } from '../../contract/metric-names.ts';
 import type {
   BatchClaimResult,
@@ -65,8 +66,6 @@ export interface StatusRecorder {
 }
 
 export type ConsumerClaims = Pick<ClaimStore, 'claimMany' | 'complete' | 'release'>;
-
-export type StatusLedgerMode = 'with-handler' | 'always';
 
 /** A failed record and when it should become visible again, in seconds from now. */
 export interface RecordRedelivery {

@@ -49,6 +49,8 @@ describe('custom props', () => {
         receiverMemorySize: 1024,
         consumerMemorySize: 256,
         dashboardName: 'whatsapp-webhooks',
+        statusLedger: 'always',
+        claimUnhandledEvents: false,
         alarmThresholds: {
           period: Duration.minutes(1),
           oldestMessageAgeSeconds: 120,
@@ -76,6 +78,8 @@ describe('custom props', () => {
           [ENV.leaseMarginMs]: '5000',
           [ENV.keyNamespace]: 'crm-sync',
           [ENV.maximumMessageSizeBytes]: '1048576',
+          [ENV.statusLedger]: 'always',
+          [ENV.claimUnhandledEvents]: 'false',
           POWERTOOLS_LOG_LEVEL: 'DEBUG',
         }),
       },
@@ -230,6 +234,11 @@ describe('unsafe props are refused at synth time', () => {
       /keyNamespace "crm#sync" must be 1 to 64/,
     ],
     ['a zero rate limit', { throttlingRateLimit: 0 }, /throttlingRateLimit must be > 0/],
+    [
+      'a status ledger mode the consumer does not know',
+      { statusLedger: 'sometimes' as 'always' },
+      /statusLedger is "sometimes": use one of with-handler, always/,
+    ],
     ['an empty secret name', { existingSecretName: ' ' }, /existingSecretName is empty/],
   ])('%s', (_case, props, message) => {
     expect(build(props)).toThrow(UnsafeSettingsError);

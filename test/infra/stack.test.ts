@@ -97,7 +97,7 @@ describe('Lambda functions', () => {
     });
   });
 
-  it('give the consumer the table, retention, lease margin, DLQ and size limit, and no namespace by default', () => {
+  it('give the consumer the table, retention, lease margin, DLQ and size limit, and no namespace, ledger mode or unhandled-event choice by default', () => {
     const variables =
       template.findResources('AWS::Lambda::Function')[consumerId]?.Properties.Environment.Variables;
     expect(variables).toMatchObject({
@@ -108,6 +108,9 @@ describe('Lambda functions', () => {
       [ENV.maximumMessageSizeBytes]: String(defaults.maximumMessageSizeBytes),
     });
     expect(variables).not.toHaveProperty(ENV.keyNamespace);
+    // Absent, the consumer uses its own defaults: the ledger with an onStatus handler, unhandled events claimed.
+    expect(variables).not.toHaveProperty(ENV.statusLedger);
+    expect(variables).not.toHaveProperty(ENV.claimUnhandledEvents);
     expect(variables).not.toHaveProperty(ENV.webhookSecretId);
   });
 
