@@ -13,7 +13,7 @@ import { ENV, getNumberFromEnv, getStringFromEnv } from '../contract/environment
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../contract/settings.ts';
 import { sdkClientConfig } from './commons/sdk-client-config.ts';
-import { SqsDeliveryQueue } from './queue/delivery-queue.ts';
+import { SqsDeliveryQueue } from './queue/sqs-delivery-queue.ts';
 import {
   type ReceiverDependencies,
   receiveWebhook,

@@ -21,7 +21,7 @@ import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { ClaimStore } from '../claims/claim-store.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
 import { StatusLedger } from '../ledger/status-ledger.ts';
-import { SqsDeadLetterQueue } from '../queue/delivery-queue.ts';
+import { SqsDeadLetterQueue } from '../queue/sqs-dead-letter-queue.ts';
 import { SqsRedeliveryScheduler } from '../queue/sqs-redelivery-scheduler.ts';
 import type { CompletionRetryPolicy } from './complete-with-retry.ts';
 import { createDeadLetterQuarantine } from './dead-letter-quarantine.ts';

@@ -1,5 +1,5 @@
 import type { BodyRejection } from '../events/types.ts';
-import type { DeliveryQueuePort } from '../queue/delivery-queue.ts';
+import type { DeliveryQueuePort } from '../queue/delivery-queue-port.ts';
 import type { QuarantineBody } from './webhook-consumer.ts';
 
 /** Time the consumer gives the DLQ write (with its own retries) before it fails the record instead. */

@@ -16,7 +16,7 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ReceiverMetric } from '../../contract/metric-names.ts';
-import type { DeliveryMeta, DeliveryQueuePort } from '../queue/delivery-queue.ts';
+import type { DeliveryMeta, DeliveryQueuePort } from '../queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../queue/errors.ts';
 import { WebhookSecretsMisconfiguredError } from './errors.ts';
 import { readDelivery } from './read-delivery.ts';

@@ -28,7 +28,7 @@ import {
   WebhookConsumer,
 } from '../../functions/consumer/webhook-consumer.ts';
 import { StatusLedger, type StatusLedgerChange } from '../../functions/ledger/status-ledger.ts';
-import { SqsDeadLetterQueue } from '../../functions/queue/delivery-queue.ts';
+import { SqsDeadLetterQueue } from '../../functions/queue/sqs-dead-letter-queue.ts';
 import { SqsRedeliveryScheduler } from '../../functions/queue/sqs-redelivery-scheduler.ts';
 import type { BatchFunction } from './lambda-event-source.ts';
 

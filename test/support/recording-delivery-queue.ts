@@ -8,7 +8,7 @@ import type {
   EnqueueResult,
   QuarantineReason,
   QuarantineResult,
-} from '../../functions/queue/delivery-queue.ts';
+} from '../../functions/queue/delivery-queue-port.ts';
 
 export interface QuarantinedBody {
   readonly raw: Buffer;

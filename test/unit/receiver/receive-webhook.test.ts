@@ -5,7 +5,7 @@ import type {
   DeliveryQueuePort,
   EnqueueResult,
   QuarantineReason,
-} from '../../../functions/queue/delivery-queue.ts';
+} from '../../../functions/queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../../../functions/queue/errors.ts';
 import { WebhookSecretsUnavailableError } from '../../../functions/receiver/errors.ts';
 import {

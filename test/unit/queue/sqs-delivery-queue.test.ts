@@ -7,15 +7,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  attributesBytes,
-  DEFAULT_RETRY_POLICY,
-  type DeliveryMeta,
-  MAX_BATCH_ENTRIES,
-  SqsDeadLetterQueue,
-  SqsDeliveryQueue,
-} from '../../../functions/queue/delivery-queue.ts';
+import type { DeliveryMeta } from '../../../functions/queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../../../functions/queue/errors.ts';
+import { attributesBytes } from '../../../functions/queue/outgoing-message.ts';
+import { DEFAULT_RETRY_POLICY, MAX_BATCH_ENTRIES } from '../../../functions/queue/sqs-batch-sender.ts';
+import { SqsDeadLetterQueue } from '../../../functions/queue/sqs-dead-letter-queue.ts';
+import { SqsDeliveryQueue } from '../../../functions/queue/sqs-delivery-queue.ts';
 
 const sqsMock = mockClient(SQSClient);
 afterEach(() => sqsMock.reset());

@@ -1,0 +1,50 @@
+/**
+ * One SQS message as the adapters send it: body and attributes, sized as SQS counts them against the message
+ * size limit, with the attributes every delivery and quarantine message carries.
+ */
+import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
+import type { DeliveryMeta } from './delivery-queue-port.ts';
+
+/**
+ * Bytes of every delivery message's size budget kept for our message attributes (SQS counts each attribute's
+ * name, type and value against the message size limit). A delivery part's attributes take at most ~160.
+ */
+export const MESSAGE_ATTRIBUTES_RESERVE_BYTES = 256;
+
+const MAX_DELIVERY_ID_LENGTH = 64;
+
+export interface OutgoingMessage {
+  readonly body: string;
+  readonly attributes: Record<string, MessageAttributeValue>;
+  readonly bytes: number;
+}
+
+export function outgoing(body: string, attributes: Record<string, MessageAttributeValue>): OutgoingMessage {
+  return { body, attributes, bytes: Buffer.byteLength(body, 'utf8') + attributesBytes(attributes) };
+}
+
+export function commonAttributes(meta: DeliveryMeta): Record<string, MessageAttributeValue> {
+  return {
+    receivedAt: stringAttribute(meta.receivedAt),
+    deliveryId: stringAttribute(meta.deliveryId.slice(0, MAX_DELIVERY_ID_LENGTH) || '-'),
+  };
+}
+
+export const stringAttribute = (value: string): MessageAttributeValue => ({
+  DataType: 'String',
+  StringValue: value,
+});
+export const numberAttribute = (value: number): MessageAttributeValue => ({
+  DataType: 'Number',
+  StringValue: String(value),
+});
+
+/** What SQS counts for message attributes: each name, data type and value. */
+export function attributesBytes(attributes: Record<string, MessageAttributeValue>): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(attributes)) {
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '');
+    bytes += Buffer.byteLength(value.StringValue ?? '') + (value.BinaryValue?.byteLength ?? 0);
+  }
+  return bytes;
+}

@@ -1,0 +1,168 @@
+/**
+ * Sends messages to one queue in SendMessageBatch calls: packs them in order into batches that fit SQS's
+ * entry and size limits, retries the entries that failed for a reason a retry can fix (full-jitter backoff,
+ * bounded by attempts and by the caller's deadline) and reports those SQS refused as the sender's fault.
+ */
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandOutput,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { DeliveryMeta } from './delivery-queue-port.ts';
+import { EnqueueFailedError } from './errors.ts';
+import type { OutgoingMessage } from './outgoing-message.ts';
+
+export interface RetryPolicy {
+  /** Calls per message, the first included. */
+  readonly maxAttempts: number;
+  /** Full-jitter exponential backoff: a retry waits random(0, min(maxDelayMs, baseDelayMs × 2^(retry−1))). */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/**
+ * 5 calls, waits of at most 50 + 100 + 200 + 400 ms: a throttled queue usually recovers within that, and a
+ * queue that does not is better reported to Meta (5xx, it retries for days) than waited for. The caller's
+ * `retryDeadline` bounds the total time as well.
+ */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 50, maxDelayMs: 800 };
+
+/** SendMessageBatch takes at most 10 entries (SQS quota). */
+export const MAX_BATCH_ENTRIES = 10;
+
+export interface SqsBatchSenderOptions {
+  readonly sqs: SQSClient;
+  /** The queues' `MaximumMessageSize`: the limit of one message and of one batch request (body + attributes). */
+  readonly maximumMessageSizeBytes: number;
+  readonly retryPolicy?: RetryPolicy;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+  readonly now?: () => number;
+}
+
+/** A message SQS refused as the sender's fault: its index in the `sendAll` call and the SQS error code. */
+export interface RefusedMessage {
+  readonly index: number;
+  readonly code: string;
+}
+
+export class SqsBatchSender {
+  readonly #options: SqsBatchSenderOptions;
+  readonly #retryPolicy: RetryPolicy;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #random: () => number;
+  readonly #now: () => number;
+
+  constructor(options: SqsBatchSenderOptions) {
+    this.#options = options;
+    this.#retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Sends every message, retrying only those that failed for a reason a retry can fix. */
+  async sendAll(
+    queueUrl: string,
+    queue: 'delivery' | 'dead-letter',
+    messages: readonly OutgoingMessage[],
+    meta: DeliveryMeta,
+  ): Promise<RefusedMessage[]> {
+    for (const message of messages) {
+      if (message.bytes > this.#options.maximumMessageSizeBytes) {
+        throw new RangeError(
+          `A ${queue} message of ${message.bytes} bytes exceeds ${this.#options.maximumMessageSizeBytes}.`,
+        );
+      }
+    }
+    const rejected: RefusedMessage[] = [];
+    let pending = messages.map((_, index) => index);
+    let lastError = '';
+    for (let attempt = 1; ; attempt++) {
+      const outcomes = await Promise.all(
+        this.#packBatches(messages, pending).map((batch) => this.#sendBatch(queueUrl, messages, batch)),
+      );
+      pending = [];
+      for (const outcome of outcomes) {
+        pending.push(...outcome.retryable);
+        rejected.push(...outcome.rejected);
+        if (outcome.lastError !== undefined) lastError = outcome.lastError;
+      }
+      if (pending.length === 0) break;
+      if (attempt >= this.#retryPolicy.maxAttempts) break;
+      const delay = this.#backoff(attempt);
+      if (this.#now() + delay >= meta.retryDeadline) break;
+      await this.#sleep(delay);
+    }
+    if (pending.length > 0) throw new EnqueueFailedError(queue, pending.length, messages.length, lastError);
+    return rejected.sort((a, b) => a.index - b.index);
+  }
+
+  #backoff(retry: number): number {
+    const { baseDelayMs, maxDelayMs } = this.#retryPolicy;
+    return Math.floor(this.#random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (retry - 1)));
+  }
+
+  /** Groups messages in order into batches of ≤ 10 entries whose bodies and attributes fit one request. */
+  #packBatches(messages: readonly OutgoingMessage[], indexes: readonly number[]): number[][] {
+    const batches: number[][] = [];
+    let batch: number[] = [];
+    let batchBytes = 0;
+    for (const index of indexes) {
+      const bytes = messages[index]?.bytes ?? 0;
+      if (
+        batch.length === MAX_BATCH_ENTRIES ||
+        (batch.length > 0 && batchBytes + bytes > this.#options.maximumMessageSizeBytes)
+      ) {
+        batches.push(batch);
+        batch = [];
+        batchBytes = 0;
+      }
+      batch.push(index);
+      batchBytes += bytes;
+    }
+    if (batch.length > 0) batches.push(batch);
+    return batches;
+  }
+
+  async #sendBatch(
+    queueUrl: string,
+    messages: readonly OutgoingMessage[],
+    batch: readonly number[],
+  ): Promise<{ retryable: number[]; rejected: RefusedMessage[]; lastError?: string }> {
+    const entries: SendMessageBatchRequestEntry[] = batch.map((index) => ({
+      Id: `m${index}`,
+      MessageBody: messages[index]?.body,
+      MessageAttributes: messages[index]?.attributes,
+    }));
+    let response: SendMessageBatchCommandOutput;
+    try {
+      response = await this.#options.sqs.send(
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }),
+      );
+    } catch (error) {
+      // The whole call failed (throttled, 5xx, network, timeout): every entry of it may be retried.
+      return { retryable: [...batch], rejected: [], lastError: errorName(error) };
+    }
+    const succeeded = new Set((response.Successful ?? []).map((entry) => entry.Id));
+    const failures = new Map((response.Failed ?? []).map((entry) => [entry.Id, entry]));
+    const retryable: number[] = [];
+    const rejected: RefusedMessage[] = [];
+    let lastError: string | undefined;
+    for (const index of batch) {
+      const id = `m${index}`;
+      if (succeeded.has(id)) continue;
+      const failure = failures.get(id);
+      const code = failure?.Code ?? 'MissingFromResponse';
+      lastError = code;
+      if (failure?.SenderFault === true && !/throttl/i.test(code)) rejected.push({ index, code });
+      else retryable.push(index);
+    }
+    return lastError === undefined ? { retryable, rejected } : { retryable, rejected, lastError };
+  }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'UnknownError';
+}

@@ -1,0 +1,88 @@
+/**
+ * The dead-letter queue, written directly: both functions quarantine bodies here through this class (the
+ * receiver through `SqsDeliveryQueue`), so that a quarantined body looks the same whichever side put it there.
+ */
+import { randomUUID } from 'node:crypto';
+import type {
+  DeliveryMeta,
+  DeliveryQueuePort,
+  QuarantineReason,
+  QuarantineResult,
+} from './delivery-queue-port.ts';
+import { EnqueueFailedError } from './errors.ts';
+import {
+  attributesBytes,
+  commonAttributes,
+  MESSAGE_ATTRIBUTES_RESERVE_BYTES,
+  numberAttribute,
+  type OutgoingMessage,
+  outgoing,
+  stringAttribute,
+} from './outgoing-message.ts';
+import { SqsBatchSender, type SqsBatchSenderOptions } from './sqs-batch-sender.ts';
+
+export interface SqsDeadLetterQueueOptions extends SqsBatchSenderOptions {
+  readonly deadLetterQueueUrl: string;
+}
+
+/** The dead-letter queue alone: the consumer quarantines but never enqueues deliveries. */
+export class SqsDeadLetterQueue implements Pick<DeliveryQueuePort, 'quarantine'> {
+  readonly #options: SqsDeadLetterQueueOptions;
+  readonly #sender: SqsBatchSender;
+
+  constructor(options: SqsDeadLetterQueueOptions) {
+    if (options.maximumMessageSizeBytes <= MESSAGE_ATTRIBUTES_RESERVE_BYTES * 2) {
+      throw new RangeError(`maximumMessageSizeBytes ${options.maximumMessageSizeBytes} is too small.`);
+    }
+    this.#options = options;
+    this.#sender = new SqsBatchSender(options);
+  }
+
+  /**
+   * Body: the base64 of the raw bytes, lossless for any bytes (SQS refuses some characters and all invalid
+   * UTF-8). Attributes: `reason`, `contentEncoding=base64`, `receivedAt`, `deliveryId`; a body too large for
+   * one message is cut into chunks of the base64 text with `quarantineId`, `chunk` (1-based) and `chunks`:
+   * concatenate the chunks in order, then decode.
+   */
+  async quarantine(raw: Uint8Array, reason: QuarantineReason, meta: DeliveryMeta): Promise<QuarantineResult> {
+    const base64 = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64');
+    const attributes = {
+      ...commonAttributes(meta),
+      reason: stringAttribute(reason),
+      contentEncoding: stringAttribute('base64'),
+    };
+    const limit = this.#options.maximumMessageSizeBytes;
+    let messages: OutgoingMessage[];
+    if (base64.length + attributesBytes(attributes) <= limit) {
+      messages = [outgoing(base64, attributes)];
+    } else {
+      const quarantineId = randomUUID();
+      const widestChunkAttributes = {
+        ...attributes,
+        quarantineId: stringAttribute(quarantineId),
+        chunk: numberAttribute(Number.MAX_SAFE_INTEGER),
+        chunks: numberAttribute(Number.MAX_SAFE_INTEGER),
+      };
+      const chunkChars = limit - attributesBytes(widestChunkAttributes);
+      const chunks = Math.ceil(base64.length / chunkChars);
+      messages = Array.from({ length: chunks }, (_, index) =>
+        outgoing(base64.slice(index * chunkChars, (index + 1) * chunkChars), {
+          ...attributes,
+          quarantineId: stringAttribute(quarantineId),
+          chunk: numberAttribute(index + 1),
+          chunks: numberAttribute(chunks),
+        }),
+      );
+    }
+    const rejected = await this.#sender.sendAll(
+      this.#options.deadLetterQueueUrl,
+      'dead-letter',
+      messages,
+      meta,
+    );
+    if (rejected.length > 0) {
+      throw new EnqueueFailedError('dead-letter', rejected.length, messages.length, rejected[0]?.code ?? '');
+    }
+    return { messages: messages.length };
+  }
+}
