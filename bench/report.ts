@@ -79,10 +79,11 @@ export function formatReport(results: BenchResults): string {
       `Re-batched probe (untimed): ${probe.records} multi-message bodies, ${probe.distinctEvents} distinct events, repeats regrouped with other messages\n` +
         table(
           ['', 'effects', 'missing', 'repeated'],
-          (['ours', 'powertools', 'powertoolsAllWamids'] as const).map((name) => [
+          (['ours', 'powertools', 'powertoolsPerMessage', 'powertoolsAllWamids'] as const).map((name) => [
             {
               ours: 'ours',
               powertools: 'Powertools, first wamid',
+              powertoolsPerMessage: 'Powertools, per message',
               powertoolsAllWamids: 'Powertools, all wamids',
             }[name],
             String(probe[name].effects),

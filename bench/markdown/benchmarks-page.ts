@@ -146,6 +146,7 @@ function botMixSection(b: BotMixResults): string[] {
       n(x.redeliveries),
       n(x.recordsPerSec),
       `**${dollars(x.dollarsPerMillionEvents)}**`,
+      dollars(x.dollarsPerMillionEventsAtMeasuredMs),
       dollars(x.dollarsByComponent.dynamoDb, 3),
       `${x.effects} (${x.missingEffects} missing, ${x.repeatedEffects} repeated)`,
     ];
@@ -176,6 +177,7 @@ function botMixSection(b: BotMixResults): string[] {
         'redelivered records',
         'records/s',
         'whole stack per million events',
+        'the same, consumer billed the ms measured here',
         'DynamoDB per million events',
         'effects',
       ],

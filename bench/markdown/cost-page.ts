@@ -93,7 +93,15 @@ export function perMillionRegion(results: ResultsFile): string {
     return component === 'total' ? `**${text}**` : text;
   };
   const main = markdownTable(
-    ['component', 'reference shapes: assumption', 'quiet', 'busy', 'bot mix, ours', 'bot mix, Powertools'],
+    [
+      'component',
+      'reference shapes: assumption',
+      'quiet',
+      'busy',
+      'bot mix, ours',
+      'bot mix, Powertools recipe',
+      'bot mix, Powertools per message',
+    ],
     COMPONENTS.map(([component, label]) => [
       label,
       assumption[component],
@@ -101,8 +109,9 @@ export function perMillionRegion(results: ResultsFile): string {
       component === 'total' ? `**${dollars(busy.total)}**` : dollars(busy[component]),
       botCell(bot.ours, component),
       botCell(bot.powertools, component),
+      botCell(bot.powertoolsPerMessage, component),
     ]),
-    ['left', 'left', 'right', 'right', 'right', 'right'],
+    ['left', 'left', 'right', 'right', 'right', 'right', 'right'],
   );
   const inputs = (c: BotMixContestant) => [
     n(c.wruPerTurn / 4, 3),
@@ -118,7 +127,7 @@ export function perMillionRegion(results: ResultsFile): string {
       'WRU per event',
       'RRU per event',
       'consumer invocations per event',
-      'consumer ms per event',
+      'consumer ms per event, measured on DynamoDB Local (not billed)',
       'log bytes per invocation',
       'per million events',
     ],
@@ -134,7 +143,12 @@ export function perMillionRegion(results: ResultsFile): string {
     main,
     '',
     wrap(
-      `The bot-mix columns are measured by \`npm run bench\` (${n(bot.turns)} conversation turns, ${n(bot.events)} events in ${n(bot.deliveries)} deliveries, ${n((bot.deliveries / bot.events - 1) * 100, 1)}% more deliveries than events from Meta's retries): capacity units from DynamoDB's answers, consumer invocations, billed milliseconds and log bytes from the runs, ${n(bot.deliveries / bot.events, 3)} deliveries per event for API Gateway, the receiver and SQS. The receiver's duration and log volume are the same assumptions as the reference shapes'. Per million events:`,
+      `The bot-mix columns are measured by \`npm run bench\` (${n(bot.turns)} conversation turns, ${n(bot.events)} events in ${n(bot.deliveries)} deliveries, ` +
+        `${n((bot.deliveries / bot.events - 1) * 100, 1)}% more deliveries than events from Meta's retries): ${n(bot.deliveries / bot.events, 3)} deliveries per event for API Gateway, the receiver and SQS; ` +
+        "capacity units from DynamoDB's answers; consumer invocations (a redelivered record costs another) and consumer log bytes from the runs. " +
+        `Each consumer invocation is billed the busy shape's ${a.busy.consumerMs} ms, and the receiver's duration and log volume are the reference shapes' too: ` +
+        'DynamoDB Local on a shared machine answers in tens of milliseconds where DynamoDB answers in a few, so the durations measured there would price ' +
+        "the emulator's queueing ([benchmarks.md](benchmarks.md#2-bot-mix) gives the figures at the measured durations as well). Per million events:",
     ),
     '',
     measured,

@@ -1,0 +1,58 @@
+/**
+ * The figures of README.md, docs/benchmarks.md and docs/cost.md are generated from bench/results.json and
+ * bench/cost/prices.ts; regenerating them must reproduce the pages, and no benchmark figure may sit outside a
+ * generated region.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { PRICES } from '../../../bench/cost/prices.ts';
+import { costPerMillionEvents, referenceShape } from '../../../bench/cost/stack-cost.ts';
+import { readRegion, replaceRegion } from '../../../bench/markdown/regions.ts';
+import { generatedRegions, readResults, staleRegions } from '../../../bench/results-markdown.ts';
+
+const page = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
+
+/** The page with every generated region emptied: what was typed by hand. */
+function handWritten(path: string, regions: readonly string[]): string {
+  return regions.reduce((text, name) => replaceRegion(text, name, ''), page(path));
+}
+
+describe('generated figures', () => {
+  it('README, benchmarks and cost pages match what bench/results.json and prices.ts generate', async () => {
+    const results = await readResults();
+    expect(await staleRegions(results)).toEqual([]);
+  });
+
+  it('the README paragraph gives cost per million events against Powertools, drain rate and receiver ratio', async () => {
+    const results = await readResults();
+    const summary = readRegion(page('README.md'), 'bench-summary');
+    expect(summary).toContain(
+      `$${results.botMix.ours.dollarsPerMillionEvents.toFixed(2)} per million events`,
+    );
+    expect(summary).toContain(`$${results.botMix.powertools.dollarsPerMillionEvents.toFixed(2)}`);
+    expect(summary).toContain(`×${results.consumer.speedup.toFixed(2)}`);
+    const thousand = results.receiver.bodies.find((body) => body.updates === 1000);
+    expect(summary).toContain(`×${thousand?.ratio.toFixed(2)}`);
+    expect(summary).toContain('docs/benchmarks.md');
+  });
+
+  it('leaves no measured ratio or dollar figure outside the generated regions', async () => {
+    const results = await readResults();
+    const regions = generatedRegions(results);
+    for (const path of ['README.md', 'docs/benchmarks.md', 'docs/cost.md']) {
+      const text = handWritten(path, Object.keys(regions[path] ?? {}));
+      expect(text.match(/×\s?\d[\d.,]*/g) ?? [], path).toEqual([]);
+      expect(text.match(/\$\d[\d.,]*/g) ?? [], path).toEqual([]);
+    }
+  });
+
+  it('prices the reference shapes from the one price module', () => {
+    const busy = costPerMillionEvents(referenceShape('busy'));
+    expect(busy.dynamoDb).toBeCloseTo(2 * PRICES.dynamoDb.perWriteRequestUnit * 1e6, 9);
+    expect(busy.apiGateway).toBeCloseTo(PRICES.apiGateway.perRequest * 1e6, 9);
+    const quiet = costPerMillionEvents(referenceShape('quiet'));
+    // Batches of one: ten times the consumer invocations, and a receive and a delete for each.
+    expect(quiet.sqs - busy.sqs).toBeCloseTo(2 * (1e6 - 1e5) * PRICES.sqs.perRequest, 9);
+    expect(quiet.total).toBeGreaterThan(busy.total);
+  });
+});
