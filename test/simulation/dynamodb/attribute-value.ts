@@ -12,21 +12,29 @@ export type RawItem = Record<string, AttributeValue>;
 
 export const ATTRIBUTE_TYPES = ['S', 'N', 'B', 'SS', 'NS', 'BS', 'M', 'L', 'NULL', 'BOOL'] as const;
 export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
+const TYPE_NAMES: ReadonlySet<string> = new Set(ATTRIBUTE_TYPES);
 
 type Fields = Partial<Record<AttributeType, unknown>>;
 
 export function typeOf(value: AttributeValue): AttributeType {
-  const present = ATTRIBUTE_TYPES.filter((type) => (value as Fields)[type] !== undefined);
-  if (present.length !== 1) {
+  let type: AttributeType | undefined;
+  let count = 0;
+  for (const key in value) {
+    if (TYPE_NAMES.has(key) && (value as Fields)[key as AttributeType] !== undefined) {
+      type = key as AttributeType;
+      count += 1;
+    }
+  }
+  if (type === undefined || count !== 1) {
     throw validationError(
       'Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes',
     );
   }
-  return present[0] as AttributeType;
+  return type;
 }
 
 export function isAttributeType(text: string): text is AttributeType {
-  return (ATTRIBUTE_TYPES as readonly string[]).includes(text);
+  return TYPE_NAMES.has(text);
 }
 
 const utf8 = new TextEncoder();
@@ -40,13 +48,19 @@ export function compareBytes(left: Uint8Array, right: Uint8Array): number {
   return left.length === right.length ? 0 : left.length < right.length ? -1 : 1;
 }
 
-/** DynamoDB orders strings by their UTF-8 bytes (not by UTF-16 code units as `<` on JS strings does). */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * DynamoDB orders strings by their UTF-8 bytes, which is code point order. `<` on JS strings compares UTF-16
+ * code units, which agrees except where a surrogate pair (a character above U+FFFF) meets U+E000–U+FFFF.
+ */
 export function compareStrings(left: string, right: string): number {
+  if (!SURROGATE.test(left) && !SURROGATE.test(right)) return left < right ? -1 : left > right ? 1 : 0;
   return compareBytes(utf8.encode(left), utf8.encode(right));
 }
 
 export function utf8Length(text: string): number {
-  return utf8.encode(text).length;
+  return Buffer.byteLength(text, 'utf8');
 }
 
 /**
@@ -58,7 +72,7 @@ export function compareScalars(left: AttributeValue, right: AttributeValue): num
   if (type !== typeOf(right)) return undefined;
   switch (type) {
     case 'N':
-      return compareDecimals(parseDecimal(left.N as string), parseDecimal(right.N as string));
+      return compareNumbers(left.N as string, right.N as string);
     case 'S':
       return compareStrings(left.S as string, right.S as string);
     case 'B':
@@ -66,6 +80,14 @@ export function compareScalars(left: AttributeValue, right: AttributeValue): num
     default:
       return undefined;
   }
+}
+
+/** Integers below 2^53 (epoch milliseconds among them) compare as doubles; anything else as exact decimals. */
+const SAFE_INTEGER = /^-?\d{1,15}$/;
+
+function compareNumbers(left: string, right: string): number {
+  if (SAFE_INTEGER.test(left) && SAFE_INTEGER.test(right)) return Math.sign(Number(left) - Number(right));
+  return compareDecimals(parseDecimal(left), parseDecimal(right));
 }
 
 export function valuesEqual(left: AttributeValue, right: AttributeValue): boolean {

@@ -55,7 +55,11 @@ export function formatDecimal(value: Decimal): string {
   return negative ? `-${text}` : text;
 }
 
+/** Already canonical: an integer without leading zeros, not -0, within 38 digits. */
+const CANONICAL_INTEGER = /^(0|-?[1-9]\d{0,37})$/;
+
 export function canonicalNumber(text: string): string {
+  if (CANONICAL_INTEGER.test(text)) return text;
   return formatDecimal(parseDecimal(text));
 }
 

@@ -96,44 +96,35 @@ interface Token {
   readonly position: number;
 }
 
-const LEXEMES: readonly (readonly [TokenType, RegExp])[] = [
-  // A name starts with a letter: DynamoDB reports `_x` as a syntax error.
-  ['identifier', /^[A-Za-z][A-Za-z0-9_]*/],
-  ['name', /^#[A-Za-z0-9_]+/],
-  ['value', /^:[A-Za-z0-9_]+/],
-  ['number', /^\d+/],
-];
-const SYMBOLS = ['<>', '<=', '>=', '=', '<', '>', '(', ')', '[', ']', ',', '.', '+', '-'];
+/** One token per match, tried in this order; names start with a letter (DynamoDB reports `_x` as a syntax error). */
+const TOKEN =
+  /\s+|(?<identifier>[A-Za-z][A-Za-z0-9_]*)|(?<name>#[A-Za-z0-9_]+)|(?<value>:[A-Za-z0-9_]+)|(?<number>\d+)|(?<symbol><>|<=|>=|[=<>()[\],.+-])/y;
+const TOKEN_TYPES = ['identifier', 'name', 'value', 'number', 'symbol'] as const;
 
-function tokenize(text: string, expression: ExpressionKind): Token[] {
+/** The simulator sends the same few expressions many thousand times: their tokens are kept. */
+const tokenCache = new Map<string, readonly Token[]>();
+const TOKEN_CACHE_LIMIT = 1000;
+
+function tokenize(text: string, expression: ExpressionKind): readonly Token[] {
+  const cached = tokenCache.get(text);
+  if (cached !== undefined) return cached;
   const tokens: Token[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const rest = text.slice(i);
-    const space = /^\s+/.exec(rest);
-    if (space) {
-      i += space[0].length;
-      continue;
-    }
-    const lexeme = LEXEMES.map(([type, pattern]) => ({ type, match: pattern.exec(rest) })).find(
-      (candidate) => candidate.match !== null,
-    );
-    if (lexeme?.match) {
-      tokens.push({ type: lexeme.type, text: lexeme.match[0], position: i });
-      i += lexeme.match[0].length;
-      continue;
-    }
-    const symbol = SYMBOLS.find((candidate) => rest.startsWith(candidate));
-    if (symbol === undefined) {
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < text.length) {
+    const position = TOKEN.lastIndex;
+    const match = TOKEN.exec(text);
+    if (match === null) {
       throw invalid(
         expression,
-        `Syntax error; token: "${rest[0]}", near: "${text.slice(Math.max(0, i - 5), i + 5)}"`,
+        `Syntax error; token: "${text[position]}", near: "${text.slice(Math.max(0, position - 5), position + 5)}"`,
       );
     }
-    tokens.push({ type: 'symbol', text: symbol, position: i });
-    i += symbol.length;
+    const type = TOKEN_TYPES.find((candidate) => match.groups?.[candidate] !== undefined);
+    if (type !== undefined) tokens.push({ type, text: match[0], position });
   }
   tokens.push({ type: 'end', text: '<EOF>', position: text.length });
+  if (tokenCache.size >= TOKEN_CACHE_LIMIT) tokenCache.clear();
+  tokenCache.set(text, tokens);
   return tokens;
 }
 
@@ -163,7 +154,7 @@ type Clause = 'SET' | 'REMOVE' | 'ADD' | 'DELETE';
 const CLAUSES: readonly Clause[] = ['SET', 'REMOVE', 'ADD', 'DELETE'];
 
 class Parser {
-  private readonly tokens: Token[];
+  private readonly tokens: readonly Token[];
   /** Token index of each `(` → token index of its `)`. */
   private readonly closingParenthesis: Map<number, number>;
   private index = 0;
