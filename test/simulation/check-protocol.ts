@@ -5,13 +5,13 @@
  * summary (faults injected by kind, effect→complete windows, double effects and why, failing seeds) and the
  * trace of the first failing schedule; exits 1 when a schedule failed. `--trace` prints every schedule's
  * trace (meant for one seed). `--variant` runs a mutant (a reverted fix) instead of the product.
- * `--report FILE` writes the summary as JSON (docs/reliability.md quotes such a file).
+ * `--report FILE` writes the summary as JSON (docs/reliability.md, "Figures", says what it holds).
  */
 import '../../local/silence-sdk-node-version-warning.ts';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CONSUMER_VARIANTS, type ConsumerVariant } from './consumer-under-test.ts';
-import { describeFailure } from './failure-report.ts';
+import { describeFailure, describeViolations } from './failure-report.ts';
 import { formatReport, toReport } from './protocol-report.ts';
 import { runMany } from './run-many.ts';
 import { runSchedule } from './run-schedule.ts';
@@ -41,9 +41,7 @@ if (values.trace) {
     const result = await runSchedule({ seed, variant });
     console.log(`--- schedule ${seed} (${variant}), ${result.steps} steps ---`);
     console.log(result.trace.format());
-    console.log(
-      result.violations.length === 0 ? 'no violation' : describeFailure(result).split('\ntrace:')[0],
-    );
+    console.log(result.violations.length === 0 ? 'no violation' : describeViolations(result));
   }
 }
 

@@ -9,7 +9,8 @@ export function replayCommand(result: Pick<ScheduleResult, 'seed' | 'variant'>):
   return `npm run check:protocol -- --seed ${result.seed}${variant} --trace`;
 }
 
-export function describeFailure(result: ScheduleResult): string {
+/** The seed, the replay command, the violations, the settings and the faults; no trace. */
+export function describeViolations(result: ScheduleResult): string {
   const settings = result.settings;
   return [
     `Schedule ${result.seed} (${result.variant}) failed; replay: ${replayCommand(result)}`,
@@ -17,7 +18,9 @@ export function describeFailure(result: ScheduleResult): string {
     `  settings: ${settings.pollers} pollers, batches of ${settings.batchSize}, timeout ${settings.functionTimeoutMs} ms, ` +
       `visibility ${settings.queue.visibilityTimeoutMs} ms, maxReceiveCount ${settings.queue.maxReceiveCount}`,
     `  faults: ${JSON.stringify(Object.fromEntries(result.faults.counts))}`,
-    'trace:',
-    result.trace.format(),
   ].join('\n');
+}
+
+export function describeFailure(result: ScheduleResult): string {
+  return `${describeViolations(result)}\ntrace:\n${result.trace.format()}`;
 }
