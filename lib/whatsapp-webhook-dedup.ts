@@ -26,7 +26,7 @@ import { buildWebhookApi } from './builders/webhook-api.ts';
 import { buildWebhookSecret } from './builders/webhook-secret.ts';
 import { DEFAULT_LOG_LEVEL, DEFAULT_LOG_RETENTION } from './defaults.ts';
 import type { WebhookAlarms, WebhookAlarmThresholds } from './monitoring/alarms.ts';
-import { WebhookMonitoring } from './monitoring/dashboard.ts';
+import { WebhookMonitoring } from './monitoring/webhook-monitoring.ts';
 import { validateProps } from './validate-props.ts';
 
 export interface WhatsAppWebhookDedupProps {

@@ -2,7 +2,7 @@
  * The pipeline's alarms: what each watches, its threshold (props with defaults in `lib/defaults.ts`
  * `ALARM_DEFAULTS`) and what an operator should do when it fires (its description, repeated in
  * docs/deploy.md). Metric objects come from `metrics.ts` and from the constructs themselves; the dashboard
- * (`dashboard.ts`) shows these alarms and the same metrics.
+ * (`webhook-dashboard.ts`) shows these alarms and the same metrics.
  *
  * Every alarm treats missing data as not breaching: no traffic is not an incident.
  */

@@ -2,7 +2,7 @@
  * CloudWatch metric objects for the custom metrics of docs/design.md §5, and the metric-math expressions built on
  * them and on the queues' metrics. Names and dimensions come only from `contract/metric-names.ts`,
  * the module the handlers emit with, so the two cannot drift apart. This module builds `Metric`/
- * `MathExpression` objects and nothing else; alarms live in `alarms.ts`, widgets in `dashboard.ts`.
+ * `MathExpression` objects and nothing else; alarms live in `alarms.ts`, widgets in `webhook-dashboard.ts`.
  */
 import { Duration } from 'aws-cdk-lib';
 import { type IMetric, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
