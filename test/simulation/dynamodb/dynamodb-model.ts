@@ -2,12 +2,18 @@
  * An in-memory DynamoDB for the protocol simulator: single-item PutItem, UpdateItem, DeleteItem and GetItem
  * with DynamoDB's conditional-write semantics, on raw (marshalled) requests as the SDK sends them. Each
  * request applies atomically, in the order `execute` is called; there is one copy of every item, so every
- * read is strongly consistent. The differential test (`dynamodb-model.test.ts`) holds it to DynamoDB Local.
+ * read is strongly consistent. `differential.test.ts` holds it to DynamoDB Local, request by request.
+ *
+ * It follows the developer guide; where the guide says nothing (what size() counts in a string, whether a
+ * failed condition or a write to the key is reported first), it does what DynamoDB Local does. Where Local
+ * departs from the guide, the guide wins: numbers are stored trimmed everywhere (Local keeps `1.50` in
+ * UpdateItem values), and `size` is a reserved word (Local accepts it unescaped).
  *
  * Tables spring into being on first use with a string partition key (`pk` unless configured). Not modelled:
- * sort keys, indexes, Query/Scan/batch/transactions, nested update targets, legacy parameters (Expected,
- * AttributeUpdates, AttributesToGet), the 400 KB item limit, consumed capacity, and TTL deletion on its own
- * (call `expireItems`). Any of them raises UnsupportedByModelError rather than a made-up answer.
+ * sort keys, indexes, Query/Scan/batch/transactions, nested update targets and projections, legacy
+ * parameters (Expected, AttributeUpdates, AttributesToGet), the 400 KB item limit, consumed capacity, and TTL
+ * deletion on its own (call `expireItems`). Any of them raises UnsupportedByModelError rather than a made-up
+ * answer.
  */
 import { CLAIM_TABLE_SCHEMA } from '../../../contract/claim-table-schema.ts';
 import {
