@@ -33,7 +33,6 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { consumerEnvironment } from '../../contract/environment.ts';
 import { resolveSettings } from '../../contract/settings.ts';
 import { ClaimStore, isHeld } from '../../functions/claims/claim-store.ts';
-import { createClaimTable } from '../../functions/claims/claim-table.ts';
 import { deadlineFromRemainingTime } from '../../functions/claims/lease.ts';
 import {
   consumerConfigFromEnv,
@@ -42,6 +41,7 @@ import {
   createConsumerMetrics,
 } from '../../functions/consumer/create-consumer.ts';
 import { defineWebhookHandlers } from '../../functions/consumer/handler-api.ts';
+import { createClaimTable } from '../../local/emulators/claim-table.ts';
 import { countRequests, type RequestCounter } from '../../test/support/request-counter.ts';
 import { type CapacityMeter, meterCapacity } from '../support/consumed-capacity.ts';
 import { addRoundTrip, type LatencyRecorder, recordLatency } from '../support/request-latency.ts';

@@ -1,7 +1,8 @@
 /**
- * The claim table's definition, built from the shared {@link CLAIM_TABLE_SCHEMA} so that the CDK stack, the
- * local stack and the tests create the same table: partition key `pk` (S), on-demand capacity, TTL on
- * `expiresAt`.
+ * The claim table on the emulators (DynamoDB Local), for the local stack, the tests and the benchmarks: built
+ * from the shared {@link CLAIM_TABLE_SCHEMA}, which the CDK construct builds its table from too, so both have
+ * partition key `pk` (S), on-demand capacity and TTL on `expiresAt`. Development only: no Lambda bundle
+ * includes it.
  */
 import {
   CreateTableCommand,

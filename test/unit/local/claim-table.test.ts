@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLAIM_TABLE_SCHEMA } from '../../../contract/claim-table-schema.ts';
-import { claimTableDefinition, claimTableTimeToLive } from '../../../functions/claims/claim-table.ts';
+import { claimTableDefinition, claimTableTimeToLive } from '../../../local/emulators/claim-table.ts';
 
 describe('claim table definition', () => {
   it('is keyed by pk (S), on demand, from the shared schema', () => {
