@@ -279,6 +279,15 @@ describe('requests', () => {
       failure(() => model.execute('PutItemCommand', { TableName, Item: { pk: { S: 'k' } }, Expected: {} }))
         .name,
     ).toBe('UnsupportedByModelError');
+    expect(
+      failure(() =>
+        model.execute('GetItemCommand', {
+          TableName,
+          Key: { pk: { S: 'k' } },
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      ).name,
+    ).toBe('UnsupportedByModelError');
   });
 
   it('hands out copies: changing a returned item changes nothing stored', () => {

@@ -116,6 +116,9 @@ export class DynamoDbModel {
     );
     if (unsupported.length > 0)
       throw new UnsupportedByModelError(`${commandName} with ${unsupported.join(', ')}`);
+    if (input.ReturnConsumedCapacity !== undefined && input.ReturnConsumedCapacity !== 'NONE') {
+      throw new UnsupportedByModelError(`ReturnConsumedCapacity ${String(input.ReturnConsumedCapacity)}`);
+    }
     switch (commandName) {
       case 'PutItemCommand':
         return this.putItem(input);
