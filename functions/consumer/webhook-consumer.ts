@@ -146,10 +146,11 @@ export class WebhookConsumer {
           )
         : [],
     );
-    const results = await this.#claimAll(
+    const claimed = await this.#claimAll(
       plans.flat().filter((request) => request !== undefined),
       invocation,
     );
+    const results = claimed.map((result) => judgedForItsOwnRecord(result, claimed));
     let next = 0;
     const prepared = records.map(
       (record, index): PreparedRecord => ({
@@ -190,6 +191,23 @@ export class WebhookConsumer {
       }));
     }
   }
+}
+
+/**
+ * A key repeated across records of the batch is claimed once; its repeats share the first occurrence's fate,
+ * except where that fate depends on which record holds the claim. Found in flight, or not claimed at all (the
+ * request failed: its put may still have landed), the repeat's record may be the very message that holds the
+ * claim, and acknowledging it could delete the only message able to retry the event. So such a repeat takes
+ * the first occurrence's result and is judged for its own record, like any other duplicate in flight.
+ */
+function judgedForItsOwnRecord(
+  result: BatchClaimResult,
+  claimed: readonly BatchClaimResult[],
+): BatchClaimResult {
+  if (result.outcome !== 'repeat') return result;
+  const first = claimed[result.firstIndex];
+  if (first?.outcome !== 'duplicate-in-flight' && first?.outcome !== 'failed') return result;
+  return { ...first, key: result.key, pk: result.pk };
 }
 
 /** One batch after the claim pre-pass: records are then processed one call each, in any order. */

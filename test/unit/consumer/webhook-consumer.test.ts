@@ -365,6 +365,33 @@ describe('consumer: a duplicate in flight', () => {
     expect(lines.some((line) => line.includes('Could not bring held-back records back early'))).toBe(true);
   });
 
+  it('judges a key repeated across records for each record: the holder’s own record is kept, the other acknowledged', async () => {
+    const { dynamodb, queue, invoke } = createHarness({});
+    // msg-001 holds the claim from an earlier delivery whose release failed; SQS now delivers msg-001 again
+    // beside msg-003, a Meta retry of the same event, in one batch. The key is claimed once, for msg-003.
+    dynamodb.on(PutCommand).rejects(inFlight('msg-001', Date.now() + 5_000));
+    queue.on(ChangeMessageVisibilityBatchCommand).resolves({ Successful: [{ Id: '0' }], Failed: [] });
+    const body = messagesBody([first]);
+
+    const { result } = await captureOutput(() => invoke(sqsEvent(['msg-003', body], ['msg-001', body])));
+
+    expect(dynamodb.commandCalls(PutCommand)).toHaveLength(1);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-001' }] });
+    const entries = queue.commandCalls(ChangeMessageVisibilityBatchCommand)[0]?.args[0].input.Entries;
+    expect(entries?.map((entry) => entry.ReceiptHandle)).toEqual(['rh-msg-001']);
+  });
+
+  it('fails every record carrying a key whose one claim request failed: any of them may hold it', async () => {
+    const { dynamodb, invoke } = createHarness({});
+    dynamodb.on(PutCommand).rejects(throttled());
+    const body = messagesBody([first]);
+
+    const { result } = await captureOutput(() => invoke(sqsEvent(['msg-003', body], ['msg-001', body])));
+
+    expect(dynamodb.commandCalls(PutCommand)).toHaveLength(1);
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'msg-003' }, { itemIdentifier: 'msg-001' }]);
+  });
+
   it('acknowledges the record when another queue message holds the claim, and changes no visibility', async () => {
     const { dynamodb, queue, invoke } = createHarness({});
     dynamodb.on(PutCommand).rejects(inFlight('rec-other', Date.now() + 5_000));
