@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { PRICES } from '../../../bench/cost/prices.ts';
 import { costPerMillionEvents, referenceShape } from '../../../bench/cost/stack-cost.ts';
 import { readRegion, replaceRegion } from '../../../bench/markdown/regions.ts';
+import { dollars, times } from '../../../bench/markdown/table.ts';
 import { generatedRegions, readResults, staleRegions } from '../../../bench/results-markdown.ts';
 
 const page = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
@@ -26,13 +27,12 @@ describe('generated figures', () => {
   it('the README paragraph gives cost per million events against Powertools, drain rate and receiver ratio', async () => {
     const results = await readResults();
     const summary = readRegion(page('README.md'), 'bench-summary');
-    expect(summary).toContain(
-      `$${results.botMix.ours.dollarsPerMillionEvents.toFixed(2)} per million events`,
-    );
-    expect(summary).toContain(`$${results.botMix.powertools.dollarsPerMillionEvents.toFixed(2)}`);
-    expect(summary).toContain(`×${results.consumer.speedup.toFixed(2)}`);
+    expect(summary).toContain(`${dollars(results.botMix.ours.dollarsPerMillionEvents)} per million events`);
+    expect(summary).toContain(dollars(results.botMix.powertools.dollarsPerMillionEvents));
+    expect(summary).toContain(dollars(results.botMix.powertoolsPerMessage.dollarsPerMillionEvents));
+    expect(summary).toContain(times(results.consumer.speedup));
     const thousand = results.receiver.bodies.find((body) => body.updates === 1000);
-    expect(summary).toContain(`×${thousand?.ratio.toFixed(2)}`);
+    expect(summary).toContain(times(thousand?.ratio ?? Number.NaN));
     expect(summary).toContain('docs/benchmarks.md');
   });
 
