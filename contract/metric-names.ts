@@ -25,6 +25,8 @@ export const ConsumerFieldMetric = {
   UnknownField: 'UnknownField',
 } as const;
 
+export type ConsumerFieldMetricName = (typeof ConsumerFieldMetric)[keyof typeof ConsumerFieldMetric];
+
 /** Consumer metrics without dimension. */
 export const ConsumerMetric = {
   Quarantined: 'Quarantined',
@@ -34,6 +36,8 @@ export const ConsumerMetric = {
   MalformedParts: 'MalformedParts',
 } as const;
 
+export type ConsumerMetricName = (typeof ConsumerMetric)[keyof typeof ConsumerMetric];
+
 /** Receiver metrics (no dimension). */
 export const ReceiverMetric = {
   DeliveriesAccepted: 'DeliveriesAccepted',
@@ -42,6 +46,8 @@ export const ReceiverMetric = {
   EventsPerDelivery: 'EventsPerDelivery',
   DeliveriesQuarantined: 'DeliveriesQuarantined',
 } as const;
+
+export type ReceiverMetricName = (typeof ReceiverMetric)[keyof typeof ReceiverMetric];
 
 /** Values of the `Field` dimension for the `messages` field; other fields use their own name. */
 export const MESSAGES_FIELD_DIMENSIONS = ['message', 'status', 'error'] as const;

@@ -7,16 +7,17 @@ export interface LambdaContextOptions {
   /** Epoch ms at which Lambda would end the invocation (start + function timeout). */
   readonly deadlineMs: number;
   readonly memoryLimitInMB?: number;
-  readonly now?: () => number;
+  /** Epoch ms. @default Date.now */
+  readonly clock?: () => number;
 }
 
 /** A context shaped like the one the Node.js Lambda runtime passes, with a real deadline. */
 export function createLambdaContext(options: LambdaContextOptions): Context {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? Date.now;
   const unsupported = (name: string) => () => {
     throw new Error(`context.${name}() is a deprecated callback API; return a promise instead.`);
   };
-  const day = new Date(now()).toISOString().slice(0, 10).replaceAll('-', '/');
+  const day = new Date(clock()).toISOString().slice(0, 10).replaceAll('-', '/');
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName: options.functionName,
@@ -26,7 +27,7 @@ export function createLambdaContext(options: LambdaContextOptions): Context {
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${options.functionName}`,
     logStreamName: `${day}/[$LATEST]${randomUUID().replaceAll('-', '')}`,
-    getRemainingTimeInMillis: () => Math.max(0, options.deadlineMs - now()),
+    getRemainingTimeInMillis: () => Math.max(0, options.deadlineMs - clock()),
     done: unsupported('done'),
     fail: unsupported('fail'),
     succeed: unsupported('succeed'),

@@ -33,7 +33,7 @@ import { regionOfArn, toLambdaRecord } from './sqs-records.ts';
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<unknown>;
 
 export interface SqsEventSourceOptions {
-  readonly client: SQSClient;
+  readonly sqs: SQSClient;
   readonly queueUrl: string;
   readonly handler: SqsHandler;
   /** Records per invocation (Lambda: 1–10 000; above 10 needs a batching window). */
@@ -90,7 +90,7 @@ const POLL_ERROR_BACKOFF_MS = 1_000;
 const DELETE_ATTEMPTS = 3;
 
 export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSource {
-  const { client, queueUrl, handler } = options;
+  const { sqs, queueUrl, handler } = options;
   const waitTimeSeconds = options.waitTimeSeconds ?? LAMBDA_LONG_POLL_SECONDS;
   const functionName = options.functionName ?? 'consumer';
   const log = options.log ?? ((line: string) => console.error(line));
@@ -109,7 +109,7 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
   let active = 0;
 
   async function receive(maxMessages: number, wait: number): Promise<Message[]> {
-    const result = await client.send(
+    const result = await sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,
         MaxNumberOfMessages: Math.min(maxMessages, SQS_MAX_MESSAGES_PER_RECEIVE),
@@ -196,7 +196,7 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
       let pending = records.slice(i, i + SQS_MAX_MESSAGES_PER_RECEIVE);
       for (let attempt = 1; pending.length > 0 && attempt <= DELETE_ATTEMPTS; attempt++) {
         try {
-          const result = await client.send(
+          const result = await sqs.send(
             new DeleteMessageBatchCommand({
               QueueUrl: queueUrl,
               Entries: pending.map((r, index) => ({ Id: String(index), ReceiptHandle: r.receiptHandle })),
@@ -242,7 +242,7 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
 
     async start() {
       if (running) return;
-      const attributes = await client.send(
+      const attributes = await sqs.send(
         new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
       );
       const arn = attributes.Attributes?.QueueArn;
@@ -275,7 +275,7 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
             `Queue not drained after ${timeoutMs} ms: ${JSON.stringify(last)}, invocations running: ${active}`,
           );
         }
-        last = await readQueueCounts(client, queueUrl);
+        last = await readQueueCounts(sqs, queueUrl);
         const empty = totalMessages(last) === 0;
         quietChecks = empty && busy === 0 ? quietChecks + 1 : 0;
         if (quietChecks < 2) await sleep(interval);

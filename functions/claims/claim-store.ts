@@ -27,7 +27,7 @@ import {
   toClaimStoreError,
 } from './errors.ts';
 import {
-  type AcquiredOutcome,
+  type ClaimedAs,
   classifyAcquired,
   classifyBlocking,
   type DuplicateOutcome,
@@ -44,7 +44,7 @@ export interface ClaimStoreOptions {
   readonly documentClient: DynamoDBDocumentClient;
   readonly tableName: string;
   /** Prefix for keys (`<ns>#<key>`) so that several consumers can share one table. No `#` inside. */
-  readonly namespace?: string;
+  readonly keyNamespace?: string;
   /** Days a completed claim blocks retries; below 7 is refused. @default 8 (`DEFAULT_SETTINGS`) */
   readonly retentionDays?: number;
   /** Added to the invocation's deadline to form the lease. @default 10 000 (`DEFAULT_SETTINGS`) */
@@ -86,7 +86,7 @@ interface ClaimIdentity {
 
 /** This worker now owns the event and must run its side effect, then `complete` or `release`. */
 export interface HeldClaim extends ClaimIdentity {
-  readonly outcome: AcquiredOutcome;
+  readonly outcome: ClaimedAs;
   readonly owner: string;
   readonly attempt: number;
   readonly claimedAt: number;
@@ -100,7 +100,7 @@ export interface HeldClaim extends ClaimIdentity {
 export interface RecordedClaim extends ClaimIdentity {
   readonly outcome: 'recorded';
   /** How the key was free: new, expired, or a lapsed lease taken over. */
-  readonly acquiredAs: AcquiredOutcome;
+  readonly claimedAs: ClaimedAs;
 }
 
 /** Another claim blocks the event: do not run the side effect. */
@@ -162,7 +162,7 @@ export const OWNER_CONDITION = '#owner = :me';
 
 export class ClaimStore {
   readonly tableName: string;
-  readonly namespace: string | undefined;
+  readonly keyNamespace: string | undefined;
   readonly retentionDays: number;
   readonly leaseMarginMs: number;
   readonly concurrency: number;
@@ -172,7 +172,7 @@ export class ClaimStore {
   constructor(options: ClaimStoreOptions) {
     this.documentClient = options.documentClient;
     this.tableName = options.tableName;
-    this.namespace = options.namespace;
+    this.keyNamespace = options.keyNamespace;
     this.retentionDays = options.retentionDays ?? DEFAULT_SETTINGS.retentionDays;
     this.leaseMarginMs = options.leaseMarginMs ?? DEFAULT_SETTINGS.leaseMarginMs;
     this.concurrency = options.concurrency ?? DEFAULT_CLAIM_CONCURRENCY;
@@ -182,7 +182,7 @@ export class ClaimStore {
 
   /** The partition key an event key is stored under. */
   partitionKey(key: string): string {
-    return storageKey(key, this.namespace);
+    return storageKey(key, this.keyNamespace);
   }
 
   /** Claims one event with exactly one PutItem. A duplicate is a result; only request failures throw. */
@@ -226,7 +226,7 @@ export class ClaimStore {
     const identity = { key: request.key, pk: item.pk, field: request.field };
     const put = await this.#put(request, item, nowMs);
     if ('existing' in put) return { ...identity, ...put };
-    return { ...identity, outcome: 'recorded', acquiredAs: put.outcome };
+    return { ...identity, outcome: 'recorded', claimedAs: put.outcome };
   }
 
   async #hold(
@@ -255,8 +255,7 @@ export class ClaimStore {
     item: ClaimItem,
     nowMs: number,
   ): Promise<
-    | { outcome: AcquiredOutcome; previous?: ClaimSnapshot }
-    | { outcome: DuplicateOutcome; existing: ClaimSnapshot }
+    { outcome: ClaimedAs; previous?: ClaimSnapshot } | { outcome: DuplicateOutcome; existing: ClaimSnapshot }
   > {
     try {
       const output = await this.documentClient.send(
@@ -406,9 +405,9 @@ function validate(store: ClaimStore): void {
     throw new ClaimStoreConfigError(`concurrency must be an integer >= 1, got ${store.concurrency}.`);
   }
   if (store.tableName === '') throw new ClaimStoreConfigError('tableName must not be empty.');
-  if (store.namespace !== undefined && (store.namespace === '' || store.namespace.includes('#'))) {
+  if (store.keyNamespace !== undefined && (store.keyNamespace === '' || store.keyNamespace.includes('#'))) {
     throw new ClaimStoreConfigError(
-      `namespace ${JSON.stringify(store.namespace)} must be non-empty and free of "#", which separates it from the key.`,
+      `keyNamespace ${JSON.stringify(store.keyNamespace)} must be non-empty and free of "#", which separates it from the key.`,
     );
   }
 }

@@ -66,7 +66,16 @@ export function isLeaseLapsed(record: Pick<ClaimSnapshot, 'state' | 'leaseUntil'
   return record.state === 'processing' && record.leaseUntil !== undefined && record.leaseUntil < nowMs;
 }
 
-export type AcquiredOutcome = 'fresh' | 'takeover' | 'reclaimed';
+/**
+ * How this worker obtained the claim:
+ * - `fresh`: nobody had claimed the key.
+ * - `reclaimed`: a claim existed but had expired (older than the retention), so the key counts as new.
+ * - `takeover`: another worker claimed the key and its lease lapsed without completing: it crashed or timed
+ *   out, possibly AFTER running its side effect (see docs/consumer.md, "the effect→complete window"). A
+ *   handler whose effect must not happen twice can check its own system here, or pass `key` as an
+ *   idempotency key to the API it calls.
+ */
+export type ClaimedAs = 'fresh' | 'takeover' | 'reclaimed';
 export type DuplicateOutcome = 'duplicate-done' | 'duplicate-in-flight';
 
 /**
@@ -74,14 +83,14 @@ export type DuplicateOutcome = 'duplicate-done' | 'duplicate-in-flight';
  * `nowMs` the condition was sent with. Expiry wins over a lapsed lease: an expired record is logically absent
  * (TTL may delete it at any moment), so its event starts a new life at attempt 1.
  */
-export function classifyAcquired(previous: ClaimSnapshot | undefined, nowMs: number): AcquiredOutcome {
+export function classifyAcquired(previous: ClaimSnapshot | undefined, nowMs: number): ClaimedAs {
   if (previous === undefined) return 'fresh';
   if (isRecordExpired(previous, nowMs)) return 'reclaimed';
   return 'takeover';
 }
 
 /** The attempt number of a new claim: one more than the record it takes over, 1 otherwise. */
-export function nextAttempt(outcome: AcquiredOutcome, previous: ClaimSnapshot | undefined): number {
+export function nextAttempt(outcome: ClaimedAs, previous: ClaimSnapshot | undefined): number {
   return outcome === 'takeover' ? (previous?.attempt ?? 1) + 1 : 1;
 }
 

@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 export const MAX_STORED_KEY_BYTES = 1024;
 const READABLE_PREFIX_CHARS = 256;
 
-/** The `pk` stored for an event key: `<namespace>#<key>` when a namespace is set, bounded in size. */
-export function storageKey(key: string, namespace?: string): string {
-  const pk = namespace ? `${namespace}#${key}` : key;
+/** The `pk` stored for an event key: `<keyNamespace>#<key>` when a namespace is set, bounded in size. */
+export function storageKey(key: string, keyNamespace?: string): string {
+  const pk = keyNamespace ? `${keyNamespace}#${key}` : key;
   if (Buffer.byteLength(pk, 'utf8') <= MAX_STORED_KEY_BYTES) return pk;
   const digest = createHash('sha256').update(pk, 'utf8').digest('hex');
   return `${Array.from(pk).slice(0, READABLE_PREFIX_CHARS).join('')}#sha256:${digest}`;

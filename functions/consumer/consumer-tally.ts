@@ -1,12 +1,9 @@
-import { ConsumerFieldMetric, ConsumerMetric } from '../../contract/metric-names.ts';
-
-export type FieldMetricName = (typeof ConsumerFieldMetric)[keyof typeof ConsumerFieldMetric];
-export type PlainMetricName = (typeof ConsumerMetric)[keyof typeof ConsumerMetric];
+import type { ConsumerFieldMetricName, ConsumerMetricName } from '../../contract/metric-names.ts';
 
 export interface TallySnapshot {
   /** `Field` dimension value → metric → count. */
-  readonly byField: ReadonlyMap<string, ReadonlyMap<FieldMetricName, number>>;
-  readonly plain: ReadonlyMap<PlainMetricName, number>;
+  readonly byField: ReadonlyMap<string, ReadonlyMap<ConsumerFieldMetricName, number>>;
+  readonly plain: ReadonlyMap<ConsumerMetricName, number>;
 }
 
 /**
@@ -14,10 +11,10 @@ export interface TallySnapshot {
  * documents per invocation whatever the number of events.
  */
 export class ConsumerTally {
-  readonly #byField = new Map<string, Map<FieldMetricName, number>>();
-  readonly #plain = new Map<PlainMetricName, number>();
+  readonly #byField = new Map<string, Map<ConsumerFieldMetricName, number>>();
+  readonly #plain = new Map<ConsumerMetricName, number>();
 
-  countForField(metric: FieldMetricName, field: string, count = 1): void {
+  countForField(metric: ConsumerFieldMetricName, field: string, count = 1): void {
     let counts = this.#byField.get(field);
     if (counts === undefined) {
       counts = new Map();
@@ -26,7 +23,7 @@ export class ConsumerTally {
     counts.set(metric, (counts.get(metric) ?? 0) + count);
   }
 
-  count(metric: PlainMetricName, count = 1): void {
+  count(metric: ConsumerMetricName, count = 1): void {
     this.#plain.set(metric, (this.#plain.get(metric) ?? 0) + count);
   }
 
@@ -44,5 +41,3 @@ export class ConsumerTally {
     return flat;
   }
 }
-
-export { ConsumerFieldMetric, ConsumerMetric };

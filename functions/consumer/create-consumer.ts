@@ -94,17 +94,17 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
   const claims = new ClaimStore({
     documentClient: dependencies.documentClient,
     tableName: config.tableName,
-    ...(config.keyNamespace === undefined ? {} : { namespace: config.keyNamespace }),
+    keyNamespace: config.keyNamespace,
     retentionDays: config.retentionDays,
     leaseMarginMs: config.leaseMarginMs,
     ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
   });
   const ledger = new StatusLedger({
-    client: dependencies.documentClient,
+    documentClient: dependencies.documentClient,
     tableName: config.tableName,
     keyNamespace: config.keyNamespace,
     retentionDays: config.retentionDays,
-    ...(dependencies.clock === undefined ? {} : { now: dependencies.clock }),
+    ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
   });
   const deadLetters = new SqsDeadLetterQueue({
     sqs: dependencies.sqs,

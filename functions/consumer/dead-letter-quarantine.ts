@@ -12,13 +12,13 @@ export const QUARANTINE_BUDGET_MS = 3000;
  */
 export function createDeadLetterQuarantine(
   queue: Pick<DeliveryQueuePort, 'quarantine'>,
-  now: () => number = Date.now,
+  clock: () => number = Date.now,
 ): QuarantineBody {
   return async (record, reason: BodyRejection) => {
     await queue.quarantine(Buffer.from(record.body, 'utf8'), reason, {
       deliveryId: record.messageId,
-      receivedAt: new Date(now()).toISOString(),
-      retryDeadline: now() + QUARANTINE_BUDGET_MS,
+      receivedAt: new Date(clock()).toISOString(),
+      retryDeadline: clock() + QUARANTINE_BUDGET_MS,
     });
   };
 }

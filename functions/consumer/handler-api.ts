@@ -5,19 +5,10 @@
  * is completed and the event is never handled again (within the retention). When it throws, the claim is
  * released and the SQS message is retried. Users edit `functions/webhook-handlers.ts`, nothing else.
  */
+
+import type { ClaimedAs } from '../claims/lease.ts';
 import type { EventKind, JsonObject, WebhookEvent } from '../events/types.ts';
 import type { StatusLedgerChange, StatusLedgerView } from '../ledger/status-ledger.ts';
-
-/**
- * How this worker obtained the claim:
- * - `fresh`: nobody had claimed the key.
- * - `reclaimed`: a claim existed but had expired (older than the retention), so the key counts as new.
- * - `takeover`: another worker claimed the key and its lease lapsed without completing: it crashed or timed
- *   out, possibly AFTER running its side effect (see docs/consumer.md, "the effect→complete window"). A
- *   handler whose effect must not happen twice can check its own system here, or pass `key` as an
- *   idempotency key to the API it calls.
- */
-export type ClaimedAs = 'fresh' | 'takeover' | 'reclaimed';
 
 /** Scalar details only: objects (a payload, a contact) cannot be passed, so they cannot be logged by accident. */
 export type LogDetails = Readonly<Record<string, string | number | boolean | undefined>>;

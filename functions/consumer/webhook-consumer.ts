@@ -28,7 +28,7 @@ import type {
 } from '../claims/claim-store.ts';
 import { isHeld } from '../claims/claim-store.ts';
 import { ClaimLostError, toClaimStoreError } from '../claims/errors.ts';
-import { type AcquiredOutcome, deadlineFromRemainingTime } from '../claims/lease.ts';
+import { type ClaimedAs, deadlineFromRemainingTime } from '../claims/lease.ts';
 import { extractEvents } from '../events/extract-events.ts';
 import type { BodyRejection, EventExtraction, WebhookEvent } from '../events/types.ts';
 import type { StatusObservation } from '../ledger/status-event.ts';
@@ -325,10 +325,10 @@ export class ConsumerBatch {
     if (isHeld(claim)) return this.#runSideEffect(event, claim);
     switch (claim.outcome) {
       case 'recorded':
-        this.#countAcquired(event, claim.acquiredAs);
+        this.#countClaimed(event, claim.claimedAs);
         this.#logger.debug('Event without handler recorded as done', {
           ...logged,
-          acquiredAs: claim.acquiredAs,
+          claimedAs: claim.claimedAs,
         });
         return undefined;
       case 'duplicate-done':
@@ -370,9 +370,9 @@ export class ConsumerBatch {
     return `in-flight:${logged.key}`;
   }
 
-  #countAcquired(event: WebhookEvent, acquiredAs: AcquiredOutcome, attempt?: number): void {
+  #countClaimed(event: WebhookEvent, claimedAs: ClaimedAs, attempt?: number): void {
     this.tally.countForField(ConsumerFieldMetric.EventsFresh, event.metricField);
-    if (acquiredAs !== 'takeover') return;
+    if (claimedAs !== 'takeover') return;
     this.tally.countForField(ConsumerFieldMetric.LeaseTakeovers, event.metricField);
     this.#logger.warn('Lease taken over from a worker that did not complete', {
       key: loggableKey(event),
@@ -384,7 +384,7 @@ export class ConsumerBatch {
 
   async #runSideEffect(event: WebhookEvent, claim: HeldClaim): Promise<string | undefined> {
     const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
-    this.#countAcquired(event, claim.outcome, claim.attempt);
+    this.#countClaimed(event, claim.outcome, claim.attempt);
 
     let context: WebhookEventContext | undefined;
     try {

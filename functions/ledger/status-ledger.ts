@@ -43,12 +43,13 @@ export interface StatusLedgerUpdate {
 }
 
 export interface StatusLedgerOptions {
-  readonly client: DynamoDBDocumentClient;
+  readonly documentClient: DynamoDBDocumentClient;
   readonly tableName: string;
   /** Same namespace as the claim store, so that consumers sharing a table keep separate ledgers. */
   readonly keyNamespace?: string | undefined;
   readonly retentionDays: number;
-  readonly now?: () => number;
+  /** Epoch ms. @default Date.now */
+  readonly clock?: () => number;
 }
 
 const TIME_PREFIX = 'at_';
@@ -61,18 +62,18 @@ export function ledgerKey(wamid: string, recipientParticipantId?: string, keyNam
 }
 
 export class StatusLedger {
-  readonly #client: DynamoDBDocumentClient;
+  readonly #documentClient: DynamoDBDocumentClient;
   readonly #tableName: string;
   readonly #keyNamespace: string | undefined;
   readonly #retentionDays: number;
-  readonly #now: () => number;
+  readonly #clock: () => number;
 
   constructor(options: StatusLedgerOptions) {
-    this.#client = options.client;
+    this.#documentClient = options.documentClient;
     this.#tableName = options.tableName;
     this.#keyNamespace = options.keyNamespace || undefined;
     this.#retentionDays = options.retentionDays;
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock ?? Date.now;
   }
 
   /**
@@ -91,10 +92,10 @@ export class StatusLedger {
     const common = {
       ':time': observation.timestamp,
       ':statuses': new Set([observation.status]),
-      ':expiresAt': expiresAtFor(this.#now(), this.#retentionDays),
+      ':expiresAt': expiresAtFor(this.#clock(), this.#retentionDays),
     };
     try {
-      const advanced = await this.#client.send(
+      const advanced = await this.#documentClient.send(
         new UpdateCommand({
           TableName: this.#tableName,
           Key: key,
@@ -125,7 +126,7 @@ export class StatusLedger {
     } catch (error) {
       if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
     }
-    const merged = await this.#client.send(
+    const merged = await this.#documentClient.send(
       new UpdateCommand({
         TableName: this.#tableName,
         Key: key,
@@ -146,7 +147,7 @@ export class StatusLedger {
 
   /** The ledger's view of one message (one participant for group sends), or undefined if none was seen. */
   async view(wamid: string, recipientParticipantId?: string): Promise<StatusLedgerView | undefined> {
-    const result = await this.#client.send(
+    const result = await this.#documentClient.send(
       new GetCommand({
         TableName: this.#tableName,
         Key: { pk: ledgerKey(wamid, recipientParticipantId, this.#keyNamespace) },

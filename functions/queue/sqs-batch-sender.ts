@@ -38,7 +38,8 @@ export interface SqsBatchSenderOptions {
   readonly retryPolicy?: RetryPolicy;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
-  readonly now?: () => number;
+  /** Epoch ms. @default Date.now */
+  readonly clock?: () => number;
 }
 
 /** A message SQS refused as the sender's fault: its index in the `sendAll` call and the SQS error code. */
@@ -52,14 +53,14 @@ export class SqsBatchSender {
   readonly #retryPolicy: RetryPolicy;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
-  readonly #now: () => number;
+  readonly #clock: () => number;
 
   constructor(options: SqsBatchSenderOptions) {
     this.#options = options;
     this.#retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#random = options.random ?? Math.random;
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock ?? Date.now;
   }
 
   /** Sends every message, retrying only those that failed for a reason a retry can fix. */
@@ -92,7 +93,7 @@ export class SqsBatchSender {
       if (pending.length === 0) break;
       if (attempt >= this.#retryPolicy.maxAttempts) break;
       const delay = this.#backoff(attempt);
-      if (this.#now() + delay >= meta.retryDeadline) break;
+      if (this.#clock() + delay >= meta.retryDeadline) break;
       await this.#sleep(delay);
     }
     if (pending.length > 0) throw new EnqueueFailedError(queue, pending.length, messages.length, lastError);

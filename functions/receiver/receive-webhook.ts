@@ -65,7 +65,8 @@ export interface ReceiverDependencies {
   readonly queue: DeliveryQueuePort;
   readonly metrics: ReceiverMetrics;
   readonly logger: ReceiverLogger;
-  readonly now?: () => number;
+  /** Epoch ms. @default Date.now */
+  readonly clock?: () => number;
   /** How long enqueue retries may go on, from the request's arrival (default `RETRY_BUDGET_MS`). */
   readonly retryBudgetMs?: number;
 }
@@ -93,7 +94,7 @@ export async function receiveWebhook(
   if (method !== 'GET' && method !== 'POST') {
     return respond(405, 'method not allowed', { allow: 'GET, POST' });
   }
-  const arrival = (deps.now ?? Date.now)();
+  const arrival = (deps.clock ?? Date.now)();
   const secrets = await loadSecrets(request, deps);
   if ('statusCode' in secrets) return secrets;
   return method === 'GET'

@@ -10,19 +10,16 @@ import { type ITableV2, Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import {
   ConsumerFieldMetric,
-  type ConsumerMetric,
+  type ConsumerFieldMetricName,
+  type ConsumerMetricName,
   FIELD_DIMENSION,
   MANAGEMENT_FIELDS,
   MESSAGES_FIELD_DIMENSIONS,
   METRICS_NAMESPACE,
-  type ReceiverMetric,
+  type ReceiverMetricName,
   SERVICE_DIMENSION,
   SERVICE_NAME,
 } from '../../contract/metric-names.ts';
-
-export type ConsumerFieldMetricName = (typeof ConsumerFieldMetric)[keyof typeof ConsumerFieldMetric];
-export type ConsumerMetricName = (typeof ConsumerMetric)[keyof typeof ConsumerMetric];
-export type ReceiverMetricName = (typeof ReceiverMetric)[keyof typeof ReceiverMetric];
 
 /** Every known value of the `Field` dimension: the three kinds of `messages`, then the management fields. */
 export const ALL_FIELD_DIMENSIONS: readonly string[] = [...MESSAGES_FIELD_DIMENSIONS, ...MANAGEMENT_FIELDS];

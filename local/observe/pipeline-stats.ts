@@ -86,7 +86,7 @@ const KNOWN_COUNTERS = new Set<string>([
 export class PipelineStats {
   readonly #windowSeconds: number;
   readonly #recentLimit: number;
-  readonly #now: () => number;
+  readonly #clock: () => number;
   readonly #startedAt: number;
   readonly #buckets = new Map<number, StatsBucket>();
   readonly #totals = {
@@ -100,11 +100,11 @@ export class PipelineStats {
   readonly #recent: DuplicateSighting[] = [];
   #queue: QueueSample | undefined;
 
-  constructor(options: { windowSeconds?: number; recentDuplicates?: number; now?: () => number } = {}) {
+  constructor(options: { windowSeconds?: number; recentDuplicates?: number; clock?: () => number } = {}) {
     this.#windowSeconds = options.windowSeconds ?? 600;
     this.#recentLimit = options.recentDuplicates ?? 50;
-    this.#now = options.now ?? Date.now;
-    this.#startedAt = this.#now();
+    this.#clock = options.clock ?? Date.now;
+    this.#startedAt = this.#clock();
   }
 
   addMetric(point: MetricPoint): void {
@@ -151,11 +151,11 @@ export class PipelineStats {
 
   addQueueSample(sample: QueueSample): void {
     this.#queue = sample;
-    this.#bucket(this.#now()).queue = sample;
+    this.#bucket(this.#clock()).queue = sample;
   }
 
   snapshot(sinceSeconds?: number): StatsSnapshot {
-    const now = this.#now();
+    const now = this.#clock();
     const nowSecond = Math.floor(now / 1000);
     const first = Math.max(
       Math.floor(this.#startedAt / 1000),
@@ -192,7 +192,7 @@ export class PipelineStats {
     if (bucket === undefined) {
       bucket = emptyBucket(t);
       this.#buckets.set(t, bucket);
-      const oldest = Math.floor(this.#now() / 1000) - this.#windowSeconds;
+      const oldest = Math.floor(this.#clock() / 1000) - this.#windowSeconds;
       for (const key of this.#buckets.keys()) if (key < oldest) this.#buckets.delete(key);
     }
     return bucket;

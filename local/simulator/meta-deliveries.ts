@@ -5,7 +5,7 @@
  * are delivered again (at-least-once delivery: they arrive as duplicates).
  */
 import type { LocalStackClient } from '../stack/local-stack-client.ts';
-import { type RetryPolicy, retryDelayMs } from './meta-retries.ts';
+import { type MetaRetrySchedule, retryDelayMs } from './meta-retries.ts';
 import type { ScheduledActions } from './scheduled-actions.ts';
 import { type SimulatedEvent, webhookBody } from './traffic.ts';
 
@@ -29,7 +29,7 @@ export interface MetaBehaviour {
   readonly appSecret: string;
   /** How long Meta waits for an answer before counting the delivery as failed. */
   readonly metaTimeoutMs: number;
-  readonly retry: RetryPolicy;
+  readonly retry: MetaRetrySchedule;
   /** Chance that retries falling due together travel in one body. */
   readonly rebatchProbability: number;
   readonly maxEventsPerBody: number;

@@ -5,7 +5,8 @@
  * capped at `maxDelayMs`, with jitter so that retries of one outage do not arrive in lockstep.
  */
 
-export interface RetryPolicy {
+/** When Meta retries a delivery it got no 200 for (not the receiver's own enqueue retries). */
+export interface MetaRetrySchedule {
   readonly initialDelayMs: number;
   readonly factor: number;
   readonly maxDelayMs: number;
@@ -13,7 +14,7 @@ export interface RetryPolicy {
   readonly jitter: number;
 }
 
-export const COMPRESSED_META_RETRIES: RetryPolicy = {
+export const COMPRESSED_META_RETRIES: MetaRetrySchedule = {
   initialDelayMs: 1_000,
   factor: 2,
   maxDelayMs: 16_000,
@@ -21,10 +22,14 @@ export const COMPRESSED_META_RETRIES: RetryPolicy = {
 };
 
 /** Delay before retry number `retry` (1 = the first retry). */
-export function retryDelayMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
+export function retryDelayMs(
+  retry: number,
+  schedule: MetaRetrySchedule,
+  random: () => number = Math.random,
+): number {
   if (!Number.isInteger(retry) || retry < 1) throw new RangeError('retry counts from 1.');
-  const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.factor ** (retry - 1));
-  return Math.max(0, base * (1 + policy.jitter * (2 * random() - 1)));
+  const base = Math.min(schedule.maxDelayMs, schedule.initialDelayMs * schedule.factor ** (retry - 1));
+  return Math.max(0, base * (1 + schedule.jitter * (2 * random() - 1)));
 }
 
 /** Exponentially distributed time between Poisson arrivals at `ratePerSecond`, in ms. */

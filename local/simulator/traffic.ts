@@ -23,14 +23,15 @@ export interface TrafficOptions {
   /** Makes wamids unique to this run, so a stack that already holds data cannot mix them up. */
   readonly runId: string;
   readonly random?: () => number;
-  readonly now?: () => number;
+  /** Epoch ms. @default Date.now */
+  readonly clock?: () => number;
 }
 
 /** Produces one new event per call, with a realistic mix. */
 export class TrafficGenerator {
   readonly #runId: string;
   readonly #random: () => number;
-  readonly #now: () => number;
+  readonly #clock: () => number;
   #sequence = 0;
   /** Digits standing for the run in template ids (which are numeric). */
   readonly #runDigits: string;
@@ -40,7 +41,7 @@ export class TrafficGenerator {
   constructor(options: TrafficOptions) {
     this.#runId = options.runId;
     this.#random = options.random ?? Math.random;
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock ?? Date.now;
     let hash = 0;
     for (const char of options.runId) hash = (hash * 31 + char.charCodeAt(0)) % 100_000_000;
     this.#runDigits = String(hash).padStart(8, '0');
@@ -59,7 +60,7 @@ export class TrafficGenerator {
   }
 
   #inboundMessage(): SimulatedEvent {
-    const timestamp = String(Math.floor(this.#now() / 1000));
+    const timestamp = String(Math.floor(this.#clock() / 1000));
     const wamid = this.#id('wamid.SIM.IN.');
     // Each inbound message gets a reply, whose statuses follow later.
     const pending: string[] = [...STATUS_ORDER];
@@ -89,7 +90,7 @@ export class TrafficGenerator {
         {
           id: message.wamid,
           status,
-          timestamp: String(Math.floor(this.#now() / 1000)),
+          timestamp: String(Math.floor(this.#clock() / 1000)),
           recipient_id: '15551230000',
         },
       ],
@@ -108,7 +109,7 @@ export class TrafficGenerator {
   }
 
   #event(field: string, value: Record<string, unknown>): SimulatedEvent {
-    const entryTime = Math.floor(this.#now() / 1000);
+    const entryTime = Math.floor(this.#clock() / 1000);
     const change = { field, value };
     const extraction = extractEvents(webhookBody([{ change, entryTime }]));
     const event = extraction.ok ? extraction.events[0] : undefined;

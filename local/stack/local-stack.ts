@@ -158,7 +158,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     };
     const consumer = await loadLocalConsumer(faults);
     const eventSource: SqsEventSource = createSqsEventSource({
-      client: sqs,
+      sqs,
       queueUrl: queues.queueUrl,
       handler: consumer,
       batchSize: settings.batchSize,
@@ -179,7 +179,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     cleanups.push(() => sampler.stop());
 
     const ledger = new StatusLedger({
-      client: DynamoDBDocumentClient.from(dynamodbClient),
+      documentClient: DynamoDBDocumentClient.from(dynamodbClient),
       tableName: LOCAL_TABLE_NAME,
       retentionDays: settings.retentionDays,
     });

@@ -289,7 +289,7 @@ it('ends with every one of 1000 events effected once and done, or waiting in the
 
   // The status ledger ends at `read` for every message whose three statuses all ran, whatever their order.
   const ledger = new StatusLedger({
-    client: createDocumentClient(),
+    documentClient: createDocumentClient(),
     tableName: p.tableName,
     retentionDays: 8,
   });

@@ -47,7 +47,7 @@ function dependencies(queue: RecordingDeliveryQueue): ReceiverDependencies {
     queue,
     metrics: { addMetric: ignore },
     logger: { info: ignore, warn: ignore, error: ignore },
-    now: () => Date.UTC(2026, 10, 30),
+    clock: () => Date.UTC(2026, 10, 30),
   };
 }
 

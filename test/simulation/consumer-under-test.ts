@@ -79,11 +79,11 @@ export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): 
     clock: ports.clock,
   });
   const ledger = new StatusLedger({
-    client: ports.documentClient,
+    documentClient: ports.documentClient,
     tableName: config.tableName,
     keyNamespace: config.keyNamespace,
     retentionDays: config.retentionDays,
-    now: ports.clock,
+    clock: ports.clock,
   });
   const deadLetters = new SqsDeadLetterQueue({
     sqs: ports.sqs,

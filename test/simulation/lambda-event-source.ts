@@ -173,7 +173,7 @@ export class LambdaEventSource {
             functionName: 'consumer',
             region: 'us-east-1',
             deadlineMs,
-            now: () => scheduler.now,
+            clock: () => scheduler.now,
           });
           batchFunction({ Records: deliveries.map(toRecord) }, context).then(
             (response) => this.#end(invocation, { fate: 'returned', response }),

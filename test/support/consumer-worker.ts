@@ -17,7 +17,7 @@ interceptLocalhostDns();
 const { handler } = await import('../../functions/consumer.ts');
 
 const source = createSqsEventSource({
-  client: new SQSClient({}),
+  sqs: new SQSClient({}),
   queueUrl: getStringFromEnv(ENV.deliveryQueueUrl),
   handler,
   batchSize: getNumberFromEnv('WORKER_BATCH_SIZE', 10),

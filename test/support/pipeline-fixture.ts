@@ -207,7 +207,7 @@ export async function createPipeline(
 
     async startConsumer() {
       const source = createSqsEventSource({
-        client: sqs,
+        sqs,
         queueUrl: queues.queueUrl,
         handler: consumer,
         batchSize: eventSource.batchSize ?? settings.batchSize,

@@ -334,8 +334,8 @@ describe('retention (injected clock)', () => {
 describe('namespace', () => {
   it('isolates consumers sharing one table: the same key is fresh once per namespace', async () => {
     const key = newKey('shared');
-    const crm = newStore({ namespace: 'crm' });
-    const analytics = newStore({ namespace: 'analytics' });
+    const crm = newStore({ keyNamespace: 'crm' });
+    const analytics = newStore({ keyNamespace: 'analytics' });
 
     const [forCrm, forAnalytics] = await Promise.all([claimHeld(crm, key), claimHeld(analytics, key)]);
 
@@ -370,7 +370,7 @@ describe('an event without side effect, recorded directly as done', () => {
     const store = newStore();
     const key = newKey('recorded');
     const recorded = await store.claim({ key, field: 'messages', sideEffect: false }, deadline());
-    expect(recorded).toMatchObject({ outcome: 'recorded', acquiredAs: 'fresh' });
+    expect(recorded).toMatchObject({ outcome: 'recorded', claimedAs: 'fresh' });
     expect(requests.counts()).toEqual({ PutItem: 1 });
     const item = await storedItem(key);
     expect(item).toMatchObject({ state: 'done', doneAt: START, expiresAt: START / SECOND + 8 * 86_400 });
@@ -386,7 +386,7 @@ describe('an event without side effect, recorded directly as done', () => {
     expect(isHeld(await store.claim({ key, field: 'messages' }, deadline(SECOND)))).toBe(true);
     clock.now += 2 * SECOND;
     const recorded = await store.claim({ key, field: 'messages', sideEffect: false }, deadline());
-    expect(recorded).toMatchObject({ outcome: 'recorded', acquiredAs: 'takeover' });
+    expect(recorded).toMatchObject({ outcome: 'recorded', claimedAs: 'takeover' });
     expect((await storedItem(key))?.state).toBe('done');
   });
 });

@@ -22,7 +22,7 @@ let ledger: StatusLedger;
 
 beforeAll(async () => {
   tableName = await createTestClaimTable(dynamodb, 'ledger');
-  ledger = new StatusLedger({ client: documentClient, tableName, retentionDays: 8 });
+  ledger = new StatusLedger({ documentClient, tableName, retentionDays: 8 });
 });
 
 let wamids = 0;
@@ -132,7 +132,7 @@ describe('status ledger on DynamoDB Local', () => {
 
   it('stores items under the namespace prefix with a TTL, beside the claims', async () => {
     const namespaced = new StatusLedger({
-      client: documentClient,
+      documentClient,
       tableName,
       retentionDays: 8,
       keyNamespace: 'crm',

@@ -73,7 +73,7 @@ function start(
 ) {
   const reports: InvocationReport[] = [];
   const source = createSqsEventSource({
-    client,
+    sqs: client,
     queueUrl,
     handler,
     batchSize: 10,

@@ -129,16 +129,16 @@ describe('DynamoDbModel against DynamoDB Local', () => {
 
     await fc.assert(
       fc.asyncProperty(fc.array(domainAction, { minLength: 10, maxLength: 20 }), async (actions) => {
-        const namespace = `d${run++}`;
+        const keyNamespace = `d${run++}`;
         let now = 1_770_000_000_000;
         const clock = () => now;
-        const claims = new ClaimStore({ documentClient, tableName, namespace, clock });
+        const claims = new ClaimStore({ documentClient, tableName, keyNamespace, clock });
         const ledger = new StatusLedger({
-          client: documentClient,
+          documentClient,
           tableName,
-          keyNamespace: namespace,
+          keyNamespace,
           retentionDays: 8,
-          now: clock,
+          clock,
         });
         const held: ClaimHandle[] = [];
         const event = (index: number) => ({ key: `msg:wamid.E${index}`, field: 'messages' });

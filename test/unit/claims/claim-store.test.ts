@@ -76,7 +76,7 @@ describe('claim', () => {
   it('sends one conditional PutItem with the full item, namespaced key and ALL_OLD both ways', async () => {
     dynamodb.on(PutCommand).resolves({});
 
-    const result = await store({ namespace: 'crm' }).claim(
+    const result = await store({ keyNamespace: 'crm' }).claim(
       { key: 'msg:wamid.1', field: 'messages' },
       { deadlineMs: DEADLINE },
     );
@@ -260,7 +260,7 @@ describe('complete', () => {
   it('sends one UpdateItem conditioned on the owner, setting done, doneAt, a new expiry and the attempt', async () => {
     dynamodb.on(UpdateCommand).resolves({});
 
-    const completed = await store({ namespace: 'crm' }).complete(held);
+    const completed = await store({ keyNamespace: 'crm' }).complete(held);
 
     expect(dynamodb.calls()).toHaveLength(1);
     expect(dynamodb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
@@ -450,8 +450,8 @@ describe('configuration', () => {
   });
 
   it.each([
-    { label: 'a namespace containing #', options: { namespace: 'a#b' } },
-    { label: 'an empty namespace', options: { namespace: '' } },
+    { label: 'a namespace containing #', options: { keyNamespace: 'a#b' } },
+    { label: 'an empty namespace', options: { keyNamespace: '' } },
     { label: 'a negative lease margin', options: { leaseMarginMs: -1 } },
     { label: 'a concurrency of 0', options: { concurrency: 0 } },
   ])('refuses $label', ({ options }) => {

@@ -57,7 +57,7 @@ describe('parseEmf', () => {
 describe('PipelineStats', () => {
   it('tallies fresh and duplicate events per field, per second and in total', () => {
     let now = 10_000;
-    const stats = new PipelineStats({ now: () => now });
+    const stats = new PipelineStats({ clock: () => now });
     for (const point of parseEmf(consumerEmf('message', { EventsFresh: 3 }, 10_100)) ?? [])
       stats.addMetric(point);
     for (const point of parseEmf(
@@ -82,7 +82,7 @@ describe('PipelineStats', () => {
   });
 
   it('measures the wait of each record from its SentTimestamp to the invocation start', () => {
-    const stats = new PipelineStats({ now: () => 5_000 });
+    const stats = new PipelineStats({ clock: () => 5_000 });
     const record = (sent: number) => ({ attributes: { SentTimestamp: String(sent) } }) as SQSRecord;
     stats.addInvocation({
       awsRequestId: 'r',

@@ -20,9 +20,9 @@ afterEach(() => sqsMock.reset());
 const DELIVERY_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
 const DLQ_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries-dlq';
 
-function makeQueue(options: { maximumMessageSizeBytes?: number; now?: () => number } = {}) {
+function makeQueue(options: { maximumMessageSizeBytes?: number; clock?: () => number } = {}) {
   const sleeps: number[] = [];
-  let clock = 0;
+  let elapsedMs = 0;
   const queue = new SqsDeliveryQueue({
     sqs: new SQSClient({ region: 'eu-west-1' }),
     deliveryQueueUrl: DELIVERY_URL,
@@ -30,10 +30,10 @@ function makeQueue(options: { maximumMessageSizeBytes?: number; now?: () => numb
     maximumMessageSizeBytes: options.maximumMessageSizeBytes ?? 256 * 1024,
     sleep: async (ms) => {
       sleeps.push(ms);
-      clock += ms;
+      elapsedMs += ms;
     },
     random: () => 0.5,
-    now: options.now ?? (() => clock),
+    clock: options.clock ?? (() => elapsedMs),
   });
   return { queue, sleeps };
 }
@@ -156,7 +156,7 @@ describe('SqsDeliveryQueue.enqueue', () => {
 
   it('starts no retry after the deadline', async () => {
     let now = 0;
-    const { queue } = makeQueue({ now: () => now });
+    const { queue } = makeQueue({ clock: () => now });
     sqsMock.on(SendMessageBatchCommand).callsFake(() => {
       now += 2_000; // each call takes 2 s
       throw throttled();

@@ -56,7 +56,7 @@ function setup(queue: MemoryQueue, secrets?: WebhookSecretsSource) {
       },
     },
     logger: { info: log, warn: log, error: log },
-    now: () => Date.UTC(2026, 0, 1),
+    clock: () => Date.UTC(2026, 0, 1),
   };
   return { deps, metrics, logs };
 }
@@ -107,7 +107,7 @@ describe('receiveWebhook', () => {
       },
     };
     const { deps } = setup(queue, slowSecrets);
-    await receiveWebhook(post('not json'), { ...deps, now: () => clock });
+    await receiveWebhook(post('not json'), { ...deps, clock: () => clock });
     expect(queue.quarantined[0]?.meta.retryDeadline).toBe(Date.UTC(2026, 0, 1) + 3_000);
   });
 

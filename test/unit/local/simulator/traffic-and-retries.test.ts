@@ -14,7 +14,7 @@ describe('TrafficGenerator', () => {
     const traffic = new TrafficGenerator({
       runId: 'test',
       random: seededRandom(seed),
-      now: () => 1_780_000_000_000,
+      clock: () => 1_780_000_000_000,
     });
     return Array.from({ length: n }, () => traffic.next());
   };
