@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { formatReport, type ProtocolReport } from './protocol-report.ts';
 import { runSchedule } from './run-schedule.ts';
 
 const doc = readFileSync(new URL('../../docs/reliability.md', import.meta.url), 'utf8');
@@ -28,5 +29,16 @@ describe('docs/reliability.md, deterministic simulation', () => {
       );
       from = found + 1;
     }
+  });
+});
+
+describe('docs/reliability.md, figures of a run of schedules', () => {
+  it('quotes exactly what the committed report formats to', () => {
+    const report = JSON.parse(
+      readFileSync(new URL('./protocol-report.json', import.meta.url), 'utf8'),
+    ) as ProtocolReport;
+    expect(report.failures).toEqual([]);
+    expect(report.schedules).toBeGreaterThanOrEqual(2000);
+    expect(section).toContain(`\`\`\`\n${formatReport(report)}\n\`\`\``);
   });
 });
