@@ -5,47 +5,14 @@
  * it for `duplicate-in-flight` would skip the event, acknowledge its record, and lose the event for good.
  */
 import '../support/quiet-logs.ts';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
-import {
-  createDocumentClient,
-  createDynamoDbClient,
-  createTestClaimTable,
-  dynamoDbEndpoint,
-  TEST_CREDENTIALS,
-  TEST_REGION,
-} from '../support/aws-clients.ts';
-import {
-  compressedRetryStrategy,
-  type DynamoDbFaultInjector,
-  injectDynamoDbFaults,
-} from '../support/dynamodb-faults.ts';
+import { createDocumentClient, createDynamoDbClient, createTestClaimTable } from '../support/aws-clients.ts';
+import { clientLosingFirstAnswer } from '../support/dynamodb-faults.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { messageKey } from '../support/webhooks/delivery-workload.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
 import { type InboundMessage, inboundMessages, messagesBody } from '../support/webhooks/webhook-bodies.ts';
-
-/**
- * A client whose first claim attempt is applied by DynamoDB and answered with a TimeoutError; every other
- * attempt goes through. The SDK makes up to 3 attempts, as by default.
- */
-function clientLosingFirstClaimAnswer(): { client: DynamoDBClient; faults: DynamoDbFaultInjector } {
-  const client = new DynamoDBClient({
-    endpoint: dynamoDbEndpoint(),
-    region: TEST_REGION,
-    credentials: TEST_CREDENTIALS,
-    retryStrategy: compressedRetryStrategy(3),
-  });
-  let claimFaults = 0;
-  const faults = injectDynamoDbFaults(client, {
-    rate: 0,
-    random: Math.random,
-    forceFault: ({ operation }) =>
-      operation === 'claim' && claimFaults++ === 0 ? { kind: 'TimeoutError', applied: true } : undefined,
-  });
-  return { client, faults };
-}
 
 let pipeline: Pipeline | undefined;
 afterEach(async () => {
@@ -57,7 +24,7 @@ afterAll(() => restoreEnvironment());
 describe('a claim whose write was applied but whose answer was lost', () => {
   it('is held by the worker that wrote it when the SDK retries it', async () => {
     const tableName = await createTestClaimTable(createDynamoDbClient(), 'lost-answer');
-    const { client, faults } = clientLosingFirstClaimAnswer();
+    const { client, faults } = clientLosingFirstAnswer('claim');
     const store = new ClaimStore({ documentClient: createDocumentClient(client), tableName });
 
     const claim = await store.claim(
@@ -74,7 +41,7 @@ describe('a claim whose write was applied but whose answer was lost', () => {
   });
 
   it('still has its event effected once and done end to end', async () => {
-    const { client } = clientLosingFirstClaimAnswer();
+    const { client } = clientLosingFirstAnswer('claim');
     const p = await createPipeline(
       'lost-answer',
       {},

@@ -25,6 +25,11 @@ const CONFIG: ConsumerConfig = {
   claimUnhandledEvents: true,
 };
 
+/** A consumer configuration for tests; only what a test cares about needs overriding. */
+export function testConsumerConfig(overrides: Partial<ConsumerConfig> = {}): ConsumerConfig {
+  return { ...CONFIG, ...overrides };
+}
+
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 
 export function createHarness(handlers: WebhookHandlers, config: Partial<ConsumerConfig> = {}) {
@@ -42,17 +47,14 @@ export function createHarness(handlers: WebhookHandlers, config: Partial<Consume
     })),
     Failed: [],
   }));
-  const handler = createConsumerHandler(
-    { ...CONFIG, ...config },
-    {
-      documentClient,
-      sqs,
-      handlers,
-      logger: new Logger({ serviceName: SERVICE_NAME, logLevel: 'DEBUG' }),
-      metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
-      completionRetry: { retries: 2, baseDelayMs: 1, deadlineReserveMs: 0 },
-    },
-  );
+  const handler = createConsumerHandler(testConsumerConfig(config), {
+    documentClient,
+    sqs,
+    handlers,
+    logger: new Logger({ serviceName: SERVICE_NAME, logLevel: 'DEBUG' }),
+    metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
+    completionRetry: { retries: 2, baseDelayMs: 1, deadlineReserveMs: 0 },
+  });
   const invoke = (event: SQSEvent) => handler(event, { getRemainingTimeInMillis: () => 30_000 });
   return { dynamodb, queue, invoke };
 }

@@ -21,10 +21,12 @@
  * attempts), from which the test learns which claims' completion was given up.
  */
 import {
+  DynamoDBClient,
   InternalServerError,
   ProvisionedThroughputExceededException,
   ThrottlingException,
 } from '@aws-sdk/client-dynamodb';
+import { dynamoDbEndpoint, TEST_CREDENTIALS, TEST_REGION } from './aws-clients.ts';
 
 export const DYNAMODB_FAULT_KINDS = [
   'ProvisionedThroughputExceededException',
@@ -329,4 +331,28 @@ export function formatFaultReport(report: FaultReport): string {
     );
   });
   return lines.join('\n');
+}
+
+/**
+ * A client on DynamoDB Local whose first attempt of one claim-table operation is applied by DynamoDB and
+ * answered with a TimeoutError; every other attempt goes through. The SDK makes up to 3 attempts, as by default.
+ */
+export function clientLosingFirstAnswer(operation: ClaimTableOperation): {
+  client: DynamoDBClient;
+  faults: DynamoDbFaultInjector;
+} {
+  const client = new DynamoDBClient({
+    endpoint: dynamoDbEndpoint(),
+    region: TEST_REGION,
+    credentials: TEST_CREDENTIALS,
+    retryStrategy: compressedRetryStrategy(3),
+  });
+  let lost = 0;
+  const faults = injectDynamoDbFaults(client, {
+    rate: 0,
+    random: Math.random,
+    forceFault: (call) =>
+      call.operation === operation && lost++ === 0 ? { kind: 'TimeoutError', applied: true } : undefined,
+  });
+  return { client, faults };
 }

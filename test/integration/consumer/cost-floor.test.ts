@@ -14,7 +14,7 @@ import {
   createSqsClient,
   createTestClaimTable,
 } from '../../support/aws-clients.ts';
-import { sqsEvent } from '../../support/consumer-harness.ts';
+import { sqsEvent, testConsumerConfig } from '../../support/consumer-harness.ts';
 import { countRequests } from '../../support/request-counter.ts';
 import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 
@@ -28,26 +28,12 @@ beforeAll(async () => {
 });
 
 function consumer(handlers: WebhookHandlers, settings: Partial<ConsumerConfig> = {}) {
-  const handler = createConsumerHandler(
-    {
-      tableName,
-      keyNamespace: undefined,
-      deadLetterQueueUrl: 'http://unused.invalid/dlq',
-      deliveryQueueUrl: 'http://unused.invalid/deliveries',
-      retentionDays: 8,
-      leaseMarginMs: 10_000,
-      maximumMessageSizeBytes: 256 * 1024,
-      statusLedger: 'with-handler',
-      claimUnhandledEvents: true,
-      ...settings,
-    },
-    {
-      documentClient,
-      sqs: createSqsClient(),
-      handlers,
-      logger: new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' }),
-    },
-  );
+  const handler = createConsumerHandler(testConsumerConfig({ tableName, ...settings }), {
+    documentClient,
+    sqs: createSqsClient(),
+    handlers,
+    logger: new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' }),
+  });
   return async (event: SQSEvent) => {
     requests.reset();
     const result = await handler(event, { getRemainingTimeInMillis: () => 30_000 });

@@ -8,7 +8,6 @@
  *    retry after its first attempt failed, after a ledger write whose answer was lost, and after a takeover.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   CreateQueueCommand,
   type Message,
@@ -26,13 +25,10 @@ import {
   createDynamoDbClient,
   createSqsClient,
   createTestClaimTable,
-  dynamoDbEndpoint,
-  TEST_CREDENTIALS,
-  TEST_REGION,
   uniqueName,
 } from '../../support/aws-clients.ts';
-import { sqsEvent } from '../../support/consumer-harness.ts';
-import { compressedRetryStrategy, injectDynamoDbFaults } from '../../support/dynamodb-faults.ts';
+import { sqsEvent, testConsumerConfig } from '../../support/consumer-harness.ts';
+import { clientLosingFirstAnswer } from '../../support/dynamodb-faults.ts';
 import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const sqs = createSqsClient();
@@ -51,19 +47,8 @@ beforeAll(async () => {
   queueUrl = created.QueueUrl as string;
 });
 
-function config(): ConsumerConfig {
-  return {
-    tableName,
-    keyNamespace: undefined,
-    deadLetterQueueUrl: 'http://unused.invalid/dlq',
-    deliveryQueueUrl: queueUrl,
-    retentionDays: 8,
-    leaseMarginMs: LEASE_MARGIN_MS,
-    maximumMessageSizeBytes: 256 * 1024,
-    statusLedger: 'with-handler',
-    claimUnhandledEvents: true,
-  };
-}
+const config = (): ConsumerConfig =>
+  testConsumerConfig({ tableName, deliveryQueueUrl: queueUrl, leaseMarginMs: LEASE_MARGIN_MS });
 
 function consumer(
   handlers: WebhookHandlers,
@@ -217,19 +202,7 @@ describe('the change a status handler sees is the same on every attempt', () => 
   });
 
   it('after a ledger write whose answer was lost and that the SDK retried', async () => {
-    const client = new DynamoDBClient({
-      endpoint: dynamoDbEndpoint(),
-      region: TEST_REGION,
-      credentials: TEST_CREDENTIALS,
-      retryStrategy: compressedRetryStrategy(3),
-    });
-    let ledgerFaults = 0;
-    const faults = injectDynamoDbFaults(client, {
-      rate: 0,
-      random: Math.random,
-      forceFault: ({ operation }) =>
-        operation === 'ledger' && ledgerFaults++ === 0 ? { kind: 'TimeoutError', applied: true } : undefined,
-    });
+    const { client, faults } = clientLosingFirstAnswer('ledger');
     const wamid = nextWamid('LOST');
     const effects: string[] = [];
     const seen: string[] = [];

@@ -10,7 +10,13 @@ import {
   createSqsClient,
   createTestClaimTable,
 } from '../../support/aws-clients.ts';
-import { captureOutput, emfDocuments, metricValue, sqsEvent } from '../../support/consumer-harness.ts';
+import {
+  captureOutput,
+  emfDocuments,
+  metricValue,
+  sqsEvent,
+  testConsumerConfig,
+} from '../../support/consumer-harness.ts';
 import { countRequests } from '../../support/request-counter.ts';
 import { statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 
@@ -152,28 +158,15 @@ describe('status ledger on DynamoDB Local', () => {
 describe('status ledger through the consumer', () => {
   it('merges read, delivered, sent of one body (reverse order) and gives handlers the merged view', async () => {
     const seen: { key: string; current: string; change: string }[] = [];
-    const handler = createConsumerHandler(
-      {
-        tableName,
-        keyNamespace: undefined,
-        deadLetterQueueUrl: 'http://unused.invalid/dlq',
-        deliveryQueueUrl: 'http://unused.invalid/deliveries',
-        retentionDays: 8,
-        leaseMarginMs: 10_000,
-        maximumMessageSizeBytes: 256 * 1024,
-        statusLedger: 'with-handler',
-        claimUnhandledEvents: true,
-      },
-      {
-        documentClient,
-        sqs: createSqsClient(),
-        handlers: {
-          onStatus: ({ key, ledger: view, ledgerChange }: StatusContext) => {
-            seen.push({ key, current: view.current, change: ledgerChange });
-          },
+    const handler = createConsumerHandler(testConsumerConfig({ tableName }), {
+      documentClient,
+      sqs: createSqsClient(),
+      handlers: {
+        onStatus: ({ key, ledger: view, ledgerChange }: StatusContext) => {
+          seen.push({ key, current: view.current, change: ledgerChange });
         },
       },
-    );
+    });
     const wamid = nextWamid();
     const body = statusesBody(
       (['read', 'delivered', 'sent'] as const).map((status, i) => ({
