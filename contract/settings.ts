@@ -162,6 +162,7 @@ export function resolveSettings(input: PipelineSettingsInput = {}): PipelineSett
   return settings;
 }
 
-function withoutUndefined<T extends object>(input: T): Partial<T> {
+/** `input` without its undefined entries, so that spreading it over defaults keeps the defaults. */
+export function withoutUndefined<T extends object>(input: T): Partial<T> {
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

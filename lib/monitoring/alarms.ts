@@ -6,6 +6,7 @@
  *
  * Every alarm treats missing data as not breaching: no traffic is not an incident.
  */
+
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Alarm, ComparisonOperator, type IMetric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -14,6 +15,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ConsumerMetric, ReceiverMetric } from '../../contract/metric-names.ts';
+import { withoutUndefined } from '../../contract/settings.ts';
 import { ALARM_DEFAULTS } from '../defaults.ts';
 import {
   claimTableSystemErrors,
@@ -357,34 +359,9 @@ export function createWebhookAlarms(
 
 /** Fills defaults and refuses thresholds that would make an alarm meaningless or impossible to create. */
 export function resolveThresholds(input: WebhookAlarmThresholds = {}): ResolvedThresholds {
-  const d = ALARM_DEFAULTS;
   const t: ResolvedThresholds = {
-    period: input.period ?? d.period,
-    deadLetterQueueMessages: input.deadLetterQueueMessages ?? d.deadLetterQueueMessages,
-    deadLetterQueueArrivals: input.deadLetterQueueArrivals ?? d.deadLetterQueueArrivals,
-    oldestMessageAgeSeconds: input.oldestMessageAgeSeconds ?? d.oldestMessageAgeSeconds,
-    oldestMessageAgeEvaluationPeriods:
-      input.oldestMessageAgeEvaluationPeriods ?? d.oldestMessageAgeEvaluationPeriods,
-    duplicateRatePercent: input.duplicateRatePercent ?? d.duplicateRatePercent,
-    duplicateRateEvaluationPeriods: input.duplicateRateEvaluationPeriods ?? d.duplicateRateEvaluationPeriods,
-    duplicateRateMinimumEvents: input.duplicateRateMinimumEvents ?? d.duplicateRateMinimumEvents,
-    duplicateRateFields: input.duplicateRateFields ?? d.duplicateRateFields,
-    apiServerErrors: input.apiServerErrors ?? d.apiServerErrors,
-    signatureRejections: input.signatureRejections ?? d.signatureRejections,
-    consumerErrors: input.consumerErrors ?? d.consumerErrors,
-    consumerThrottles: input.consumerThrottles ?? d.consumerThrottles,
-    receiverErrors: input.receiverErrors ?? d.receiverErrors,
-    receiverThrottles: input.receiverThrottles ?? d.receiverThrottles,
-    completionFailures: input.completionFailures ?? d.completionFailures,
-    handlerErrorRatePercent: input.handlerErrorRatePercent ?? d.handlerErrorRatePercent,
-    handlerErrorRateEvaluationPeriods:
-      input.handlerErrorRateEvaluationPeriods ?? d.handlerErrorRateEvaluationPeriods,
-    handlerErrorRateMinimumEvents: input.handlerErrorRateMinimumEvents ?? d.handlerErrorRateMinimumEvents,
-    handlerErrorRateFields: input.handlerErrorRateFields ?? d.handlerErrorRateFields,
-    claimFailures: input.claimFailures ?? d.claimFailures,
-    claimFailuresEvaluationPeriods: input.claimFailuresEvaluationPeriods ?? d.claimFailuresEvaluationPeriods,
-    claimTableThrottledRequests: input.claimTableThrottledRequests ?? d.claimTableThrottledRequests,
-    claimTableSystemErrors: input.claimTableSystemErrors ?? d.claimTableSystemErrors,
+    ...ALARM_DEFAULTS,
+    ...withoutUndefined(input),
     dynamoDbAccountUserErrors: input.dynamoDbAccountUserErrors,
   };
   for (const name of ['duplicateRatePercent', 'handlerErrorRatePercent'] as const) {
