@@ -1,0 +1,219 @@
+/**
+ * Subscribers (docs/design.md §7): several systems fed by one webhook, each with its own queue, DLQ, consumer
+ * and claim namespace, so that one system's failure never re-runs or delays another's side effects.
+ *
+ * The CDK app (`bin/app.ts`) and the local stack (`npm start`) read the same definitions from
+ * `bin/subscribers.ts`; `resolveSubscribers` checks them where every setting is known (synth, local start).
+ * Plain TypeScript: no aws-cdk-lib, no AWS SDK.
+ */
+import type { StatusLedgerMode } from './environment.ts';
+import {
+  type PipelineSettings,
+  type PipelineSettingsInput,
+  resolveSettings,
+  UnsafeSettingsError,
+  withoutUndefined,
+} from './settings.ts';
+
+/** The one subscriber of a pipeline configured without `subscribers`: today's single handler set. */
+export const DEFAULT_SUBSCRIBER_NAME = 'default';
+
+/**
+ * Names end up in construct ids, queue and function names, metric dimensions and claim keys (`<name>#…`):
+ * lowercase letters, digits and `-`, starting with a letter, at most 32 characters.
+ */
+export const SUBSCRIBER_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+
+/** Webhook field names as Meta writes them (`messages`, `message_template_status_update`, …). */
+export const WEBHOOK_FIELD_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Settings of the whole pipeline that one subscriber cannot change: the receiver has one of each. */
+export const PIPELINE_ONLY_SETTINGS = ['receiverTimeoutSeconds', 'maximumMessageSizeBytes'] as const;
+export type PipelineOnlySetting = (typeof PIPELINE_ONLY_SETTINGS)[number];
+
+/** The consumer settings a subscriber may set for itself; unset ones come from the pipeline's. */
+export type SubscriberSettingsInput = Omit<PipelineSettingsInput, PipelineOnlySetting>;
+
+export interface SubscriberDefinition {
+  /**
+   * Path (from the project root) of the subscriber's module. It exports `webhookHandlers` (from
+   * `defineWebhookHandlers`) and `handler` (the consumer Lambda over them, `createConsumerFromEnv(webhookHandlers)`):
+   * the construct bundles it as the subscriber's Lambda entry, the local stack imports its handlers.
+   */
+  readonly entry: string;
+  /**
+   * The webhook fields this subscriber receives (e.g. `['messages']`); a delivery with none of them never
+   * reaches its queue, and events of other fields in a delivery it does receive are skipped without a claim.
+   * @default - every field
+   */
+  readonly fields?: readonly string[];
+  /**
+   * Prefix of this subscriber's claim and ledger keys (`<ns>#<key>`). `''` keeps keys unprefixed, which only
+   * one subscriber may do (the one that inherits the claims of a single-subscriber deployment).
+   * @default - the subscriber's name
+   */
+  readonly keyNamespace?: string;
+  /** Consumer settings for this subscriber only (batch size, timeout, retries, …). */
+  readonly settings?: SubscriberSettingsInput;
+  /** @default - the consumer's default, 'with-handler' */
+  readonly statusLedger?: StatusLedgerMode;
+  /** @default - the consumer's default, true */
+  readonly claimUnhandledEvents?: boolean;
+  /** Consumer memory in MB. @default - the pipeline's consumer memory */
+  readonly memorySize?: number;
+}
+
+/** Subscriber name → definition. */
+export type SubscriberDefinitions = Readonly<Record<string, SubscriberDefinition>>;
+
+export interface ResolvedSubscriber {
+  readonly name: string;
+  readonly entry: string;
+  /** `undefined`: every field. Never empty. */
+  readonly fields: readonly string[] | undefined;
+  /** `undefined`: unprefixed keys. */
+  readonly keyNamespace: string | undefined;
+  /** The pipeline's settings with this subscriber's own on top, checked together. */
+  readonly settings: PipelineSettings;
+  readonly statusLedger: StatusLedgerMode | undefined;
+  readonly claimUnhandledEvents: boolean | undefined;
+  readonly memorySize: number | undefined;
+}
+
+/** Where the receiver sends a delivery for one subscriber (the receiver's `SUBSCRIBER_QUEUES` variable). */
+export interface SubscriberQueue {
+  readonly name: string;
+  readonly queueUrl: string;
+  /** `undefined`: every field. */
+  readonly fields?: readonly string[];
+}
+
+/**
+ * Checks the definitions and resolves each subscriber's settings over the pipeline's. Throws
+ * `UnsafeSettingsError` naming the subscriber and what to change.
+ */
+export function resolveSubscribers(
+  definitions: SubscriberDefinitions,
+  pipelineSettings: PipelineSettingsInput = {},
+): ResolvedSubscriber[] {
+  const names = Object.keys(definitions);
+  if (names.length === 0) {
+    throw new UnsafeSettingsError(
+      'subscribers is empty: define at least one, or leave it out for the single default subscriber.',
+    );
+  }
+  const resolved = names.map((name) =>
+    resolveOne(name, definitions[name] as SubscriberDefinition, pipelineSettings),
+  );
+  const owners = new Map<string, string>();
+  for (const subscriber of resolved) {
+    const namespace = subscriber.keyNamespace ?? '';
+    const other = owners.get(namespace);
+    if (other !== undefined) {
+      throw new UnsafeSettingsError(
+        `Subscribers ${other} and ${subscriber.name} share the key namespace "${namespace}": each subscriber needs its own, or one would skip the other's events as duplicates.`,
+      );
+    }
+    owners.set(namespace, subscriber.name);
+  }
+  return resolved;
+}
+
+function resolveOne(
+  name: string,
+  definition: SubscriberDefinition,
+  pipelineSettings: PipelineSettingsInput,
+): ResolvedSubscriber {
+  const problem = (text: string) => new UnsafeSettingsError(`Subscriber ${name}: ${text}`);
+  if (!SUBSCRIBER_NAME_PATTERN.test(name)) {
+    throw problem(
+      `the name must be lowercase letters, digits and "-", start with a letter and have at most 32 characters.`,
+    );
+  }
+  if (typeof definition.entry !== 'string' || definition.entry === '') {
+    throw problem('entry is required: the path of the module exporting webhookHandlers and handler.');
+  }
+  const fields = definition.fields;
+  if (fields !== undefined) {
+    if (fields.length === 0) {
+      throw problem(
+        'fields is empty, so it would receive nothing: list its fields, or leave fields out for all.',
+      );
+    }
+    const bad = fields.filter((field) => !WEBHOOK_FIELD_PATTERN.test(field));
+    if (bad.length > 0) {
+      throw problem(`${bad.map((field) => JSON.stringify(field)).join(', ')} is not a webhook field name.`);
+    }
+  }
+  const keyNamespace = definition.keyNamespace ?? name;
+  if (keyNamespace !== '' && !/^[A-Za-z0-9_.-]+$/.test(keyNamespace)) {
+    throw problem(`keyNamespace "${keyNamespace}" may hold letters, digits, "_", "." and "-" only.`);
+  }
+  const own = withoutUndefined(definition.settings ?? {}) as Record<string, unknown>;
+  const pipelineOnly = PIPELINE_ONLY_SETTINGS.filter((setting) => setting in own);
+  if (pipelineOnly.length > 0) {
+    throw problem(
+      `${pipelineOnly.join(', ')} belong to the whole pipeline (the receiver), not to one subscriber.`,
+    );
+  }
+  let settings: PipelineSettings;
+  try {
+    settings = resolveSettings({ ...withoutUndefined(pipelineSettings), ...own });
+  } catch (error) {
+    throw error instanceof UnsafeSettingsError ? problem(error.message) : error;
+  }
+  return {
+    name,
+    entry: definition.entry,
+    fields: fields === undefined ? undefined : [...new Set(fields)],
+    keyNamespace: keyNamespace === '' ? undefined : keyNamespace,
+    settings,
+    statusLedger: definition.statusLedger,
+    claimUnhandledEvents: definition.claimUnhandledEvents,
+    memorySize: definition.memorySize,
+  };
+}
+
+/** Whether a subscriber that wants `fields` receives a delivery or event of `field`. */
+export function wantsField(fields: readonly string[] | undefined, field: string): boolean {
+  return fields === undefined || fields.includes(field);
+}
+
+/** The receiver's `SUBSCRIBER_QUEUES` value (CDK tokens in the URLs stay tokens inside the string). */
+export function encodeSubscriberQueues(queues: readonly SubscriberQueue[]): string {
+  return JSON.stringify(
+    queues.map(({ name, queueUrl, fields }) =>
+      fields === undefined ? { name, queueUrl } : { name, queueUrl, fields },
+    ),
+  );
+}
+
+/** Reads `SUBSCRIBER_QUEUES` back; a malformed value fails fast at the receiver's start. */
+export function decodeSubscriberQueues(raw: string): SubscriberQueue[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('SUBSCRIBER_QUEUES must be a JSON array of {name, queueUrl, fields?}.');
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) {
+    throw new Error('SUBSCRIBER_QUEUES must be a non-empty JSON array of {name, queueUrl, fields?}.');
+  }
+  return parsed.map((item: unknown, index) => {
+    const entry = item as Partial<SubscriberQueue> | null;
+    const fieldsOk =
+      entry?.fields === undefined ||
+      (Array.isArray(entry.fields) && entry.fields.every((field) => typeof field === 'string'));
+    if (
+      typeof entry?.name !== 'string' ||
+      typeof entry.queueUrl !== 'string' ||
+      entry.queueUrl === '' ||
+      !fieldsOk
+    ) {
+      throw new Error(`SUBSCRIBER_QUEUES[${index}] must be {name, queueUrl, fields?}.`);
+    }
+    return entry.fields === undefined
+      ? { name: entry.name, queueUrl: entry.queueUrl }
+      : { name: entry.name, queueUrl: entry.queueUrl, fields: entry.fields };
+  });
+}
