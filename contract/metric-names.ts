@@ -7,6 +7,12 @@ export const METRICS_NAMESPACE = 'WhatsAppWebhookDedup';
 export const FIELD_DIMENSION = 'Field';
 
 /**
+ * Every consumer metric carries `Subscriber = <subscriber name>` (a Powertools default dimension of the
+ * consumer), next to `service` and, for the metrics below that have it, `Field`.
+ */
+export const SUBSCRIBER_DIMENSION = 'Subscriber';
+
+/**
  * Powertools Metrics always adds a `service` dimension to every metric it emits, so every metric of this
  * project carries `service = SERVICE_NAME` next to its own dimensions; dashboards and alarms must ask for the
  * same dimension set or CloudWatch shows nothing. Both functions set POWERTOOLS_SERVICE_NAME to this value.
@@ -23,6 +29,8 @@ export const ConsumerFieldMetric = {
   HandlerErrors: 'HandlerErrors',
   ClaimReleases: 'ClaimReleases',
   UnknownField: 'UnknownField',
+  /** Events of a field the subscriber does not want, skipped without a claim. */
+  EventsFilteredOut: 'EventsFilteredOut',
 } as const;
 
 export type ConsumerFieldMetricName = (typeof ConsumerFieldMetric)[keyof typeof ConsumerFieldMetric];
