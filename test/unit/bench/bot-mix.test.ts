@@ -164,16 +164,27 @@ describe('summarizeBotMix', () => {
     expect(summary.ours.wruPerTurn).toBe(5.4);
     expect(summary.floorWruPerTurn).toBe(5.4);
     expect(summary.dynamoDbCostRatio).toBeCloseTo(540 / 880, 3);
+    expect(summary.dynamoDbCostRatioLikeForLike).toBeCloseTo(215 / 220, 2);
     expect(summary.goals).toMatchObject({
       botMixDynamoDbAtFloor: true,
       botMixDynamoDbAtMost0_7xPowertools: true,
-      botMixDynamoDbAtMost0_7xPowertoolsPerMessage: false,
+      botMixLikeForLikeAtMostPowertoolsPerMessage: true,
     });
     // The same batches, deliveries and durations: only DynamoDB differs between the two.
     expect(summary.powertools.dollarsPerMillionEvents - summary.ours.dollarsPerMillionEvents).toBeCloseTo(
       ((880 - 540) / 400) * 0.625,
       2,
     );
+  });
+
+  it('misses the like-for-like goal when ours without unhandled claims writes more than Powertools per message', () => {
+    const heavier = output(540);
+    const summary = summarizeBotMix({
+      ...heavier,
+      runs: heavier.runs.map((r) => (r.contestant === 'oursNoUnhandledClaims' ? { ...r, wru: 230 } : r)),
+    });
+    expect(summary.dynamoDbCostRatioLikeForLike).toBeGreaterThan(1);
+    expect(summary.goals.botMixLikeForLikeAtMostPowertoolsPerMessage).toBe(false);
   });
 
   it('misses the floor goal when ours writes one unit more than the floor', () => {
