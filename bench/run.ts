@@ -95,7 +95,7 @@ async function benchConsumer(quick: boolean, only?: ContestantName): Promise<Con
     concurrency: settings.maxConcurrency,
     runs: quick ? 1 : 8,
     maxRuns: quick ? 1 : 16,
-    maxSeconds: 90,
+    maxSeconds: 240,
     targetHalfWidth: 0.05,
     warmupRecords: quick ? 200 : 2000,
     warmupRounds: quick ? 1 : 2,
