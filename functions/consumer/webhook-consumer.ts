@@ -2,8 +2,9 @@
  * The consumer's domain: from queued webhook bodies to exactly-once side effects. Plain TypeScript over
  * ports (claim store, status ledger, quarantine, handlers, logger); no Lambda or SQS types.
  *
- * Per batch: parse every record, then claim every event of the batch in one `claimMany` (a key repeated
- * anywhere in the batch is claimed once), then, per record, its events in order:
+ * Per batch: parse every record, set aside the events of fields this subscriber does not want (no claim,
+ * field-selection.ts), then claim every event of the batch in one `claimMany` (a key repeated anywhere in the
+ * batch is claimed once), then, per record, its events in order:
  *
  *   fresh | takeover | reclaimed   → [status: ledger] → handler → complete (retried)
  *   duplicate-done | repeat        → skip, EventsDuplicate
@@ -40,6 +41,7 @@ import {
   DEFAULT_COMPLETION_RETRY,
 } from './complete-with-retry.ts';
 import { ConsumerTally } from './consumer-tally.ts';
+import { type FilteredOut, selectFields } from './field-selection.ts';
 import { handlerFor, type WebhookEventContext, type WebhookHandlers } from './handler-api.ts';
 import { createHandlerLogger, describeError } from './handler-logger.ts';
 import { decideInFlight } from './in-flight.ts';
@@ -96,6 +98,11 @@ export interface WebhookConsumerOptions {
    * acknowledgements)
    */
   readonly claimUnhandledEvents?: boolean;
+  /**
+   * The webhook fields this subscriber handles: events of other fields are skipped before the claim pass
+   * (no DynamoDB request) and counted as `EventsFilteredOut`. @default every field
+   */
+  readonly fields?: readonly string[] | undefined;
   /** Without it, a record held back for a lease returns after the queue's visibility timeout. */
   readonly redelivery?: RedeliveryScheduler;
   readonly completionRetry?: CompletionRetryPolicy;
@@ -125,6 +132,8 @@ interface PreparedRecord {
    * an event left unclaimed (no handler, and `claimUnhandledEvents` off).
    */
   readonly claims: readonly (BatchClaimResult | undefined)[];
+  /** Events of fields this subscriber does not want: never claimed, only counted. */
+  readonly filteredOut: readonly FilteredOut[];
 }
 
 export class WebhookConsumer {
@@ -138,7 +147,10 @@ export class WebhookConsumer {
 
   /** Parses every record and claims every event of the batch at once. Never throws for a record. */
   async prepareBatch(records: readonly QueueRecord[], invocation: Invocation): Promise<ConsumerBatch> {
-    const extractions = records.map((record) => extractEvents(record.body));
+    const selections = records.map((record) =>
+      selectFields(extractEvents(record.body), this.#options.fields),
+    );
+    const extractions = selections.map((selection) => selection.extraction);
     const plans = extractions.map((extraction, index) =>
       extraction.ok
         ? extraction.events.map((event) =>
@@ -157,6 +169,7 @@ export class WebhookConsumer {
         record,
         extraction: extractions[index] as EventExtraction,
         claims: (plans[index] ?? []).map((request) => (request === undefined ? undefined : results[next++])),
+        filteredOut: selections[index]?.filteredOut ?? [],
       }),
     );
     return new ConsumerBatch(prepared, invocation, this.#options);
@@ -295,6 +308,9 @@ export class ConsumerBatch {
   async #processEvents(prepared: PreparedRecord): Promise<string[]> {
     const extraction = prepared.extraction;
     if (!extraction.ok) return [];
+    for (const skipped of prepared.filteredOut) {
+      this.tally.countForField(ConsumerFieldMetric.EventsFilteredOut, skipped.metricField);
+    }
     for (const unknown of extraction.unknownFields) {
       this.tally.countForField(ConsumerFieldMetric.UnknownField, unknown.field);
       this.#logger.info('Unknown webhook field acknowledged without side effect', {

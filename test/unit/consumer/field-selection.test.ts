@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { selectFields } from '../../../functions/consumer/field-selection.ts';
+import { extractEvents } from '../../../functions/events/extract-events.ts';
+import {
+  envelope,
+  inboundMessages,
+  messagesChange,
+  statusesChange,
+} from '../../support/webhooks/webhook-bodies.ts';
+
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url), 'utf8')) as {
+    entry: { changes: object[] }[];
+  };
+
+/** One body holding two messages, a status, two account updates and a field no documentation knows. */
+function mixedBody(): string {
+  return envelope([
+    messagesChange(inboundMessages(2, 'sel')),
+    statusesChange([
+      { id: 'wamid.out1', status: 'read', recipientId: '16505550001', timestamp: '1749416400' },
+    ]),
+    ...(fixture('account_update.json').entry[0]?.changes ?? []),
+    { field: 'some_future_field', value: { x: 1 } },
+  ]);
+}
+
+describe('selectFields', () => {
+  it('keeps only the events of the wanted fields and lists the others with their Field dimension', () => {
+    const selection = selectFields(extractEvents(mixedBody()), ['messages']);
+
+    if (!selection.extraction.ok) throw new Error('the mixed body is usable');
+    expect(selection.extraction.events.map((event) => event.kind)).toEqual(['message', 'message', 'status']);
+    expect(selection.extraction.unknownFields).toEqual([]);
+    expect(selection.filteredOut).toEqual([
+      { field: 'account_update', metricField: 'account_update' },
+      { field: 'account_update', metricField: 'account_update' },
+      { field: 'some_future_field', metricField: 'some_future_field' },
+    ]);
+  });
+
+  it('sets the messages field aside whole (messages, statuses) for a subscriber of other fields', () => {
+    const selection = selectFields(extractEvents(mixedBody()), ['account_update', 'some_future_field']);
+
+    if (!selection.extraction.ok) throw new Error('the mixed body is usable');
+    expect(selection.extraction.events.map((event) => event.field)).toEqual([
+      'account_update',
+      'account_update',
+    ]);
+    expect(selection.extraction.unknownFields.map((unknown) => unknown.field)).toEqual(['some_future_field']);
+    expect(selection.filteredOut.map((skipped) => skipped.metricField)).toEqual([
+      'message',
+      'message',
+      'status',
+    ]);
+  });
+
+  it('keeps everything without a filter, and leaves an unusable body to quarantine', () => {
+    const all = extractEvents(mixedBody());
+    expect(selectFields(all, undefined)).toEqual({ extraction: all, filteredOut: [] });
+
+    const garbage = extractEvents('not json');
+    expect(selectFields(garbage, ['messages'])).toEqual({ extraction: garbage, filteredOut: [] });
+  });
+});
