@@ -6,6 +6,7 @@
  */
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
+import { encodeSubscriberQueues, type SubscriberQueue } from './subscribers.ts';
 
 /** Variable names shared by the builders below and the handlers (which read them). */
 export const ENV = {
@@ -13,8 +14,16 @@ export const ENV = {
   keyNamespace: 'KEY_NAMESPACE',
   retentionDays: 'RETENTION_DAYS',
   leaseMarginMs: 'LEASE_MARGIN_MS',
+  /** Consumer: the queue it reads (held-back records return there). */
   deliveryQueueUrl: 'DELIVERY_QUEUE_URL',
-  deadLetterQueueUrl: 'DEAD_LETTER_QUEUE_URL',
+  /** Receiver: JSON from `encodeSubscriberQueues`, every subscriber's queue and fields. */
+  subscriberQueues: 'SUBSCRIBER_QUEUES',
+  /** Both functions: the pipeline's quarantine queue. */
+  quarantineQueueUrl: 'QUARANTINE_QUEUE_URL',
+  /** Consumer: the subscriber it runs for (metric dimension, logs). */
+  subscriberName: 'SUBSCRIBER_NAME',
+  /** Consumer: comma-separated webhook fields it handles; absent = every field. */
+  subscriberFields: 'SUBSCRIBER_FIELDS',
   maximumMessageSizeBytes: 'MAXIMUM_MESSAGE_SIZE_BYTES',
   /** `with-handler` (default) or `always`. */
   statusLedger: 'STATUS_LEDGER',
@@ -98,8 +107,10 @@ export interface PowertoolsEnvironmentInput {
 }
 
 export interface ReceiverEnvironmentInput extends PowertoolsEnvironmentInput {
-  readonly deliveryQueueUrl: string;
-  readonly deadLetterQueueUrl: string;
+  /** Every subscriber's queue (and fields): the receiver sends each delivery to those that want it. */
+  readonly subscriberQueues: readonly SubscriberQueue[];
+  /** Where the receiver quarantines bodies it cannot enqueue (invalid JSON, not an envelope, too large). */
+  readonly quarantineQueueUrl: string;
   readonly maximumMessageSizeBytes: number;
   readonly webhookSecrets: WebhookSecretsSetting;
 }
@@ -108,12 +119,17 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
   readonly tableName: string;
   /** Prefix of claim and ledger keys (`<ns>#…`); no variable when absent. */
   readonly keyNamespace?: string | undefined;
-  readonly deadLetterQueueUrl: string;
+  /** The subscriber this consumer runs for. */
+  readonly subscriberName: string;
+  /** The webhook fields it handles; no variable when absent (every field). Never empty. */
+  readonly fields?: readonly string[] | undefined;
+  /** The pipeline's quarantine queue (the subscriber's DLQ is left to SQS redrive). */
+  readonly quarantineQueueUrl: string;
   /** The queue the consumer reads: held-back records are given their return time there. */
   readonly deliveryQueueUrl: string;
   readonly retentionDays: number;
   readonly leaseMarginMs: number;
-  /** Quarantined records are re-sent to the DLQ, which has the same size limit as the delivery queue. */
+  /** Quarantined records are re-sent to the quarantine queue, which has the same size limit. */
   readonly maximumMessageSizeBytes: number;
   /** Local stack and tests only: the file the shipped example handler journals each effect to. */
   readonly effectsJournal?: string;
@@ -127,8 +143,8 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
 export function receiverEnvironment(input: ReceiverEnvironmentInput): Record<string, string> {
   return {
     ...powertoolsEnvironment(input),
-    [ENV.deliveryQueueUrl]: input.deliveryQueueUrl,
-    [ENV.deadLetterQueueUrl]: input.deadLetterQueueUrl,
+    [ENV.subscriberQueues]: encodeSubscriberQueues(input.subscriberQueues),
+    [ENV.quarantineQueueUrl]: input.quarantineQueueUrl,
     [ENV.maximumMessageSizeBytes]: String(input.maximumMessageSizeBytes),
     ...webhookSecretsEnvironment(input.webhookSecrets),
   };
@@ -141,9 +157,11 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
     [ENV.claimTableName]: input.tableName,
     [ENV.retentionDays]: String(input.retentionDays),
     [ENV.leaseMarginMs]: String(input.leaseMarginMs),
-    [ENV.deadLetterQueueUrl]: input.deadLetterQueueUrl,
+    [ENV.subscriberName]: input.subscriberName,
+    [ENV.quarantineQueueUrl]: input.quarantineQueueUrl,
     [ENV.deliveryQueueUrl]: input.deliveryQueueUrl,
     [ENV.maximumMessageSizeBytes]: String(input.maximumMessageSizeBytes),
+    ...(input.fields === undefined ? {} : { [ENV.subscriberFields]: subscriberFieldsValue(input.fields) }),
     ...(input.keyNamespace === undefined ? {} : { [ENV.keyNamespace]: input.keyNamespace }),
     ...(input.effectsJournal === undefined ? {} : { [ENV.effectsJournal]: input.effectsJournal }),
     ...(input.statusLedger === undefined ? {} : { [ENV.statusLedger]: input.statusLedger }),
@@ -163,6 +181,14 @@ export function powertoolsEnvironment({ logLevel }: PowertoolsEnvironmentInput):
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     ...(logLevel === undefined ? {} : { POWERTOOLS_LOG_LEVEL: logLevel }),
   };
+}
+
+function subscriberFieldsValue(fields: readonly string[]): string {
+  // Read back by splitting on commas: an empty list or a field with a comma would not survive the trip.
+  if (fields.length === 0 || fields.some((field) => field === '' || field.includes(','))) {
+    throw new Error(`${ENV.subscriberFields} is comma-separated: give non-empty fields without commas.`);
+  }
+  return fields.join(',');
 }
 
 function webhookSecretsEnvironment(secrets: WebhookSecretsSetting): Record<string, string> {

@@ -12,6 +12,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import { ENV, getNumberFromEnv, getStringFromEnv } from '../contract/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../contract/settings.ts';
+import { decodeSubscriberQueues, type SubscriberQueue } from '../contract/subscribers.ts';
 import { sdkClientConfig } from './commons/sdk-client-config.ts';
 import { SqsDeliveryQueue } from './queue/sqs-delivery-queue.ts';
 import {
@@ -35,8 +36,8 @@ function errorText(error: unknown): string {
 }
 
 export interface ReceiverConfig {
-  readonly deliveryQueueUrl: string;
-  readonly deadLetterQueueUrl: string;
+  readonly subscriberQueues: readonly SubscriberQueue[];
+  readonly quarantineQueueUrl: string;
   readonly maximumMessageSizeBytes: number;
 }
 
@@ -51,8 +52,8 @@ export function receiverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Rec
     env,
   );
   return {
-    deliveryQueueUrl: getStringFromEnv(ENV.deliveryQueueUrl, env),
-    deadLetterQueueUrl: getStringFromEnv(ENV.deadLetterQueueUrl, env),
+    subscriberQueues: decodeSubscriberQueues(getStringFromEnv(ENV.subscriberQueues, env)),
+    quarantineQueueUrl: getStringFromEnv(ENV.quarantineQueueUrl, env),
     maximumMessageSizeBytes,
   };
 }
@@ -60,9 +61,16 @@ export function receiverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Rec
 /** Builds the clients and configuration once per container, on the first invocation. */
 function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
   const config = receiverConfigFromEnv(env);
+  // One subscriber until the receiver fans out (issue 11).
+  const [subscriber] = config.subscriberQueues;
+  if (subscriber === undefined || config.subscriberQueues.length > 1) {
+    throw new Error(`${ENV.subscriberQueues} must hold exactly one subscriber queue for now.`);
+  }
   const queue = new SqsDeliveryQueue({
     sqs: new SQSClient(sdkClientConfig('receiverSqs')),
-    ...config,
+    deliveryQueueUrl: subscriber.queueUrl,
+    deadLetterQueueUrl: config.quarantineQueueUrl,
+    maximumMessageSizeBytes: config.maximumMessageSizeBytes,
   });
   const secrets = webhookSecretsSource(
     env,

@@ -13,6 +13,7 @@ import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, build } from 'esbuild';
 import { consumerEnvironment, receiverEnvironment } from '../../contract/environment.ts';
 import { resolveSettings } from '../../contract/settings.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { BUNDLING, DEFAULT_LOG_LEVEL, NODE_OPTIONS } from '../../lib/defaults.ts';
 import { median } from '../support/stats.ts';
 
@@ -110,8 +111,8 @@ function lambdaEnvironment(name: BundleName): Record<string, string> {
         ...runtime,
         ...receiverEnvironment({
           logLevel: DEFAULT_LOG_LEVEL,
-          deliveryQueueUrl: `${queue}/deliveries`,
-          deadLetterQueueUrl: `${queue}/dlq`,
+          subscriberQueues: [{ name: DEFAULT_SUBSCRIBER_NAME, queueUrl: `${queue}/deliveries` }],
+          quarantineQueueUrl: `${queue}/quarantine`,
           maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
           webhookSecrets: { secretId: 'bench-webhook-secret' },
         }),
@@ -121,7 +122,8 @@ function lambdaEnvironment(name: BundleName): Record<string, string> {
         ...consumerEnvironment({
           logLevel: DEFAULT_LOG_LEVEL,
           tableName: 'bench-claims',
-          deadLetterQueueUrl: `${queue}/dlq`,
+          subscriberName: DEFAULT_SUBSCRIBER_NAME,
+          quarantineQueueUrl: `${queue}/quarantine`,
           deliveryQueueUrl: `${queue}/deliveries`,
           retentionDays: settings.retentionDays,
           leaseMarginMs: settings.leaseMarginMs,

@@ -32,6 +32,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { consumerEnvironment } from '../../contract/environment.ts';
 import { resolveSettings } from '../../contract/settings.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { ClaimStore, isHeld } from '../../functions/claims/claim-store.ts';
 import { deadlineFromRemainingTime } from '../../functions/claims/lease.ts';
 import {
@@ -147,7 +148,8 @@ function oursContainer(
     consumerEnvironment({
       tableName,
       // Never called: every benchmark body is a valid envelope, so nothing is quarantined.
-      deadLetterQueueUrl: 'http://127.0.0.1:9/000000000000/bench-dlq',
+      subscriberName: DEFAULT_SUBSCRIBER_NAME,
+      quarantineQueueUrl: 'http://127.0.0.1:9/000000000000/bench-quarantine',
       deliveryQueueUrl: 'http://127.0.0.1:9/000000000000/bench-deliveries',
       retentionDays: settings.retentionDays,
       leaseMarginMs: settings.leaseMarginMs,

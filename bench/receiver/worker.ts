@@ -11,6 +11,7 @@ import { createHmac } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { receiverEnvironment } from '../../contract/environment.ts';
 import { resolveSettings } from '../../contract/settings.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
 import { toApiGatewayV2Event } from '../../local/http/api-gateway-v2.ts';
@@ -60,8 +61,8 @@ serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) =>
   const handler = createReceiverHandler({
     ...process.env,
     ...receiverEnvironment({
-      deliveryQueueUrl: QUEUE_URL,
-      deadLetterQueueUrl: DLQ_URL,
+      subscriberQueues: [{ name: DEFAULT_SUBSCRIBER_NAME, queueUrl: QUEUE_URL }],
+      quarantineQueueUrl: DLQ_URL,
       maximumMessageSizeBytes: resolveSettings().maximumMessageSizeBytes,
       webhookSecrets: { appSecrets: [APP_SECRET] },
     }),

@@ -18,6 +18,7 @@ import {
 } from '../../contract/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { ClaimStore } from '../claims/claim-store.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
 import { StatusLedger } from '../ledger/status-ledger.ts';
@@ -33,7 +34,12 @@ export interface ConsumerConfig {
   readonly tableName: string;
   /** Prefix of claim and ledger keys (`<ns>#…`), for several consumers sharing one table. */
   readonly keyNamespace: string | undefined;
-  readonly deadLetterQueueUrl: string;
+  /** The subscriber this consumer runs for. */
+  readonly subscriberName: string;
+  /** The webhook fields it handles; `undefined`: every field. */
+  readonly fields: readonly string[] | undefined;
+  /** Where quarantined records go: the pipeline's quarantine queue. */
+  readonly quarantineQueueUrl: string;
   /** The queue this consumer reads: a record held back for a lease is brought back there at the lease end. */
   readonly deliveryQueueUrl: string;
   readonly retentionDays: number;
@@ -65,7 +71,9 @@ export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Con
   return {
     tableName: getStringFromEnv(ENV.claimTableName, env),
     keyNamespace: env[ENV.keyNamespace] || undefined,
-    deadLetterQueueUrl: getStringFromEnv(ENV.deadLetterQueueUrl, env),
+    subscriberName: env[ENV.subscriberName] || DEFAULT_SUBSCRIBER_NAME,
+    fields: fieldsFromEnv(env),
+    quarantineQueueUrl: getStringFromEnv(ENV.quarantineQueueUrl, env),
     deliveryQueueUrl: getStringFromEnv(ENV.deliveryQueueUrl, env),
     retentionDays: getNumberFromEnv(ENV.retentionDays, DEFAULT_SETTINGS.retentionDays, env),
     leaseMarginMs: getNumberFromEnv(ENV.leaseMarginMs, DEFAULT_SETTINGS.leaseMarginMs, env),
@@ -78,6 +86,17 @@ export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Con
     claimUnhandledEvents:
       getChoiceFromEnv(ENV.claimUnhandledEvents, ['true', 'false'], 'true', env) === 'true',
   };
+}
+
+/** `SUBSCRIBER_FIELDS`: comma-separated; absent or empty = every field. */
+function fieldsFromEnv(env: NodeJS.ProcessEnv): readonly string[] | undefined {
+  const raw = env[ENV.subscriberFields];
+  if (raw === undefined || raw === '') return undefined;
+  const fields = raw.split(',').map((field) => field.trim());
+  if (fields.some((field) => field === '')) {
+    throw new Error(`Environment variable ${ENV.subscriberFields} has an empty field: "${raw}".`);
+  }
+  return fields;
 }
 
 export function createConsumerLogger(): Logger {
@@ -108,7 +127,7 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
   });
   const deadLetters = new SqsDeadLetterQueue({
     sqs: dependencies.sqs,
-    deadLetterQueueUrl: config.deadLetterQueueUrl,
+    deadLetterQueueUrl: config.quarantineQueueUrl,
     maximumMessageSizeBytes: config.maximumMessageSizeBytes,
   });
   const consumer = new WebhookConsumer({

@@ -8,6 +8,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { consumerEnvironment, type StatusLedgerMode } from '../../contract/environment.ts';
 import type { PipelineSettings } from '../../contract/settings.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { DEFAULT_CONSUMER_ENTRY, DEFAULT_CONSUMER_MEMORY_MB } from '../defaults.ts';
 import { buildLambdaFunction } from './lambda-function.ts';
 import type { PipelineQueues } from './queues.ts';
@@ -46,7 +47,8 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Nodej
       logLevel: options.logLevel,
       tableName: claimTable.tableName,
       keyNamespace: options.keyNamespace,
-      deadLetterQueueUrl: queues.deadLetterQueue.queueUrl,
+      subscriberName: DEFAULT_SUBSCRIBER_NAME,
+      quarantineQueueUrl: queues.deadLetterQueue.queueUrl,
       deliveryQueueUrl: queues.deliveryQueue.queueUrl,
       retentionDays: settings.retentionDays,
       leaseMarginMs: settings.leaseMarginMs,

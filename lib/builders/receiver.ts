@@ -5,6 +5,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { receiverEnvironment } from '../../contract/environment.ts';
 import type { PipelineSettings } from '../../contract/settings.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { DEFAULT_RECEIVER_MEMORY_MB, RECEIVER_ENTRY } from '../defaults.ts';
 import { buildLambdaFunction } from './lambda-function.ts';
 import type { PipelineQueues } from './queues.ts';
@@ -31,8 +32,8 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
     logRetention: options.logRetention,
     environment: receiverEnvironment({
       logLevel: options.logLevel,
-      deliveryQueueUrl: queues.deliveryQueue.queueUrl,
-      deadLetterQueueUrl: queues.deadLetterQueue.queueUrl,
+      subscriberQueues: [{ name: DEFAULT_SUBSCRIBER_NAME, queueUrl: queues.deliveryQueue.queueUrl }],
+      quarantineQueueUrl: queues.deadLetterQueue.queueUrl,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
       webhookSecrets: { secretId: secret.secretId },
     }),

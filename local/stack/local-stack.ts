@@ -12,6 +12,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { interceptLocalhostDns } from 'fauxqs';
 import { consumerEnvironment, receiverEnvironment } from '../../contract/environment.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { StatusLedger } from '../../functions/ledger/status-ledger.ts';
 import { createClaimTable } from '../emulators/claim-table.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../emulators/dynamodb-local.ts';
@@ -130,14 +131,15 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
       AWS_ENDPOINT_URL_SQS: handlerSqsEndpoint,
       ...receiverEnvironment({
-        deliveryQueueUrl: queues.queueUrl,
-        deadLetterQueueUrl: queues.dlqUrl,
+        subscriberQueues: [{ name: DEFAULT_SUBSCRIBER_NAME, queueUrl: queues.queueUrl }],
+        quarantineQueueUrl: queues.dlqUrl,
         maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
         webhookSecrets: { appSecrets: config.appSecrets, verifyToken: config.verifyToken },
       }),
       ...consumerEnvironment({
         tableName: LOCAL_TABLE_NAME,
-        deadLetterQueueUrl: queues.dlqUrl,
+        subscriberName: DEFAULT_SUBSCRIBER_NAME,
+        quarantineQueueUrl: queues.dlqUrl,
         deliveryQueueUrl: queues.queueUrl,
         retentionDays: settings.retentionDays,
         leaseMarginMs: settings.leaseMarginMs,

@@ -88,8 +88,8 @@ describe('Lambda functions', () => {
       Description: Match.stringLikeRegexp('receiver'),
       Environment: {
         Variables: Match.objectLike({
-          [ENV.deliveryQueueUrl]: { Ref: queueId },
-          [ENV.deadLetterQueueUrl]: { Ref: dlqId },
+          [ENV.subscriberQueues]: Match.anyValue(),
+          [ENV.quarantineQueueUrl]: { Ref: dlqId },
           [ENV.maximumMessageSizeBytes]: String(defaults.maximumMessageSizeBytes),
           [ENV.webhookSecretId]: { Ref: secretId },
         }),
@@ -104,7 +104,7 @@ describe('Lambda functions', () => {
       [ENV.claimTableName]: { Ref: tableId },
       [ENV.retentionDays]: String(defaults.retentionDays),
       [ENV.leaseMarginMs]: String(defaults.leaseMarginMs),
-      [ENV.deadLetterQueueUrl]: { Ref: dlqId },
+      [ENV.quarantineQueueUrl]: { Ref: dlqId },
       [ENV.maximumMessageSizeBytes]: String(defaults.maximumMessageSizeBytes),
     });
     expect(variables).not.toHaveProperty(ENV.keyNamespace);

@@ -9,6 +9,7 @@
 import '../support/quiet-logs.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ENV } from '../../contract/environment.ts';
+import { decodeSubscriberQueues, encodeSubscriberQueues } from '../../contract/subscribers.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { type SqsBatchFault, type SqsFaultProxy, startSqsFaultProxy } from '../support/sqs-fault-proxy.ts';
 import { messageKey } from '../support/webhooks/delivery-workload.ts';
@@ -50,8 +51,13 @@ async function pipelineBehindProxy(label: string): Promise<Pipeline> {
     {},
     {
       receiverEnv: (env) => ({
-        [ENV.deliveryQueueUrl]: proxy.queueUrl(env[ENV.deliveryQueueUrl] as string),
-        [ENV.deadLetterQueueUrl]: proxy.queueUrl(env[ENV.deadLetterQueueUrl] as string),
+        [ENV.subscriberQueues]: encodeSubscriberQueues(
+          decodeSubscriberQueues(env[ENV.subscriberQueues] as string).map((queue) => ({
+            ...queue,
+            queueUrl: proxy.queueUrl(queue.queueUrl),
+          })),
+        ),
+        [ENV.quarantineQueueUrl]: proxy.queueUrl(env[ENV.quarantineQueueUrl] as string),
       }),
     },
   );

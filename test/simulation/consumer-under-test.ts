@@ -87,7 +87,7 @@ export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): 
   });
   const deadLetters = new SqsDeadLetterQueue({
     sqs: ports.sqs,
-    deadLetterQueueUrl: config.deadLetterQueueUrl,
+    deadLetterQueueUrl: config.quarantineQueueUrl,
     maximumMessageSizeBytes: config.maximumMessageSizeBytes,
   });
   const consumer = new WebhookConsumer({

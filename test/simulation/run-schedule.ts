@@ -4,6 +4,7 @@
  * deleted or dead-lettered, no invocation running); then the invariants are checked. Same seed, same trace.
  */
 
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import type { ConsumerConfig } from '../../functions/consumer/create-consumer.ts';
 import { buildConsumer, type ConsumerVariant } from './consumer-under-test.ts';
 import { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
@@ -199,7 +200,9 @@ function consumerConfig(settings: ScheduleSettings): ConsumerConfig {
   return {
     tableName: TABLE_NAME,
     keyNamespace: undefined,
-    deadLetterQueueUrl: DEAD_LETTER_QUEUE_URL,
+    subscriberName: DEFAULT_SUBSCRIBER_NAME,
+    fields: undefined,
+    quarantineQueueUrl: DEAD_LETTER_QUEUE_URL,
     deliveryQueueUrl: DELIVERY_QUEUE_URL,
     // The floor: a done claim must still block Meta's last retry, 7 days after the first delivery.
     retentionDays: 7,

@@ -7,6 +7,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { type ConsumerConfig, createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
 
@@ -16,7 +17,9 @@ export const DELIVERY_QUEUE_URL = 'http://sqs.eu-west-1.localhost/000000000000/w
 const CONFIG: ConsumerConfig = {
   tableName: 'claims',
   keyNamespace: undefined,
-  deadLetterQueueUrl: DLQ_URL,
+  subscriberName: DEFAULT_SUBSCRIBER_NAME,
+  fields: undefined,
+  quarantineQueueUrl: DLQ_URL,
   deliveryQueueUrl: DELIVERY_QUEUE_URL,
   retentionDays: 8,
   leaseMarginMs: 10_000,

@@ -3,7 +3,7 @@
  * environment exactly as in AWS) driven by the local SQS event source, until SIGKILL (or SIGTERM: a graceful
  * stop). Run with `node --import tsx test/support/consumer-worker.ts`.
  *
- * Env: everything the consumer reads (CLAIM_TABLE_NAME, DEAD_LETTER_QUEUE_URL, LEASE_MARGIN_MS,
+ * Env: everything the consumer reads (CLAIM_TABLE_NAME, QUARANTINE_QUEUE_URL, LEASE_MARGIN_MS,
  * LOCAL_EFFECTS_JOURNAL, AWS_ENDPOINT_URL_*), plus DELIVERY_QUEUE_URL, WORKER_FUNCTION_TIMEOUT_SECONDS,
  * WORKER_POLLERS and WORKER_BATCH_SIZE for the event source.
  */

@@ -20,6 +20,7 @@ import {
   type PipelineSettingsInput,
   resolveSettings,
 } from '../../contract/settings.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import type { CompletionRetryPolicy } from '../../functions/consumer/complete-with-retry.ts';
 import { consumerConfigFromEnv, createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
@@ -155,14 +156,15 @@ export async function createPipeline(
 
   const env: Record<string, string> = {
     ...receiverEnvironment({
-      deliveryQueueUrl: queues.queueUrl,
-      deadLetterQueueUrl: queues.dlqUrl,
+      subscriberQueues: [{ name: DEFAULT_SUBSCRIBER_NAME, queueUrl: queues.queueUrl }],
+      quarantineQueueUrl: queues.dlqUrl,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
       webhookSecrets: { appSecrets: [APP_SECRET, SECOND_APP_SECRET], verifyToken: VERIFY_TOKEN },
     }),
     ...consumerEnvironment({
       tableName,
-      deadLetterQueueUrl: queues.dlqUrl,
+      subscriberName: DEFAULT_SUBSCRIBER_NAME,
+      quarantineQueueUrl: queues.dlqUrl,
       deliveryQueueUrl: queues.queueUrl,
       retentionDays: settings.retentionDays,
       leaseMarginMs: settings.leaseMarginMs,

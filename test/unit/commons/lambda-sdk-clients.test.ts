@@ -83,7 +83,7 @@ describe('the consumer Lambda', () => {
       {},
       {
         CLAIM_TABLE_NAME: 'claims',
-        DEAD_LETTER_QUEUE_URL: `${QUEUE}/dlq`,
+        QUARANTINE_QUEUE_URL: `${QUEUE}/quarantine`,
         DELIVERY_QUEUE_URL: `${QUEUE}/deliveries`,
       },
     );
@@ -104,8 +104,8 @@ describe('the receiver Lambda', () => {
       .on(GetSecretValueCommand)
       .resolves({ SecretString: JSON.stringify({ appSecrets: [], verifyToken: 'tok' }) });
     const handler = createReceiverHandler({
-      DELIVERY_QUEUE_URL: `${QUEUE}/deliveries`,
-      DEAD_LETTER_QUEUE_URL: `${QUEUE}/dlq`,
+      SUBSCRIBER_QUEUES: JSON.stringify([{ name: 'default', queueUrl: `${QUEUE}/deliveries` }]),
+      QUARANTINE_QUEUE_URL: `${QUEUE}/quarantine`,
       WHATSAPP_SECRET_ID: 'whatsapp/webhook',
     });
     const get = httpApiEvent({

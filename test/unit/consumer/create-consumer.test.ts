@@ -19,6 +19,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { consumerEnvironment, ENV } from '../../../contract/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { resolveSettings, UnsafeSettingsError } from '../../../contract/settings.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../../contract/subscribers.ts';
 import { ClaimStoreConfigError } from '../../../functions/claims/errors.ts';
 import {
   type ConsumerConfig,
@@ -35,7 +36,8 @@ const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 function environmentFor(settings: ReturnType<typeof resolveSettings>): NodeJS.ProcessEnv {
   return consumerEnvironment({
     tableName: 'claims',
-    deadLetterQueueUrl: 'http://sqs.eu-west-1.localhost/000000000000/webhook-dlq',
+    subscriberName: DEFAULT_SUBSCRIBER_NAME,
+    quarantineQueueUrl: 'http://sqs.eu-west-1.localhost/000000000000/webhook-quarantine',
     deliveryQueueUrl: 'http://sqs.eu-west-1.localhost/000000000000/webhook-deliveries',
     retentionDays: settings.retentionDays,
     leaseMarginMs: settings.leaseMarginMs,

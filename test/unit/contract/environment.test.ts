@@ -10,6 +10,7 @@ import {
 } from '../../../contract/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../../contract/subscribers.ts';
 import { consumerConfigFromEnv } from '../../../functions/consumer/create-consumer.ts';
 import { webhookSecretsSource } from '../../../functions/receiver/webhook-secrets.ts';
 import { receiverConfigFromEnv } from '../../../functions/receiver.ts';
@@ -52,15 +53,19 @@ function expectNoUndefined(env: Record<string, string>): void {
 }
 
 const receiverInput = {
-  deliveryQueueUrl: `${QUEUE}/deliveries`,
-  deadLetterQueueUrl: `${QUEUE}/deliveries-dlq`,
+  subscriberQueues: [
+    { name: 'bot', queueUrl: `${QUEUE}/bot-deliveries`, fields: ['messages'] },
+    { name: 'crm', queueUrl: `${QUEUE}/crm-deliveries` },
+  ],
+  quarantineQueueUrl: `${QUEUE}/quarantine`,
   maximumMessageSizeBytes: MAXIMUM_MESSAGE_SIZE_BYTES,
 } satisfies Omit<ReceiverEnvironmentInput, 'webhookSecrets'>;
 
 const consumerInput = {
   tableName: 'claims',
-  deadLetterQueueUrl: `${QUEUE}/deliveries-dlq`,
-  deliveryQueueUrl: `${QUEUE}/deliveries`,
+  subscriberName: 'crm',
+  quarantineQueueUrl: `${QUEUE}/quarantine`,
+  deliveryQueueUrl: `${QUEUE}/crm-deliveries`,
   retentionDays: RETENTION_DAYS,
   leaseMarginMs: LEASE_MARGIN_MS,
   maximumMessageSizeBytes: MAXIMUM_MESSAGE_SIZE_BYTES,
@@ -77,8 +82,8 @@ describe('receiverEnvironment', () => {
       [
         ...POWERTOOLS,
         'POWERTOOLS_LOG_LEVEL',
-        ENV.deliveryQueueUrl,
-        ENV.deadLetterQueueUrl,
+        ENV.subscriberQueues,
+        ENV.quarantineQueueUrl,
         ENV.maximumMessageSizeBytes,
         ENV.webhookSecretId,
       ].sort(),
@@ -102,8 +107,8 @@ describe('receiverEnvironment', () => {
     });
     expect(appVariables(env).sort()).toEqual(
       [
-        ENV.deliveryQueueUrl,
-        ENV.deadLetterQueueUrl,
+        ENV.subscriberQueues,
+        ENV.quarantineQueueUrl,
         ENV.maximumMessageSizeBytes,
         ENV.appSecrets,
         ENV.verifyToken,
@@ -134,6 +139,22 @@ describe('receiverEnvironment', () => {
     });
   });
 
+  it('refuses a malformed subscriber list at the receiver instead of enqueueing nowhere', () => {
+    const env = receiverEnvironment({ ...receiverInput, webhookSecrets: { appSecrets: ['secret'] } });
+    expect(() => receiverConfigFromEnv({ ...env, [ENV.subscriberQueues]: '[]' })).toThrow(
+      ENV.subscriberQueues,
+    );
+    const { [ENV.subscriberQueues]: _queues, ...withoutQueues } = env;
+    expect(() => receiverConfigFromEnv(withoutQueues)).toThrow(ENV.subscriberQueues);
+  });
+
+  it('gives the receiver no consumer-only variables', () => {
+    const env = receiverEnvironment({ ...receiverInput, webhookSecrets: { secretId: 'whatsapp/webhook' } });
+    for (const name of [ENV.deliveryQueueUrl, ENV.subscriberName, ENV.subscriberFields, ENV.claimTableName]) {
+      expect(env).not.toHaveProperty(name);
+    }
+  });
+
   it('refuses an app secret with a comma, which the comma-separated variable would split in two', () => {
     expect(() =>
       receiverEnvironment({ ...receiverInput, webhookSecrets: { appSecrets: ['good', 'bad,secret'] } }),
@@ -146,6 +167,7 @@ describe('consumerEnvironment', () => {
     const env = consumerEnvironment({
       ...consumerInput,
       keyNamespace: 'crm-sync',
+      fields: ['messages', 'message_template_status_update'],
       effectsJournal: '/tmp/effects.journal',
       logLevel: 'WARN',
       statusLedger: 'always',
@@ -157,7 +179,9 @@ describe('consumerEnvironment', () => {
         'POWERTOOLS_LOG_LEVEL',
         ENV.claimTableName,
         ENV.keyNamespace,
-        ENV.deadLetterQueueUrl,
+        ENV.subscriberName,
+        ENV.subscriberFields,
+        ENV.quarantineQueueUrl,
         ENV.deliveryQueueUrl,
         ENV.retentionDays,
         ENV.leaseMarginMs,
@@ -173,25 +197,28 @@ describe('consumerEnvironment', () => {
       POWERTOOLS_LOG_LEVEL: 'WARN',
       // Read by the shipped example handler when it runs, not by the configuration.
       [ENV.effectsJournal]: '/tmp/effects.journal',
+      [ENV.subscriberFields]: 'messages,message_template_status_update',
     });
 
     const { env: reader, read } = watched(env);
     expect(consumerConfigFromEnv(reader)).toEqual({
       ...consumerInput,
       keyNamespace: 'crm-sync',
+      fields: ['messages', 'message_template_status_update'],
       statusLedger: 'always',
       claimUnhandledEvents: false,
     });
     expect(appVariables(env).filter((name) => name !== ENV.effectsJournal && !read.has(name))).toEqual([]);
   });
 
-  it('omits an absent namespace, effects journal and log level instead of writing "undefined"', () => {
+  it('omits an absent namespace, fields, effects journal and log level instead of writing "undefined"', () => {
     const env = consumerEnvironment({ ...consumerInput, keyNamespace: undefined });
     expect(Object.keys(env).sort()).toEqual(
       [
         ...POWERTOOLS,
         ENV.claimTableName,
-        ENV.deadLetterQueueUrl,
+        ENV.subscriberName,
+        ENV.quarantineQueueUrl,
         ENV.deliveryQueueUrl,
         ENV.retentionDays,
         ENV.leaseMarginMs,
@@ -202,6 +229,7 @@ describe('consumerEnvironment', () => {
     expect(consumerConfigFromEnv(env)).toEqual({
       ...consumerInput,
       keyNamespace: undefined,
+      fields: undefined,
       statusLedger: 'with-handler',
       claimUnhandledEvents: true,
     });
@@ -210,15 +238,30 @@ describe('consumerEnvironment', () => {
   it.each([
     [ENV.statusLedger, 'sometimes'],
     [ENV.claimUnhandledEvents, 'yes'],
+    [ENV.subscriberFields, 'messages,,statuses'],
   ])('refuses %s=%s instead of guessing', (name, value) => {
     const env = { ...consumerEnvironment(consumerInput), [name]: value };
     expect(() => consumerConfigFromEnv(env)).toThrow(name);
   });
 
-  it('gives the consumer none of the receiver-only variables', () => {
+  it('reads an unset subscriber name as the default subscriber', () => {
+    const { [ENV.subscriberName]: _name, ...env } = consumerEnvironment(consumerInput);
+    expect(consumerConfigFromEnv(env).subscriberName).toBe(DEFAULT_SUBSCRIBER_NAME);
+  });
+
+  it.each([
+    ['an empty list', []],
+    ['a field with a comma', ['messages,statuses']],
+    ['an empty field', ['']],
+  ])('refuses fields holding %s, which the comma-separated variable cannot carry', (_, fields) => {
+    expect(() => consumerEnvironment({ ...consumerInput, fields })).toThrow(ENV.subscriberFields);
+  });
+
+  it('gives the consumer none of the receiver-only variables, and no DLQ (SQS redrive fills it)', () => {
     const env = consumerEnvironment(consumerInput);
-    for (const name of [ENV.webhookSecretId, ENV.appSecrets, ENV.verifyToken]) {
+    for (const name of [ENV.webhookSecretId, ENV.appSecrets, ENV.verifyToken, ENV.subscriberQueues]) {
       expect(env).not.toHaveProperty(name);
     }
+    expect(env).not.toHaveProperty('DEAD_LETTER_QUEUE_URL');
   });
 });

@@ -26,8 +26,11 @@ const SECRET = 'meta-app-secret-1';
 const SECOND_SECRET = 'meta-app-secret-2';
 const VERIFY_TOKEN = 'verify-me';
 const DELIVERY_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
-const DLQ_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries-dlq';
-const QUEUES = { DELIVERY_QUEUE_URL: DELIVERY_URL, DEAD_LETTER_QUEUE_URL: DLQ_URL };
+const DLQ_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/quarantine';
+const QUEUES = {
+  SUBSCRIBER_QUEUES: JSON.stringify([{ name: 'default', queueUrl: DELIVERY_URL }]),
+  QUARANTINE_QUEUE_URL: DLQ_URL,
+};
 const LOCAL_ENV = {
   ...QUEUES,
   WHATSAPP_APP_SECRETS: `${SECRET},${SECOND_SECRET}`,
@@ -386,7 +389,7 @@ describe('configuration and methods', () => {
       WHATSAPP_APP_SECRETS: SECRET,
     });
     expect(response.statusCode).toBe(500);
-    expect(output.join('')).toContain('DELIVERY_QUEUE_URL');
+    expect(output.join('')).toContain('SUBSCRIBER_QUEUES');
   });
 
   it('answers 500 with the reason in the log when MAXIMUM_MESSAGE_SIZE_BYTES is not a usable number', async () => {
