@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { resolveSettings, UnsafeSettingsError } from '../../../contract/settings.ts';
+import {
+  decodeSubscriberQueues,
+  encodeSubscriberQueues,
+  resolveSubscribers,
+  type SubscriberDefinition,
+  type SubscriberDefinitions,
+  type SubscriberQueue,
+  wantsField,
+} from '../../../contract/subscribers.ts';
+
+const BOT: SubscriberDefinition = { entry: 'functions/examples/subscribers/bot.ts', fields: ['messages'] };
+const CRM: SubscriberDefinition = { entry: 'functions/examples/subscribers/crm.ts' };
+
+/** The refusal `resolveSubscribers` throws for `definitions`, checked to be an UnsafeSettingsError. */
+function refusal(definitions: SubscriberDefinitions, pipeline = {}): string {
+  try {
+    resolveSubscribers(definitions, pipeline);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UnsafeSettingsError);
+    return (error as Error).message;
+  }
+  throw new Error('resolveSubscribers accepted the definitions');
+}
+
+describe('resolveSubscribers', () => {
+  it('resolves each subscriber with its name as namespace and the pipeline settings under its own', () => {
+    const [bot, crm] = resolveSubscribers(
+      { bot: BOT, crm: { ...CRM, settings: { maxConcurrency: 2 }, memorySize: 512 } },
+      { batchSize: 5 },
+    );
+    expect(bot).toEqual({
+      name: 'bot',
+      entry: BOT.entry,
+      fields: ['messages'],
+      keyNamespace: 'bot',
+      settings: resolveSettings({ batchSize: 5 }),
+      statusLedger: undefined,
+      claimUnhandledEvents: undefined,
+      memorySize: undefined,
+    });
+    expect(crm?.fields).toBeUndefined();
+    expect(crm?.keyNamespace).toBe('crm');
+    expect(crm?.settings).toEqual(resolveSettings({ batchSize: 5, maxConcurrency: 2 }));
+    expect(crm?.memorySize).toBe(512);
+  });
+
+  it("keeps the keys of a subscriber with keyNamespace '' unprefixed, and an explicit namespace as given", () => {
+    const [legacy, crm] = resolveSubscribers({
+      legacy: { ...CRM, keyNamespace: '' },
+      crm: { ...CRM, keyNamespace: 'crm.v2' },
+    });
+    expect(legacy?.keyNamespace).toBeUndefined();
+    expect(crm?.keyNamespace).toBe('crm.v2');
+  });
+
+  it('drops repeated fields', () => {
+    const [bot] = resolveSubscribers({ bot: { ...BOT, fields: ['messages', 'messages', 'calls'] } });
+    expect(bot?.fields).toEqual(['messages', 'calls']);
+  });
+
+  it('refuses an empty definition set, pointing at the default', () => {
+    expect(refusal({})).toMatch(/subscribers is empty.*leave it out for the single default subscriber/);
+  });
+
+  it.each(['Bot', '1bot', 'bot_crm', 'bot crm', '', `b${'x'.repeat(32)}`])(
+    'refuses the name %j, which would not fit construct ids, queue names and claim keys',
+    (name) => {
+      expect(refusal({ [name]: CRM })).toBe(
+        `Subscriber ${name}: the name must be lowercase letters, digits and "-", start with a letter and have at most 32 characters.`,
+      );
+    },
+  );
+
+  it('refuses a subscriber without an entry', () => {
+    expect(refusal({ crm: { entry: '' } })).toMatch(/^Subscriber crm: entry is required/);
+  });
+
+  it('refuses an empty field list, which would receive nothing', () => {
+    expect(refusal({ bot: { ...BOT, fields: [] } })).toMatch(/^Subscriber bot: fields is empty/);
+  });
+
+  it('refuses field names Meta never writes, naming them', () => {
+    expect(refusal({ bot: { ...BOT, fields: ['messages', 'Messages', 'a,b'] } })).toBe(
+      'Subscriber bot: "Messages", "a,b" is not a webhook field name.',
+    );
+  });
+
+  it('refuses a namespace with characters outside the claim key alphabet', () => {
+    expect(refusal({ crm: { ...CRM, keyNamespace: 'crm#1' } })).toMatch(
+      /^Subscriber crm: keyNamespace "crm#1" may hold/,
+    );
+  });
+
+  it('refuses two subscribers sharing a namespace, naming both', () => {
+    expect(
+      refusal({ bot: { ...BOT, keyNamespace: 'shared' }, crm: { ...CRM, keyNamespace: 'shared' } }),
+    ).toBe(
+      'Subscribers bot and crm share the key namespace "shared": each subscriber needs its own, or one would skip the other\'s events as duplicates.',
+    );
+  });
+
+  it("refuses a namespace equal to another subscriber's name", () => {
+    expect(refusal({ bot: BOT, crm: { ...CRM, keyNamespace: 'bot' } })).toMatch(
+      /^Subscribers bot and crm share the key namespace "bot"/,
+    );
+  });
+
+  it("refuses two subscribers with unprefixed keys ('')", () => {
+    expect(refusal({ bot: { ...BOT, keyNamespace: '' }, crm: { ...CRM, keyNamespace: '' } })).toMatch(
+      /^Subscribers bot and crm share the key namespace ""/,
+    );
+  });
+
+  it.each([
+    ['receiverTimeoutSeconds', { receiverTimeoutSeconds: 5 }],
+    ['maximumMessageSizeBytes', { maximumMessageSizeBytes: 1_048_576 }],
+  ])('refuses %s on one subscriber: the receiver has one for the whole pipeline', (name, settings) => {
+    expect(refusal({ crm: { ...CRM, settings: settings as SubscriberDefinition['settings'] } })).toBe(
+      `Subscriber crm: ${name} belong to the whole pipeline (the receiver), not to one subscriber.`,
+    );
+  });
+
+  it('ignores a pipeline-only setting given as undefined', () => {
+    const settings = { maximumMessageSizeBytes: undefined } as SubscriberDefinition['settings'];
+    expect(() => resolveSubscribers({ crm: { ...CRM, settings } })).not.toThrow();
+  });
+
+  it('names the subscriber whose own settings break a settings rule', () => {
+    expect(refusal({ bot: BOT, crm: { ...CRM, settings: { retentionDays: 3 } } })).toMatch(
+      /^Subscriber crm: retentionDays is 3, but Meta retries a webhook for up to 7 days/,
+    );
+  });
+
+  it('checks a subscriber setting against the pipeline settings it inherits', () => {
+    // 300 s suits the default 30 s consumer timeout, not the pipeline's 60 s (6 × 60 + 1 = 361).
+    const crm = { ...CRM, settings: { visibilityTimeoutSeconds: 300 } };
+    expect(() => resolveSubscribers({ crm })).not.toThrow();
+    expect(refusal({ crm }, { consumerTimeoutSeconds: 60 })).toMatch(
+      /^Subscriber crm: visibilityTimeoutSeconds is 300, below 6 × consumerTimeoutSeconds \(60\)/,
+    );
+  });
+});
+
+describe('wantsField', () => {
+  it('gives every field to a subscriber without fields, and only its own fields to one with', () => {
+    expect(wantsField(undefined, 'account_update')).toBe(true);
+    expect(wantsField(['messages'], 'messages')).toBe(true);
+    expect(wantsField(['messages'], 'account_update')).toBe(false);
+  });
+});
+
+describe('SUBSCRIBER_QUEUES encoding', () => {
+  const queues: SubscriberQueue[] = [
+    { name: 'bot', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/bot', fields: ['messages'] },
+    { name: 'crm', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/crm' },
+  ];
+
+  it('decodes what it encodes, without writing absent fields', () => {
+    const encoded = encodeSubscriberQueues(queues);
+    expect(JSON.parse(encoded)[1]).not.toHaveProperty('fields');
+    expect(decodeSubscriberQueues(encoded)).toEqual(queues);
+  });
+
+  it('drops properties it does not know when decoding', () => {
+    const raw = JSON.stringify([{ name: 'crm', queueUrl: 'https://q/crm', extra: 1 }]);
+    expect(decodeSubscriberQueues(raw)).toEqual([{ name: 'crm', queueUrl: 'https://q/crm' }]);
+  });
+
+  it.each([
+    ['not JSON', '[{name:'],
+    ['an object', '{"name":"crm","queueUrl":"https://q/crm"}'],
+    ['an empty array', '[]'],
+  ])('refuses %s as a whole', (_, raw) => {
+    expect(() => decodeSubscriberQueues(raw)).toThrow(/^SUBSCRIBER_QUEUES must be a (non-empty )?JSON array/);
+  });
+
+  it.each([
+    ['null', null],
+    ['a missing name', { queueUrl: 'https://q/crm' }],
+    ['a numeric name', { name: 1, queueUrl: 'https://q/crm' }],
+    ['a missing queue URL', { name: 'crm' }],
+    ['an empty queue URL', { name: 'crm', queueUrl: '' }],
+    ['fields that are not a list', { name: 'crm', queueUrl: 'https://q/crm', fields: 'messages' }],
+    ['fields that are not strings', { name: 'crm', queueUrl: 'https://q/crm', fields: [1] }],
+  ])('refuses an entry with %s, naming its index', (_, entry) => {
+    const raw = JSON.stringify([{ name: 'bot', queueUrl: 'https://q/bot' }, entry]);
+    expect(() => decodeSubscriberQueues(raw)).toThrow(
+      'SUBSCRIBER_QUEUES[1] must be {name, queueUrl, fields?}.',
+    );
+  });
+});
