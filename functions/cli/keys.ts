@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { extractEvents } from '../events/extract-events.ts';
+import type { EventExtraction } from '../events/types.ts';
 
 export const KEYS_USAGE = 'usage: npm run keys -- FILE';
 
@@ -20,19 +21,39 @@ export function runKeysCli(args: readonly string[], streams: CliStreams): number
     streams.stderr.write(`${KEYS_USAGE}\n`);
     return 2;
   }
-  let body: Buffer;
+  let extraction: EventExtraction;
   try {
-    body = readFileSync(file);
+    extraction = extractEventsOfFile(file);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    streams.stderr.write(`cannot read ${file} (${reason})\n${KEYS_USAGE}\n`);
+    if (!(error instanceof BodyFileError)) throw error;
+    streams.stderr.write(`${error.message}\n${KEYS_USAGE}\n`);
     return 2;
   }
-  const extraction = extractEvents(body);
   if (extraction.ok && extraction.events.length > 0) {
     streams.stdout.write(`${extraction.events.map((event) => event.key).join('\n')}\n`);
   }
   return 0;
+}
+
+export class BodyFileError extends Error {
+  constructor(file: string, reason: string) {
+    super(`cannot read ${file} (${reason})`);
+    this.name = 'BodyFileError';
+  }
+}
+
+/**
+ * The events of one webhook body file, in order, or why it has none (`npm run keys`, `npm run ops -- keys`).
+ * Throws `BodyFileError` for a missing or unreadable file.
+ */
+export function extractEventsOfFile(file: string): EventExtraction {
+  let body: Buffer;
+  try {
+    body = readFileSync(file);
+  } catch (error) {
+    throw new BodyFileError(file, (error as NodeJS.ErrnoException).code ?? 'unreadable');
+  }
+  return extractEvents(body);
 }
 
 const invokedDirectly =
