@@ -26,6 +26,8 @@ export interface QueueSample {
   /** Received and not yet deleted (ApproximateNumberOfMessagesNotVisible). */
   readonly inFlight: number;
   readonly dlq: number;
+  /** The pipeline's quarantine queue (visible + in flight); absent from a single subscriber's sample. */
+  readonly quarantine?: number;
 }
 
 export interface StatsBucket {
@@ -47,6 +49,8 @@ export interface StatsBucket {
 
 export interface DuplicateSighting {
   readonly key: string;
+  /** The subscriber whose consumer skipped it. */
+  readonly subscriber?: string;
   readonly field?: string;
   /** Epoch ms. */
   readonly at: number;

@@ -1,6 +1,7 @@
 /** What `npm run simulate` prints: a progress bar (on a terminal), one row per interval, and the summary. */
 import type { IntervalRow, Progress } from './interval-recorder.ts';
 import type { SimulationResult } from './run-simulation.ts';
+import { subscriberVerdictLines } from './verdict.ts';
 
 const BAR_WIDTH = 28;
 
@@ -72,6 +73,7 @@ export function summary(result: SimulationResult, reportPath: string | undefined
                   .join(', ')})`
               : ''
           }.`,
+    ...subscriberVerdictLines(verdict).map((line) => `  ${line}`),
   ];
   if (reportPath) lines.push(`Report: ${reportPath}`);
   return lines.join('\n');

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { SimulationResult } from './run-simulation.ts';
+import { subscriberVerdictLines } from './verdict.ts';
 
 const RATE_WINDOW_SECONDS = 5;
 
@@ -66,6 +67,9 @@ export function renderReport(result: SimulationResult): string {
 </style></head><body>
 <h1>Outage simulation — whatsapp-webhook-dedup local stack</h1>
 <p class="verdict" id="verdict">${escapeHtml(verdictText)}</p>
+${subscriberVerdictLines(v)
+  .map((line) => `<p class="subscriber-verdict">${escapeHtml(line)}</p>`)
+  .join('\n')}
 <dl>
  <dt>Traffic</dt><dd>λ = ${o.ratePerSecond} deliveries/s for ${o.durationSeconds} s, ${result.totals.events} events, ${result.totals.deliveriesSent} deliveries (${result.totals.retriesSent} retries, ${result.totals.redeliveriesSent} redeliveries)</dd>
  <dt>Outage</dt><dd>${o.outageSeconds} s from ${o.outageStartSeconds} s, mode <code>${o.outageMode}</code>; Meta timeout ${o.metaTimeoutMs} ms; retries from ${o.retry.initialDelayMs} ms ×${o.retry.factor} up to ${o.retry.maxDelayMs} ms; redelivery of the last ${o.redeliverWindowSeconds} s before the outage</dd>

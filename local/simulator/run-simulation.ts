@@ -27,7 +27,7 @@ import { PhaseClock } from './phase-clock.ts';
 import { compareWithModel, type QueueingComparison } from './queueing-comparison.ts';
 import { ScheduledActions } from './scheduled-actions.ts';
 import { TrafficGenerator } from './traffic.ts';
-import { judge, type Verdict } from './verdict.ts';
+import { judgeSubscribers, type Verdict } from './verdict.ts';
 
 export interface SimulationOptions extends MetaBehaviour {
   /** The local stack, e.g. `http://localhost:3000`. */
@@ -191,15 +191,20 @@ async function waitForQueue(stack: LocalStackClient, stallTimeoutMs: number): Pr
   return false;
 }
 
-/** Verdict: the effects against the events sent, the totals, and the queueing against the model. */
+/** Verdict: each subscriber's effects against the events it should have, the totals, and the queueing against the model. */
 async function conclude(run: Run, drained: boolean): Promise<SimulationResult> {
   const { options, clock, deliveries, stack } = run;
   const finishedAt = Date.now();
-  const effects = await stack.effects();
+  const [effects, info] = await Promise.all([stack.effects(), stack.info()]);
   const finalStats = await stack.stats(Math.floor(clock.startedAt / 1000));
-  const verdict: Verdict = drained
-    ? judge(deliveries.events, effects)
-    : { ...judge(deliveries.events, effects), exactlyOnce: false, inconclusive: true };
+  const judged = judgeSubscribers(
+    deliveries.events,
+    info.subscribers.map((subscriber) => ({
+      ...subscriber,
+      effects: effects.subscribers[subscriber.name] ?? { total: 0, effects: [] },
+    })),
+  );
+  const verdict: Verdict = drained ? judged : { ...judged, exactlyOnce: false, inconclusive: true };
   const all = sumBuckets(finalStats.series);
   const { onInterval: _i, onProgress: _p, ...optionsWithoutCallbacks } = options;
   return {

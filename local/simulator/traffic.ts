@@ -5,9 +5,12 @@
  * Keys come from the project's own extractor, so the simulator expects exactly what the consumer claims.
  */
 import { extractEvents } from '../../functions/events/extract-events.ts';
+import type { EventKind } from '../../functions/events/types.ts';
 
 export interface SimulatedEvent {
   readonly key: string;
+  /** Which handler it goes to (`message` → onMessage, …). */
+  readonly kind: EventKind;
   /** The `Field` metric dimension: `message`, `status`, or the management field. */
   readonly metricField: string;
   readonly change: { readonly field: string; readonly value: Record<string, unknown> };
@@ -116,7 +119,7 @@ export class TrafficGenerator {
     if (event === undefined || (extraction.ok && extraction.events.length !== 1)) {
       throw new Error(`The simulator built a body without exactly one event (field ${field}).`);
     }
-    return { key: event.key, metricField: event.metricField, change, entryTime };
+    return { key: event.key, kind: event.kind, metricField: event.metricField, change, entryTime };
   }
 }
 
