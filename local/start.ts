@@ -1,17 +1,30 @@
 /**
  * npm start: the local stack (docs/local.md). Configuration from the environment: PORT,
- * WHATSAPP_APP_SECRETS (comma-separated), WHATSAPP_VERIFY_TOKEN, and LOCAL_* tuning variables.
+ * WHATSAPP_APP_SECRETS (comma-separated), WHATSAPP_VERIFY_TOKEN, LOCAL_SUBSCRIBERS (a module exporting
+ * `subscribers`, instead of bin/subscribers.ts), and LOCAL_* tuning variables.
  */
 import './silence-sdk-node-version-warning.ts';
+import { fileURLToPath } from 'node:url';
+import { UnsafeSettingsError } from '../contract/settings.ts';
 import { JavaNotFoundError } from './emulators/dynamodb-local.ts';
+import { SubscriberModuleError } from './stack/consumer-runtime.ts';
 import { readLocalConfig } from './stack/local-config.ts';
 import { type LocalStack, PortInUseError, startLocalStack } from './stack/local-stack.ts';
+import { loadLocalSubscribers } from './stack/local-subscribers.ts';
 import { startBanner } from './stack/start-banner.ts';
 
 async function main(): Promise<void> {
   const config = readLocalConfig();
+  const subscribers = await loadLocalSubscribers({
+    root: fileURLToPath(new URL('../', import.meta.url)),
+    settings: config.settingsInput,
+    env: process.env,
+  });
   const startedAt = Date.now();
-  console.error('Starting the local stack (DynamoDB Local, SQS emulator, receiver, consumer)…');
+  const consumers = subscribers.subscribers.length;
+  console.error(
+    `Starting the local stack (DynamoDB Local, SQS emulator, receiver, ${consumers === 1 ? 'consumer' : `${consumers} consumers`})…`,
+  );
   let stack: LocalStack | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
@@ -23,7 +36,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  stack = await startLocalStack({ config });
+  stack = await startLocalStack({ config, subscribers });
   if (stopping) {
     await stack.stop();
     return;
@@ -32,7 +45,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof PortInUseError || error instanceof JavaNotFoundError) {
+  if (
+    error instanceof PortInUseError ||
+    error instanceof JavaNotFoundError ||
+    error instanceof UnsafeSettingsError ||
+    error instanceof SubscriberModuleError
+  ) {
     console.error(`npm start: ${error.message}`);
   } else {
     console.error('npm start failed:', error);

@@ -1,6 +1,7 @@
 /**
  * The live dashboard served at `/` by the local stack: one static page that polls `/local/stats` every
- * second and draws it with Chart.js, served from node_modules (no CDN: the page works offline).
+ * second and draws it with Chart.js, served from node_modules (no CDN: the page works offline). The charts
+ * and tiles sum over the subscribers; the subscribers table shows each one's effects, duplicates and queues.
  */
 
 export const CHART_JS_ROUTE = '/assets/chart.umd.min.js';
@@ -31,6 +32,8 @@ export function dashboardHtml(): string {
   th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid #eef0f3; }
   td.key { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all; }
   .empty { color: #9ca3af; font-size: 13px; padding: 8px 0; }
+  .subscribers { margin-bottom: 16px; }
+  td.number { font-variant-numeric: tabular-nums; }
 </style>
 </head>
 <body>
@@ -45,7 +48,12 @@ export function dashboardHtml(): string {
   <div class="tile"><div class="label">Deliveries accepted</div><div class="value" id="tile-accepted">0</div></div>
   <div class="tile"><div class="label">Queue backlog</div><div class="value" id="tile-backlog">0</div></div>
   <div class="tile"><div class="label">DLQ depth</div><div class="value" id="tile-dlq">0</div></div>
+  <div class="tile"><div class="label">Quarantined</div><div class="value" id="tile-quarantine">0</div></div>
   <div class="tile"><div class="label">Mean wait in queue</div><div class="value" id="tile-wait">0 ms</div></div>
+</section>
+<section class="card subscribers">
+  <h2>Subscribers</h2>
+  <table><thead><tr><th>subscriber</th><th>fields</th><th>effects</th><th>fresh</th><th>duplicates skipped</th><th>backlog</th><th>in flight</th><th>DLQ</th></tr></thead><tbody id="subscribers"></tbody></table>
 </section>
 <section class="grid">
   <div class="card"><h2>Fresh vs duplicate events per field</h2><div class="chart"><canvas id="chart-fields"></canvas></div></div>
@@ -53,7 +61,7 @@ export function dashboardHtml(): string {
   <div class="card"><h2>Duplicate rate per field (10 s window, %)</h2><div class="chart"><canvas id="chart-rate"></canvas></div></div>
   <div class="card"><h2>Queue backlog and DLQ depth</h2><div class="chart"><canvas id="chart-queue"></canvas></div></div>
   <div class="card"><h2>Recent skipped duplicates</h2>
-    <table><thead><tr><th>time</th><th>key</th><th>field</th><th>state</th></tr></thead><tbody id="duplicates"></tbody></table>
+    <table><thead><tr><th>time</th><th>subscriber</th><th>key</th><th>field</th><th>state</th></tr></thead><tbody id="duplicates"></tbody></table>
     <div class="empty" id="duplicates-empty">No duplicate yet: send the same body twice.</div>
   </div>
 </section>
@@ -117,6 +125,48 @@ function sumFields(byField, name) {
   return total;
 }
 
+// Fields come from /local/info, fetched once: the subscribers do not change while the stack runs.
+let subscriberFields = null;
+fetch('/local/info', { cache: 'no-store' })
+  .then((response) => (response.ok ? response.json() : null))
+  .then((info) => {
+    if (info && info.subscribers) subscriberFields = new Map(info.subscribers.map((s) => [s.name, s.fields]));
+  })
+  .catch(() => undefined);
+
+function cellsRow(texts, classes) {
+  const row = document.createElement('tr');
+  texts.forEach((text, i) => {
+    const cell = document.createElement('td');
+    cell.textContent = String(text);
+    if (classes[i]) cell.className = classes[i];
+    row.appendChild(cell);
+  });
+  return row;
+}
+
+function renderSubscribers(subscribers) {
+  const rows = Object.entries(subscribers || {}).map(([name, s]) => {
+    const fields = subscriberFields && subscriberFields.has(name) ? subscriberFields.get(name) : undefined;
+    const row = cellsRow(
+      [
+        name,
+        fields === undefined ? '…' : fields === null ? 'all' : fields.join(', '),
+        s.effects,
+        sumFields(s.totals.byField, 'fresh'),
+        sumFields(s.totals.byField, 'duplicate'),
+        s.queue ? s.queue.backlog : '–',
+        s.queue ? s.queue.inFlight : '–',
+        s.queue ? s.queue.dlq : '–',
+      ],
+      ['name', 'fields', 'number effects', 'number fresh', 'number duplicates', 'number', 'number', 'number'],
+    );
+    row.dataset.subscriber = name;
+    return row;
+  });
+  document.getElementById('subscribers').replaceChildren(...rows);
+}
+
 function render(stats) {
   const fields = Object.keys(stats.totals.byField).sort();
   const fresh = sumFields(stats.totals.byField, 'fresh');
@@ -127,6 +177,8 @@ function render(stats) {
   document.getElementById('tile-accepted').textContent = stats.totals.counters.DeliveriesAccepted || 0;
   document.getElementById('tile-backlog').textContent = stats.queue ? stats.queue.backlog : '–';
   document.getElementById('tile-dlq').textContent = stats.queue ? stats.queue.dlq : '–';
+  document.getElementById('tile-quarantine').textContent = stats.queue && stats.queue.quarantine !== undefined ? stats.queue.quarantine : '–';
+  renderSubscribers(stats.subscribers);
   document.getElementById('tile-wait').textContent = Math.round(stats.totals.meanWaitMs) + ' ms';
 
   fieldsChart.data.labels = fields;
@@ -171,16 +223,10 @@ function render(stats) {
   queueChart.update();
 
   const body = document.getElementById('duplicates');
-  body.replaceChildren(...stats.recentDuplicates.slice(0, 20).map((d) => {
-    const row = document.createElement('tr');
-    for (const text of [new Date(d.at).toLocaleTimeString([], { hour12: false }), d.key, d.field || '', d.inFlight ? 'in flight' : 'done']) {
-      const cell = document.createElement('td');
-      cell.textContent = text;
-      row.appendChild(cell);
-    }
-    row.children[1].className = 'key';
-    return row;
-  }));
+  body.replaceChildren(...stats.recentDuplicates.slice(0, 20).map((d) => cellsRow(
+    [new Date(d.at).toLocaleTimeString([], { hour12: false }), d.subscriber || '', d.key, d.field || '', d.inFlight ? 'in flight' : 'done'],
+    ['', 'subscriber', 'key', '', ''],
+  )));
   document.getElementById('duplicates-empty').style.display = stats.recentDuplicates.length ? 'none' : '';
   document.body.dataset.freshEvents = String(fresh);
   document.body.dataset.duplicateEvents = String(duplicates);

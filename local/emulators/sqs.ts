@@ -4,7 +4,8 @@
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
-import type { PipelineSettings } from '../../contract/settings.ts';
+import { MAX_QUEUE_RETENTION_DAYS, type PipelineSettings } from '../../contract/settings.ts';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { SECONDS_PER_DAY } from '../../functions/claims/lease.ts';
 
 export interface SqsEmulator {
@@ -67,6 +68,36 @@ export function deliveryQueueAttributes(
       maxReceiveCount: settings.maxReceiveCount,
     }),
   };
+}
+
+export const QUARANTINE_QUEUE_NAME = 'whatsapp-webhook-quarantine';
+
+/**
+ * One subscriber's queue names: the default subscriber keeps the single-subscriber names, so a stack with
+ * no `subscribers` looks exactly as before; any other gets its name in both.
+ */
+export function subscriberQueueNames(subscriberName: string): PipelineQueueNames {
+  if (subscriberName === DEFAULT_SUBSCRIBER_NAME) return DEFAULT_PIPELINE_QUEUE_NAMES;
+  return {
+    deliveryQueueName: `whatsapp-webhook-${subscriberName}-deliveries`,
+    deadLetterQueueName: `whatsapp-webhook-${subscriberName}-deliveries-dlq`,
+  };
+}
+
+/** The pipeline's quarantine queue: bodies nobody could handle, kept 14 days, never redriven. */
+export function quarantineQueueAttributes(settings: PipelineSettings): Record<string, string> {
+  return {
+    MaximumMessageSize: String(settings.maximumMessageSizeBytes),
+    MessageRetentionPeriod: String(MAX_QUEUE_RETENTION_DAYS * SECONDS_PER_DAY),
+  };
+}
+
+export async function createQuarantineQueue(
+  client: SQSClient,
+  settings: PipelineSettings,
+  name: string = QUARANTINE_QUEUE_NAME,
+): Promise<string> {
+  return createQueue(client, name, quarantineQueueAttributes(settings));
 }
 
 /** Creates the DLQ, then the delivery queue redriving to it. */

@@ -1,10 +1,14 @@
 /**
- * The consumer as the local stack runs it: the same wiring as `functions/consumer.ts` (`createConsumerFromEnv`
- * over the user's `webhookHandlers`), with one local addition: each side effect can be made to take a while
- * (`/local/faults` → `effect.delayMs`), so that the simulator can load the consumer like a real effect (an
- * HTTP call to a CRM) would.
+ * A subscriber's consumer as the local stack runs it: the same wiring as in Lambda (`createConsumerFromEnv`
+ * over the subscriber module's `webhookHandlers`, configured by its own environment), with two local
+ * additions around every handler: each side effect can be made to take a while (`/local/faults` →
+ * `effect.delayMs`, so that the simulator can load the consumer like a real effect would), and each handler
+ * call that returns is journaled as one effect of that subscriber (`/local/effects`).
  */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Context, SQSEvent } from 'aws-lambda';
+import type { ResolvedSubscriber } from '../../contract/subscribers.ts';
 import type { WebhookHandler, WebhookHandlers } from '../../functions/consumer/handler-api.ts';
 
 export interface EffectDelay {
@@ -12,15 +16,24 @@ export interface EffectDelay {
   nextEffectDelayMs(): number;
 }
 
-/** Wraps every registered handler so that it first waits for the configured effect time. */
-export function withEffectDelay(handlers: WebhookHandlers, delay: EffectDelay): WebhookHandlers {
-  const wrap = <C>(handler: WebhookHandler<C> | undefined): WebhookHandler<C> | undefined =>
+export interface LocalEffectsOptions {
+  readonly delay: EffectDelay;
+  /** Called with the event key once the handler returned. */
+  readonly recordEffect: (key: string) => void;
+}
+
+/** Wraps every registered handler: wait for the configured effect time, run it, then record the effect. */
+export function withLocalEffects(handlers: WebhookHandlers, options: LocalEffectsOptions): WebhookHandlers {
+  const wrap = <C extends { readonly key: string }>(
+    handler: WebhookHandler<C> | undefined,
+  ): WebhookHandler<C> | undefined =>
     handler === undefined
       ? undefined
       : async (context: C) => {
-          const ms = delay.nextEffectDelayMs();
-          if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+          const ms = options.delay.nextEffectDelayMs();
+          if (ms > 0) await new Promise((done) => setTimeout(done, ms));
           await handler(context);
+          options.recordEffect(context.key);
         };
   return {
     ...(handlers.onMessage && { onMessage: wrap(handlers.onMessage) }),
@@ -30,14 +43,50 @@ export function withEffectDelay(handlers: WebhookHandlers, delay: EffectDelay): 
   };
 }
 
+/** The handler names a handler set defines (`onMessage`, …), for `/local/info` and the simulator. */
+export function definedHandlers(handlers: WebhookHandlers): (keyof WebhookHandlers)[] {
+  const names = ['onMessage', 'onStatus', 'onError', 'onManagementEvent'] as const;
+  return names.filter((name) => typeof handlers[name] === 'function');
+}
+
+export class SubscriberModuleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SubscriberModuleError';
+  }
+}
+
+/** Imports a subscriber's module (its `entry`, from `root`) and returns its `webhookHandlers`. */
+export async function importSubscriberHandlers(
+  subscriber: Pick<ResolvedSubscriber, 'name' | 'entry'>,
+  root: string,
+): Promise<WebhookHandlers> {
+  let module: { webhookHandlers?: unknown };
+  try {
+    module = (await import(pathToFileURL(resolve(root, subscriber.entry)).href)) as typeof module;
+  } catch (error) {
+    throw new SubscriberModuleError(
+      `Subscriber ${subscriber.name}: cannot load ${subscriber.entry} (${error instanceof Error ? error.message : String(error)}).`,
+    );
+  }
+  const handlers = module.webhookHandlers;
+  if (typeof handlers !== 'object' || handlers === null) {
+    throw new SubscriberModuleError(
+      `Subscriber ${subscriber.name}: ${subscriber.entry} must export webhookHandlers (from defineWebhookHandlers).`,
+    );
+  }
+  return handlers as WebhookHandlers;
+}
+
 /**
- * Imports the consumer modules only now: the SDK clients read their endpoints from the environment, which
- * the local stack sets first.
+ * The consumer over `handlers`, configured by `env` (one subscriber's variables on top of the process's AWS
+ * endpoints). Imports the consumer modules only now: their SDK clients read the endpoints from the process
+ * environment, which the local stack sets first.
  */
-export async function loadLocalConsumer(
-  delay: EffectDelay,
+export async function createLocalConsumer(
+  handlers: WebhookHandlers,
+  env: NodeJS.ProcessEnv,
 ): Promise<(event: SQSEvent, context: Context) => Promise<unknown>> {
   const { createConsumerFromEnv } = await import('../../functions/consumer/create-consumer.ts');
-  const { webhookHandlers } = await import('../../functions/webhook-handlers.ts');
-  return createConsumerFromEnv(withEffectDelay(webhookHandlers, delay));
+  return createConsumerFromEnv(handlers, env);
 }

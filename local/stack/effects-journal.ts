@@ -1,8 +1,8 @@
 /**
- * Reads the file the example handler appends each effected key to (`LOCAL_EFFECTS_JOURNAL`), for
- * `GET /local/effects`. Incremental: each read parses only the bytes appended since the last one.
+ * One subscriber's side effects in the local stack: the key of every handler call that returned, one line
+ * each, for `GET /local/effects`. Incremental: each read parses only the bytes appended since the last one.
  */
-import { closeSync, existsSync, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
 export interface EffectsView {
@@ -32,6 +32,11 @@ export class EffectsJournal {
     this.#partial = '';
     this.#total = 0;
     this.#decoder = new StringDecoder('utf8');
+  }
+
+  /** Synchronous on purpose: once this returns the line is in the file. */
+  append(key: string): void {
+    appendFileSync(this.#path, `${key}\n`);
   }
 
   read(): EffectsView {

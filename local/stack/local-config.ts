@@ -24,6 +24,8 @@ export const LOCAL_ENV = {
   maxConcurrency: 'LOCAL_MAX_CONCURRENCY',
   effectDelayMs: 'LOCAL_EFFECT_DELAY_MS',
   verbose: 'LOCAL_VERBOSE',
+  /** Path of a module exporting `subscribers`, instead of bin/subscribers.ts. */
+  subscribers: 'LOCAL_SUBSCRIBERS',
 } as const;
 
 export interface LocalStackConfig {
@@ -31,6 +33,8 @@ export interface LocalStackConfig {
   readonly appSecrets: readonly string[];
   readonly verifyToken: string;
   readonly settings: PipelineSettings;
+  /** The settings given through `LOCAL_*` variables, under which each subscriber's own are resolved. */
+  readonly settingsInput: PipelineSettingsInput;
   /** Mean duration of the example side effect (ms); the simulator changes it through `/local/faults`. */
   readonly effectDelayMs: number;
   /** Print the handlers' JSON logs and EMF lines as they come (otherwise one summary line per invocation). */
@@ -74,6 +78,7 @@ export function readLocalConfig(env: NodeJS.ProcessEnv = process.env): LocalStac
     appSecrets,
     verifyToken,
     settings: resolveSettings(input),
+    settingsInput: input,
     effectDelayMs,
     verbose: ['1', 'true', 'yes'].includes((env[LOCAL_ENV.verbose] ?? '').toLowerCase()),
     defaultsUsed,

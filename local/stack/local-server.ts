@@ -5,6 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { PipelineSettings } from '../../contract/settings.ts';
 import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
 import { CHART_JS_ROUTE, dashboardHtml } from '../dashboard/dashboard-page.ts';
 import {
@@ -15,16 +16,51 @@ import {
   writeAnswer,
 } from '../http/api-gateway-v2.ts';
 import { createLambdaContext } from '../lambda-context.ts';
-import type { StatsSnapshot } from '../observe/pipeline-stats.ts';
+import type { LocalStatsSnapshot } from '../observe/subscriber-stats.ts';
 import type { EffectsView } from './effects-journal.ts';
 import { type FaultSwitch, InvalidFaultsError } from './fault-switch.ts';
+
+/** One subscriber as `/local/info` lists it (the ops CLI reads these). */
+export interface LocalSubscriberInfo {
+  readonly name: string;
+  /** The module its handlers come from, relative to the project root. */
+  readonly entry: string;
+  /** The webhook fields it receives; null: every field. */
+  readonly fields: readonly string[] | null;
+  /** The prefix of its claim and ledger keys; null: unprefixed. */
+  readonly keyNamespace: string | null;
+  /** The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`). */
+  readonly handlers: readonly string[];
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  /** Its consumer's settings: the pipeline's with its own on top. */
+  readonly settings: PipelineSettings;
+}
 
 export interface LocalInfo {
   readonly dynamodbEndpoint: string;
   readonly sqsEndpoint: string;
   readonly tableName: string;
+  /** The first subscriber's queue and DLQ (the only ones without `subscribers` configured). */
   readonly queueUrl: string;
   readonly dlqUrl: string;
+  readonly quarantineQueueUrl: string;
+  /** Where the subscribers were configured: `bin/subscribers.ts`, or the `LOCAL_SUBSCRIBERS` module. */
+  readonly subscribersSource: string;
+  readonly subscribers: readonly LocalSubscriberInfo[];
+}
+
+/** One subscriber's effects, and the duplicates its consumer skipped. */
+export interface SubscriberEffectsView extends EffectsView {
+  readonly duplicatesSkipped: number;
+}
+
+/**
+ * `/local/effects`: `total` and `effects` summed over every subscriber (a key two subscribers effected counts
+ * 2), which with a single subscriber are its own; `subscribers` holds each one's.
+ */
+export interface LocalEffectsView extends EffectsView {
+  readonly subscribers: Readonly<Record<string, SubscriberEffectsView>>;
 }
 
 export type ReceiverHandler = (
@@ -46,10 +82,15 @@ export interface LocalPipeline {
   readonly region: string;
   /** `/local/info`, with the effective settings and faults alongside the docs/design.md §6 fields. */
   readonly info: LocalInfo & Record<string, unknown>;
-  effects(): EffectsView;
-  ledger(wamid: string, recipientParticipantId?: string): Promise<StatusLedgerView | undefined>;
-  stats(sinceSeconds?: number): StatsSnapshot;
-  /** Resolves true once the delivery queue is empty and no consumer invocation runs, false after `timeoutMs`. */
+  effects(): LocalEffectsView;
+  /** A subscriber's ledger view (the first subscriber's when `subscriber` is undefined). */
+  ledger(
+    wamid: string,
+    recipientParticipantId: string | undefined,
+    subscriber: string | undefined,
+  ): Promise<StatusLedgerView | undefined>;
+  stats(sinceSeconds?: number): LocalStatsSnapshot;
+  /** Resolves true once every subscriber queue is empty and no consumer invocation runs, false after `timeoutMs`. */
   waitUntilDrained(timeoutMs: number): Promise<boolean>;
 }
 
@@ -119,8 +160,12 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
     if (url.pathname.startsWith('/local/ledger/')) {
       const wamid = decodeURIComponent(url.pathname.slice('/local/ledger/'.length));
       const participant = url.searchParams.get('participant') ?? undefined;
+      const subscriber = url.searchParams.get('subscriber') ?? undefined;
       if (wamid === '') return sendJson(response, 400, { message: 'Usage: /local/ledger/<wamid>' });
-      const view = await pipeline.ledger(wamid, participant);
+      if (subscriber !== undefined && !pipeline.info.subscribers.some((s) => s.name === subscriber)) {
+        return sendJson(response, 404, { message: `No subscriber ${subscriber}.` });
+      }
+      const view = await pipeline.ledger(wamid, participant, subscriber);
       if (view === undefined) return sendJson(response, 404, { message: `No status seen for ${wamid}.` });
       return sendJson(response, 200, view);
     }

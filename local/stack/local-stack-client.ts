@@ -3,10 +3,11 @@
  * endpoints (docs/design.md §6) for what happened inside. The simulator and the end-to-end tests both drive
  * the stack through this one client.
  */
-import type { StatsSnapshot } from '../observe/pipeline-stats.ts';
+import type { PipelineSettings } from '../../contract/settings.ts';
+import type { LocalStatsSnapshot } from '../observe/subscriber-stats.ts';
 import { type SendResult, sendWebhook } from '../sender/send-webhook.ts';
-import type { EffectsView } from './effects-journal.ts';
 import type { Faults } from './fault-switch.ts';
+import type { LocalEffectsView, LocalInfo } from './local-server.ts';
 
 /** A partial update of the fault switch, e.g. `{ webhook: { mode: 'error' } }`. */
 export interface FaultsPatch {
@@ -51,16 +52,21 @@ export class LocalStackClient {
     return this.#json('/local/faults', { method: 'POST', body: JSON.stringify(patch) });
   }
 
+  /** Endpoints, table, queues and subscribers, with the effective settings. */
+  info(): Promise<LocalInfo & { readonly settings?: PipelineSettings }> {
+    return this.#json('/local/info');
+  }
+
   /** Pipeline statistics; the per-second series from `sinceSeconds` (epoch seconds) when given. */
-  stats(sinceSeconds?: number): Promise<StatsSnapshot> {
+  stats(sinceSeconds?: number): Promise<LocalStatsSnapshot> {
     return this.#json(sinceSeconds === undefined ? '/local/stats' : `/local/stats?since=${sinceSeconds}`);
   }
 
-  effects(): Promise<EffectsView> {
+  effects(): Promise<LocalEffectsView> {
     return this.#json('/local/effects');
   }
 
-  /** True once the delivery queue is empty and no consumer invocation runs; false after `timeoutMs`. */
+  /** True once every subscriber queue is empty and no consumer invocation runs; false after `timeoutMs`. */
   async waitUntilDrained(timeoutMs: number): Promise<boolean> {
     const response = await fetch(`${this.url}/local/drained?timeoutMs=${Math.round(timeoutMs)}`, {
       signal: AbortSignal.timeout(timeoutMs + 10_000),
@@ -75,10 +81,20 @@ export class LocalStackClient {
       throw new Error(`The local stack's queue did not drain within ${timeoutMs} ms.`);
   }
 
-  /** Effect counts of the given keys (0 for a key never effected), once the queue has drained. */
-  async effectCounts(keys: readonly string[], drainTimeoutMs?: number): Promise<Record<string, number>> {
+  /**
+   * Effect counts of the given keys (0 for a key never effected), once the queues have drained: summed over
+   * the subscribers, or one subscriber's.
+   */
+  async effectCounts(
+    keys: readonly string[],
+    drainTimeoutMs?: number,
+    subscriber?: string,
+  ): Promise<Record<string, number>> {
     await this.drained(drainTimeoutMs);
-    const counts = new Map((await this.effects()).effects.map((e) => [e.key, e.count]));
+    const effects = await this.effects();
+    const view = subscriber === undefined ? effects : effects.subscribers[subscriber];
+    if (view === undefined) throw new Error(`The local stack has no subscriber ${subscriber}.`);
+    const counts = new Map(view.effects.map((e) => [e.key, e.count]));
     return Object.fromEntries(keys.map((key) => [key, counts.get(key) ?? 0]));
   }
 

@@ -1,43 +1,65 @@
 /**
- * The whole pipeline on one machine (docs/design.md §6): DynamoDB Local and the SQS emulator, the claim table,
- * queue and DLQ created from the shared definitions and settings, the real receiver behind an API Gateway
- * v2 adapter, and the real consumer driven by a Lambda-like SQS event source.
+ * The whole pipeline on one machine (docs/design.md §6, docs/local.md): DynamoDB Local and the SQS emulator,
+ * the claim table, each subscriber's queue and DLQ and the pipeline's quarantine queue created from the
+ * shared definitions and settings, the real receiver behind an API Gateway v2 adapter, and each subscriber's
+ * real consumer driven by a Lambda-like SQS event source of its own.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { interceptLocalhostDns } from 'fauxqs';
-import { consumerEnvironment, receiverEnvironment } from '../../contract/environment.ts';
-import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
+import { consumerEnvironment, ENV, receiverEnvironment } from '../../contract/environment.ts';
+import { SUBSCRIBER_DIMENSION } from '../../contract/metric-names.ts';
+import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
 import { StatusLedger } from '../../functions/ledger/status-ledger.ts';
 import { createClaimTable } from '../emulators/claim-table.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../emulators/dynamodb-local.ts';
-import { createPipelineQueues, type SqsEmulator, startSqsEmulator } from '../emulators/sqs.ts';
+import {
+  createPipelineQueues,
+  createQuarantineQueue,
+  type PipelineQueues,
+  type SqsEmulator,
+  startSqsEmulator,
+  subscriberQueueNames,
+} from '../emulators/sqs.ts';
 import { parseEmf, parseJsonLine } from '../observe/emf.ts';
-import { PipelineStats } from '../observe/pipeline-stats.ts';
+import type { QueueSample } from '../observe/pipeline-stats.ts';
 import { type StdoutTap, tapStdout } from '../observe/stdout-tap.ts';
+import { SubscriberStats } from '../observe/subscriber-stats.ts';
 import { readQueueCounts } from '../queue-counts.ts';
 import { createSqsEventSource, type InvocationReport, type SqsEventSource } from '../sqs-event-source.ts';
-import { loadLocalConsumer } from './consumer-runtime.ts';
+import {
+  createLocalConsumer,
+  definedHandlers,
+  importSubscriberHandlers,
+  withLocalEffects,
+} from './consumer-runtime.ts';
 import { EffectsJournal } from './effects-journal.ts';
 import { FaultSwitch } from './fault-switch.ts';
 import type { LocalStackConfig } from './local-config.ts';
 import {
   createLocalServer,
+  type LocalEffectsView,
   type LocalInfo,
   type LocalPipeline,
+  type LocalSubscriberInfo,
   type ReceiverHandler,
+  type SubscriberEffectsView,
 } from './local-server.ts';
+import type { LocalSubscribers } from './local-subscribers.ts';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_TABLE_NAME = 'whatsapp-webhook-dedup-claims';
 /** The emulators accept any credentials; these only satisfy the SDK. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const QUEUE_SAMPLE_INTERVAL_MS = 1_000;
+const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export class PortInUseError extends Error {
   constructor(port: number) {
@@ -59,12 +81,25 @@ export interface LocalStack {
 
 export interface StartLocalStackOptions {
   readonly config: LocalStackConfig;
+  /** The subscribers to run, from `loadLocalSubscribers`. */
+  readonly subscribers: LocalSubscribers;
   /** Operational lines (start-up progress, one summary per consumer invocation). @default console.error */
   readonly log?: (line: string) => void;
 }
 
+/** One subscriber as the local stack runs it. */
+interface RunningSubscriber {
+  readonly subscriber: ResolvedSubscriber;
+  readonly queues: PipelineQueues;
+  readonly journal: EffectsJournal;
+  readonly ledger: StatusLedger;
+  readonly eventSource: SqsEventSource;
+  readonly info: LocalSubscriberInfo;
+}
+
 export async function startLocalStack(options: StartLocalStackOptions): Promise<LocalStack> {
   const { config } = options;
+  const subscribers = options.subscribers.subscribers;
   const log = options.log ?? ((line: string) => console.error(line));
   const { settings } = config;
   const faults = new FaultSwitch();
@@ -107,13 +142,18 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       () => sqs.destroy(),
     );
     await createClaimTable(dynamodbClient, LOCAL_TABLE_NAME);
-    const queues = await createPipelineQueues(sqs, settings);
+    const quarantineQueueUrl = await createQuarantineQueue(sqs, settings);
+    const queuesOf = new Map<string, PipelineQueues>();
+    for (const subscriber of subscribers) {
+      queuesOf.set(
+        subscriber.name,
+        await createPipelineQueues(sqs, subscriber.settings, subscriberQueueNames(subscriber.name)),
+      );
+    }
+    const queues = (name: string) => queuesOf.get(name) as PipelineQueues;
 
     const dataDirectory = mkdtempSync(join(tmpdir(), 'whatsapp-webhook-dedup-'));
     cleanups.push(() => rmSync(dataDirectory, { recursive: true, force: true }));
-    const journalPath = join(dataDirectory, 'effects.journal');
-    const journal = new EffectsJournal(journalPath);
-    journal.reset();
 
     // fauxqs names its queues `http://sqs.<region>.localhost:<port>/…`, and an SQS client whose endpoint
     // comes from the environment sends each request to its QueueUrl's host. `*.localhost` is loopback
@@ -121,36 +161,48 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     // very origin as their endpoint, so they neither fail nor warn on every call.
     const restoreDns = interceptLocalhostDns();
     cleanups.push(restoreDns);
-    const handlerSqsEndpoint = new URL(queues.queueUrl).origin;
+    const handlerSqsEndpoint = new URL(quarantineQueueUrl).origin;
 
-    // The handlers build their SDK clients from these, exactly as in Lambda.
+    // The handlers build their SDK clients from these, exactly as in Lambda. The receiver is one function
+    // for the whole pipeline: its variables go into this process's environment. Each consumer gets its
+    // own variables on top (below), never through process.env, since they all run in this process.
+    // Effects are journaled per subscriber by the local stack itself (withLocalEffects). The handlers'
+    // journal variable stays set, so that example handlers know they run locally and call no real system.
     Object.assign(process.env, {
+      [ENV.effectsJournal]: join(dataDirectory, 'handlers.journal'),
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
       AWS_ENDPOINT_URL_SQS: handlerSqsEndpoint,
       ...receiverEnvironment({
-        subscriberQueues: [{ name: DEFAULT_SUBSCRIBER_NAME, queueUrl: queues.queueUrl }],
-        quarantineQueueUrl: queues.dlqUrl,
+        subscriberQueues: subscribers.map(({ name, fields }) => ({
+          name,
+          queueUrl: queues(name).queueUrl,
+          ...(fields === undefined ? {} : { fields }),
+        })),
+        quarantineQueueUrl,
         maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
         webhookSecrets: { appSecrets: config.appSecrets, verifyToken: config.verifyToken },
       }),
-      ...consumerEnvironment({
-        tableName: LOCAL_TABLE_NAME,
-        subscriberName: DEFAULT_SUBSCRIBER_NAME,
-        quarantineQueueUrl: queues.dlqUrl,
-        deliveryQueueUrl: queues.queueUrl,
-        retentionDays: settings.retentionDays,
-        leaseMarginMs: settings.leaseMarginMs,
-        maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
-        effectsJournal: journalPath,
-      }),
     });
 
-    const stats = new PipelineStats();
+    const journals = new Map(
+      subscribers.map(({ name }) => {
+        const journal = new EffectsJournal(join(dataDirectory, `effects-${name}.journal`));
+        journal.reset();
+        return [name, journal] as const;
+      }),
+    );
+    const journal = (name: string) => journals.get(name) as EffectsJournal;
+    const stats = new SubscriberStats(
+      subscribers.map(({ name }) => name),
+      { effectsOf: (name) => journal(name).read().total },
+    );
+    // Which subscriber's consumer printed a line: every consumer invocation runs inside its own scope.
+    const invokedSubscriber = new AsyncLocalStorage<string>();
     const tap: StdoutTap = tapStdout({
-      onLine: (line) => observeHandlerOutput(line, stats),
+      onLine: (line) => observeHandlerOutput(line, stats, invokedSubscriber.getStore()),
       echo: (line) => config.verbose || !isRoutineHandlerOutput(line),
     });
     cleanups.push(() => tap.restore());
@@ -158,50 +210,82 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     const { handler: receiver } = (await import('../../functions/receiver.ts')) as {
       handler: ReceiverHandler;
     };
-    const consumer = await loadLocalConsumer(faults);
-    const eventSource: SqsEventSource = createSqsEventSource({
-      sqs,
-      queueUrl: queues.queueUrl,
-      handler: consumer,
-      batchSize: settings.batchSize,
-      maxBatchingWindowSeconds: settings.maxBatchingWindowSeconds,
-      functionTimeoutSeconds: settings.consumerTimeoutSeconds,
-      pollers: settings.maxConcurrency,
-      functionName: 'consumer',
-      onInvocation: (report) => {
-        stats.addInvocation(report);
-        if (!config.verbose) log(summariseInvocation(report));
-      },
-      log,
-    });
-    await eventSource.start();
-    cleanups.push(() => eventSource.stop());
+    const documentClient = DynamoDBDocumentClient.from(dynamodbClient);
+    const running: RunningSubscriber[] = [];
+    for (const subscriber of subscribers) {
+      const { name } = subscriber;
+      const handlers = await importSubscriberHandlers(subscriber, REPOSITORY_ROOT);
+      const consumer = await createLocalConsumer(
+        withLocalEffects(handlers, { delay: faults, recordEffect: (key) => journal(name).append(key) }),
+        { ...process.env, ...consumerVariables(subscriber, queues(name), quarantineQueueUrl) },
+      );
+      const functionName = subscriber.name === DEFAULT_SUBSCRIBER_NAME ? 'consumer' : `consumer-${name}`;
+      const eventSource: SqsEventSource = createSqsEventSource({
+        sqs,
+        queueUrl: queues(name).queueUrl,
+        handler: (event, context) => invokedSubscriber.run(name, () => consumer(event, context)),
+        batchSize: subscriber.settings.batchSize,
+        maxBatchingWindowSeconds: subscriber.settings.maxBatchingWindowSeconds,
+        functionTimeoutSeconds: subscriber.settings.consumerTimeoutSeconds,
+        pollers: subscriber.settings.maxConcurrency,
+        functionName,
+        onInvocation: (report) => {
+          stats.addInvocation(report, name);
+          if (!config.verbose) log(summariseInvocation(functionName, report));
+        },
+        log,
+      });
+      await eventSource.start();
+      cleanups.push(() => eventSource.stop());
+      running.push({
+        subscriber,
+        queues: queues(name),
+        journal: journal(name),
+        ledger: new StatusLedger({
+          documentClient,
+          tableName: LOCAL_TABLE_NAME,
+          keyNamespace: subscriber.keyNamespace,
+          retentionDays: subscriber.settings.retentionDays,
+        }),
+        eventSource,
+        info: {
+          name,
+          entry: subscriber.entry,
+          fields: subscriber.fields ?? null,
+          keyNamespace: subscriber.keyNamespace ?? null,
+          handlers: definedHandlers(handlers),
+          queueUrl: queues(name).queueUrl,
+          dlqUrl: queues(name).dlqUrl,
+          settings: subscriber.settings,
+        },
+      });
+    }
 
-    const sampler = startQueueSampler(sqs, queues.queueUrl, queues.dlqUrl, stats, log);
+    const sampler = startQueueSampler(sqs, running, quarantineQueueUrl, stats, log);
     cleanups.push(() => sampler.stop());
 
-    const ledger = new StatusLedger({
-      documentClient: DynamoDBDocumentClient.from(dynamodbClient),
-      tableName: LOCAL_TABLE_NAME,
-      retentionDays: settings.retentionDays,
-    });
+    const [first] = running as [RunningSubscriber, ...RunningSubscriber[]];
     const info: LocalInfo = {
       dynamodbEndpoint: dynamodb.endpoint,
       sqsEndpoint: sqsEmulator.endpoint,
       tableName: LOCAL_TABLE_NAME,
-      queueUrl: queues.queueUrl,
-      dlqUrl: queues.dlqUrl,
+      queueUrl: first.queues.queueUrl,
+      dlqUrl: first.queues.dlqUrl,
+      quarantineQueueUrl,
+      subscribersSource: options.subscribers.source,
+      subscribers: running.map((r) => r.info),
     };
     pipeline = {
       receiver,
       receiverTimeoutSeconds: settings.receiverTimeoutSeconds,
       region: LOCAL_REGION,
       info: { ...info, region: LOCAL_REGION, settings },
-      effects: () => journal.read(),
-      ledger: (wamid, participant) => ledger.view(wamid, participant),
+      effects: () => effectsView(running, stats),
+      ledger: (wamid, participant, subscriber) =>
+        (running.find((r) => r.subscriber.name === subscriber) ?? first).ledger.view(wamid, participant),
       stats: (since) => stats.snapshot(since),
       waitUntilDrained: (timeoutMs) =>
-        eventSource.waitUntilDrained({ timeoutMs }).then(
+        Promise.all(running.map((r) => r.eventSource.waitUntilDrained({ timeoutMs }))).then(
           () => true,
           () => false,
         ),
@@ -226,6 +310,47 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
   }
 }
 
+/** One subscriber's consumer variables, as the CDK construct sets them on its function. */
+function consumerVariables(
+  subscriber: ResolvedSubscriber,
+  queues: PipelineQueues,
+  quarantineQueueUrl: string,
+): Record<string, string> {
+  const { settings } = subscriber;
+  return consumerEnvironment({
+    tableName: LOCAL_TABLE_NAME,
+    subscriberName: subscriber.name,
+    fields: subscriber.fields,
+    keyNamespace: subscriber.keyNamespace,
+    quarantineQueueUrl,
+    deliveryQueueUrl: queues.queueUrl,
+    retentionDays: settings.retentionDays,
+    leaseMarginMs: settings.leaseMarginMs,
+    maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+    ...(subscriber.statusLedger === undefined ? {} : { statusLedger: subscriber.statusLedger }),
+    ...(subscriber.claimUnhandledEvents === undefined
+      ? {}
+      : { claimUnhandledEvents: subscriber.claimUnhandledEvents }),
+  });
+}
+
+/** Each subscriber's effects, and all of them summed (a single subscriber's, when it is the only one). */
+function effectsView(running: readonly RunningSubscriber[], stats: SubscriberStats): LocalEffectsView {
+  const perSubscriber = stats.snapshot(Math.floor(Date.now() / 1000)).subscribers;
+  const counts = new Map<string, number>();
+  let total = 0;
+  const subscribers: Record<string, SubscriberEffectsView> = {};
+  for (const { subscriber, journal } of running) {
+    const view = journal.read();
+    total += view.total;
+    for (const { key, count } of view.effects) counts.set(key, (counts.get(key) ?? 0) + count);
+    const byField = perSubscriber[subscriber.name]?.totals.byField ?? {};
+    const duplicatesSkipped = Object.values(byField).reduce((sum, c) => sum + c.duplicate, 0);
+    subscribers[subscriber.name] = { ...view, duplicatesSkipped };
+  }
+  return { total, effects: [...counts].map(([key, count]) => ({ key, count })), subscribers };
+}
+
 function listen(server: import('node:http').Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
@@ -248,12 +373,13 @@ function isRoutineHandlerOutput(line: string): boolean {
   return line.startsWith('{"_aws"') || /^\{"level":"(INFO|DEBUG|TRACE)"/.test(line);
 }
 
-function observeHandlerOutput(line: string, stats: PipelineStats): void {
+/** `invoked`: the subscriber whose consumer was running when the line was printed (none: the receiver). */
+function observeHandlerOutput(line: string, stats: SubscriberStats, invoked: string | undefined): void {
   const document = parseJsonLine(line);
   if (document === undefined) return;
   const points = parseEmf(document);
   if (points !== undefined) {
-    for (const point of points) stats.addMetric(point);
+    for (const point of points) stats.addMetric(point, point.dimensions[SUBSCRIBER_DIMENSION] ?? invoked);
     return;
   }
   const entry = document as {
@@ -266,6 +392,7 @@ function observeHandlerOutput(line: string, stats: PipelineStats): void {
   if (entry.message === 'Duplicate event skipped' && typeof entry.key === 'string') {
     stats.addDuplicate({
       key: entry.key,
+      ...(invoked !== undefined && { subscriber: invoked }),
       ...(typeof entry.field === 'string' && { field: entry.field }),
       at: typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) || Date.now() : Date.now(),
       inFlight: entry.outcome === 'duplicate-in-flight',
@@ -273,33 +400,41 @@ function observeHandlerOutput(line: string, stats: PipelineStats): void {
   }
 }
 
-function summariseInvocation(report: InvocationReport): string {
+function summariseInvocation(functionName: string, report: InvocationReport): string {
   const failed = report.failedMessageIds.length;
   const records = report.records.length;
-  return `consumer: ${records} record${records === 1 ? '' : 's'} in ${report.durationMs} ms, ${report.outcome}${failed > 0 ? ` (${failed} left for retry)` : ''}`;
+  return `${functionName}: ${records} record${records === 1 ? '' : 's'} in ${report.durationMs} ms, ${report.outcome}${failed > 0 ? ` (${failed} left for retry)` : ''}`;
 }
 
 function startQueueSampler(
   sqs: SQSClient,
-  queueUrl: string,
-  dlqUrl: string,
-  stats: PipelineStats,
+  running: readonly RunningSubscriber[],
+  quarantineQueueUrl: string,
+  stats: SubscriberStats,
   log: (line: string) => void,
 ): { stop(): Promise<void> } {
-  let running = true;
+  let active = true;
   let warned = false;
-  const depth = (url: string) => readQueueCounts(sqs, url);
+  const sample = async ({ subscriber, queues }: RunningSubscriber): Promise<[string, QueueSample]> => {
+    const [queue, dlq] = await Promise.all([
+      readQueueCounts(sqs, queues.queueUrl),
+      readQueueCounts(sqs, queues.dlqUrl),
+    ]);
+    return [
+      subscriber.name,
+      { backlog: queue.visible, inFlight: queue.inFlight, dlq: dlq.visible + dlq.inFlight },
+    ];
+  };
   const loop = (async () => {
-    while (running) {
+    while (active) {
       try {
-        const [queue, dlq] = await Promise.all([depth(queueUrl), depth(dlqUrl)]);
-        stats.addQueueSample({
-          backlog: queue.visible,
-          inFlight: queue.inFlight,
-          dlq: dlq.visible + dlq.inFlight,
-        });
+        const [samples, quarantine] = await Promise.all([
+          Promise.all(running.map(sample)),
+          readQueueCounts(sqs, quarantineQueueUrl),
+        ]);
+        stats.addQueueSamples(Object.fromEntries(samples), quarantine.visible + quarantine.inFlight);
       } catch (error) {
-        if (running && !warned)
+        if (active && !warned)
           log(`queue sampler: ${error instanceof Error ? error.message : String(error)}`);
         warned = true;
       }
@@ -308,7 +443,7 @@ function startQueueSampler(
   })();
   return {
     async stop() {
-      running = false;
+      active = false;
       await loop;
     },
   };

@@ -1,5 +1,6 @@
 import { ENV } from '../../contract/environment.ts';
 import type { LocalStackConfig } from './local-config.ts';
+import type { LocalSubscriberInfo } from './local-server.ts';
 import type { LocalStack } from './local-stack.ts';
 
 /** What `npm start` prints once the stack is up: where things are, the settings, and what to try first. */
@@ -9,7 +10,7 @@ export function startBanner(options: {
   startedInMs: number;
 }): string {
   const { stack, config } = options;
-  const s = config.settings;
+  const { subscribers } = stack.info;
   const usedDefault = (name: string) => (config.defaultsUsed.includes(name) ? ' (dev default)' : '');
   const portFlag = stack.port === 3000 ? '' : ` --url ${stack.url}/webhook`;
   const challengeUrl = `${stack.url}/webhook?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(config.verifyToken)}&hub.challenge=42`;
@@ -22,13 +23,13 @@ export function startBanner(options: {
     `  Inspect      ${stack.url}/local/info · /local/effects · /local/ledger/<wamid> · /local/stats · /local/faults · /local/drained`,
     `  DynamoDB     ${stack.info.dynamodbEndpoint}  table ${stack.info.tableName}`,
     `  SQS          ${stack.info.sqsEndpoint}`,
-    `               queue ${stack.info.queueUrl}`,
-    `               DLQ   ${stack.info.dlqUrl}`,
+    `               quarantine ${stack.info.quarantineQueueUrl}`,
+    '',
+    `  ${subscribers.length === 1 ? 'Subscriber' : `${subscribers.length} subscribers`} from ${stack.info.subscribersSource}:`,
+    ...subscribers.flatMap(subscriberLines),
     '',
     `  ${ENV.appSecrets}=${config.appSecrets.join(',')}${usedDefault(ENV.appSecrets)}`,
     `  ${ENV.verifyToken}=${config.verifyToken}${usedDefault(ENV.verifyToken)}`,
-    `  consumer: batch size ${s.batchSize}, batching window ${s.maxBatchingWindowSeconds} s, ${s.maxConcurrency} pollers (maxConcurrency), timeout ${s.consumerTimeoutSeconds} s`,
-    `  queue: visibility timeout ${s.visibilityTimeoutSeconds} s, maxReceiveCount ${s.maxReceiveCount}, then the DLQ`,
     '',
     'Try:',
     `  curl '${challengeUrl}'`,
@@ -37,4 +38,17 @@ export function startBanner(options: {
     '',
     'Ctrl-C stops everything.',
   ].join('\n');
+}
+
+function subscriberLines(subscriber: LocalSubscriberInfo): string[] {
+  const s = subscriber.settings;
+  const fields = subscriber.fields === null ? 'every field' : `fields ${subscriber.fields.join(', ')}`;
+  const keys = subscriber.keyNamespace === null ? 'keys unprefixed' : `keys ${subscriber.keyNamespace}#…`;
+  return [
+    `    ${subscriber.name}  ${subscriber.entry} (${subscriber.handlers.join(', ') || 'no handlers'}), ${fields}, ${keys}`,
+    `      queue ${subscriber.queueUrl}`,
+    `      DLQ   ${subscriber.dlqUrl}`,
+    `      consumer: batch size ${s.batchSize}, batching window ${s.maxBatchingWindowSeconds} s, ${s.maxConcurrency} pollers (maxConcurrency), timeout ${s.consumerTimeoutSeconds} s`,
+    `      queue: visibility timeout ${s.visibilityTimeoutSeconds} s, maxReceiveCount ${s.maxReceiveCount}, then the DLQ`,
+  ];
 }

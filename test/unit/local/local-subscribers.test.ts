@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { UnsafeSettingsError } from '../../../contract/settings.ts';
+import { SubscriberModuleError, withLocalEffects } from '../../../local/stack/consumer-runtime.ts';
+import { loadLocalSubscribers, resolveLocalSubscribers } from '../../../local/stack/local-subscribers.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'local-subscribers-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('local subscribers', () => {
+  it('without definitions, runs the single default subscriber of functions/consumer.ts, keys unprefixed', () => {
+    const [only, ...others] = resolveLocalSubscribers(undefined, { batchSize: 1 });
+    expect(others).toEqual([]);
+    expect(only).toMatchObject({
+      name: 'default',
+      entry: 'functions/consumer.ts',
+      fields: undefined,
+      keyNamespace: undefined,
+    });
+    expect(only?.settings.batchSize).toBe(1);
+  });
+
+  it('reads LOCAL_SUBSCRIBERS over bin/subscribers.ts, with each subscriber’s settings over the local ones', async () => {
+    const loaded = await loadLocalSubscribers({
+      root: ROOT,
+      settings: { maxConcurrency: 3 },
+      env: { LOCAL_SUBSCRIBERS: join(ROOT, 'test/support/local-subscribers/two-subscribers.ts') },
+    });
+    expect(loaded.subscribers.map((s) => [s.name, s.fields, s.keyNamespace])).toEqual([
+      ['bot', ['messages'], 'bot'],
+      ['crm', undefined, 'crm'],
+    ]);
+    expect(loaded.subscribers.every((s) => s.settings.maxConcurrency === 3)).toBe(true);
+  });
+
+  it('refuses unsafe definitions, a module without subscribers, and a missing module', async () => {
+    const load = (path: string) =>
+      loadLocalSubscribers({ root: ROOT, settings: {}, env: { LOCAL_SUBSCRIBERS: path } });
+    await expect(load(join(ROOT, 'test/support/local-subscribers/unsafe-subscribers.ts'))).rejects.toThrow(
+      UnsafeSettingsError,
+    );
+    const noExport = join(scratch, 'no-export.mjs');
+    writeFileSync(noExport, 'export const other = 1;\n');
+    await expect(load(noExport)).rejects.toThrow(/must export subscribers/);
+    await expect(load(join(scratch, 'missing.ts'))).rejects.toThrow(SubscriberModuleError);
+  });
+});
+
+describe('withLocalEffects', () => {
+  it('records an effect only once the handler returned, and leaves absent handlers absent', async () => {
+    const recorded: string[] = [];
+    const handlers = withLocalEffects(
+      {
+        onMessage: () => undefined,
+        onStatus: () => {
+          throw new Error('downstream down');
+        },
+      },
+      { delay: { nextEffectDelayMs: () => 0 }, recordEffect: (key) => recorded.push(key) },
+    );
+    const context = (key: string) => ({ key }) as never;
+
+    await handlers.onMessage?.(context('msg:a'));
+    await expect(handlers.onStatus?.(context('st:b:read'))).rejects.toThrow('downstream down');
+
+    expect(recorded).toEqual(['msg:a']);
+    expect(handlers.onError).toBeUndefined();
+    expect(handlers.onManagementEvent).toBeUndefined();
+  });
+});
