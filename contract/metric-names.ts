@@ -27,6 +27,8 @@ export const ConsumerFieldMetric = {
   EventsDuplicateInFlight: 'EventsDuplicateInFlight',
   LeaseTakeovers: 'LeaseTakeovers',
   HandlerErrors: 'HandlerErrors',
+  /** A handler threw `RetryLater`: the event comes back after the delay it asked for (not a handler error). */
+  RetriesDeferred: 'RetriesDeferred',
   ClaimReleases: 'ClaimReleases',
   UnknownField: 'UnknownField',
   /** Events of a field the subscriber does not want, skipped without a claim. */
@@ -42,6 +44,11 @@ export const ConsumerMetric = {
   CompletionFailures: 'CompletionFailures',
   ClaimFailures: 'ClaimFailures',
   MalformedParts: 'MalformedParts',
+  /**
+   * Failed records whose return time could not be set (ChangeMessageVisibility refused or failed): they come
+   * back after the queue's visibility timeout instead, sooner than their backoff, using up receives faster.
+   */
+  RedeliveriesNotScheduled: 'RedeliveriesNotScheduled',
 } as const;
 
 export type ConsumerMetricName = (typeof ConsumerMetric)[keyof typeof ConsumerMetric];

@@ -1,3 +1,11 @@
+import {
+  longestTimeInQueueSeconds,
+  MAX_RETRY_DELAY_SECONDS,
+  MIN_OUTAGE_RIDDEN_OUT_SECONDS,
+  outageRiddenOutSeconds,
+  receivesToRideOut,
+} from './retry-budget.ts';
+
 /**
  * Pipeline settings: the one source of truth for the CDK construct, the local stack and the tests, with the
  * rules that refuse combinations that would lose or hide events. Plain TypeScript (no aws-cdk-lib, no AWS SDK),
@@ -13,6 +21,8 @@ export const MIN_RETENTION_DAYS = 7;
 export const MIN_QUEUE_RETENTION_DAYS = 7;
 export const MAX_QUEUE_RETENTION_DAYS = 14;
 export const MIN_MAX_RECEIVE_COUNT = 5;
+/** The largest redrive `maxReceiveCount` SQS accepts. */
+export const MAX_MAX_RECEIVE_COUNT = 1000;
 /** AWS guidance for SQS event sources: visibility timeout at least 6× the function timeout. */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 
@@ -27,7 +37,15 @@ export interface PipelineSettings {
   readonly maxBatchingWindowSeconds: number;
   readonly maxConcurrency: number;
   readonly visibilityTimeoutSeconds: number;
+  /**
+   * Receives before SQS moves a record to the DLQ. With the retry delays below, it sets how long a downstream
+   * outage records ride out (contract/retry-budget.ts, docs/consumer.md "Retry budget").
+   */
   readonly maxReceiveCount: number;
+  /** Ceiling of the delay after a record's first failed receive; doubles with each receive. */
+  readonly retryBaseDelaySeconds: number;
+  /** Ceiling of every delay the consumer sets on a failed record: backoff and `RetryLater` alike. */
+  readonly retryMaxDelaySeconds: number;
   /** Largest SQS message body the receiver writes; bigger deliveries are split on event boundaries. */
   readonly maximumMessageSizeBytes: number;
   readonly queueRetentionDays: number;
@@ -44,7 +62,11 @@ const BASE: Omit<PipelineSettings, 'visibilityTimeoutSeconds'> = {
   batchSize: 10,
   maxBatchingWindowSeconds: 1,
   maxConcurrency: 5,
-  maxReceiveCount: 5,
+  // 30 s, 1 min, … up to 1 h apart (each delay between half its ceiling and the ceiling): 60 receives ride
+  // out a downstream outage of over a day, the DLQ is reached within 3 days (docs/consumer.md, "Retry budget").
+  maxReceiveCount: 60,
+  retryBaseDelaySeconds: 30,
+  retryMaxDelaySeconds: 3600,
   maximumMessageSizeBytes: 256 * 1024,
   queueRetentionDays: MAX_QUEUE_RETENTION_DAYS,
   deadLetterRetentionDays: 14,
@@ -104,11 +126,23 @@ export function latestLeaseEndSeconds(s: {
   return s.consumerTimeoutSeconds + s.maxBatchingWindowSeconds + s.leaseMarginMs / 1000;
 }
 
+export interface ResolveSettingsOptions {
+  /**
+   * The downstream outage the retry budget must ride out. Only tests and the simulator, which compress time
+   * into seconds, lower it; the construct and the local stack keep the default.
+   * @default MIN_OUTAGE_RIDDEN_OUT_SECONDS (24 hours)
+   */
+  readonly outageToRideOutSeconds?: number;
+}
+
 /**
  * Fills defaults and refuses unsafe values and combinations with a message that says what to change. Runs
  * where every setting is known: the CDK construct (at synth) and the local stack (at start).
  */
-export function resolveSettings(input: PipelineSettingsInput = {}): PipelineSettings {
+export function resolveSettings(
+  input: PipelineSettingsInput = {},
+  options: ResolveSettingsOptions = {},
+): PipelineSettings {
   const merged = { ...BASE, ...withoutUndefined(input) };
   const minimumVisibility = minimumVisibilityTimeoutSeconds(merged);
   const settings: PipelineSettings = {
@@ -159,7 +193,57 @@ export function resolveSettings(input: PipelineSettingsInput = {}): PipelineSett
   if (settings.batchSize < 1 || settings.maxConcurrency < 2) {
     throw new UnsafeSettingsError('batchSize must be >= 1 and maxConcurrency >= 2 (the Lambda minimum).');
   }
+  const problem = retryBudgetProblem(
+    settings,
+    options.outageToRideOutSeconds ?? MIN_OUTAGE_RIDDEN_OUT_SECONDS,
+  );
+  if (problem !== undefined) throw new UnsafeSettingsError(problem);
   return settings;
+}
+
+const DAY_SECONDS = 86_400;
+
+/**
+ * The retry budget against the outage it must ride out and the two retentions it must fit in: SQS deletes a
+ * message at the queue's retention wherever it is in its retries, and a standard queue's DLQ counts its
+ * retention from the message's first enqueue, not from the move.
+ */
+function retryBudgetProblem(settings: PipelineSettings, outageToRideOut: number): string | undefined {
+  const { maxReceiveCount, retryBaseDelaySeconds: base, retryMaxDelaySeconds: max } = settings;
+  if (!Number.isInteger(maxReceiveCount) || maxReceiveCount > MAX_MAX_RECEIVE_COUNT) {
+    return `maxReceiveCount is ${maxReceiveCount}: SQS takes a whole number up to ${MAX_MAX_RECEIVE_COUNT}.`;
+  }
+  if (!Number.isInteger(base) || base < 1 || !Number.isInteger(max) || max < base) {
+    return `retryBaseDelaySeconds is ${base} and retryMaxDelaySeconds ${max}: use whole seconds, 1 <= retryBaseDelaySeconds <= retryMaxDelaySeconds.`;
+  }
+  if (max > MAX_RETRY_DELAY_SECONDS) {
+    return `retryMaxDelaySeconds is ${max}: SQS keeps a message invisible for at most 12 hours after its receive, and up to 20 minutes of them may pass before the consumer sets the delay; use at most ${MAX_RETRY_DELAY_SECONDS}.`;
+  }
+  const riddenOut = outageRiddenOutSeconds(settings);
+  if (riddenOut < outageToRideOut) {
+    const receives = receivesToRideOut(outageToRideOut, settings);
+    return `maxReceiveCount ${maxReceiveCount} with retry delays from ${base} s up to ${max} s keeps a record out of the DLQ through a downstream outage of ${hours(riddenOut)} only, at the shortest draws: a backend down for ${hours(outageToRideOut)} would send its records to the DLQ. Use a maxReceiveCount of at least ${receives}, or raise retryMaxDelaySeconds.`;
+  }
+  const longest = longestTimeInQueueSeconds(settings);
+  const retention = Math.min(settings.queueRetentionDays, settings.deadLetterRetentionDays);
+  if (longest >= retention * DAY_SECONDS) {
+    const perReceive = longest / maxReceiveCount;
+    const fitting = Math.max(1, Math.ceil((retention * DAY_SECONDS) / perReceive) - 1);
+    const which =
+      settings.queueRetentionDays <= settings.deadLetterRetentionDays
+        ? `queueRetentionDays (${settings.queueRetentionDays}): SQS would delete it before it reaches the DLQ`
+        : `deadLetterRetentionDays (${settings.deadLetterRetentionDays}), counted from its first enqueue: the DLQ would delete it on arrival`;
+    return `maxReceiveCount ${maxReceiveCount} with delays up to retryMaxDelaySeconds (${max}) can keep a record retrying for ${days(longest)}, past ${which}. Use a maxReceiveCount of at most ${fitting}, a smaller retryMaxDelaySeconds, or longer retentions.`;
+  }
+  return undefined;
+}
+
+function hours(seconds: number): string {
+  return `${Number((seconds / 3600).toFixed(1))} h`;
+}
+
+function days(seconds: number): string {
+  return `${Number((seconds / DAY_SECONDS).toFixed(1))} days`;
 }
 
 /** `input` without its undefined entries, so that spreading it over defaults keeps the defaults. */

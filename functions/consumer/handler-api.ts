@@ -3,7 +3,9 @@
  *
  * The consumer calls a handler only after it claimed the event's key; when the handler returns, the claim
  * is completed and the event is never handled again (within the retention). When it throws, the claim is
- * released and the SQS message is retried. Users edit `functions/webhook-handlers.ts`, nothing else.
+ * released and the SQS message comes back after a backoff that grows with each receive (`HandlerErrors`), or,
+ * when it throws {@link RetryLater}, after the delay it asked for (`RetriesDeferred`). Users edit
+ * `functions/webhook-handlers.ts`, nothing else.
  */
 
 import type { ClaimedAs } from '../claims/lease.ts';
@@ -71,6 +73,35 @@ export interface WebhookHandlers {
   readonly onStatus?: WebhookHandler<StatusContext>;
   readonly onError?: WebhookHandler<ErrorContext>;
   readonly onManagementEvent?: WebhookHandler<ManagementEventContext>;
+}
+
+export interface RetryLaterOptions {
+  /** Seconds until the event should be tried again (a `Retry-After`); at most `retryMaxDelaySeconds` is kept. */
+  readonly afterSeconds: number;
+  /** A short code for logs (`whatsapp-131056`, `crm-429`): never message text. */
+  readonly reason?: string;
+}
+
+/**
+ * Throw it from a handler, before the side effect, when the downstream asked to be called later (a
+ * `Retry-After`, WhatsApp's pair rate limit error 131056): the claim is released and the record comes back
+ * after `afterSeconds` (capped at `retryMaxDelaySeconds`), counted as `RetriesDeferred`, not as a handler
+ * error. Each return is a receive: a record that keeps being deferred reaches the DLQ after
+ * `maxReceiveCount` receives, like one that keeps failing.
+ */
+export class RetryLater extends Error {
+  readonly afterSeconds: number;
+  readonly reason: string | undefined;
+
+  constructor(options: RetryLaterOptions) {
+    if (!Number.isFinite(options.afterSeconds) || options.afterSeconds < 0) {
+      throw new RangeError(`RetryLater needs afterSeconds >= 0, got ${options.afterSeconds}.`);
+    }
+    super(`Retry in ${options.afterSeconds} s${options.reason === undefined ? '' : ` (${options.reason})`}`);
+    this.name = 'RetryLater';
+    this.afterSeconds = options.afterSeconds;
+    this.reason = options.reason;
+  }
 }
 
 /** Identity function that gives the object literal its types (and editor completion). */

@@ -15,11 +15,15 @@
  *
  * A record fails (and only that record) when one of its events could not be claimed or is in flight under
  * this same message, its handler or ledger write threw (the claim is then released), or it could not be
- * quarantined.
+ * quarantined. It then comes back after a backoff that grows with its receive count (retry-policy.ts), after
+ * the delay its handler asked for with `RetryLater`, or, held back for a lease, when the lease ends: the
+ * longest of these when several apply.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { StatusLedgerMode } from '../../contract/environment.ts';
 import { ConsumerFieldMetric, ConsumerMetric } from '../../contract/metric-names.ts';
+import type { BackoffSettings } from '../../contract/retry-budget.ts';
+import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import type {
   BatchClaimResult,
   ClaimRequest,
@@ -35,6 +39,7 @@ import type { BodyRejection, EventExtraction, WebhookEvent } from '../events/typ
 import type { StatusObservation } from '../ledger/status-event.ts';
 import { MalformedStatusError, observeStatus } from '../ledger/status-event.ts';
 import type { StatusLedgerUpdate } from '../ledger/status-ledger.ts';
+import { RedeliveryNotScheduledError } from '../queue/errors.ts';
 import {
   type CompletionRetryPolicy,
   completeWithRetry,
@@ -42,10 +47,11 @@ import {
 } from './complete-with-retry.ts';
 import { ConsumerTally } from './consumer-tally.ts';
 import { type FilteredOut, selectFields } from './field-selection.ts';
-import { handlerFor, type WebhookEventContext, type WebhookHandlers } from './handler-api.ts';
+import { handlerFor, RetryLater, type WebhookEventContext, type WebhookHandlers } from './handler-api.ts';
 import { createHandlerLogger, describeError } from './handler-logger.ts';
 import { decideInFlight } from './in-flight.ts';
 import { loggableKey } from './loggable-key.ts';
+import { backoffDelaySeconds, deferredDelaySeconds, receiveCountOf } from './retry-policy.ts';
 
 /** One queued message: an SQS record fits as is. */
 export interface QueueRecord {
@@ -53,6 +59,8 @@ export interface QueueRecord {
   readonly body: string;
   /** Needed to bring a failed record back at a chosen time; without it the queue's visibility timeout rules. */
   readonly receiptHandle?: string;
+  /** `ApproximateReceiveCount` sets the backoff of a failed record; absent, it counts as a first receive. */
+  readonly attributes?: { readonly ApproximateReceiveCount?: string };
 }
 
 export interface Invocation {
@@ -103,8 +111,12 @@ export interface WebhookConsumerOptions {
    * (no DynamoDB request) and counted as `EventsFilteredOut`. @default every field
    */
   readonly fields?: readonly string[] | undefined;
-  /** Without it, a record held back for a lease returns after the queue's visibility timeout. */
+  /** Without it, a failed record returns after the queue's visibility timeout. */
   readonly redelivery?: RedeliveryScheduler;
+  /** Backoff of failed records and cap of `RetryLater` delays. @default DEFAULT_SETTINGS' */
+  readonly retry?: BackoffSettings;
+  /** Draws the backoff's jitter, in [0, 1). @default Math.random */
+  readonly random?: () => number;
   readonly completionRetry?: CompletionRetryPolicy;
   /** Epoch ms. @default Date.now */
   readonly clock?: () => number;
@@ -233,6 +245,10 @@ export class ConsumerBatch {
   readonly #logger: Logger;
   readonly #clock: () => number;
   readonly #redeliveries = new Map<string, RecordRedelivery>();
+  /** Records whose backoff was drawn: once per record, however many of its events failed. */
+  readonly #backedOff = new Set<string>();
+  readonly #retry: BackoffSettings;
+  readonly #random: () => number;
   #failedRecords = 0;
 
   constructor(prepared: readonly PreparedRecord[], invocation: Invocation, options: WebhookConsumerOptions) {
@@ -245,6 +261,8 @@ export class ConsumerBatch {
     this.#options = options;
     this.#logger = options.logger;
     this.#clock = options.clock ?? Date.now;
+    this.#retry = options.retry ?? DEFAULT_SETTINGS;
+    this.#random = options.random ?? Math.random;
   }
 
   get records(): number {
@@ -269,9 +287,9 @@ export class ConsumerBatch {
   }
 
   /**
-   * Asks the queue to bring back, when their holder's lease ends, the failed records that wait for a claim
-   * held under their own message. Call once, after every record was processed. Never throws: a record whose
-   * visibility could not be changed still comes back, after the queue's visibility timeout.
+   * Asks the queue to bring the failed records back at their time (backoff, `RetryLater` delay or lease
+   * end), in one call. Call once, after every record was processed. Never throws: a record whose visibility
+   * could not be changed still comes back, after the queue's visibility timeout (`RedeliveriesNotScheduled`).
    */
   async scheduleRedeliveries(): Promise<void> {
     const redelivery = this.#options.redelivery;
@@ -279,14 +297,27 @@ export class ConsumerBatch {
     try {
       await redelivery.redeliverAfter([...this.#redeliveries.values()]);
     } catch (error) {
+      const records = error instanceof RedeliveryNotScheduledError ? error.failed : this.#redeliveries.size;
+      this.tally.count(ConsumerMetric.RedeliveriesNotScheduled, records);
       this.#logger.warn(
-        'Could not bring held-back records back early; they return after the visibility timeout',
-        {
-          records: this.#redeliveries.size,
-          ...describeError(error),
-        },
+        'Could not set when failed records come back; they return after the visibility timeout',
+        { records, ...describeError(error) },
       );
     }
+  }
+
+  /** The record comes back after its backoff, unless one of its events asks for later. */
+  #backOff(record: QueueRecord): void {
+    if (this.#backedOff.has(record.messageId)) return;
+    this.#backedOff.add(record.messageId);
+    const receiveCount = receiveCountOf(record.attributes);
+    this.#bringBackAfter(record, backoffDelaySeconds(receiveCount, this.#retry, this.#random));
+  }
+
+  /** Keeps the longest delay asked for a record: none of its events may come back before its time. */
+  #bringBackAfter(record: QueueRecord, delaySeconds: number): void {
+    const previous = this.#redeliveries.get(record.messageId)?.delaySeconds ?? 0;
+    this.#redeliveries.set(record.messageId, { record, delaySeconds: Math.max(previous, delaySeconds) });
   }
 
   async #quarantine(record: QueueRecord, reason: BodyRejection): Promise<string[]> {
@@ -301,6 +332,7 @@ export class ConsumerBatch {
         reason,
         ...describeError(error),
       });
+      this.#backOff(record);
       return [`quarantine:${reason}`];
     }
   }
@@ -338,7 +370,7 @@ export class ConsumerBatch {
     claim: BatchClaimResult,
   ): Promise<string | undefined> {
     const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
-    if (isHeld(claim)) return this.#runSideEffect(event, claim);
+    if (isHeld(claim)) return this.#runSideEffect(record, event, claim);
     switch (claim.outcome) {
       case 'recorded':
         this.#countClaimed(event, claim.claimedAs);
@@ -361,6 +393,7 @@ export class ConsumerBatch {
           ...logged,
           ...describeError(claim.outcome === 'failed' ? claim.error : undefined),
         });
+        this.#backOff(record);
         return `claim:${logged.key}`;
     }
   }
@@ -376,13 +409,7 @@ export class ConsumerBatch {
       messageId: record.messageId,
       redeliverInSeconds: decision.redeliverInSeconds,
     });
-    if (decision.redeliverInSeconds !== undefined) {
-      const previous = this.#redeliveries.get(record.messageId)?.delaySeconds ?? 0;
-      this.#redeliveries.set(record.messageId, {
-        record,
-        delaySeconds: Math.max(previous, decision.redeliverInSeconds),
-      });
-    }
+    if (decision.redeliverInSeconds !== undefined) this.#bringBackAfter(record, decision.redeliverInSeconds);
     return `in-flight:${logged.key}`;
   }
 
@@ -398,7 +425,11 @@ export class ConsumerBatch {
     });
   }
 
-  async #runSideEffect(event: WebhookEvent, claim: HeldClaim): Promise<string | undefined> {
+  async #runSideEffect(
+    record: QueueRecord,
+    event: WebhookEvent,
+    claim: HeldClaim,
+  ): Promise<string | undefined> {
     const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
     this.#countClaimed(event, claim.outcome, claim.attempt);
 
@@ -411,6 +442,7 @@ export class ConsumerBatch {
         ...describeError(error),
       });
       await this.#release(event, claim);
+      this.#backOff(record);
       return `ledger:${logged.key}`;
     }
 
@@ -419,9 +451,22 @@ export class ConsumerBatch {
       try {
         await handler(context);
       } catch (error) {
+        if (error instanceof RetryLater) {
+          const delaySeconds = deferredDelaySeconds(error.afterSeconds, this.#retry);
+          this.tally.countForField(ConsumerFieldMetric.RetriesDeferred, event.metricField);
+          this.#logger.info('Handler deferred the event; the claim is released', {
+            ...logged,
+            retryInSeconds: delaySeconds,
+            reason: error.reason,
+          });
+          await this.#release(event, claim);
+          this.#bringBackAfter(record, delaySeconds);
+          return `retry-later:${logged.key}`;
+        }
         this.tally.countForField(ConsumerFieldMetric.HandlerErrors, event.metricField);
         this.#logger.error('Handler failed; the claim is released', { ...logged, ...describeError(error) });
         await this.#release(event, claim);
+        this.#backOff(record);
         return `handler:${logged.key}`;
       }
     }

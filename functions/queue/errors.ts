@@ -17,3 +17,15 @@ export class EnqueueFailedError extends Error {
     this.name = 'EnqueueFailedError';
   }
 }
+
+/** Some failed records keep the queue's visibility timeout: SQS refused to change theirs. */
+export class RedeliveryNotScheduledError extends Error {
+  constructor(
+    /** Records whose visibility was not changed. */
+    readonly failed: number,
+    codes: readonly string[],
+  ) {
+    super(`${failed} record(s) keep the queue's visibility timeout: ${[...new Set(codes)].join(', ')}`);
+    this.name = 'RedeliveryNotScheduledError';
+  }
+}

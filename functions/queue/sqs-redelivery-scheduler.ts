@@ -1,26 +1,19 @@
 /**
  * Brings failed records back sooner (or later) than the queue's visibility timeout: one
- * `ChangeMessageVisibilityBatch` per ten records, on the receipt handles of this delivery. Lambda's event
+ * `ChangeMessageVisibilityBatch` per ten records, on the receipt handles of this delivery (a record held
+ * back for a lease at the lease end, a failed one after its backoff or `RetryLater` delay). Lambda's event
  * source leaves a record reported in `batchItemFailures` on the queue, and SQS makes it visible again when
  * its visibility timeout ends, counted from the last change.
  */
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { RecordRedelivery, RedeliveryScheduler } from '../consumer/webhook-consumer.ts';
+import { RedeliveryNotScheduledError } from './errors.ts';
 
 const MAX_BATCH_ENTRIES = 10;
 
 export interface SqsRedeliverySchedulerOptions {
   readonly sqs: SQSClient;
   readonly deliveryQueueUrl: string;
-}
-
-export class RedeliveryNotScheduledError extends Error {
-  readonly failed: number;
-  constructor(failed: number, codes: readonly string[]) {
-    super(`${failed} record(s) keep the queue's visibility timeout: ${[...new Set(codes)].join(', ')}`);
-    this.name = 'RedeliveryNotScheduledError';
-    this.failed = failed;
-  }
 }
 
 export class SqsRedeliveryScheduler implements RedeliveryScheduler {

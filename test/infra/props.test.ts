@@ -34,7 +34,7 @@ describe('custom props', () => {
         batchSize: 25,
         maxBatchingWindowSeconds: 5,
         maxConcurrency: 50,
-        maxReceiveCount: 8,
+        maxReceiveCount: 80,
         maximumMessageSizeBytes: 1_048_576,
         queueRetentionDays: 7,
         deadLetterRetentionDays: 10,
@@ -94,7 +94,7 @@ describe('custom props', () => {
       VisibilityTimeout: 6 * 60 + 5,
       MaximumMessageSize: 1_048_576,
       MessageRetentionPeriod: 7 * 86_400,
-      RedrivePolicy: Match.objectLike({ maxReceiveCount: 8 }),
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 80 }),
     });
     template.hasResourceProperties('AWS::SQS::Queue', {
       MaximumMessageSize: 1_048_576,
@@ -277,7 +277,8 @@ describe('unsafe props are refused at synth time', () => {
     const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Edge');
     const pipeline = new WhatsAppWebhookDedup(stack, 'Webhook', {
       retentionDays: 7,
-      maxReceiveCount: 5,
+      // The fewest receives whose default backoff rides out a day-long outage (contract/retry-budget.ts).
+      maxReceiveCount: 55,
       consumerTimeoutSeconds: 10,
       maxBatchingWindowSeconds: 0,
       visibilityTimeoutSeconds: 60,
@@ -286,7 +287,7 @@ describe('unsafe props are refused at synth time', () => {
     expect(pipeline.settings).toMatchObject({
       retentionDays: 7,
       visibilityTimeoutSeconds: 60,
-      maxReceiveCount: 5,
+      maxReceiveCount: 55,
     });
   });
 });

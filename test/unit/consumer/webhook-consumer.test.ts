@@ -362,7 +362,7 @@ describe('consumer: a duplicate in flight', () => {
     const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-1', messagesBody([first])])));
 
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-1' }] });
-    expect(lines.some((line) => line.includes('Could not bring held-back records back early'))).toBe(true);
+    expect(lines.some((line) => line.includes('Could not set when failed records come back'))).toBe(true);
   });
 
   it('judges a key repeated across records for each record: the holder’s own record is kept, the other acknowledged', async () => {

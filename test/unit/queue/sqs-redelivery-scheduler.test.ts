@@ -1,10 +1,8 @@
 import { ChangeMessageVisibilityBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  RedeliveryNotScheduledError,
-  SqsRedeliveryScheduler,
-} from '../../../functions/queue/sqs-redelivery-scheduler.ts';
+import { RedeliveryNotScheduledError } from '../../../functions/queue/errors.ts';
+import { SqsRedeliveryScheduler } from '../../../functions/queue/sqs-redelivery-scheduler.ts';
 
 const QUEUE_URL = 'http://sqs.eu-west-1.localhost/000000000000/deliveries';
 const sqs = new SQSClient({ region: 'eu-west-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });

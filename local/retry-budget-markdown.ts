@@ -1,0 +1,95 @@
+/**
+ * The retry budget of a set of settings, as docs/consumer.md prints it ("Retry budget"): the delays receive
+ * by receive, the outage a record rides out, and how the longest stay compares with the retentions. Every
+ * figure comes from contract/retry-budget.ts; `npm run retry-budget` prints it, `-- --write-docs` writes it.
+ */
+import { markdownTable } from '../bench/markdown/table.ts';
+import {
+  backoffCeilingSeconds,
+  backoffFloorSeconds,
+  longestBackoffSeconds,
+  longestTimeInQueueSeconds,
+  MIN_OUTAGE_RIDDEN_OUT_SECONDS,
+  outageRiddenOutSeconds,
+  receivesToRideOut,
+} from '../contract/retry-budget.ts';
+import type { PipelineSettings } from '../contract/settings.ts';
+
+/** The region of docs/consumer.md that holds the defaults' budget. */
+export const RETRY_BUDGET_REGION = 'retry-budget';
+
+/** Meta retries an unacknowledged webhook for up to 7 days. */
+const META_RETRY_DAYS = 7;
+const DAY = 86_400;
+
+export function retryBudgetMarkdown(settings: PipelineSettings): string {
+  const { maxReceiveCount, retryBaseDelaySeconds, retryMaxDelaySeconds } = settings;
+  const longest = longestTimeInQueueSeconds(settings);
+  const setting = `\`maxReceiveCount\` ${maxReceiveCount}, \`retryBaseDelaySeconds\` ${retryBaseDelaySeconds}, \`retryMaxDelaySeconds\` ${retryMaxDelaySeconds}`;
+  return [
+    `With ${setting}:`,
+    '',
+    markdownTable(
+      ['failed receive', 'delay before the next receive', 'next receive, counted from the first'],
+      scheduleRows(settings),
+    ),
+    '',
+    `- **Outage ridden out**: ${duration(outageRiddenOutSeconds(settings))} at the shortest draws (every delay at its floor): a record whose first receive fails as a downstream outage starts is still retried that long after. Riding out ${duration(MIN_OUTAGE_RIDDEN_OUT_SECONDS)} with these delays takes a \`maxReceiveCount\` of at least ${receivesToRideOut(MIN_OUTAGE_RIDDEN_OUT_SECONDS, settings)}.`,
+    `- **In the DLQ** at the latest ${duration(longestBackoffSeconds(settings))} after the first receive when every delay is the backoff's longest.`,
+    `- **Longest stay in the queue**: ${duration(longest)}, had every receive ended in the cap (${duration(retryMaxDelaySeconds)}, which \`RetryLater\` may ask for from the first receive) after the longest invocation, or in the visibility timeout (${settings.visibilityTimeoutSeconds} s) — against \`queueRetentionDays\` ${settings.queueRetentionDays} (SQS deletes a message then, wherever its retries are), and \`deadLetterRetentionDays\` ${settings.deadLetterRetentionDays}, which the DLQ counts from the first enqueue: a record that used its whole budget still has ${duration(settings.deadLetterRetentionDays * DAY - longest)} in the DLQ. Meta's ${META_RETRY_DAYS}-day retry window plays no part: the receiver acknowledges a delivery once the queue holds it, so the queue's retention (never below ${META_RETRY_DAYS} days) is what bounds the retries.`,
+  ].join('\n');
+}
+
+/** One row per receive while the delay grows, one for the run at the cap, one for the last receive. */
+function scheduleRows(settings: PipelineSettings): string[][] {
+  const rows: string[][] = [];
+  let earliest = 0;
+  let latest = 0;
+  let capped: { first: number; floor: number; ceiling: number; from: [number, number] } | undefined;
+  const last = settings.maxReceiveCount;
+  for (let n = 1; n <= last; n++) {
+    const floor = backoffFloorSeconds(n, settings);
+    const ceiling = backoffCeilingSeconds(n, settings);
+    earliest += floor;
+    latest += ceiling;
+    const next = n === last ? 'the DLQ: ' : '';
+    const atCap = ceiling === settings.retryMaxDelaySeconds && n < last;
+    if (atCap && capped === undefined) capped = { first: n, floor, ceiling, from: [earliest, latest] };
+    if (atCap && n < last - 1) continue;
+    if (capped !== undefined) {
+      const receives = capped.first === n ? `${n}` : `${capped.first}–${n}`;
+      const each = capped.first === n ? '' : ' each';
+      rows.push([
+        receives,
+        `${duration(capped.floor)} – ${duration(capped.ceiling)}${each}`,
+        capped.first === n
+          ? span(capped.from)
+          : `receive ${capped.first + 1}: ${span(capped.from)}; … receive ${n + 1}: ${span([earliest, latest])}`,
+      ]);
+      capped = undefined;
+      continue;
+    }
+    rows.push([
+      n === last ? `${n} (\`maxReceiveCount\`)` : `${n}`,
+      `${duration(floor)} – ${duration(ceiling)}`,
+      `${next}${span([earliest, latest])}`,
+    ]);
+  }
+  return rows;
+}
+
+function span([earliest, latest]: [number, number]): string {
+  return `${duration(earliest)} – ${duration(latest)}`;
+}
+
+/** Seconds as a reader counts them: `45 s`, `16 min`, `1.5 h`, `2.3 days`. */
+export function duration(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 2 * 3600) return `${round(seconds / 60)} min`;
+  if (seconds < 2 * DAY) return `${round(seconds / 3600)} h`;
+  return `${round(seconds / DAY)} days`;
+}
+
+function round(value: number): number {
+  return Number(value.toFixed(1));
+}

@@ -1,0 +1,52 @@
+/**
+ * `npm run retry-budget -- [--maxReceiveCount N] [--retryBaseDelaySeconds S] [--retryMaxDelaySeconds S]
+ * [--queueRetentionDays D] [--deadLetterRetentionDays D] [--write-docs]`
+ *
+ * Prints the retry budget of the default settings, or of the ones given (checked by `resolveSettings`, whose
+ * refusal is printed as is, exit 2). `--write-docs` writes the defaults' budget into docs/consumer.md.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { replaceRegion } from '../bench/markdown/regions.ts';
+import { type PipelineSettingsInput, resolveSettings, UnsafeSettingsError } from '../contract/settings.ts';
+import { RETRY_BUDGET_REGION, retryBudgetMarkdown } from './retry-budget-markdown.ts';
+
+const NUMERIC = [
+  'maxReceiveCount',
+  'retryBaseDelaySeconds',
+  'retryMaxDelaySeconds',
+  'queueRetentionDays',
+  'deadLetterRetentionDays',
+] as const;
+
+const { values } = parseArgs({
+  options: {
+    ...Object.fromEntries(NUMERIC.map((name) => [name, { type: 'string' as const }])),
+    'write-docs': { type: 'boolean', default: false },
+  },
+});
+
+const input: Record<string, number> = {};
+for (const name of NUMERIC) {
+  const raw = values[name];
+  if (typeof raw !== 'string') continue;
+  input[name] = Number(raw);
+}
+
+try {
+  const settings = resolveSettings(input as PipelineSettingsInput);
+  const markdown = retryBudgetMarkdown(settings);
+  if (values['write-docs']) {
+    if (Object.keys(input).length > 0)
+      throw new UnsafeSettingsError('--write-docs writes the defaults only.');
+    const path = new URL('../docs/consumer.md', import.meta.url);
+    writeFileSync(path, replaceRegion(readFileSync(path, 'utf8'), RETRY_BUDGET_REGION, markdown));
+    console.log('docs/consumer.md: retry budget of the defaults written');
+  } else {
+    console.log(markdown);
+  }
+} catch (error) {
+  if (!(error instanceof UnsafeSettingsError)) throw error;
+  console.error(error.message);
+  process.exitCode = 2;
+}
