@@ -1,0 +1,56 @@
+/**
+ * The deployed stack's CloudFormation output keys: the stack (`lib/whatsapp-webhook-dedup-stack.ts`) writes
+ * them, the ops CLI reads them (`--stack NAME`) to find a subscriber's queues, function and event source
+ * mapping. One module, so the two cannot drift apart. Plain TypeScript: no aws-cdk-lib, no AWS SDK.
+ */
+
+/** Outputs of the whole pipeline. */
+export const STACK_OUTPUT = {
+  webhookUrl: 'WebhookUrl',
+  webhookSecretName: 'WebhookSecretName',
+  dashboardUrl: 'DashboardUrl',
+  receiverFunctionName: 'ReceiverFunctionName',
+  quarantineQueueUrl: 'QuarantineQueueUrl',
+  claimTableName: 'ClaimTableName',
+  /** The subscriber names, comma-separated, in definition order: what `subscriberOutputKeys` is called with. */
+  subscriberNames: 'SubscriberNames',
+} as const;
+
+/** The output keys of one subscriber's resources. */
+export interface SubscriberOutputKeys {
+  readonly deliveryQueueUrl: string;
+  readonly deadLetterQueueUrl: string;
+  readonly consumerFunctionName: string;
+  /** The UUID of the consumer's event source mapping (what `pause` and `resume` update). */
+  readonly eventSourceMappingId: string;
+}
+
+/**
+ * A subscriber name as it appears in output keys and construct ids: `crm-sync` → `CrmSync`. Output keys must
+ * be alphanumeric; the construct refuses two subscribers whose names give the same result (`x-1`, `x1`).
+ */
+export function subscriberIdPart(name: string): string {
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** `bot` → `BotDeliveryQueueUrl`, `BotDeadLetterQueueUrl`, `BotConsumerFunctionName`, `BotEventSourceMappingId`. */
+export function subscriberOutputKeys(name: string): SubscriberOutputKeys {
+  const prefix = subscriberIdPart(name);
+  return {
+    deliveryQueueUrl: `${prefix}DeliveryQueueUrl`,
+    deadLetterQueueUrl: `${prefix}DeadLetterQueueUrl`,
+    consumerFunctionName: `${prefix}ConsumerFunctionName`,
+    eventSourceMappingId: `${prefix}EventSourceMappingId`,
+  };
+}
+
+/** Reads the `SubscriberNames` output back into names. */
+export function parseSubscriberNames(value: string): string[] {
+  return value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
