@@ -12,6 +12,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { machineRegion, readmeRegion, resultsRegion } from './markdown/benchmarks-page.ts';
 import { costRegions } from './markdown/cost-page.ts';
+import { readmeFanOutRegion } from './markdown/fan-out-table.ts';
 import { readRegion, replaceRegion } from './markdown/regions.ts';
 import type { ResultsFile } from './results.ts';
 
@@ -21,7 +22,7 @@ export const RESULTS_FILE = new URL('bench/results.json', ROOT);
 /** Every generated region, per page (paths from the repository root). */
 export function generatedRegions(results: ResultsFile): Record<string, Record<string, string>> {
   return {
-    'README.md': { 'bench-summary': readmeRegion(results) },
+    'README.md': { 'bench-summary': readmeRegion(results), 'fan-out-cost': readmeFanOutRegion() },
     'docs/benchmarks.md': { machine: machineRegion(results), results: resultsRegion(results) },
     'docs/cost.md': costRegions(results),
   };

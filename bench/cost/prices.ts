@@ -5,6 +5,8 @@
  */
 
 export const PRICES_COLLECTED_ON = '2026-11-30';
+/** SNS was added for the fan-out comparison (docs/decisions.md), a day later than the others. */
+export const SNS_PRICES_COLLECTED_ON = '2026-12-01';
 export const PRICE_REGION = 'US East (N. Virginia), us-east-1';
 
 export const PRICES = {
@@ -23,6 +25,13 @@ export const PRICES = {
     /** Standard queue, first 100 billion requests a month; every 64 KB of a message is one request. */
     perRequest: 0.4 / 1e6,
     meteredKiB: 64,
+  },
+  sns: {
+    /** Standard topic, per publish request (first million a month free); every 64 KB of a payload is one request. */
+    perPublishRequest: 0.5 / 1e6,
+    meteredKiB: 64,
+    /** Deliveries to SQS queues carry no SNS charge (HTTP/S deliveries cost $0.60 per million). */
+    perSqsDelivery: 0,
   },
   dynamoDb: {
     /** On-demand; 1 WRU writes up to 1 KB (halved on 1 November 2024 from $1.25 per million). */
@@ -53,6 +62,7 @@ export const PRICE_SOURCES = {
   apiGateway: 'aws.amazon.com/api-gateway/pricing',
   lambda: 'aws.amazon.com/lambda/pricing',
   sqs: 'aws.amazon.com/sqs/pricing',
+  sns: 'aws.amazon.com/sns/pricing',
   dynamoDb: 'aws.amazon.com/dynamodb/pricing/on-demand',
   cloudWatch: 'aws.amazon.com/cloudwatch/pricing',
   secretsManager: 'aws.amazon.com/secrets-manager/pricing',

@@ -1,9 +1,20 @@
-/** The generated regions of docs/cost.md: prices, the cost per million events of each shape, fixed costs. */
+/**
+ * The generated regions of docs/cost.md: prices, the cost per million events of each shape, several subscribers,
+ * fixed costs.
+ */
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../lib/defaults.ts';
 import type { BotMixContestant } from '../bot-mix-results.ts';
-import { FREE_TIERS, PRICE_REGION, PRICE_SOURCES, PRICES, PRICES_COLLECTED_ON } from '../cost/prices.ts';
+import {
+  FREE_TIERS,
+  PRICE_REGION,
+  PRICE_SOURCES,
+  PRICES,
+  PRICES_COLLECTED_ON,
+  SNS_PRICES_COLLECTED_ON,
+} from '../cost/prices.ts';
 import { ASSUMPTIONS, costPerMillionEvents, referenceShape, type StackCost } from '../cost/stack-cost.ts';
 import type { ResultsFile } from '../results.ts';
+import { fanOutRegion } from './fan-out-table.ts';
 import { dollars, markdownTable, n, wrap, wrapItem } from './table.ts';
 
 /** Alarm metrics of the default stack; test/infra/monitoring.test.ts checks the number against the template. */
@@ -37,6 +48,11 @@ export function pricesRegion(): string {
           'SQS standard',
           `${perMillion(p.sqs.perRequest)} per million requests (first 100 billion a month); every ${p.sqs.meteredKiB} KB of a message counts as one request`,
           PRICE_SOURCES.sqs,
+        ],
+        [
+          'SNS standard topic (the fan-out we did not choose)',
+          `${perMillion(p.sns.perPublishRequest)} per million publish requests (first million a month free); every ${p.sns.meteredKiB} KB of a payload counts as one request; deliveries to SQS queues ${perMillion(p.sns.perSqsDelivery)} (collected on ${SNS_PRICES_COLLECTED_ON})`,
+          PRICE_SOURCES.sns,
         ],
         [
           'DynamoDB on-demand',
@@ -225,6 +241,7 @@ export function costRegions(results: ResultsFile): Record<string, string> {
   return {
     prices: pricesRegion(),
     'per-million': perMillionRegion(results),
+    'fan-out': fanOutRegion(),
     adjustments: adjustmentsRegion(),
     fixed: fixedRegion(),
     formulas: formulasRegion(),
