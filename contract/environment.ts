@@ -29,6 +29,10 @@ export const ENV = {
   statusLedger: 'STATUS_LEDGER',
   /** `true` (default) or `false`. */
   claimUnhandledEvents: 'CLAIM_UNHANDLED_EVENTS',
+  /** Consumer: ceiling of the backoff after a first failed receive, in seconds (contract/retry-budget.ts). */
+  retryBaseDelaySeconds: 'RETRY_BASE_DELAY_SECONDS',
+  /** Consumer: ceiling of every backoff and `RetryLater` delay, in seconds. */
+  retryMaxDelaySeconds: 'RETRY_MAX_DELAY_SECONDS',
   /** In AWS: the Secrets Manager secret holding {@link WebhookSecretValue}. */
   webhookSecretId: 'WHATSAPP_SECRET_ID',
   /** Locally: comma-separated app secrets (used when no secret id is set). */
@@ -137,6 +141,12 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
   readonly statusLedger?: StatusLedgerMode;
   /** No variable when absent (the consumer's default, true). */
   readonly claimUnhandledEvents?: boolean;
+  /**
+   * The retry delays of the budget `resolveSettings` checked against the queue's `maxReceiveCount`; give both
+   * whenever the settings are at hand. No variable when absent (the consumer's defaults).
+   */
+  readonly retryBaseDelaySeconds?: number;
+  readonly retryMaxDelaySeconds?: number;
 }
 
 /** The receiver Lambda's variables (values may be CDK tokens: they are strings). */
@@ -168,6 +178,12 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
     ...(input.claimUnhandledEvents === undefined
       ? {}
       : { [ENV.claimUnhandledEvents]: String(input.claimUnhandledEvents) }),
+    ...(input.retryBaseDelaySeconds === undefined
+      ? {}
+      : { [ENV.retryBaseDelaySeconds]: String(input.retryBaseDelaySeconds) }),
+    ...(input.retryMaxDelaySeconds === undefined
+      ? {}
+      : { [ENV.retryMaxDelaySeconds]: String(input.retryMaxDelaySeconds) }),
   };
 }
 

@@ -47,6 +47,9 @@ export interface ConsumerConfig {
   readonly maximumMessageSizeBytes: number;
   readonly statusLedger: StatusLedgerMode;
   readonly claimUnhandledEvents: boolean;
+  /** Backoff of failed records and cap of `RetryLater` delays (contract/retry-budget.ts). */
+  readonly retryBaseDelaySeconds: number;
+  readonly retryMaxDelaySeconds: number;
 }
 
 export interface ConsumerDependencies {
@@ -85,6 +88,16 @@ export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Con
     statusLedger: getChoiceFromEnv(ENV.statusLedger, STATUS_LEDGER_MODES, 'with-handler', env),
     claimUnhandledEvents:
       getChoiceFromEnv(ENV.claimUnhandledEvents, ['true', 'false'], 'true', env) === 'true',
+    retryBaseDelaySeconds: getNumberFromEnv(
+      ENV.retryBaseDelaySeconds,
+      DEFAULT_SETTINGS.retryBaseDelaySeconds,
+      env,
+    ),
+    retryMaxDelaySeconds: getNumberFromEnv(
+      ENV.retryMaxDelaySeconds,
+      DEFAULT_SETTINGS.retryMaxDelaySeconds,
+      env,
+    ),
   };
 }
 
@@ -141,6 +154,10 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     handlers: dependencies.handlers,
     statusLedger: config.statusLedger,
     claimUnhandledEvents: config.claimUnhandledEvents,
+    retry: {
+      retryBaseDelaySeconds: config.retryBaseDelaySeconds,
+      retryMaxDelaySeconds: config.retryMaxDelaySeconds,
+    },
     logger,
     ...(dependencies.completionRetry === undefined ? {} : { completionRetry: dependencies.completionRetry }),
     ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),

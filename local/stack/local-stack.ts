@@ -327,6 +327,8 @@ function consumerVariables(
     retentionDays: settings.retentionDays,
     leaseMarginMs: settings.leaseMarginMs,
     maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+    retryBaseDelaySeconds: settings.retryBaseDelaySeconds,
+    retryMaxDelaySeconds: settings.retryMaxDelaySeconds,
     ...(subscriber.statusLedger === undefined ? {} : { statusLedger: subscriber.statusLedger }),
     ...(subscriber.claimUnhandledEvents === undefined
       ? {}

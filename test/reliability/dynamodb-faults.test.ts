@@ -165,7 +165,7 @@ it('ends with every one of 1000 events effected once and done, or waiting in the
   expect(accepted).toBe(posts.length);
 
   const source = await p.startConsumer();
-  // Poison records need maxReceiveCount (5) receives, a visibility timeout (12 s) apart, to reach the DLQ.
+  // Poison records need maxReceiveCount (5) receives, seconds apart (the fixture's backoff), to reach the DLQ.
   await source.waitUntilDrained({ timeoutMs: 150_000, pollIntervalMs: 250 });
   faults.enabled = false;
   await source.stop();

@@ -98,6 +98,10 @@ export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): 
     handlers: ports.handlers,
     statusLedger: config.statusLedger,
     claimUnhandledEvents: config.claimUnhandledEvents,
+    retry: {
+      retryBaseDelaySeconds: config.retryBaseDelaySeconds,
+      retryMaxDelaySeconds: config.retryMaxDelaySeconds,
+    },
     logger,
     clock: ports.clock,
     sleep: ports.sleep,

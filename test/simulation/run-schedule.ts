@@ -4,6 +4,8 @@
  * deleted or dead-lettered, no invocation running); then the invariants are checked. Same seed, same trace.
  */
 
+import type { BackoffSettings } from '../../contract/retry-budget.ts';
+import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import type { ConsumerConfig } from '../../functions/consumer/create-consumer.ts';
 import { buildConsumer, type ConsumerVariant } from './consumer-under-test.ts';
@@ -39,6 +41,8 @@ export interface ScheduleOptions {
 export interface ScheduleSettings extends EventSourceSettings {
   readonly leaseMarginMs: number;
   readonly queue: QueueSettings;
+  /** The consumer's backoff of failed records, in virtual seconds. */
+  readonly retry: BackoffSettings;
 }
 
 export interface ScheduleResult {
@@ -193,6 +197,10 @@ function drawSettings(random: Prng, plan: FaultPlan): ScheduleSettings {
       duplicateDeliveryRate: plan.duplicateDeliveryRate,
       staleHandleEffectRate: plan.staleHandleEffectRate,
     },
+    retry: {
+      retryBaseDelaySeconds: DEFAULT_SETTINGS.retryBaseDelaySeconds,
+      retryMaxDelaySeconds: DEFAULT_SETTINGS.retryMaxDelaySeconds,
+    },
   };
 }
 
@@ -210,6 +218,8 @@ function consumerConfig(settings: ScheduleSettings): ConsumerConfig {
     maximumMessageSizeBytes: 262_144,
     statusLedger: 'with-handler',
     claimUnhandledEvents: true,
+    retryBaseDelaySeconds: settings.retry.retryBaseDelaySeconds,
+    retryMaxDelaySeconds: settings.retry.retryMaxDelaySeconds,
   };
 }
 

@@ -7,6 +7,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
+import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { type ConsumerConfig, createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
@@ -26,6 +27,8 @@ const CONFIG: ConsumerConfig = {
   maximumMessageSizeBytes: 256 * 1024,
   statusLedger: 'with-handler',
   claimUnhandledEvents: true,
+  retryBaseDelaySeconds: DEFAULT_SETTINGS.retryBaseDelaySeconds,
+  retryMaxDelaySeconds: DEFAULT_SETTINGS.retryMaxDelaySeconds,
 };
 
 /** A consumer configuration for tests; only what a test cares about needs overriding. */

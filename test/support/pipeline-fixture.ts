@@ -133,6 +133,12 @@ export interface PipelineOptions {
   readonly receiverEnv?: (env: Readonly<Record<string, string>>) => Record<string, string>;
 }
 
+/**
+ * Test pipelines run in compressed time: a failed record comes back within seconds and reaches the DLQ after
+ * five receives, so the day-long outage a production budget must ride out is not asked of them.
+ */
+const COMPRESSED_RETRIES = { maxReceiveCount: 5, retryBaseDelaySeconds: 1, retryMaxDelaySeconds: 4 };
+
 export async function createPipeline(
   label: string,
   settingsInput: PipelineSettingsInput = {},
@@ -140,7 +146,10 @@ export async function createPipeline(
   options: PipelineOptions = {},
 ): Promise<Pipeline> {
   const consumerOptions = options.consumer ?? {};
-  const settings = resolveSettings({ maxBatchingWindowSeconds: 0, ...settingsInput });
+  const settings = resolveSettings(
+    { maxBatchingWindowSeconds: 0, ...COMPRESSED_RETRIES, ...settingsInput },
+    { outageToRideOutSeconds: 0 },
+  );
   const dynamodb = createDynamoDbClient();
   const documentClient = createDocumentClient(dynamodb);
   const sqs = createSqsClient();
@@ -169,6 +178,8 @@ export async function createPipeline(
       retentionDays: settings.retentionDays,
       leaseMarginMs: settings.leaseMarginMs,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+      retryBaseDelaySeconds: settings.retryBaseDelaySeconds,
+      retryMaxDelaySeconds: settings.retryMaxDelaySeconds,
       effectsJournal: journalPath,
     }),
   };

@@ -172,6 +172,8 @@ describe('consumerEnvironment', () => {
       logLevel: 'WARN',
       statusLedger: 'always',
       claimUnhandledEvents: false,
+      retryBaseDelaySeconds: defaults.retryBaseDelaySeconds + 5,
+      retryMaxDelaySeconds: defaults.retryMaxDelaySeconds + 600,
     });
     expect(Object.keys(env).sort()).toEqual(
       [
@@ -189,6 +191,8 @@ describe('consumerEnvironment', () => {
         ENV.effectsJournal,
         ENV.statusLedger,
         ENV.claimUnhandledEvents,
+        ENV.retryBaseDelaySeconds,
+        ENV.retryMaxDelaySeconds,
       ].sort(),
     );
     expect(env).toMatchObject({
@@ -207,6 +211,8 @@ describe('consumerEnvironment', () => {
       fields: ['messages', 'message_template_status_update'],
       statusLedger: 'always',
       claimUnhandledEvents: false,
+      retryBaseDelaySeconds: defaults.retryBaseDelaySeconds + 5,
+      retryMaxDelaySeconds: defaults.retryMaxDelaySeconds + 600,
     });
     expect(appVariables(env).filter((name) => name !== ENV.effectsJournal && !read.has(name))).toEqual([]);
   });
@@ -232,6 +238,8 @@ describe('consumerEnvironment', () => {
       fields: undefined,
       statusLedger: 'with-handler',
       claimUnhandledEvents: true,
+      retryBaseDelaySeconds: defaults.retryBaseDelaySeconds,
+      retryMaxDelaySeconds: defaults.retryMaxDelaySeconds,
     });
   });
 
@@ -239,6 +247,7 @@ describe('consumerEnvironment', () => {
     [ENV.statusLedger, 'sometimes'],
     [ENV.claimUnhandledEvents, 'yes'],
     [ENV.subscriberFields, 'messages,,statuses'],
+    [ENV.retryBaseDelaySeconds, 'soon'],
   ])('refuses %s=%s instead of guessing', (name, value) => {
     const env = { ...consumerEnvironment(consumerInput), [name]: value };
     expect(() => consumerConfigFromEnv(env)).toThrow(name);
