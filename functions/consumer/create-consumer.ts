@@ -16,7 +16,7 @@ import {
   STATUS_LEDGER_MODES,
   type StatusLedgerMode,
 } from '../../contract/environment.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME, SUBSCRIBER_DIMENSION } from '../../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { ClaimStore } from '../claims/claim-store.ts';
@@ -120,9 +120,16 @@ export function createConsumerMetrics(): Metrics {
   return new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
 }
 
+/**
+ * The consumer over `config` and `dependencies`. The logger and the Metrics (given or not) are marked with the
+ * subscriber: every log line carries `subscriber`, every metric the `Subscriber` dimension. Give each consumer
+ * its own, or one consumer's name ends up on another's lines and metrics.
+ */
 export function createConsumerHandler(config: ConsumerConfig, dependencies: ConsumerDependencies) {
   const logger = dependencies.logger ?? createConsumerLogger();
   const metrics = dependencies.metrics ?? createConsumerMetrics();
+  logger.appendPersistentKeys({ subscriber: config.subscriberName });
+  metrics.setDefaultDimensions({ [SUBSCRIBER_DIMENSION]: config.subscriberName });
   const claims = new ClaimStore({
     documentClient: dependencies.documentClient,
     tableName: config.tableName,
@@ -158,6 +165,7 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
       retryBaseDelaySeconds: config.retryBaseDelaySeconds,
       retryMaxDelaySeconds: config.retryMaxDelaySeconds,
     },
+    fields: config.fields,
     logger,
     ...(dependencies.completionRetry === undefined ? {} : { completionRetry: dependencies.completionRetry }),
     ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
@@ -167,23 +175,30 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
 }
 
 /**
- * The consumer Lambda's handler over `handlers`: configuration and SDK clients from the environment (so call
- * it once the environment is set), the Lambda context added to every log line. `functions/consumer.ts` and
- * the local stack both run this.
+ * The consumer Lambda's handler over `handlers`, the Lambda context added to every log line. Lazy: the
+ * configuration (from `env`) and the SDK clients are built on the first invocation, once per container, so
+ * that importing a subscriber module (`handler = createConsumerFromEnv(webhookHandlers)`) has no side effect;
+ * the local stack imports them for their handlers. A missing variable fails that first invocation (and every
+ * later one), naming the variable. `functions/consumer.ts`, the subscriber modules and the local stack run this.
  */
 export function createConsumerFromEnv(
   handlers: WebhookHandlers,
   env: NodeJS.ProcessEnv = process.env,
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
-  const logger = createConsumerLogger();
-  const consumeBatch = createConsumerHandler(consumerConfigFromEnv(env), {
-    documentClient: DynamoDBDocumentClient.from(new DynamoDBClient(sdkClientConfig('consumerDynamoDb'))),
-    sqs: new SQSClient(sdkClientConfig('consumerSqs')),
-    handlers,
-    logger,
-  });
+  let built: { logger: Logger; consumeBatch: ReturnType<typeof createConsumerHandler> } | undefined;
+  const build = () => {
+    const logger = createConsumerLogger();
+    const consumeBatch = createConsumerHandler(consumerConfigFromEnv(env), {
+      documentClient: DynamoDBDocumentClient.from(new DynamoDBClient(sdkClientConfig('consumerDynamoDb'))),
+      sqs: new SQSClient(sdkClientConfig('consumerSqs')),
+      handlers,
+      logger,
+    });
+    return { logger, consumeBatch };
+  };
   return async (event, context) => {
-    logger.addContext(context);
-    return consumeBatch(event, context);
+    built ??= build();
+    built.logger.addContext(context);
+    return built.consumeBatch(event, context);
   };
 }
