@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SDK_TIMEOUTS, type SdkClientUse } from '../../../functions/commons/sdk-client-config.ts';
 import { createConsumerFromEnv } from '../../../functions/consumer/create-consumer.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
+import { createLambdaContext } from '../../../local/lambda-context.ts';
 import { resolvedSdkTimeouts } from '../../support/resolved-sdk-timeouts.ts';
 import { httpApiEvent } from '../../support/webhooks/webhook-requests.ts';
 
@@ -78,8 +79,8 @@ afterEach(() => {
 });
 
 describe('the consumer Lambda', () => {
-  it('builds one DynamoDB client and one SQS client, each with its timeouts', async () => {
-    createConsumerFromEnv(
+  it('builds one DynamoDB client and one SQS client, each with its timeouts, on the first invocation', async () => {
+    const handler = createConsumerFromEnv(
       {},
       {
         CLAIM_TABLE_NAME: 'claims',
@@ -87,6 +88,13 @@ describe('the consumer Lambda', () => {
         DELIVERY_QUEUE_URL: `${QUEUE}/deliveries`,
       },
     );
+    expect(created).toEqual([]);
+    vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'SILENT');
+    const context = () =>
+      createLambdaContext({ functionName: 'consumer', region: 'eu-west-1', deadlineMs: Date.now() + 30_000 });
+    // Twice: the clients are built once per container, not per invocation.
+    await handler({ Records: [] }, context());
+    await handler({ Records: [] }, context());
     const [dynamodb, ...moreDynamoDb] = clientsOf('dynamodb');
     const [sqs, ...moreSqs] = clientsOf('sqs');
     expect([moreDynamoDb, moreSqs]).toEqual([[], []]);

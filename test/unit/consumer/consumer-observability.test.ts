@@ -17,6 +17,7 @@ import {
   envelope,
   inboundMessages,
   messagesBody,
+  messagesChange,
   statusesBody,
   statusesChange,
 } from '../../support/webhooks/webhook-bodies.ts';
@@ -51,12 +52,15 @@ function mockLedgerAndClaims(dynamodb: ReturnType<typeof createHarness>['dynamod
 }
 
 describe('consumer metrics', () => {
-  it('emits one EMF document per Field value and one for the undimensioned metrics, whatever the event count', async () => {
-    const { dynamodb, invoke } = createHarness({
-      onError: () => {
-        throw new Error('error handler down');
+  it('emits one EMF document per Field value and one for the undimensioned metrics, whatever the event count, each with the Subscriber dimension', async () => {
+    const { dynamodb, invoke } = createHarness(
+      {
+        onError: () => {
+          throw new Error('error handler down');
+        },
       },
-    });
+      { subscriberName: 'crm' },
+    );
     mockLedgerAndClaims(dynamodb);
     const messages = inboundMessages(25);
     const event = sqsEvent(
@@ -93,8 +97,9 @@ describe('consumer metrics', () => {
         .CloudWatchMetrics[0];
       expect(metadata?.Namespace).toBe(METRICS_NAMESPACE);
       expect(document.values.service).toBe(SERVICE_NAME);
+      expect(document.values.Subscriber).toBe('crm');
       expect(document.dimensions).toEqual([
-        document.values.Field === undefined ? ['service'] : ['service', 'Field'],
+        document.values.Field === undefined ? ['service', 'Subscriber'] : ['service', 'Subscriber', 'Field'],
       ]);
     }
     expect(metricValue(documents, 'EventsFresh', 'message')).toBe(25);
@@ -106,6 +111,39 @@ describe('consumer metrics', () => {
     expect(metricValue(documents, 'EventsFresh', 'account_update')).toBe(2);
     expect(metricValue(documents, 'UnknownField', 'some_future_field')).toBe(1);
     expect(metricValue(documents, 'Quarantined')).toBe(1);
+  });
+
+  it('counts the events its field filter skips per Field, without claiming them', async () => {
+    const keys: string[] = [];
+    const handle = ({ key }: { key: string }) => void keys.push(key);
+    const { dynamodb, invoke } = createHarness(
+      { onMessage: handle, onStatus: handle, onManagementEvent: handle },
+      { subscriberName: 'bot', keyNamespace: 'bot', fields: ['messages'] },
+    );
+    mockLedgerAndClaims(dynamodb);
+    const messages = inboundMessages(2, 'filter');
+    const event = sqsEvent(
+      [
+        'rec-mixed',
+        envelope([
+          messagesChange(messages),
+          ...((JSON.parse(fixture('account_update.json')) as { entry: { changes: object[] }[] }).entry[0]
+            ?.changes ?? []),
+        ]),
+      ],
+      ['rec-account', fixture('account_update.json')],
+    );
+
+    const { result, lines } = await captureOutput(() => invoke(event));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(keys).toEqual(messages.map((m) => `msg:${m.id}`));
+    const claimed = dynamodb.commandCalls(PutCommand).map((call) => String(call.args[0].input.Item?.pk));
+    expect(claimed.sort()).toEqual(messages.map((m) => `bot#msg:${m.id}`).sort());
+    const documents = emfDocuments(lines);
+    expect(metricValue(documents, 'EventsFilteredOut', 'account_update')).toBe(4);
+    expect(metricValue(documents, 'EventsFresh', 'message')).toBe(2);
+    expect(documents.every((document) => document.values.Subscriber === 'bot')).toBe(true);
   });
 
   it('counts a status that arrives after a higher one as a merged regression', async () => {
@@ -204,6 +242,10 @@ describe('consumer logs', () => {
     expect(lines.some((line) => line.includes('"errorName":"Error"'))).toBe(true);
     expect(lines.some((line) => line.includes('Unusable record quarantined'))).toBe(true);
     expect(emfDocuments(lines).length).toBeGreaterThan(0);
+    // Every log line names the subscriber (the default one here).
+    const logLines = lines.filter((line) => line.includes('"level"'));
+    expect(logLines.length).toBeGreaterThan(0);
+    for (const line of logLines) expect(JSON.parse(line).subscriber).toBe('default');
     const output = lines.join('\n');
     for (const secret of secrets) expect(output, `"${secret}" leaked`).not.toContain(secret);
   });
