@@ -1,0 +1,105 @@
+/**
+ * Subscriber modules (fanout: `entry` exports `webhookHandlers` and `handler`) can be imported with no
+ * environment at all: the local stack imports them for their handlers, and Lambda builds the consumer on
+ * the first invocation.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ENV, MissingConfigurationError } from '../../../contract/environment.ts';
+import type { MessageContext, StatusContext } from '../../../functions/consumer/handler-api.ts';
+import { createLambdaContext } from '../../../local/lambda-context.ts';
+
+const MODULES = [
+  '../../../functions/consumer.ts',
+  '../../../functions/examples/subscribers/bot.ts',
+  '../../../functions/examples/subscribers/crm.ts',
+] as const;
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  vi.unstubAllGlobals();
+});
+
+function noConsumerEnvironment(): void {
+  for (const name of [ENV.claimTableName, ENV.quarantineQueueUrl, ENV.deliveryQueueUrl]) {
+    vi.stubEnv(name, '');
+  }
+  vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'SILENT');
+}
+
+const context = () =>
+  createLambdaContext({ functionName: 'consumer', region: 'eu-west-1', deadlineMs: Date.now() + 30_000 });
+
+describe.each(MODULES)('%s', (path) => {
+  it('imports without an environment, and its first invocation names the missing variable', async () => {
+    noConsumerEnvironment();
+    const module = (await import(path)) as {
+      webhookHandlers: object;
+      handler: (event: unknown, context: unknown) => Promise<unknown>;
+    };
+
+    expect(typeof module.webhookHandlers).toBe('object');
+    await expect(module.handler({ Records: [] }, context())).rejects.toThrow(MissingConfigurationError);
+    await expect(module.handler({ Records: [] }, context())).rejects.toThrow(ENV.claimTableName);
+  });
+});
+
+describe('example subscribers in the local stack', () => {
+  let directory: string | undefined;
+  afterEach(() => {
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+    directory = undefined;
+  });
+
+  function localJournal(): string {
+    directory = mkdtempSync(join(tmpdir(), 'subscriber-modules-'));
+    const journal = join(directory, 'effects.journal');
+    vi.stubEnv(ENV.effectsJournal, journal);
+    return journal;
+  }
+
+  const logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+  it('bot handles messages only, and journals each one', async () => {
+    const journal = localJournal();
+    const { webhookHandlers } = await import('../../../functions/examples/subscribers/bot.ts');
+
+    expect(Object.keys(webhookHandlers)).toEqual(['onMessage']);
+    webhookHandlers.onMessage({ key: 'msg:wamid.A', logger } as unknown as MessageContext);
+    expect(readFileSync(journal, 'utf8')).toBe('msg:wamid.A\n');
+  });
+
+  it('crm journals instead of calling a CRM the local stack does not have', async () => {
+    const journal = localJournal();
+    const fetch = vi.fn();
+    vi.stubGlobal('fetch', fetch);
+    const { webhookHandlers } = await import('../../../functions/examples/subscribers/crm.ts');
+
+    await webhookHandlers.onMessage({ key: 'msg:wamid.B', logger } as unknown as MessageContext);
+    await webhookHandlers.onStatus({ key: 'st:wamid.B:read', logger } as unknown as StatusContext);
+
+    expect(fetch).not.toHaveBeenCalled();
+    expect(readFileSync(journal, 'utf8')).toBe('msg:wamid.B\nst:wamid.B:read\n');
+  });
+
+  it('crm opens a ticket through the CRM when deployed (no journal)', async () => {
+    vi.stubEnv(ENV.effectsJournal, '');
+    const fetch = vi.fn(
+      async (_url: string, _init: { headers: Record<string, string> }) => new Response('{}', { status: 201 }),
+    );
+    vi.stubGlobal('fetch', fetch);
+    const { webhookHandlers } = await import('../../../functions/examples/subscribers/crm.ts');
+
+    await webhookHandlers.onMessage({
+      key: 'msg:wamid.C',
+      logger,
+      payload: { id: 'wamid.C', from: '1', type: 'text' },
+      event: { entryId: 'waba' },
+    } as unknown as MessageContext);
+
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(fetch.mock.calls[0]?.[1].headers['idempotency-key']).toBe('msg:wamid.C');
+  });
+});
