@@ -60,6 +60,8 @@ export const ReceiverMetric = {
   EnqueueFailures: 'EnqueueFailures',
   EventsPerDelivery: 'EventsPerDelivery',
   DeliveriesQuarantined: 'DeliveriesQuarantined',
+  /** Signed envelopes no subscriber wants (none of their fields): acknowledged, not enqueued. */
+  DeliveriesUnrouted: 'DeliveriesUnrouted',
 } as const;
 
 export type ReceiverMetricName = (typeof ReceiverMetric)[keyof typeof ReceiverMetric];

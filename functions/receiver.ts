@@ -14,7 +14,8 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from '../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../contract/settings.ts';
 import { decodeSubscriberQueues, type SubscriberQueue } from '../contract/subscribers.ts';
 import { sdkClientConfig } from './commons/sdk-client-config.ts';
-import { SqsDeliveryQueue } from './queue/sqs-delivery-queue.ts';
+import { SqsDeadLetterQueue } from './queue/sqs-dead-letter-queue.ts';
+import { SubscriberFanOut } from './queue/subscriber-fan-out.ts';
 import {
   type ReceiverDependencies,
   receiveWebhook,
@@ -61,16 +62,13 @@ export function receiverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Rec
 /** Builds the clients and configuration once per container, on the first invocation. */
 function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
   const config = receiverConfigFromEnv(env);
-  // One subscriber until the receiver fans out (issue 11).
-  const [subscriber] = config.subscriberQueues;
-  if (subscriber === undefined || config.subscriberQueues.length > 1) {
-    throw new Error(`${ENV.subscriberQueues} must hold exactly one subscriber queue for now.`);
-  }
-  const queue = new SqsDeliveryQueue({
-    sqs: new SQSClient(sdkClientConfig('receiverSqs')),
-    deliveryQueueUrl: subscriber.queueUrl,
+  const sqs = new SQSClient(sdkClientConfig('receiverSqs'));
+  const { maximumMessageSizeBytes } = config;
+  const fanOut = new SubscriberFanOut({ sqs, maximumMessageSizeBytes });
+  const quarantine = new SqsDeadLetterQueue({
+    sqs,
     deadLetterQueueUrl: config.quarantineQueueUrl,
-    maximumMessageSizeBytes: config.maximumMessageSizeBytes,
+    maximumMessageSizeBytes,
   });
   const secrets = webhookSecretsSource(
     env,
@@ -79,7 +77,7 @@ function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
         awsSdkV3Client: new SecretsManagerClient(sdkClientConfig('receiverSecretsManager')),
       }),
   );
-  return { secrets, queue, metrics, logger };
+  return { secrets, subscribers: config.subscriberQueues, fanOut, quarantine, metrics, logger };
 }
 
 /** Maps an HTTP API (payload 2.0) event to the receiver's request; base64 bodies are decoded to their bytes. */

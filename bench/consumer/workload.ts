@@ -169,7 +169,7 @@ export function toQueueRecord(body: string): SQSRecord {
       SenderId: 'AROAEXAMPLE:receiver',
       ApproximateFirstReceiveTimestamp: now,
     },
-    // What the receiver attaches to every delivery part (functions/queue/sqs-delivery-queue.ts).
+    // What the receiver attaches to every delivery part (functions/queue/subscriber-fan-out.ts).
     messageAttributes: {
       deliveryId: {
         stringValue: randomUUID(),

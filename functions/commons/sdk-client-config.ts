@@ -34,7 +34,7 @@ export const SDK_TIMEOUTS = {
    */
   consumerSqs: { connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxAttempts: 3 },
   /**
-   * Receiver: SendMessageBatch of up to 1 MiB. One SDK attempt, because `SqsDeliveryQueue` owns the retries
+   * Receiver: SendMessageBatch of up to 1 MiB. One SDK attempt, because `SqsBatchSender` owns the retries
    * (entry-level, with a deadline); nested retries would multiply attempts past the receiver's budget
    * (`RETRY_BUDGET_MS`) and its 10 s timeout.
    */

@@ -1,5 +1,5 @@
 import type { BodyRejection } from '../events/types.ts';
-import type { DeliveryQueuePort } from '../queue/delivery-queue-port.ts';
+import type { QuarantinePort } from '../queue/delivery-queue-port.ts';
 import type { QuarantineBody } from './webhook-consumer.ts';
 
 /** Time the consumer gives the DLQ write (with its own retries) before it fails the record instead. */
@@ -11,7 +11,7 @@ export const QUARANTINE_BUDGET_MS = 3000;
  * message id here).
  */
 export function createDeadLetterQuarantine(
-  queue: Pick<DeliveryQueuePort, 'quarantine'>,
+  queue: QuarantinePort,
   clock: () => number = Date.now,
 ): QuarantineBody {
   return async (record, reason: BodyRejection) => {

@@ -1,8 +1,10 @@
 /**
- * What the receiver's orchestration and the consumer's quarantine need from a queue, and the shapes they
- * exchange with it. The SQS adapters (`sqs-delivery-queue.ts`, `sqs-dead-letter-queue.ts`) implement it;
- * tests substitute a recording queue.
+ * What the receiver's orchestration and the consumer's quarantine need from the queues, and the shapes they
+ * exchange with them: the subscribers' delivery queues (`SubscriberFanOut`) and the pipeline's quarantine
+ * queue (`SqsDeadLetterQueue`). Tests substitute recording queues.
  */
+import type { SubscriberQueue } from '../../contract/subscribers.ts';
+
 export type QuarantineReason =
   /** The signed body is not UTF-8 JSON. */
   | 'invalid-json'
@@ -23,28 +25,41 @@ export interface DeliveryMeta {
 }
 
 export interface RejectedPart {
+  /** The subscriber whose queue refused the part. */
+  readonly subscriber: string;
   /** Index of the part in the `enqueue` call. */
   readonly part: number;
   /** The SQS error code, e.g. `InvalidMessageContents`. */
   readonly code: string;
 }
 
-export interface EnqueueResult {
-  /** Parts SQS refused as the sender's fault; not retried. The caller decides where they go. */
+export interface FanOutResult {
+  /** Parts SQS refused as the sender's fault, per subscriber; not retried. The caller decides where they go. */
   readonly rejected: readonly RejectedPart[];
 }
 
 export interface QuarantineResult {
-  /** Dead-letter messages written: 1, or more when the base64 body had to be spread over chunks. */
+  /** Quarantine messages written: 1, or more when the base64 body had to be spread over chunks. */
   readonly messages: number;
 }
 
-/** What the receiver's orchestration needs from a queue. */
-export interface DeliveryQueuePort {
+/** The delivery side: the same parts into the queue of each subscriber that wants the delivery. */
+export interface FanOutPort {
   /** Largest part body `enqueue` takes, in UTF-8 bytes: the message size limit minus our attributes. */
   readonly maximumBodyBytes: number;
-  /** @throws EnqueueFailedError when some part is still unstored after the retries. */
-  enqueue(parts: readonly string[], meta: DeliveryMeta): Promise<EnqueueResult>;
-  /** @throws EnqueueFailedError when the body could not be stored in the dead-letter queue. */
+  /**
+   * Stores every part in each subscriber's queue, the subscribers in parallel, and returns once all are settled.
+   * @throws EnqueueFailedError naming the subscribers whose queue still misses a part after the retries.
+   */
+  enqueue(
+    subscribers: readonly SubscriberQueue[],
+    parts: readonly string[],
+    meta: DeliveryMeta,
+  ): Promise<FanOutResult>;
+}
+
+/** The quarantine side: one queue for the whole pipeline, written by the receiver and every consumer. */
+export interface QuarantinePort {
+  /** @throws EnqueueFailedError when the body could not be stored in the quarantine queue. */
   quarantine(raw: Uint8Array, reason: QuarantineReason, meta: DeliveryMeta): Promise<QuarantineResult>;
 }

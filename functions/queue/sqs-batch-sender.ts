@@ -10,7 +10,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { DeliveryMeta } from './delivery-queue-port.ts';
-import { EnqueueFailedError } from './errors.ts';
+import { EnqueueFailedError, type QueueRole } from './errors.ts';
 import type { OutgoingMessage } from './outgoing-message.ts';
 
 export interface RetryPolicy {
@@ -66,7 +66,7 @@ export class SqsBatchSender {
   /** Sends every message, retrying only those that failed for a reason a retry can fix. */
   async sendAll(
     queueUrl: string,
-    queue: 'delivery' | 'dead-letter',
+    queue: QueueRole,
     messages: readonly OutgoingMessage[],
     meta: DeliveryMeta,
   ): Promise<RefusedMessage[]> {

@@ -1,11 +1,12 @@
 /**
- * The dead-letter queue, written directly: both functions quarantine bodies here through this class (the
- * receiver through `SqsDeliveryQueue`), so that a quarantined body looks the same whichever side put it there.
+ * The pipeline's quarantine queue, written directly: the receiver and every subscriber's consumer quarantine
+ * bodies there through this class, so that a quarantined body looks the same whichever side put it there.
+ * (A subscriber's own DLQ is filled by SQS redrive only.)
  */
 import { randomUUID } from 'node:crypto';
 import type {
   DeliveryMeta,
-  DeliveryQueuePort,
+  QuarantinePort,
   QuarantineReason,
   QuarantineResult,
 } from './delivery-queue-port.ts';
@@ -22,11 +23,11 @@ import {
 import { SqsBatchSender, type SqsBatchSenderOptions } from './sqs-batch-sender.ts';
 
 export interface SqsDeadLetterQueueOptions extends SqsBatchSenderOptions {
+  /** The quarantine queue's URL. */
   readonly deadLetterQueueUrl: string;
 }
 
-/** The dead-letter queue alone: the consumer quarantines but never enqueues deliveries. */
-export class SqsDeadLetterQueue implements Pick<DeliveryQueuePort, 'quarantine'> {
+export class SqsDeadLetterQueue implements QuarantinePort {
   readonly #options: SqsDeadLetterQueueOptions;
   readonly #sender: SqsBatchSender;
 
@@ -76,12 +77,12 @@ export class SqsDeadLetterQueue implements Pick<DeliveryQueuePort, 'quarantine'>
     }
     const rejected = await this.#sender.sendAll(
       this.#options.deadLetterQueueUrl,
-      'dead-letter',
+      'quarantine',
       messages,
       meta,
     );
     if (rejected.length > 0) {
-      throw new EnqueueFailedError('dead-letter', rejected.length, messages.length, rejected[0]?.code ?? '');
+      throw new EnqueueFailedError('quarantine', rejected.length, messages.length, rejected[0]?.code ?? '');
     }
     return { messages: messages.length };
   }

@@ -14,6 +14,8 @@ export type DeliveryReading =
       /** UTF-8 bytes of `text`. */
       readonly bytes: number;
       readonly events: number;
+      /** The distinct fields of those events, in first-seen order (what subscribers are routed on). */
+      readonly eventFields: readonly string[];
       /** Names of undocumented fields (acknowledged without a key, docs/design.md §1), one per change. */
       readonly unknownFields: readonly string[];
       /** Inner parts that yield no event because of their shape (see `extractEventsFromEnvelope`). */
@@ -44,6 +46,8 @@ export function readDelivery(body: Uint8Array | string, bodyBytes?: number): Del
   }
   const extraction = extractEventsFromEnvelope(parsed);
   if (!extraction.ok) return extraction;
+  const eventFields = new Set<string>();
+  for (const event of extraction.events) eventFields.add(event.field);
   const queueText = escapeForQueue(text);
   return {
     ok: true,
@@ -55,6 +59,7 @@ export function readDelivery(body: Uint8Array | string, bodyBytes?: number): Del
           ? (bodyBytes ?? Buffer.byteLength(body))
           : body.byteLength,
     events: extraction.events.length,
+    eventFields: [...eventFields],
     unknownFields: extraction.unknownFields.map((change) => change.field),
     malformedParts: extraction.malformed.length,
   };

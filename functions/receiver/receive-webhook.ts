@@ -2,24 +2,30 @@
  * The receiver's whole job, as a plain function (docs/design.md §4): verify, store, acknowledge. The thin Lambda
  * handler and the local stack both call it; every dependency is injected. No DynamoDB on this path.
  *
- * | request                                   | answer                                           |
- * |-------------------------------------------|--------------------------------------------------|
- * | GET, subscribe + our token + a challenge  | 200, the challenge verbatim, text/plain           |
- * | GET without a challenge / otherwise       | 400 / 403                                        |
- * | GET, no verify token stored               | 500 (the app secret is not needed for a GET)     |
- * | POST, signature missing or wrong          | 401, nothing enqueued                            |
- * | POST, no app secret stored yet            | 401, nothing enqueued, logged as an error        |
- * | POST, signed, not JSON / not an envelope  | 200, raw body quarantined in the DLQ             |
- * | POST, signed envelope                     | 200 once every part is stored (split if large)   |
- * | POST, a part still unstored after retries | 503, so that Meta retries the delivery           |
- * | secret store malformed / unreadable       | 500 / 503, never an unsigned acceptance          |
+ * | request                                       | answer                                               |
+ * |-----------------------------------------------|------------------------------------------------------|
+ * | GET, subscribe + our token + a challenge      | 200, the challenge verbatim, text/plain               |
+ * | GET without a challenge / otherwise           | 400 / 403                                            |
+ * | GET, no verify token stored                   | 500 (the app secret is not needed for a GET)         |
+ * | POST, signature missing or wrong              | 401, nothing enqueued                                |
+ * | POST, no app secret stored yet                | 401, nothing enqueued, logged as an error            |
+ * | POST, signed, not JSON / not an envelope      | 200, raw body in the quarantine queue (once)         |
+ * | POST, signed envelope                         | 200 once every part is in the queue of every         |
+ * |                                               | subscriber that wants it (split if large)            |
+ * | POST, signed envelope no subscriber wants     | 200, nothing enqueued, counted (`DeliveriesUnrouted`) |
+ * | POST, a part refused by a queue (sender fault) | 200, that part quarantined once                     |
+ * | POST, a subscriber's queue still missing a    | 503, so that Meta retries; subscribers that have it  |
+ * | part after the retries                        | skip the repeat as a duplicate                       |
+ * | secret store malformed / unreadable           | 500 / 503, never an unsigned acceptance              |
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ReceiverMetric } from '../../contract/metric-names.ts';
-import type { DeliveryMeta, DeliveryQueuePort } from '../queue/delivery-queue-port.ts';
+import type { SubscriberQueue } from '../../contract/subscribers.ts';
+import type { DeliveryMeta, FanOutPort, QuarantinePort, RejectedPart } from '../queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../queue/errors.ts';
 import { WebhookSecretsMisconfiguredError } from './errors.ts';
-import { readDelivery } from './read-delivery.ts';
+import { type DeliveryReading, readDelivery } from './read-delivery.ts';
+import { subscribersWanting } from './route-delivery.ts';
 import { checkSignature, findHeader, SIGNATURE_HEADER } from './signature.ts';
 import { splitDelivery } from './split-delivery.ts';
 import { answerVerificationHandshake } from './verification-handshake.ts';
@@ -62,7 +68,11 @@ export interface ReceiverLogger {
 
 export interface ReceiverDependencies {
   readonly secrets: WebhookSecretsSource;
-  readonly queue: DeliveryQueuePort;
+  /** Every subscriber's queue and the fields it wants. */
+  readonly subscribers: readonly SubscriberQueue[];
+  readonly fanOut: FanOutPort;
+  /** The pipeline's quarantine queue. */
+  readonly quarantine: QuarantinePort;
   readonly metrics: ReceiverMetrics;
   readonly logger: ReceiverLogger;
   /** Epoch ms. @default Date.now */
@@ -144,7 +154,7 @@ async function acceptDelivery(
   deps: ReceiverDependencies,
   arrival: number,
 ): Promise<WebhookResponse> {
-  const { queue, metrics, logger } = deps;
+  const { quarantine, metrics, logger } = deps;
   const bodyBytes =
     typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength;
   const logKeys = { requestId: request.requestId, bodyBytes };
@@ -183,7 +193,7 @@ async function acceptDelivery(
   const reading = readDelivery(request.body, bodyBytes);
   if (!reading.ok) {
     try {
-      await queue.quarantine(bodyBytesOf(request.body), reading.reason, meta);
+      await quarantine.quarantine(bodyBytesOf(request.body), reading.reason, meta);
     } catch (error) {
       return enqueueFailed(deps, logKeys, 'quarantine', error);
     }
@@ -192,21 +202,52 @@ async function acceptDelivery(
     return respond(200);
   }
 
+  const targets = subscribersWanting(deps.subscribers, reading.eventFields);
+  if (targets.length === 0) {
+    metrics.addMetric(ReceiverMetric.DeliveriesUnrouted, MetricUnit.Count, 1);
+    logger.info('Delivery wanted by no subscriber: acknowledged, not enqueued', {
+      ...logKeys,
+      ...readingSummary(reading),
+    });
+    return respond(200);
+  }
+  return enqueueForSubscribers(reading, targets, meta, deps, logKeys, signature.secretIndex);
+}
+
+async function enqueueForSubscribers(
+  reading: Extract<DeliveryReading, { ok: true }>,
+  targets: readonly SubscriberQueue[],
+  meta: DeliveryMeta,
+  deps: ReceiverDependencies,
+  logKeys: Record<string, unknown>,
+  secretIndex: number,
+): Promise<WebhookResponse> {
+  const { fanOut, quarantine, metrics, logger } = deps;
   const { parts, oversized } =
-    reading.bytes <= queue.maximumBodyBytes
+    reading.bytes <= fanOut.maximumBodyBytes
       ? { parts: [reading.text], oversized: [] as string[] }
-      : splitDelivery(reading.text, queue.maximumBodyBytes);
+      : splitDelivery(reading.text, fanOut.maximumBodyBytes);
   let quarantined = 0;
   try {
     const [enqueued] = await Promise.all([
-      parts.length > 0 ? queue.enqueue(parts, meta) : { rejected: [] },
-      ...oversized.map((piece) => queue.quarantine(Buffer.from(piece, 'utf8'), 'event-too-large', meta)),
+      parts.length > 0 ? fanOut.enqueue(targets, parts, meta) : { rejected: [] },
+      ...oversized.map((piece) => quarantine.quarantine(Buffer.from(piece, 'utf8'), 'event-too-large', meta)),
     ]);
     quarantined += oversized.length;
-    // Refused by SQS as the sender's fault: retrying cannot help, Meta's retry neither; keep them for an operator.
-    for (const { part, code } of enqueued.rejected) {
-      await queue.quarantine(Buffer.from(parts[part] ?? '', 'utf8'), 'rejected-by-queue', meta);
-      logger.warn('Part refused by the queue, quarantined', { ...logKeys, part, code });
+    // Refused by SQS as the sender's fault: retrying cannot help, Meta's retry neither; keep them for an
+    // operator, once per part however many subscriber queues refused it.
+    const refusals = new Map<number, RejectedPart[]>();
+    for (const refusal of enqueued.rejected) {
+      refusals.set(refusal.part, [...(refusals.get(refusal.part) ?? []), refusal]);
+    }
+    for (const [part, refused] of refusals) {
+      await quarantine.quarantine(Buffer.from(parts[part] ?? '', 'utf8'), 'rejected-by-queue', meta);
+      logger.warn('Part refused by the queue, quarantined', {
+        ...logKeys,
+        part,
+        subscribers: refused.map(({ subscriber }) => subscriber),
+        codes: [...new Set(refused.map(({ code }) => code))],
+      });
       quarantined++;
     }
   } catch (error) {
@@ -225,14 +266,24 @@ async function acceptDelivery(
   }
   logger.info('Delivery accepted', {
     ...logKeys,
-    events: reading.events,
+    ...readingSummary(reading),
     parts: parts.length,
     quarantined,
-    secretIndex: signature.secretIndex,
-    ...(reading.unknownFields.length > 0 && { unknownFields: reading.unknownFields.slice(0, 20) }),
-    ...(reading.malformedParts > 0 && { malformedParts: reading.malformedParts }),
+    secretIndex,
+    subscribers: targets.map(({ name }) => name),
+    subscriberCount: targets.length,
   });
   return respond(200);
+}
+
+/** What a log line may say about a delivery's content: counts and field names. */
+function readingSummary(reading: Extract<DeliveryReading, { ok: true }>): Record<string, unknown> {
+  return {
+    events: reading.events,
+    fields: reading.eventFields,
+    ...(reading.unknownFields.length > 0 && { unknownFields: reading.unknownFields.slice(0, 20) }),
+    ...(reading.malformedParts > 0 && { malformedParts: reading.malformedParts }),
+  };
 }
 
 function enqueueFailed(
@@ -245,7 +296,7 @@ function enqueueFailed(
   // Our own error says which queue and how many messages; any other error is logged by name only.
   const details =
     error instanceof EnqueueFailedError
-      ? { problem: error.message }
+      ? { problem: error.message, ...(error.subscribers.length > 0 && { subscribers: error.subscribers }) }
       : { problem: error instanceof Error ? error.name : 'UnknownError' };
   logger.error('Delivery not stored: answering 503 so that Meta retries', { ...logKeys, step, ...details });
   return respond(503, 'try again later');

@@ -26,7 +26,7 @@ import {
   type WebhookRequest,
 } from '../../functions/receiver/receive-webhook.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
-import { RecordingDeliveryQueue } from '../support/recording-delivery-queue.ts';
+import { DEFAULT_SUBSCRIBERS, RecordingQueues } from '../support/recording-queues.ts';
 import { buildBodies, layout, taggedSpecs } from '../support/webhooks/webhook-arbitraries.ts';
 
 const SEED = 20_261_130;
@@ -40,11 +40,13 @@ const MUTATION_RUNS = 400;
 const JSON_VALUE_RUNS = 1_000;
 const BYTES_RUNS = 500;
 
-function dependencies(queue: RecordingDeliveryQueue): ReceiverDependencies {
+function dependencies(queue: RecordingQueues): ReceiverDependencies {
   const ignore = () => undefined;
   return {
     secrets: { origin: 'fuzz', load: async () => ({ appSecrets: SECRETS, verifyToken: VERIFY_TOKEN }) },
-    queue,
+    subscribers: DEFAULT_SUBSCRIBERS,
+    fanOut: queue,
+    quarantine: queue,
     metrics: { addMetric: ignore },
     logger: { info: ignore, warn: ignore, error: ignore },
     clock: () => Date.UTC(2026, 10, 30),
@@ -242,7 +244,7 @@ describe('receiver fuzzing', () => {
         const header = signatureHeader(r.signature, body, r.noise);
         const headers: Record<string, string | undefined> = { ...r.otherHeaders };
         if (header !== undefined) headers[r.headerName] = header;
-        const queue = new RecordingDeliveryQueue(r.maximumBodyBytes);
+        const queue = new RecordingQueues(r.maximumBodyBytes);
         const webhookRequest: WebhookRequest = {
           method: r.method,
           path: '/webhook',
@@ -294,7 +296,7 @@ describe('receiver fuzzing', () => {
           // As text, the receiver sees (and Meta would have signed) the UTF-8 encoding of the decoded text.
           const body = asText ? mutated.toString('utf8') : mutated;
           const bytes = Buffer.from(body);
-          const queue = new RecordingDeliveryQueue();
+          const queue = new RecordingQueues();
           const response = await receiveWebhook(
             {
               method: 'POST',
@@ -316,11 +318,12 @@ describe('receiver fuzzing', () => {
             return;
           }
           const consumerView = extractEvents(bytes);
-          if (queue.enqueued.length > 0) {
+          const enqueued = queue.storedFor('default');
+          if (enqueued.length > 0) {
             tally.enqueued++;
-            expect(queue.enqueued).toHaveLength(1);
+            expect(enqueued).toHaveLength(1);
             expect(queue.quarantined.filter((q) => ENVELOPE_REASONS.includes(q.reason))).toEqual([]);
-            const parts = (queue.enqueued[0] ?? []).map((part) => extractEvents(part));
+            const parts = (enqueued[0] ?? []).map((part) => extractEvents(part));
             if (!consumerView.ok && consumerView.detail === TOO_DEEP_FOR_LOSSLESS_PARSE) {
               // Documented in parse-json.ts: an integer that does not fit a JS number sends the consumer to
               // its lossless parser, which takes MAX_LOSSLESS_NESTING levels at most, where V8's JSON.parse

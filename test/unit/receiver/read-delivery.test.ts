@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { escapeForQueue, readDelivery } from '../../../functions/receiver/read-delivery.ts';
 import { privateMessagesBody } from '../../support/webhooks/webhook-bodies.ts';
@@ -11,6 +12,7 @@ describe('readDelivery', () => {
       text: body,
       bytes: Buffer.byteLength(body),
       events: 3,
+      eventFields: ['messages'],
       unknownFields: [],
       malformedParts: 0,
     };
@@ -48,6 +50,27 @@ describe('readDelivery', () => {
     expect(JSON.stringify(reading)).not.toContain('secret');
   });
 
+  it('lists the fields of its events once each, in the order first seen (what subscribers are routed on)', () => {
+    const reading = readDelivery(
+      readFileSync(new URL('../../fixtures/webhooks/account_update.json', import.meta.url)),
+    );
+    expect(reading).toMatchObject({ ok: true, events: 2, eventFields: ['account_update'] });
+    const mixed = JSON.parse(body);
+    mixed.entry.push({
+      id: '2',
+      time: 3,
+      changes: [
+        { field: 'account_update', value: { phone_number: '1', event: 'PARTNER_ADDED' } },
+        { field: 'future_field', value: {} },
+      ],
+    });
+    expect(readDelivery(JSON.stringify(mixed))).toMatchObject({
+      events: 4,
+      eventFields: ['messages', 'account_update'],
+      unknownFields: ['future_field'],
+    });
+  });
+
   it('lists unknown fields and counts malformed parts', () => {
     const reading = readDelivery(
       JSON.stringify({
@@ -58,6 +81,7 @@ describe('readDelivery', () => {
     expect(reading).toMatchObject({
       ok: true,
       events: 0,
+      eventFields: [],
       unknownFields: ['future_field'],
       malformedParts: 1,
     });

@@ -8,6 +8,7 @@ import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient }
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { encodeSubscriberQueues, type SubscriberQueue } from '../../../contract/subscribers.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
 import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
 import {
@@ -26,10 +27,10 @@ const SECRET = 'meta-app-secret-1';
 const SECOND_SECRET = 'meta-app-secret-2';
 const VERIFY_TOKEN = 'verify-me';
 const DELIVERY_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
-const DLQ_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/quarantine';
+const QUARANTINE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/quarantine';
 const QUEUES = {
-  SUBSCRIBER_QUEUES: JSON.stringify([{ name: 'default', queueUrl: DELIVERY_URL }]),
-  QUARANTINE_QUEUE_URL: DLQ_URL,
+  SUBSCRIBER_QUEUES: encodeSubscriberQueues([{ name: 'default', queueUrl: DELIVERY_URL }]),
+  QUARANTINE_QUEUE_URL: QUARANTINE_URL,
 };
 const LOCAL_ENV = {
   ...QUEUES,
@@ -262,7 +263,7 @@ describe('POST enqueue', () => {
     const original = keysOfEnvelope(big);
     expect(original).toHaveLength(1000);
     expect(stored.flatMap((entry) => keysOfEnvelope(entry.MessageBody ?? ''))).toEqual(original);
-    expect(entriesSentTo(DLQ_URL)).toHaveLength(0);
+    expect(entriesSentTo(QUARANTINE_URL)).toHaveLength(0);
   });
 
   it('honours MAXIMUM_MESSAGE_SIZE_BYTES', async () => {
@@ -290,7 +291,7 @@ describe('POST quarantine', () => {
       const response = await invoke(signedPost(raw, SECRET, { base64: true }));
       expect(response.statusCode).toBe(200);
       expect(entriesSentTo(DELIVERY_URL)).toHaveLength(0);
-      const [quarantined, ...others] = entriesSentTo(DLQ_URL);
+      const [quarantined, ...others] = entriesSentTo(QUARANTINE_URL);
       expect(others).toHaveLength(0);
       expect(Buffer.from(quarantined?.MessageBody ?? '', 'base64').equals(raw)).toBe(true);
       expect(quarantined?.MessageAttributes?.reason?.StringValue).toBe(reason);
@@ -307,7 +308,7 @@ describe('POST quarantine', () => {
     const stored = entriesSentTo(DELIVERY_URL).flatMap((entry) => keysOfEnvelope(entry.MessageBody ?? ''));
     const all = keysOfEnvelope(body);
     expect(stored).toEqual([all[0], all[2]]);
-    const chunks = entriesSentTo(DLQ_URL);
+    const chunks = entriesSentTo(QUARANTINE_URL);
     expect(chunks.length).toBeGreaterThan(1);
     expect(new Set(chunks.map((entry) => entry.MessageAttributes?.reason?.StringValue))).toEqual(
       new Set(['event-too-large']),
@@ -323,6 +324,82 @@ describe('POST quarantine', () => {
   it('answers 503 when the quarantine itself cannot be stored', async () => {
     sqsMock.on(SendMessageBatchCommand).rejects(Object.assign(new Error('down'), { name: 'InternalError' }));
     expect((await invoke(signedPost('not json', SECRET))).statusCode).toBe(503);
+  });
+});
+
+describe('POST fanned out to several subscribers', () => {
+  const BOT: SubscriberQueue = {
+    name: 'bot',
+    queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/bot',
+    fields: ['messages'],
+  };
+  const CRM: SubscriberQueue = {
+    name: 'crm',
+    queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/crm',
+  };
+  const TWO = { ...LOCAL_ENV, SUBSCRIBER_QUEUES: encodeSubscriberQueues([BOT, CRM]) };
+  const body = fixture('message-text.json');
+  const throttled = () => Object.assign(new Error('Rate exceeded'), { name: 'RequestThrottled' });
+
+  it('stores the delivery in both queues and answers 200', async () => {
+    expect((await invoke(signedPost(body, SECRET), TWO)).statusCode).toBe(200);
+    expect(entriesSentTo(BOT.queueUrl).map((entry) => entry.MessageBody)).toEqual([body.toString('utf8')]);
+    expect(entriesSentTo(CRM.queueUrl).map((entry) => entry.MessageBody)).toEqual([body.toString('utf8')]);
+    expect(output.join('')).toMatch(/"subscribers":\["bot","crm"\],"subscriberCount":2/);
+  });
+
+  it('sends an account update to the subscriber without fields only', async () => {
+    expect((await invoke(signedPost(fixture('account_update.json'), SECRET), TWO)).statusCode).toBe(200);
+    expect(entriesSentTo(BOT.queueUrl)).toHaveLength(0);
+    expect(entriesSentTo(CRM.queueUrl)).toHaveLength(1);
+  });
+
+  it('answers 200 once a throttled second queue has recovered within the retries', async () => {
+    sqsMock
+      .on(SendMessageBatchCommand, { QueueUrl: CRM.queueUrl })
+      .rejectsOnce(throttled())
+      .callsFake(succeedAll);
+    expect((await invoke(signedPost(body, SECRET), TWO)).statusCode).toBe(200);
+    expect(entriesSentTo(BOT.queueUrl)).toHaveLength(1);
+    expect(entriesSentTo(CRM.queueUrl)).toHaveLength(2);
+  });
+
+  it('answers 503 naming the subscriber when the second queue stays throttled, though the first has it', async () => {
+    sqsMock.on(SendMessageBatchCommand, { QueueUrl: CRM.queueUrl }).rejects(throttled());
+    expect((await invoke(signedPost(body, SECRET), TWO)).statusCode).toBe(503);
+    expect(entriesSentTo(BOT.queueUrl)).toHaveLength(1);
+    const logged = output.join('');
+    expect(logged).toContain(
+      'could not be stored in the delivery queue of subscriber crm (RequestThrottled)',
+    );
+    expect(logged).toContain('"subscribers":["crm"]');
+    expect(logged).toContain('EnqueueFailures');
+  });
+
+  it('quarantines a body that is not JSON once, in the quarantine queue only', async () => {
+    expect((await invoke(signedPost('not json', SECRET), TWO)).statusCode).toBe(200);
+    expect(entriesSentTo(QUARANTINE_URL)).toHaveLength(1);
+    expect(entriesSentTo(BOT.queueUrl)).toHaveLength(0);
+    expect(entriesSentTo(CRM.queueUrl)).toHaveLength(0);
+  });
+
+  it('quarantines once a part that both queues refuse as the sender fault', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) =>
+      input.QueueUrl === QUARANTINE_URL
+        ? succeedAll(input)
+        : {
+            Successful: [],
+            Failed: (input.Entries ?? []).map((entry) => ({
+              Id: entry.Id,
+              SenderFault: true,
+              Code: 'InvalidMessageContents',
+            })),
+          },
+    );
+    expect((await invoke(signedPost(body, SECRET), TWO)).statusCode).toBe(200);
+    const [quarantined, ...others] = entriesSentTo(QUARANTINE_URL);
+    expect(others).toHaveLength(0);
+    expect(quarantined?.MessageAttributes?.reason?.StringValue).toBe('rejected-by-queue');
   });
 });
 

@@ -7,35 +7,40 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SubscriberQueue } from '../../../contract/subscribers.ts';
 import type { DeliveryMeta } from '../../../functions/queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../../../functions/queue/errors.ts';
 import { attributesBytes } from '../../../functions/queue/outgoing-message.ts';
 import { DEFAULT_RETRY_POLICY, MAX_BATCH_ENTRIES } from '../../../functions/queue/sqs-batch-sender.ts';
 import { SqsDeadLetterQueue } from '../../../functions/queue/sqs-dead-letter-queue.ts';
-import { SqsDeliveryQueue } from '../../../functions/queue/sqs-delivery-queue.ts';
+import { SubscriberFanOut } from '../../../functions/queue/subscriber-fan-out.ts';
 
 const sqsMock = mockClient(SQSClient);
 afterEach(() => sqsMock.reset());
 
-const DELIVERY_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
-const DLQ_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries-dlq';
+const QUEUES = 'https://sqs.eu-west-1.amazonaws.com/123456789012';
+const DELIVERY_URL = `${QUEUES}/deliveries`;
+const QUARANTINE_URL = `${QUEUES}/quarantine`;
+const ONE: readonly SubscriberQueue[] = [{ name: 'default', queueUrl: DELIVERY_URL }];
 
-function makeQueue(options: { maximumMessageSizeBytes?: number; clock?: () => number } = {}) {
+function makeQueues(options: { maximumMessageSizeBytes?: number; clock?: () => number } = {}) {
   const sleeps: number[] = [];
   let elapsedMs = 0;
-  const queue = new SqsDeliveryQueue({
+  const senderOptions = {
     sqs: new SQSClient({ region: 'eu-west-1' }),
-    deliveryQueueUrl: DELIVERY_URL,
-    deadLetterQueueUrl: DLQ_URL,
     maximumMessageSizeBytes: options.maximumMessageSizeBytes ?? 256 * 1024,
-    sleep: async (ms) => {
+    sleep: async (ms: number) => {
       sleeps.push(ms);
       elapsedMs += ms;
     },
     random: () => 0.5,
     clock: options.clock ?? (() => elapsedMs),
-  });
-  return { queue, sleeps };
+  };
+  const fanOut = new SubscriberFanOut(senderOptions);
+  const quarantine = new SqsDeadLetterQueue({ ...senderOptions, deadLetterQueueUrl: QUARANTINE_URL });
+  // The single subscriber of a pipeline configured without subscribers.
+  const queue = { enqueue: (parts: readonly string[], m: DeliveryMeta) => fanOut.enqueue(ONE, parts, m) };
+  return { fanOut, queue, quarantine, sleeps };
 }
 
 const meta: DeliveryMeta = {
@@ -55,10 +60,10 @@ function succeedAll(input: SendMessageBatchCommandInput) {
 const batchCalls = () => sqsMock.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input);
 const throttled = () => new RequestThrottled({ message: 'Rate exceeded', $metadata: {} });
 
-describe('SqsDeliveryQueue.enqueue', () => {
+describe('SubscriberFanOut, one subscriber', () => {
   it('sends all parts in order with part/parts, receivedAt and deliveryId attributes', async () => {
     sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
-    const { queue } = makeQueue();
+    const { queue } = makeQueues();
     await expect(queue.enqueue(['{"a":1}', '{"b":2}'], meta)).resolves.toEqual({ rejected: [] });
     const [call] = batchCalls();
     expect(call?.QueueUrl).toBe(DELIVERY_URL);
@@ -73,7 +78,7 @@ describe('SqsDeliveryQueue.enqueue', () => {
 
   it('puts at most 10 entries in one SendMessageBatch call', async () => {
     sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
-    const { queue } = makeQueue();
+    const { queue } = makeQueues();
     const parts = Array.from({ length: 23 }, (_, i) => `{"n":${i}}`);
     await queue.enqueue(parts, meta);
     const calls = batchCalls();
@@ -85,7 +90,7 @@ describe('SqsDeliveryQueue.enqueue', () => {
   it('keeps each batch request within the message size limit (bodies plus attributes)', async () => {
     sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
     const limit = 4096;
-    const { queue } = makeQueue({ maximumMessageSizeBytes: limit });
+    const { queue } = makeQueues({ maximumMessageSizeBytes: limit });
     const parts = Array.from({ length: 7 }, (_, i) => `"${String(i).repeat(1500)}"`);
     await queue.enqueue(parts, meta);
     for (const call of batchCalls()) {
@@ -105,7 +110,7 @@ describe('SqsDeliveryQueue.enqueue', () => {
       .rejectsOnce(throttled())
       .rejectsOnce(throttled())
       .callsFake(succeedAll);
-    const { queue, sleeps } = makeQueue();
+    const { queue, sleeps } = makeQueues();
     await expect(queue.enqueue(['{"a":1}'], meta)).resolves.toEqual({ rejected: [] });
     expect(batchCalls()).toHaveLength(3);
     // Full jitter with random() = 0.5: half of 50 ms, then half of 100 ms.
@@ -123,7 +128,7 @@ describe('SqsDeliveryQueue.enqueue', () => {
         ],
       })
       .callsFake(succeedAll);
-    const { queue } = makeQueue();
+    const { queue } = makeQueues();
     await expect(queue.enqueue(['{"a":0}', '{"a":1}', '{"a":2}'], meta)).resolves.toEqual({ rejected: [] });
     const [, retry] = batchCalls();
     expect(retry?.Entries?.map((entry) => entry.MessageBody)).toEqual(['{"a":1}', '{"a":2}']);
@@ -135,9 +140,9 @@ describe('SqsDeliveryQueue.enqueue', () => {
       Successful: [{ Id: 'm0', MessageId: 'x', MD5OfMessageBody: '' }],
       Failed: [{ Id: 'm1', SenderFault: true, Code: 'InvalidMessageContents' }],
     });
-    const { queue } = makeQueue();
+    const { queue } = makeQueues();
     await expect(queue.enqueue(['{"a":0}', '{"a":1}'], meta)).resolves.toEqual({
-      rejected: [{ part: 1, code: 'InvalidMessageContents' }],
+      rejected: [{ subscriber: 'default', part: 1, code: 'InvalidMessageContents' }],
     });
     expect(batchCalls()).toHaveLength(1);
   });
@@ -146,17 +151,17 @@ describe('SqsDeliveryQueue.enqueue', () => {
     sqsMock
       .on(SendMessageBatchCommand)
       .rejects(Object.assign(new Error('connect ECONNREFUSED'), { name: 'Error' }));
-    const { queue, sleeps } = makeQueue();
+    const { queue, sleeps } = makeQueues();
     const failure = await queue.enqueue(['{"a":0}', '{"a":1}'], meta).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(EnqueueFailedError);
-    expect(failure).toMatchObject({ queue: 'delivery', unstored: 2, total: 2 });
+    expect(failure).toMatchObject({ queue: 'delivery', unstored: 2, total: 2, subscribers: ['default'] });
     expect(batchCalls()).toHaveLength(DEFAULT_RETRY_POLICY.maxAttempts);
     expect(sleeps.reduce((a, b) => a + b, 0)).toBeLessThan(1_000);
   });
 
   it('starts no retry after the deadline', async () => {
     let now = 0;
-    const { queue } = makeQueue({ clock: () => now });
+    const { queue } = makeQueues({ clock: () => now });
     sqsMock.on(SendMessageBatchCommand).callsFake(() => {
       now += 2_000; // each call takes 2 s
       throw throttled();
@@ -166,14 +171,14 @@ describe('SqsDeliveryQueue.enqueue', () => {
   });
 });
 
-describe('SqsDeliveryQueue.quarantine', () => {
-  it('writes the raw bytes as base64 to the dead-letter queue with reason and encoding attributes', async () => {
+describe('SqsDeadLetterQueue, the quarantine queue', () => {
+  it('writes the raw bytes as base64 to the quarantine queue with reason and encoding attributes', async () => {
     sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
-    const { queue } = makeQueue();
+    const { quarantine } = makeQueues();
     const raw = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x22, 0xc3]); // not UTF-8, with a NUL
-    await expect(queue.quarantine(raw, 'invalid-json', meta)).resolves.toEqual({ messages: 1 });
+    await expect(quarantine.quarantine(raw, 'invalid-json', meta)).resolves.toEqual({ messages: 1 });
     const [call] = batchCalls();
-    expect(call?.QueueUrl).toBe(DLQ_URL);
+    expect(call?.QueueUrl).toBe(QUARANTINE_URL);
     const entry = call?.Entries?.[0];
     expect(Buffer.from(entry?.MessageBody ?? '', 'base64').equals(raw)).toBe(true);
     expect(entry?.MessageAttributes).toMatchObject({
@@ -186,9 +191,9 @@ describe('SqsDeliveryQueue.quarantine', () => {
   it('spreads a body too large for one message over ordered chunks that decode back to it', async () => {
     sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
     const limit = 2048;
-    const { queue } = makeQueue({ maximumMessageSizeBytes: limit });
+    const { quarantine } = makeQueues({ maximumMessageSizeBytes: limit });
     const raw = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7) % 256));
-    const { messages } = await queue.quarantine(raw, 'event-too-large', meta);
+    const { messages } = await quarantine.quarantine(raw, 'event-too-large', meta);
     expect(messages).toBeGreaterThan(1);
     const entries = batchCalls().flatMap((call) => call.Entries ?? []);
     expect(entries).toHaveLength(messages);
@@ -209,37 +214,117 @@ describe('SqsDeliveryQueue.quarantine', () => {
     expect(rebuilt.equals(raw)).toBe(true);
   });
 
-  it('throws when the dead-letter queue refuses or stays unavailable', async () => {
+  it('throws when the quarantine queue refuses or stays unavailable', async () => {
     sqsMock.on(SendMessageBatchCommand).resolves({
       Successful: [],
       Failed: [{ Id: 'm0', SenderFault: true, Code: InvalidMessageContents.name }],
     });
-    const { queue } = makeQueue();
-    await expect(queue.quarantine(Buffer.from('x'), 'invalid-json', meta)).rejects.toMatchObject({
+    const { quarantine } = makeQueues();
+    await expect(quarantine.quarantine(Buffer.from('x'), 'invalid-json', meta)).rejects.toMatchObject({
       name: 'EnqueueFailedError',
-      queue: 'dead-letter',
+      queue: 'quarantine',
     });
   });
 });
 
-describe('SqsDeadLetterQueue', () => {
-  it('quarantines like the delivery queue does, with no delivery queue to name', async () => {
+describe('SubscriberFanOut, several subscribers', () => {
+  const BOT: SubscriberQueue = { name: 'bot', queueUrl: `${QUEUES}/bot`, fields: ['messages'] };
+  const CRM: SubscriberQueue = { name: 'crm', queueUrl: `${QUEUES}/crm` };
+  const bodiesSentTo = (queueUrl: string) =>
+    batchCalls()
+      .filter((call) => call.QueueUrl === queueUrl)
+      .flatMap((call) => call.Entries?.map((entry) => entry.MessageBody));
+
+  it('sends every part to each queue with the same attributes', async () => {
     sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
-    const raw = Buffer.from('{"object":"page"}');
-    await makeQueue().queue.quarantine(raw, 'not-whatsapp-envelope', meta);
-    const deadLetters = new SqsDeadLetterQueue({
-      sqs: new SQSClient({ region: 'eu-west-1' }),
-      deadLetterQueueUrl: DLQ_URL,
-      maximumMessageSizeBytes: 256 * 1024,
-    });
-    await expect(deadLetters.quarantine(raw, 'not-whatsapp-envelope', meta)).resolves.toEqual({
-      messages: 1,
-    });
-    const [fromDeliveryQueue, fromDeadLetterQueue] = batchCalls();
-    expect(fromDeadLetterQueue?.QueueUrl).toBe(DLQ_URL);
-    expect(fromDeadLetterQueue?.Entries?.[0]?.MessageBody).toBe(fromDeliveryQueue?.Entries?.[0]?.MessageBody);
-    expect(fromDeadLetterQueue?.Entries?.[0]?.MessageAttributes).toEqual(
-      fromDeliveryQueue?.Entries?.[0]?.MessageAttributes,
+    const { fanOut } = makeQueues();
+    await expect(fanOut.enqueue([BOT, CRM], ['{"a":1}', '{"b":2}'], meta)).resolves.toEqual({ rejected: [] });
+    expect(bodiesSentTo(BOT.queueUrl)).toEqual(['{"a":1}', '{"b":2}']);
+    expect(bodiesSentTo(CRM.queueUrl)).toEqual(['{"a":1}', '{"b":2}']);
+    const [toBot, toCrm] = batchCalls();
+    expect(toCrm?.Entries?.map((entry) => entry.MessageAttributes)).toEqual(
+      toBot?.Entries?.map((entry) => entry.MessageAttributes),
     );
+  });
+
+  it('sends to the queues in parallel, not one after the other', async () => {
+    let inFlight = 0;
+    let most = 0;
+    sqsMock.on(SendMessageBatchCommand).callsFake(async (input: SendMessageBatchCommandInput) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      inFlight--;
+      return succeedAll(input);
+    });
+    await makeQueues().fanOut.enqueue([BOT, CRM], ['{"a":1}'], meta);
+    expect(most).toBe(2);
+  });
+
+  it('retries only the throttled second queue, and succeeds once it recovers', async () => {
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .callsFake(succeedAll)
+      .on(SendMessageBatchCommand, { QueueUrl: CRM.queueUrl })
+      .rejectsOnce(throttled())
+      .callsFake(succeedAll);
+    const { fanOut } = makeQueues();
+    await expect(fanOut.enqueue([BOT, CRM], ['{"a":1}'], meta)).resolves.toEqual({ rejected: [] });
+    expect(bodiesSentTo(BOT.queueUrl)).toEqual(['{"a":1}']);
+    expect(bodiesSentTo(CRM.queueUrl)).toEqual(['{"a":1}', '{"a":1}']);
+  });
+
+  it('names the subscriber whose queue stays throttled, after the other queue stored everything', async () => {
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .callsFake(succeedAll)
+      .on(SendMessageBatchCommand, { QueueUrl: CRM.queueUrl })
+      .rejects(throttled());
+    const { fanOut } = makeQueues();
+    const failure = await fanOut.enqueue([BOT, CRM], ['{"a":0}', '{"a":1}'], meta).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(EnqueueFailedError);
+    expect(failure).toMatchObject({
+      queue: 'delivery',
+      subscribers: ['crm'],
+      unstored: 2,
+      total: 2,
+      lastError: 'RequestThrottled',
+      message:
+        '2 of 2 messages could not be stored in the delivery queue of subscriber crm (RequestThrottled).',
+    });
+    expect(bodiesSentTo(BOT.queueUrl)).toEqual(['{"a":0}', '{"a":1}']);
+    expect(bodiesSentTo(CRM.queueUrl)).toHaveLength(2 * DEFAULT_RETRY_POLICY.maxAttempts);
+  });
+
+  it('names every subscriber whose queue misses messages', async () => {
+    sqsMock.on(SendMessageBatchCommand).resolves({
+      Successful: [],
+      Failed: [{ Id: 'm0', SenderFault: false, Code: 'InternalError' }],
+    });
+    const failure = await makeQueues()
+      .fanOut.enqueue([BOT, CRM], ['{"a":0}'], meta)
+      .catch((e: unknown) => e);
+    expect(failure).toMatchObject({ subscribers: ['bot', 'crm'], unstored: 2, total: 2 });
+    expect((failure as Error).message).toContain('the delivery queues of subscribers bot, crm');
+  });
+
+  it('reports a part refused as the sender fault by one queue, with its subscriber', async () => {
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .callsFake(succeedAll)
+      .on(SendMessageBatchCommand, { QueueUrl: CRM.queueUrl })
+      .resolves({
+        Successful: [{ Id: 'm0', MessageId: 'x', MD5OfMessageBody: '' }],
+        Failed: [{ Id: 'm1', SenderFault: true, Code: 'InvalidMessageContents' }],
+      });
+    const { fanOut } = makeQueues();
+    await expect(fanOut.enqueue([BOT, CRM], ['{"a":0}', '{"a":1}'], meta)).resolves.toEqual({
+      rejected: [{ subscriber: 'crm', part: 1, code: 'InvalidMessageContents' }],
+    });
+  });
+
+  it('sends nothing when no subscriber is given', async () => {
+    await expect(makeQueues().fanOut.enqueue([], ['{"a":0}'], meta)).resolves.toEqual({ rejected: [] });
+    expect(batchCalls()).toEqual([]);
   });
 });
