@@ -140,7 +140,12 @@ export function formatReport(results: BenchResults): string {
             fixed(body.floorMs, 3),
             `×${fixed(body.ratio, 2)}`,
           ]),
-        ),
+        ) +
+        (receiver.fanOut
+          ? `\n${receiver.fanOut.updates} updates to ${receiver.fanOut.subscribers} subscriber queues: ${fixed(receiver.fanOut.msPerDelivery, 3)} ms per delivery, ` +
+            `×${fixed(receiver.fanOut.ratioToOneSubscriber, 2)} the same body to one (${fixed(receiver.fanOut.oneSubscriberMs, 3)} ms, same iterations), ` +
+            `${receiver.fanOut.queueMessages} queue messages`
+          : ''),
     );
   }
   if (bundles) {

@@ -4,7 +4,7 @@ import type { BotMixResults } from './bot-mix-results.ts';
 import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';
 import type { ConsumerBenchOutput, ConsumerRun, RebatchedProbeResult } from './consumer/worker.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
-import type { ReceiverBodyResult } from './receiver/worker.ts';
+import type { ReceiverBenchOutput, ReceiverFanOutResult } from './receiver/worker.ts';
 import { median, medianInterval, round } from './support/stats.ts';
 
 export interface ContestantSummary {
@@ -238,21 +238,58 @@ export interface ReceiverResults {
     readonly msPerDeliveryMin: number;
     readonly floorMsMin: number;
   }[];
+  /** One body sent to several subscriber queues; absent from runs made before subscribers existed. */
+  readonly fanOut?: ReceiverFanOutSummary;
 }
 
-export function summarizeReceiver(bodies: readonly ReceiverBodyResult[]): ReceiverResults {
+export interface ReceiverFanOutSummary {
+  readonly updates: number;
+  readonly subscribers: number;
+  readonly bodyBytes: number;
+  readonly iterations: number;
+  /** Queue messages of one delivery, every subscriber queue counted. */
+  readonly queueMessages: number;
+  /** Medians of the same iterations: to every subscriber, to one, and the floor (HMAC + JSON.parse). */
+  readonly msPerDelivery: number;
+  readonly oneSubscriberMs: number;
+  readonly floorMs: number;
+  /** msPerDelivery / oneSubscriberMs: what the further subscribers add to a delivery's time. */
+  readonly ratioToOneSubscriber: number;
+  /** msPerDelivery / floorMs. */
+  readonly ratio: number;
+  readonly msPerDeliveryMin: number;
+  readonly oneSubscriberMsMin: number;
+}
+
+export function summarizeReceiver(output: ReceiverBenchOutput): ReceiverResults {
+  const bodies = output.bodies.map((body) => ({
+    updates: body.updates,
+    msPerDelivery: round(body.msPerDelivery, 4),
+    floorMs: round(body.floorMs, 4),
+    ratio: round(body.ratio, 2),
+    bodyBytes: body.bodyBytes,
+    queueMessages: body.queueMessages,
+    iterations: body.iterations,
+    msPerDeliveryMin: round(body.handlerMinMs, 4),
+    floorMsMin: round(body.floorMinMs, 4),
+  }));
+  return output.fanOut ? { bodies, fanOut: summarizeFanOut(output.fanOut) } : { bodies };
+}
+
+function summarizeFanOut(fanOut: ReceiverFanOutResult): ReceiverFanOutSummary {
   return {
-    bodies: bodies.map((body) => ({
-      updates: body.updates,
-      msPerDelivery: round(body.msPerDelivery, 4),
-      floorMs: round(body.floorMs, 4),
-      ratio: round(body.ratio, 2),
-      bodyBytes: body.bodyBytes,
-      queueMessages: body.queueMessages,
-      iterations: body.iterations,
-      msPerDeliveryMin: round(body.handlerMinMs, 4),
-      floorMsMin: round(body.floorMinMs, 4),
-    })),
+    updates: fanOut.updates,
+    subscribers: fanOut.subscribers,
+    bodyBytes: fanOut.bodyBytes,
+    iterations: fanOut.iterations,
+    queueMessages: fanOut.queueMessages,
+    msPerDelivery: round(fanOut.msPerDelivery, 4),
+    oneSubscriberMs: round(fanOut.oneSubscriberMs, 4),
+    floorMs: round(fanOut.floorMs, 4),
+    ratioToOneSubscriber: round(fanOut.msPerDelivery / fanOut.oneSubscriberMs, 2),
+    ratio: round(fanOut.msPerDelivery / fanOut.floorMs, 2),
+    msPerDeliveryMin: round(fanOut.handlerMinMs, 4),
+    oneSubscriberMsMin: round(fanOut.oneSubscriberMinMs, 4),
   };
 }
 

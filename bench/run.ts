@@ -13,8 +13,8 @@
  *
  * Parts: consumer (ours vs Powertools Idempotency on DynamoDB Local), botmix (a bot's traffic in the units AWS
  * bills: capacity units, requests, Lambda milliseconds and dollars per million events), receiver (handler vs
- * HMAC + JSON.parse), bundles (esbuild as the CDK construct, size and load time), e2e (the local stack under
- * autocannon).
+ * HMAC + JSON.parse, and one body to three subscriber queues vs one), bundles (esbuild as the CDK construct,
+ * size and load time), e2e (the local stack under autocannon).
  * Progress goes to stderr, the table to stdout. Aborts if the two consumers' effects differ.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -33,7 +33,7 @@ import { CONTESTANTS, type ContestantName } from './consumer/contestant-names.ts
 import type { ConsumerBenchInput, ConsumerBenchOutput } from './consumer/worker.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import { runEndToEnd } from './end-to-end/end-to-end.ts';
-import type { ReceiverBenchInput, ReceiverBodyResult } from './receiver/worker.ts';
+import type { ReceiverBenchInput, ReceiverBenchOutput } from './receiver/worker.ts';
 import { formatReport } from './report.ts';
 import {
   type BundlesResults,
@@ -147,14 +147,16 @@ async function benchReceiver(quick: boolean): Promise<ReceiverResults> {
       { updates: 100, iterations: Math.round(1000 * scale) },
       { updates: 1000, iterations: Math.round(200 * scale) },
     ],
+    // The 100-update body to three subscriber queues, beside the same body to one (docs/design.md §7).
+    fanOut: { updates: 100, subscribers: 3, iterations: Math.round(1000 * scale) },
     warmupShare: 0.2,
   };
-  const bodies = await runWorker<ReceiverBenchInput, ReceiverBodyResult[]>(
+  const output = await runWorker<ReceiverBenchInput, ReceiverBenchOutput>(
     join(BENCH_DIR, 'receiver', 'worker.ts'),
     input,
     { env: LAMBDA_POWERTOOLS_ENV, onProgress: log, nodeFlags: workerFlags },
   );
-  return summarizeReceiver(bodies);
+  return summarizeReceiver(output);
 }
 
 async function benchBundles(quick: boolean): Promise<BundlesResults> {

@@ -3,7 +3,13 @@ import type { BotMixContestant, BotMixResults } from '../bot-mix-results.ts';
 import type { BotMixContestantName } from '../consumer/bot-mix-worker.ts';
 import type { EventClass } from '../consumer/bot-mix-workload.ts';
 import { CONTESTANT_LABELS, CONTESTANTS, type ContestantName } from '../consumer/contestant-names.ts';
-import type { ContestantSummary, RatioInterval, ResultsFile, RoundTripSummary } from '../results.ts';
+import type {
+  ContestantSummary,
+  RatioInterval,
+  ReceiverFanOutSummary,
+  ResultsFile,
+  RoundTripSummary,
+} from '../results.ts';
 import { dollars, markdownTable, n, times, wrap } from './table.ts';
 
 const label = (name: ContestantName) =>
@@ -230,6 +236,45 @@ function receiverSection(r: ResultsFile): string[] {
         `**${times(body.ratio)}**`,
         n(body.iterations),
       ]),
+    ),
+    '',
+    ...receiverFanOutSection(r.receiver.fanOut),
+  ];
+}
+
+/** The same receiver sending one body to several subscriber queues (docs/design.md §7). */
+export function receiverFanOutSection(fanOut: ReceiverFanOutSummary | undefined): string[] {
+  if (fanOut === undefined) {
+    return [
+      wrap(
+        'Several subscribers: not measured in this run (bench/results.json predates them); the next `npm run bench` adds the 100-update body sent to three subscriber queues.',
+      ),
+    ];
+  }
+  return [
+    wrap(
+      `Several subscribers: the ${fanOut.updates}-update body sent to ${fanOut.subscribers} subscriber queues, timed in the same iterations as the same body to one subscriber and the floor (medians of ${n(fanOut.iterations)} iterations each):`,
+    ),
+    '',
+    markdownTable(
+      ['subscribers', 'queue messages', 'ms per delivery', 'against one subscriber', 'against the floor'],
+      [
+        [
+          '1',
+          n(fanOut.queueMessages / fanOut.subscribers),
+          n(fanOut.oneSubscriberMs, 3),
+          times(1),
+          times(fanOut.oneSubscriberMs / fanOut.floorMs),
+        ],
+        [
+          String(fanOut.subscribers),
+          n(fanOut.queueMessages),
+          n(fanOut.msPerDelivery, 3),
+          `**${times(fanOut.ratioToOneSubscriber)}**`,
+          times(fanOut.ratio),
+        ],
+      ],
+      ['left', 'right', 'right', 'right', 'right'],
     ),
   ];
 }

@@ -1,29 +1,40 @@
 /**
  * Child process of `npm run bench`: the receiver Lambda handler (`createReceiverHandler`, the same code API
- * Gateway invokes) on signed bodies of 1, 100 and 1000 updates, with SQS answered in memory, side by side
- * with the floor: HMAC-SHA256 of the raw body plus one `JSON.parse`. Each iteration times both, in
+ * Gateway invokes) on signed bodies of 1, 100 and 1000 updates for one subscriber, with SQS answered in memory,
+ * side by side with the floor: HMAC-SHA256 of the raw body plus one `JSON.parse`. Each iteration times both, in
  * alternating order; medians are reported.
+ *
+ * The fan-out case sends one body to several subscriber queues (docs/design.md §7) and times, in each iteration
+ * and in rotating order, the floor, the same body to one subscriber and to all of them: the ratio to one
+ * subscriber compares samples taken side by side, not runs minutes apart on a machine whose load changes.
  *
  * SQS is answered at the SDK's HTTP request handler (sqs-answered-in-memory.ts): the command, its JSON
  * serialisation, SigV4 signing and the answer's MD5 checks run as in Lambda; only the network is left out.
  */
 import { createHmac } from 'node:crypto';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { receiverEnvironment } from '../../contract/environment.ts';
 import { resolveSettings } from '../../contract/settings.ts';
-import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
+import { DEFAULT_SUBSCRIBER_NAME, type SubscriberQueue } from '../../contract/subscribers.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
 import { toApiGatewayV2Event } from '../../local/http/api-gateway-v2.ts';
 import { seededRandom } from '../../local/seeded-random.ts';
 import { batchedBody } from '../../test/support/webhooks/webhook-bodies.ts';
+import { type Timer as SideBySideTimer, timeSideBySide } from '../support/side-by-side.ts';
 import { median } from '../support/stats.ts';
 import { serveWorker } from '../support/worker-process.ts';
-import { answerSqsInMemory } from './sqs-answered-in-memory.ts';
+import { answerSqsInMemory, type SqsInMemory } from './sqs-answered-in-memory.ts';
 
 export interface ReceiverBenchInput {
-  /** Updates per body, and measured iterations for each. */
+  /** Updates per body, and measured iterations for each, sent to one subscriber. */
   readonly bodies: readonly { readonly updates: number; readonly iterations: number }[];
+  /** A body of `updates` sent to `subscribers` queues, timed beside the same body sent to one. */
+  readonly fanOut?: {
+    readonly updates: number;
+    readonly subscribers: number;
+    readonly iterations: number;
+  };
   /** Unmeasured iterations first, as a share of the measured ones. */
   readonly warmupShare: number;
 }
@@ -41,9 +52,33 @@ export interface ReceiverBodyResult {
   readonly floorMinMs: number;
 }
 
+export interface ReceiverFanOutResult {
+  readonly updates: number;
+  readonly subscribers: number;
+  readonly bodyBytes: number;
+  readonly iterations: number;
+  /** Queue messages of one delivery, every subscriber queue counted. */
+  readonly queueMessages: number;
+  /** Medians of the same iterations: the body to every subscriber, to one, and the floor. */
+  readonly msPerDelivery: number;
+  readonly oneSubscriberMs: number;
+  readonly floorMs: number;
+  readonly handlerMinMs: number;
+  readonly oneSubscriberMinMs: number;
+}
+
+export interface ReceiverBenchOutput {
+  readonly bodies: readonly ReceiverBodyResult[];
+  readonly fanOut?: ReceiverFanOutResult;
+}
+
 const APP_SECRET = 'bench-app-secret';
-const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-deliveries';
-const DLQ_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-dlq';
+const QUARANTINE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-quarantine';
+/** Queue URLs of one length, so that the in-memory SQS answers every queue's identical request from its cache. */
+const queueUrl = (index: number) =>
+  `https://sqs.us-east-1.amazonaws.com/000000000000/bench-subscriber-${String(index).padStart(2, '0')}`;
+
+type Handler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
 
 /** The floor: what any receiver must do with a signed body, and nothing else. */
 function floor(body: string): unknown {
@@ -52,99 +87,171 @@ function floor(body: string): unknown {
   return digest.length > 0 ? parsed : undefined;
 }
 
-serveWorker<ReceiverBenchInput, ReceiverBodyResult[]>(async (input, progress) => {
+function receiverFor(subscribers: number): Handler {
+  const subscriberQueues: SubscriberQueue[] = Array.from({ length: subscribers }, (_, index) => ({
+    name: subscribers === 1 ? DEFAULT_SUBSCRIBER_NAME : `subscriber-${index + 1}`,
+    queueUrl: queueUrl(index),
+  }));
+  return createReceiverHandler({
+    ...process.env,
+    ...receiverEnvironment({
+      subscriberQueues,
+      quarantineQueueUrl: QUARANTINE_URL,
+      maximumMessageSizeBytes: resolveSettings().maximumMessageSizeBytes,
+      webhookSecrets: { appSecrets: [APP_SECRET] },
+    }),
+  });
+}
+
+/** A signed body of `updates`, as Lambda hands it over: a fresh event parsed from the runtime's payload. */
+function signedDelivery(updates: number, random: () => number) {
+  const body = batchedBody(updates, random, updates * 10);
+  // The Lambda runtime JSON.parses each invocation's payload: the handler gets a fresh, flat string each
+  // time, not the two-byte string the generator built (V8 string layout changes the cost of every pass).
+  const payload = JSON.stringify(
+    toApiGatewayV2Event({
+      method: 'POST',
+      url: '/webhook',
+      rawHeaders: [
+        'content-type',
+        'application/json',
+        'user-agent',
+        'facebookexternalua',
+        'x-hub-signature-256',
+        signBody(body, APP_SECRET),
+      ],
+      body: Buffer.from(body),
+      sourceIp: '173.252.0.1',
+    }),
+  );
+  let invocation = 0;
+  return {
+    bodyBytes: Buffer.byteLength(body),
+    event(): APIGatewayProxyEventV2 {
+      const event = JSON.parse(payload) as APIGatewayProxyEventV2;
+      event.requestContext.requestId = `bench-${updates}-${invocation++}`;
+      return event;
+    },
+  };
+}
+
+let sink = 0;
+
+/** Times one measurement: the handler on a fresh event (refusing anything but a 200), or the floor. */
+type Timer = SideBySideTimer<APIGatewayProxyEventV2>;
+
+function handlerTimer(handler: Handler, label: string): Timer {
+  return async (event) => {
+    const started = performance.now();
+    const response = await handler(event);
+    const elapsed = performance.now() - started;
+    const status = typeof response === 'object' ? response.statusCode : undefined;
+    if (status !== 200) throw new Error(`The receiver answered ${status} to a valid body (${label}).`);
+    return elapsed;
+  };
+}
+
+const floorTimer: Timer = async (event) => {
+  const raw = event.body as string;
+  const started = performance.now();
+  sink += floor(raw) === undefined ? 0 : 1;
+  return performance.now() - started;
+};
+
+async function measureBody(
+  handler: Handler,
+  sqs: SqsInMemory,
+  updates: number,
+  iterations: number,
+  warmupShare: number,
+  random: () => number,
+): Promise<ReceiverBodyResult> {
+  const delivery = signedDelivery(updates, random);
+  const warmup = Math.ceil(iterations * warmupShare);
+  const entriesBefore = sqs.entries();
+  const [floorMs, handlerMs] = (await timeSideBySide(
+    [floorTimer, handlerTimer(handler, `${updates} updates`)],
+    () => delivery.event(),
+    warmup,
+    iterations,
+  )) as [number[], number[]];
+  return {
+    updates,
+    bodyBytes: delivery.bodyBytes,
+    iterations,
+    queueMessages: (sqs.entries() - entriesBefore) / (warmup + iterations),
+    msPerDelivery: median(handlerMs),
+    floorMs: median(floorMs),
+    ratio: median(handlerMs) / median(floorMs),
+    handlerMinMs: Math.min(...handlerMs),
+    floorMinMs: Math.min(...floorMs),
+  };
+}
+
+async function measureFanOut(
+  oneSubscriber: Handler,
+  sqs: SqsInMemory,
+  fanOut: NonNullable<ReceiverBenchInput['fanOut']>,
+  warmupShare: number,
+  random: () => number,
+): Promise<ReceiverFanOutResult> {
+  const { updates, subscribers, iterations } = fanOut;
+  const delivery = signedDelivery(updates, random);
+  const warmup = Math.ceil(iterations * warmupShare);
+  const allSubscribers = handlerTimer(receiverFor(subscribers), `${subscribers} subscribers`);
+  const sent = { before: 0, entries: 0 };
+  // Counts the entries of the fan-out calls alone (the one-subscriber calls run in the same loop).
+  const counted: Timer = async (event) => {
+    sent.before = sqs.entries();
+    const elapsed = await allSubscribers(event);
+    sent.entries += sqs.entries() - sent.before;
+    return elapsed;
+  };
+  const [fanOutMs, oneMs, floorMs] = (await timeSideBySide(
+    [counted, handlerTimer(oneSubscriber, `${updates} updates`), floorTimer],
+    () => delivery.event(),
+    warmup,
+    iterations,
+  )) as [number[], number[], number[]];
+  return {
+    updates,
+    subscribers,
+    bodyBytes: delivery.bodyBytes,
+    iterations,
+    queueMessages: sent.entries / (warmup + iterations),
+    msPerDelivery: median(fanOutMs),
+    oneSubscriberMs: median(oneMs),
+    floorMs: median(floorMs),
+    handlerMinMs: Math.min(...fanOutMs),
+    oneSubscriberMinMs: Math.min(...oneMs),
+  };
+}
+
+serveWorker<ReceiverBenchInput, ReceiverBenchOutput>(async (input, progress) => {
   // Signing needs credentials; the requests never leave the process.
   process.env.AWS_ACCESS_KEY_ID ??= 'bench';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'bench';
   process.env.AWS_REGION ??= 'us-east-1';
   const sqs = answerSqsInMemory();
-  const handler = createReceiverHandler({
-    ...process.env,
-    ...receiverEnvironment({
-      subscriberQueues: [{ name: DEFAULT_SUBSCRIBER_NAME, queueUrl: QUEUE_URL }],
-      quarantineQueueUrl: DLQ_URL,
-      maximumMessageSizeBytes: resolveSettings().maximumMessageSizeBytes,
-      webhookSecrets: { appSecrets: [APP_SECRET] },
-    }),
-  });
-
-  const results: ReceiverBodyResult[] = [];
+  const oneSubscriber = receiverFor(1);
   const random = seededRandom(42);
-  let sink = 0;
+
+  const bodies: ReceiverBodyResult[] = [];
   for (const { updates, iterations } of input.bodies) {
-    const body = batchedBody(updates, random, updates * 10);
-    const signature = signBody(body, APP_SECRET);
-    const warmup = Math.ceil(iterations * input.warmupShare);
-    const handlerMs: number[] = [];
-    const floorMs: number[] = [];
-    const entriesBefore = sqs.entries();
-    // The Lambda runtime JSON.parses each invocation's payload: the handler gets a fresh, flat string each
-    // time, not the two-byte string the generator built (V8 string layout changes the cost of every pass).
-    const payload = JSON.stringify(
-      toApiGatewayV2Event({
-        method: 'POST',
-        url: '/webhook',
-        rawHeaders: [
-          'content-type',
-          'application/json',
-          'user-agent',
-          'facebookexternalua',
-          'x-hub-signature-256',
-          signature,
-        ],
-        body: Buffer.from(body),
-        sourceIp: '173.252.0.1',
-      }),
-    );
-    for (let i = 0; i < warmup + iterations; i++) {
-      const event = JSON.parse(payload) as APIGatewayProxyEventV2;
-      event.requestContext.requestId = `bench-${updates}-${i}`;
-      const raw = event.body as string;
-      const timeHandler = async () => {
-        const started = performance.now();
-        const response = await handler(event);
-        const elapsed = performance.now() - started;
-        const status = typeof response === 'object' ? response.statusCode : undefined;
-        if (status !== 200)
-          throw new Error(`The receiver answered ${status} to a valid ${updates}-update body.`);
-        return elapsed;
-      };
-      const timeFloor = () => {
-        const started = performance.now();
-        sink += floor(raw) === undefined ? 0 : 1;
-        return performance.now() - started;
-      };
-      let h: number;
-      let f: number;
-      if (i % 2 === 0) {
-        f = timeFloor();
-        h = await timeHandler();
-      } else {
-        h = await timeHandler();
-        f = timeFloor();
-      }
-      if (i >= warmup) {
-        handlerMs.push(h);
-        floorMs.push(f);
-      }
-    }
-    const result: ReceiverBodyResult = {
-      updates,
-      bodyBytes: Buffer.byteLength(body),
-      iterations,
-      queueMessages: (sqs.entries() - entriesBefore) / (warmup + iterations),
-      msPerDelivery: median(handlerMs),
-      floorMs: median(floorMs),
-      ratio: median(handlerMs) / median(floorMs),
-      handlerMinMs: Math.min(...handlerMs),
-      floorMinMs: Math.min(...floorMs),
-    };
-    results.push(result);
+    const result = await measureBody(oneSubscriber, sqs, updates, iterations, input.warmupShare, random);
+    bodies.push(result);
     progress(
       `receiver ${updates} updates (${(result.bodyBytes / 1024).toFixed(0)} KiB): ${result.msPerDelivery.toFixed(3)} ms vs floor ${result.floorMs.toFixed(3)} ms (×${result.ratio.toFixed(2)})`,
     );
   }
+  let fanOut: ReceiverFanOutResult | undefined;
+  if (input.fanOut) {
+    fanOut = await measureFanOut(oneSubscriber, sqs, input.fanOut, input.warmupShare, random);
+    progress(
+      `receiver ${fanOut.updates} updates to ${fanOut.subscribers} subscribers: ${fanOut.msPerDelivery.toFixed(3)} ms vs one subscriber ${fanOut.oneSubscriberMs.toFixed(3)} ms (×${(fanOut.msPerDelivery / fanOut.oneSubscriberMs).toFixed(2)})`,
+    );
+  }
   if (sink === 0) throw new Error('The floor parsed nothing.');
   sqs.restore();
-  return results;
+  return fanOut ? { bodies, fanOut } : { bodies };
 });
