@@ -1,0 +1,59 @@
+/**
+ * The local stack's HTTP endpoints that ops uses: `/local/info` (its table, queues, subscribers and
+ * emulator endpoints) and each subscriber's poller switch, which answers with the words of Lambda's event
+ * source mapping states (`Enabled`, `Disabling`, `Disabled`, `Enabling`).
+ */
+import type { LocalInfo } from '../../local/stack/local-server.ts';
+import { OpsError } from '../errors.ts';
+import type { ConsumerState, ConsumerSwitch } from '../target/ops-target.ts';
+
+/** `/local/info` as the stack serves it: the fields of `LocalInfo` and the effective settings beside them. */
+export type LocalStackInfo = LocalInfo & {
+  readonly region?: string;
+  readonly settings?: { readonly maximumMessageSizeBytes?: number };
+};
+
+const REQUEST_TIMEOUT_MS = 10_000;
+
+export class LocalStackApi implements ConsumerSwitch {
+  readonly url: string;
+
+  constructor(url: string) {
+    this.url = url;
+  }
+
+  info(): Promise<LocalStackInfo> {
+    return this.#json('GET', '/local/info');
+  }
+
+  async setEnabled(subscriber: string, enabled: boolean): Promise<ConsumerState> {
+    const path = `/local/subscribers/${encodeURIComponent(subscriber)}/${enabled ? 'resume' : 'pause'}`;
+    return (await this.#json<{ state: ConsumerState }>('POST', path)).state;
+  }
+
+  async state(subscriber: string): Promise<ConsumerState> {
+    const path = `/local/subscribers/${encodeURIComponent(subscriber)}/consumer`;
+    return (await this.#json<{ state: ConsumerState }>('GET', path)).state;
+  }
+
+  async #json<T>(method: string, path: string): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.url}${path}`, {
+        method,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch {
+      throw new OpsError(
+        `no local stack answers at ${this.url}: start it with npm start, or name a deployed stack with --stack NAME`,
+      );
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      throw new OpsError(
+        `the local stack answered ${method} ${path} with ${response.status}: ${text.slice(0, 200)}`,
+      );
+    }
+    return JSON.parse(text) as T;
+  }
+}

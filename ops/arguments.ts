@@ -1,0 +1,252 @@
+/**
+ * `npm run ops -- …` arguments: which stack, which subscriber, which command. Every mistake becomes one
+ * `UsageError` line (exit 2) before anything is read or changed.
+ */
+import { parseArgs } from 'node:util';
+import { DEFAULT_PORT } from '../local/stack/local-config.ts';
+import { UsageError } from './errors.ts';
+import { eventKeyShape } from './inspect/event-key-shape.ts';
+
+export const OPS_USAGE = `usage: npm run ops -- [--local URL | --stack NAME] [--subscriber NAME] [--json] COMMAND
+
+Target: the local stack (default; --local URL, default http://localhost:$PORT or :${DEFAULT_PORT}), or a deployed
+stack (--stack NAME, with the standard AWS credentials and region).
+--subscriber NAME picks the subscriber (needed when the stack has several, for key, keys, forget, pause,
+resume and dlq). --json prints JSON instead of text. Progress of long operations goes to stderr.
+
+Commands:
+  key EVENT_KEY                 the claim of one event (and, for st: keys, the status ledger)
+  keys --file BODY.json         the same for every event of a webhook body
+  forget EVENT_KEY --yes        delete a done claim, so that the next delivery runs the effect again
+                                (a claim in flight only with --force)
+  pause | resume                stop / restart the subscriber's consumer (event source mapping)
+  dlq stats                     message counts of the subscriber's DLQ and delivery queue
+  dlq peek [-n N]               the N newest DLQ records (default 10) with receive count, age, event claims
+  dlq redrive [--max N]         move failed records back to the delivery queue (all, or at most N)
+  quarantine list               the quarantined bodies: id, reason, size, events
+  quarantine show ID            one quarantined body, decoded (chunks reassembled)
+  quarantine requeue ID|--all   send quarantined bodies through the receiver again (after a fix)`;
+
+export const DEFAULT_PEEK_LIMIT = 10;
+
+export type TargetChoice =
+  | { readonly kind: 'local'; readonly url: string }
+  | { readonly kind: 'stack'; readonly stackName: string };
+
+export type OpsCommand =
+  | { readonly name: 'key'; readonly key: string }
+  | { readonly name: 'keys'; readonly file: string }
+  | { readonly name: 'forget'; readonly key: string; readonly force: boolean }
+  | { readonly name: 'pause' }
+  | { readonly name: 'resume' }
+  | { readonly name: 'dlq-stats' }
+  | { readonly name: 'dlq-peek'; readonly limit: number }
+  | { readonly name: 'dlq-redrive'; readonly max: number | undefined }
+  | { readonly name: 'quarantine-list' }
+  | { readonly name: 'quarantine-show'; readonly id: string }
+  | { readonly name: 'quarantine-requeue'; readonly id: string | undefined };
+
+export interface OpsRequest {
+  readonly target: TargetChoice;
+  readonly subscriber: string | undefined;
+  readonly json: boolean;
+  readonly command: OpsCommand;
+}
+
+export type ParsedArguments = { readonly help: true } | ({ readonly help: false } & OpsRequest);
+
+/** The options a command accepts beyond the global ones. */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  key: [],
+  keys: ['file'],
+  forget: ['yes', 'force'],
+  pause: [],
+  resume: [],
+  'dlq stats': [],
+  'dlq peek': ['limit'],
+  'dlq redrive': ['max'],
+  'quarantine list': [],
+  'quarantine show': [],
+  'quarantine requeue': ['all'],
+};
+const GROUPS: Readonly<Record<string, readonly string[]>> = {
+  dlq: ['stats', 'peek', 'redrive'],
+  quarantine: ['list', 'show', 'requeue'],
+};
+const GLOBAL_OPTIONS = ['local', 'stack', 'subscriber', 'json', 'help'];
+const SPELLING: Readonly<Record<string, string>> = { limit: '-n' };
+
+export function parseOpsArguments(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ParsedArguments {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    // node:util's messages are one sentence each, e.g. "Unknown option '--foo'".
+    throw new UsageError(`${firstLine(error)} (npm run ops -- --help)`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  const [first, ...rest] = positionals;
+  if (first === undefined) throw new UsageError('no command given (npm run ops -- --help lists them)');
+  let name = first;
+  let operands = rest;
+  if (first in GROUPS) {
+    const [sub, ...more] = rest;
+    const choices = GROUPS[first] as readonly string[];
+    if (sub === undefined || !choices.includes(sub)) {
+      throw new UsageError(
+        `${first} needs one of ${choices.join(', ')}${sub === undefined ? '' : `, not "${sub}"`}`,
+      );
+    }
+    name = `${first} ${sub}`;
+    operands = more;
+  }
+  const allowed = COMMAND_OPTIONS[name];
+  if (allowed === undefined) {
+    throw new UsageError(
+      `unknown command "${first}" (commands: key, keys, forget, pause, resume, dlq, quarantine)`,
+    );
+  }
+  for (const option of Object.keys(values)) {
+    if (!GLOBAL_OPTIONS.includes(option) && !allowed.includes(option)) {
+      throw new UsageError(`${name} takes no ${SPELLING[option] ?? `--${option}`} option`);
+    }
+  }
+  if (values.local !== undefined && values.stack !== undefined) {
+    throw new UsageError('give --local URL or --stack NAME, not both');
+  }
+  const target: TargetChoice =
+    values.stack !== undefined
+      ? { kind: 'stack', stackName: nonEmpty('--stack', values.stack) }
+      : { kind: 'local', url: localUrl(values.local, env) };
+  return {
+    help: false,
+    target,
+    subscriber: values.subscriber === undefined ? undefined : nonEmpty('--subscriber', values.subscriber),
+    json: values.json === true,
+    command: command(name, operands, values),
+  };
+}
+
+function parse(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      local: { type: 'string' },
+      stack: { type: 'string' },
+      subscriber: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      file: { type: 'string' },
+      yes: { type: 'boolean' },
+      force: { type: 'boolean' },
+      limit: { type: 'string', short: 'n' },
+      max: { type: 'string' },
+      all: { type: 'boolean' },
+    },
+  });
+}
+
+type Values = ReturnType<typeof parse>['values'];
+
+function command(name: string, operands: readonly string[], values: Values): OpsCommand {
+  const expect = (count: number, what: string) => {
+    if (operands.length !== count) {
+      throw new UsageError(
+        count === 0
+          ? `${name} takes no operand, got "${operands.join(' ')}"`
+          : operands.length === 0
+            ? `${name} needs ${what}`
+            : `${name} takes one ${what}, got ${operands.length} operands`,
+      );
+    }
+  };
+  switch (name) {
+    case 'key':
+      expect(1, 'EVENT_KEY');
+      return { name, key: eventKeyShape(operands[0] as string).key };
+    case 'keys':
+      expect(0, '');
+      if (values.file === undefined) throw new UsageError('keys needs --file BODY.json');
+      return { name, file: nonEmpty('--file', values.file) };
+    case 'forget':
+      expect(1, 'EVENT_KEY');
+      if (values.yes !== true) {
+        throw new UsageError(
+          'forget deletes a claim, so that the next delivery of the event runs its effect again: add --yes to confirm',
+        );
+      }
+      return { name, key: eventKeyShape(operands[0] as string).key, force: values.force === true };
+    case 'pause':
+    case 'resume':
+      expect(0, '');
+      return { name };
+    case 'dlq stats':
+      expect(0, '');
+      return { name: 'dlq-stats' };
+    case 'dlq peek':
+      expect(0, '');
+      return {
+        name: 'dlq-peek',
+        limit: values.limit === undefined ? DEFAULT_PEEK_LIMIT : positiveInteger('-n', values.limit),
+      };
+    case 'dlq redrive':
+      expect(0, '');
+      return {
+        name: 'dlq-redrive',
+        max: values.max === undefined ? undefined : positiveInteger('--max', values.max),
+      };
+    case 'quarantine list':
+      expect(0, '');
+      return { name: 'quarantine-list' };
+    case 'quarantine show':
+      expect(1, 'ID');
+      return { name: 'quarantine-show', id: operands[0] as string };
+    default: {
+      // quarantine requeue
+      if (values.all === true) {
+        if (operands.length > 0) throw new UsageError('quarantine requeue takes an ID or --all, not both');
+        return { name: 'quarantine-requeue', id: undefined };
+      }
+      if (operands.length !== 1) throw new UsageError('quarantine requeue needs one ID, or --all');
+      return { name: 'quarantine-requeue', id: operands[0] as string };
+    }
+  }
+}
+
+/** `--local URL`, else the port `npm start` listens on. */
+function localUrl(given: string | undefined, env: NodeJS.ProcessEnv): string {
+  const raw = given ?? `http://localhost:${env.PORT || DEFAULT_PORT}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--local needs a URL such as http://localhost:3000, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--local needs an http(s) URL, got "${raw}"`);
+  }
+  return url.origin;
+}
+
+function positiveInteger(option: string, raw: string): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
+    throw new UsageError(`${option} needs a whole number of at least 1, got "${raw}"`);
+  }
+  return value;
+}
+
+function nonEmpty(option: string, value: string): string {
+  if (value.trim() === '') throw new UsageError(`${option} needs a value`);
+  return value;
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}

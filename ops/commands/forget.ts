@@ -1,0 +1,58 @@
+/**
+ * `forget EVENT_KEY --yes [--force]`: deletes a claim so that the next delivery of its event runs the effect
+ * again, for an effect a buggy handler acknowledged without doing it. Only a `done` (or expired) claim goes
+ * without `--force`: deleting a claim in flight lets a second worker run the effect beside the first.
+ * The delete is conditional on the claim being exactly as read.
+ */
+import { ClaimRecords } from '../adapters/claim-records.ts';
+import { OpsError, UsageError } from '../errors.ts';
+import { type ClaimStatus, claimStatus } from '../inspect/claim-view.ts';
+import { eventKeyShape } from '../inspect/event-key-shape.ts';
+import { lookUpKeys } from '../inspect/key-lookup.ts';
+import type { CommandContext } from './command-context.ts';
+
+const FORGETTABLE: readonly ClaimStatus[] = ['done', 'expired'];
+
+export async function forgetCommand(context: CommandContext, key: string, force: boolean): Promise<void> {
+  const shape = eventKeyShape(key);
+  const subscriber = context.subscriber();
+  const { target } = context;
+  const [state] = await lookUpKeys(target, subscriber, [{ ...shape, ledger: undefined }], context.clock());
+  const claim = state?.claim;
+  if (state === undefined || claim === undefined) {
+    throw new UsageError(
+      `no claim for ${key} (subscriber ${subscriber.name}, stored as ${state?.pk} in ${target.tableName}): nothing to forget`,
+    );
+  }
+  if (!FORGETTABLE.includes(claim.status) && !force) {
+    throw new OpsError(
+      claim.status === 'in-flight'
+        ? `${key} is in flight (lease until ${claim.leaseUntil}, held by message ${claim.messageId}): its worker may be running the effect now, and forgetting the claim could run it twice. Wait until it is done, or add --force`
+        : `${key} is ${claim.status} (state ${claim.state}), not done: add --force to delete it anyway`,
+    );
+  }
+  const outcome = await new ClaimRecords({
+    documentClient: target.documentClient,
+    tableName: target.tableName,
+  }).deleteAsRead(state.pk, claim);
+  if (!outcome.deleted) {
+    const now = outcome.now === undefined ? 'gone' : claimStatus(outcome.now, context.clock());
+    throw new OpsError(`${key} changed while it was read (now ${now}): nothing deleted; look again with key`);
+  }
+  const forgotten = {
+    key,
+    pk: state.pk,
+    subscriber: subscriber.name,
+    tableName: target.tableName,
+    previousStatus: claim.status,
+    attempts: claim.attempt,
+    doneAt: claim.doneAt,
+    messageId: claim.messageId,
+    forced: force && !FORGETTABLE.includes(claim.status),
+  };
+  context.output.record('forget', { ...forgotten, target: target.description });
+  context.output.result({ forgotten }, [
+    `forgot ${key} (subscriber ${subscriber.name}, stored as ${state.pk}, was ${claim.status}${claim.doneAt === undefined ? '' : ` since ${claim.doneAt}`})`,
+    'the next delivery of this event runs its effect again',
+  ]);
+}

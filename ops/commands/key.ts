@@ -1,0 +1,115 @@
+/**
+ * `key EVENT_KEY` and `keys --file BODY.json`: what the claim table holds for events, as the next delivery
+ * of each would find it.
+ */
+import { BodyFileError, extractEventsOfFile } from '../../functions/cli/keys.ts';
+import { UsageError } from '../errors.ts';
+import { CLAIM_STATUS_TEXT, type ClaimStatus } from '../inspect/claim-view.ts';
+import { eventKeyShape } from '../inspect/event-key-shape.ts';
+import { type KeyState, lookUpKeys } from '../inspect/key-lookup.ts';
+import { labelled } from '../output.ts';
+import type { CommandContext } from './command-context.ts';
+
+export async function keyCommand(context: CommandContext, key: string): Promise<void> {
+  const shape = eventKeyShape(key);
+  const subscriber = context.subscriber();
+  const [state] = await lookUpKeys(context.target, subscriber, [shape], context.clock());
+  if (state === undefined) throw new Error('lookUpKeys returned nothing for one key.');
+  if (state.claim === undefined && state.ledger?.current === undefined) {
+    throw new UsageError(
+      state.receivesField
+        ? `no claim for ${key} (subscriber ${subscriber.name}, stored as ${state.pk} in ${context.target.tableName})`
+        : `subscriber ${subscriber.name} does not receive field ${state.field} (its fields: ${subscriber.fields?.join(', ')}), so it never claims ${key}`,
+    );
+  }
+  context.output.result({ subscriber: subscriber.name, tableName: context.target.tableName, ...state }, [
+    ...labelled([
+      ['key', key],
+      ['subscriber', `${subscriber.name} (table ${context.target.tableName}, ${context.target.description})`],
+      ['stored as', state.pk],
+    ]),
+    ...claimLines(state),
+    ...ledgerLines(state),
+  ]);
+}
+
+export async function keysCommand(context: CommandContext, file: string): Promise<void> {
+  let extraction: ReturnType<typeof extractEventsOfFile>;
+  try {
+    extraction = extractEventsOfFile(file);
+  } catch (error) {
+    if (error instanceof BodyFileError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (!extraction.ok) {
+    throw new UsageError(`${file} holds no events: ${extraction.reason} (${extraction.detail})`);
+  }
+  const subscriber = context.subscriber();
+  const shapes = extraction.events.map((event) => eventKeyShape(event.key));
+  const states = await lookUpKeys(context.target, subscriber, shapes, context.clock());
+  const counts = new Map<string, number>();
+  for (const state of states) counts.set(summary(state), (counts.get(summary(state)) ?? 0) + 1);
+  const width = Math.max(0, ...states.map((state) => summary(state).length));
+  context.output.result(
+    { subscriber: subscriber.name, tableName: context.target.tableName, events: states },
+    [
+      `subscriber ${subscriber.name} (table ${context.target.tableName}, ${context.target.description})`,
+      ...states.map((state) => `${summary(state).padEnd(width)}  ${state.key}${detail(state)}`),
+      `${states.length} event${states.length === 1 ? '' : 's'}: ${[...counts].map(([what, count]) => `${count} ${what}`).join(', ')}`,
+    ],
+  );
+}
+
+const SHORT_STATUS: Readonly<Record<ClaimStatus, string>> = {
+  done: 'done',
+  'in-flight': 'in flight',
+  'lease-lapsed': 'lease lapsed',
+  expired: 'expired',
+  'unknown-state': 'unknown state',
+};
+
+function summary(state: KeyState): string {
+  if (state.claim !== undefined) return SHORT_STATUS[state.claim.status];
+  return state.receivesField ? 'no claim' : 'not received';
+}
+
+function detail(state: KeyState): string {
+  const parts: string[] = [];
+  const claim = state.claim;
+  if (claim?.status === 'done') parts.push(`done ${claim.doneAt}`);
+  if (claim?.status === 'in-flight') parts.push(`lease until ${claim.leaseUntil}`);
+  if (claim?.attempt !== undefined && claim.attempt > 1) parts.push(`attempt ${claim.attempt}`);
+  if (state.ledger?.current !== undefined) parts.push(`ledger: ${state.ledger.current}`);
+  if (!state.receivesField) parts.push(`field ${state.field} not among the subscriber's fields`);
+  return parts.length === 0 ? '' : `  (${parts.join(', ')})`;
+}
+
+function claimLines(state: KeyState): string[] {
+  const claim = state.claim;
+  if (claim === undefined) return labelled([['claim', 'none (the next delivery claims it as new)']]);
+  return [
+    ...labelled([['claim', CLAIM_STATUS_TEXT[claim.status]]]),
+    ...labelled(
+      [
+        ['state', claim.state],
+        ['attempts', claim.attempt],
+        ['claimed', claim.claimedAt],
+        ['lease end', claim.leaseUntil],
+        ['done', claim.doneAt],
+        ['expires', claim.expiresAt],
+        ['held by message', claim.messageId],
+      ],
+      '  ',
+    ),
+  ];
+}
+
+function ledgerLines(state: KeyState): string[] {
+  const ledger = state.ledger;
+  if (ledger === undefined) return [];
+  if (ledger.current === undefined) return labelled([['ledger', `none (${ledger.pk})`]]);
+  return [
+    ...labelled([['ledger', `${ledger.pk}: current ${ledger.current}`]]),
+    ...labelled(Object.entries(ledger.times), '  '),
+  ];
+}

@@ -1,0 +1,99 @@
+/**
+ * `npm run ops -- …` as a function of its arguments: parse, resolve the target, run the command, and turn
+ * every failure into one line on stderr and an exit code (2: usage, 1: the operation failed, 0: done).
+ */
+import { OPS_USAGE, type OpsCommand, parseOpsArguments, type TargetChoice } from './arguments.ts';
+import type { CommandContext } from './commands/command-context.ts';
+import { dlqPeekCommand, dlqRedriveCommand, dlqStatsCommand } from './commands/dlq.ts';
+import { forgetCommand } from './commands/forget.ts';
+import { keyCommand, keysCommand } from './commands/key.ts';
+import { switchConsumerCommand } from './commands/pause.ts';
+import {
+  quarantineListCommand,
+  quarantineRequeueCommand,
+  quarantineShowCommand,
+} from './commands/quarantine.ts';
+import { OpsError, UsageError } from './errors.ts';
+import { type OpsStreams, Output } from './output.ts';
+import { resolveLocalTarget } from './target/local-target.ts';
+import type { OpsTarget } from './target/ops-target.ts';
+import { selectSubscriber } from './target/select-subscriber.ts';
+import { resolveStackTarget } from './target/stack-target.ts';
+
+export interface OpsDependencies {
+  readonly resolveTarget: (choice: TargetChoice) => Promise<OpsTarget>;
+  /** Epoch ms. @default Date.now */
+  readonly clock?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export function resolveTarget(choice: TargetChoice): Promise<OpsTarget> {
+  return choice.kind === 'local' ? resolveLocalTarget(choice.url) : resolveStackTarget(choice.stackName);
+}
+
+export async function runOps(
+  args: readonly string[],
+  streams: OpsStreams,
+  dependencies: OpsDependencies = { resolveTarget },
+): Promise<number> {
+  let target: OpsTarget | undefined;
+  try {
+    const parsed = parseOpsArguments(args, dependencies.env ?? process.env);
+    if (parsed.help) {
+      streams.stdout.write(`${OPS_USAGE}\n`);
+      return 0;
+    }
+    const resolved = await dependencies.resolveTarget(parsed.target);
+    target = resolved;
+    const context: CommandContext = {
+      target: resolved,
+      output: new Output(streams, parsed.json),
+      clock: dependencies.clock ?? Date.now,
+      sleep: dependencies.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      subscriber: () => selectSubscriber(resolved.subscribers, parsed.subscriber),
+    };
+    if (parsed.subscriber !== undefined) context.subscriber();
+    await run(context, parsed.command);
+    return 0;
+  } catch (error) {
+    streams.stderr.write(`ops: ${oneLine(error)}\n`);
+    return error instanceof UsageError ? error.exitCode : error instanceof OpsError ? error.exitCode : 1;
+  } finally {
+    target?.close();
+  }
+}
+
+function run(context: CommandContext, command: OpsCommand): Promise<void> {
+  switch (command.name) {
+    case 'key':
+      return keyCommand(context, command.key);
+    case 'keys':
+      return keysCommand(context, command.file);
+    case 'forget':
+      return forgetCommand(context, command.key, command.force);
+    case 'pause':
+      return switchConsumerCommand(context, false);
+    case 'resume':
+      return switchConsumerCommand(context, true);
+    case 'dlq-stats':
+      return dlqStatsCommand(context);
+    case 'dlq-peek':
+      return dlqPeekCommand(context, command.limit);
+    case 'dlq-redrive':
+      return dlqRedriveCommand(context, command.max);
+    case 'quarantine-list':
+      return quarantineListCommand(context);
+    case 'quarantine-show':
+      return quarantineShowCommand(context, command.id);
+    case 'quarantine-requeue':
+      return quarantineRequeueCommand(context, command.id);
+  }
+}
+
+/** Our errors are written as one line; an SDK's may hold several: the first, with its name. */
+function oneLine(error: unknown): string {
+  if (error instanceof UsageError || error instanceof OpsError) return error.message;
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.split('\n')[0] ?? text;
+}

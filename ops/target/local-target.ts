@@ -1,0 +1,46 @@
+/**
+ * The local stack (`npm start`) as an ops target, from its `/local/info`: the emulators' endpoints, the
+ * claim table, the quarantine queue and each subscriber's queues. Its pollers are switched through its
+ * HTTP endpoints; DLQ redrive copies messages itself (the SQS emulator has no message move tasks).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
+import { LocalStackApi } from '../adapters/local-stack-api.ts';
+import type { OpsTarget } from './ops-target.ts';
+
+/** The emulators take any credentials; the SDK only needs some. */
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const LOCAL_REGION = 'us-east-1';
+
+export async function resolveLocalTarget(url: string): Promise<OpsTarget> {
+  const api = new LocalStackApi(url);
+  const info = await api.info();
+  const common = { region: info.region ?? LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  // With an explicit endpoint the SQS client sends every call there, whatever host the queue URL names.
+  const sqs = new SQSClient({ ...common, endpoint: info.sqsEndpoint });
+  const dynamodb = new DynamoDBClient({ ...common, endpoint: info.dynamodbEndpoint });
+  return {
+    description: `local stack at ${url}`,
+    tableName: info.tableName,
+    quarantineQueueUrl: info.quarantineQueueUrl,
+    maximumMessageSizeBytes:
+      info.settings?.maximumMessageSizeBytes ?? DEFAULT_SETTINGS.maximumMessageSizeBytes,
+    subscribers: info.subscribers.map((subscriber) => ({
+      name: subscriber.name,
+      fields: subscriber.fields ?? undefined,
+      keyNamespace: subscriber.keyNamespace ?? undefined,
+      deliveryQueueUrl: subscriber.queueUrl,
+      deadLetterQueueUrl: subscriber.dlqUrl,
+    })),
+    sqs,
+    documentClient: DynamoDBDocumentClient.from(dynamodb),
+    consumerSwitch: api,
+    messageMoveTasks: undefined,
+    close() {
+      sqs.destroy();
+      dynamodb.destroy();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * A deployed stack as an ops target: queues, table and event source mappings from its CloudFormation
+ * outputs (`contract/stack-outputs.ts`), each subscriber's key namespace and fields from its consumer's
+ * environment, read as the consumer reads it (`consumerConfigFromEnv`). Clients use the standard AWS credentials and region (environment, profile, SSO, …).
+ */
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { parseSubscriberNames, STACK_OUTPUT, subscriberOutputKeys } from '../../contract/stack-outputs.ts';
+import { type ConsumerConfig, consumerConfigFromEnv } from '../../functions/consumer/create-consumer.ts';
+import { EventSourceMappings } from '../adapters/event-source-mappings.ts';
+import { MessageMoveTasks } from '../adapters/message-move-tasks.ts';
+import { StackResources } from '../adapters/stack-resources.ts';
+import { OpsError } from '../errors.ts';
+import type { OpsTarget, SubscriberTarget } from './ops-target.ts';
+
+export interface StackClients {
+  readonly cloudFormation: CloudFormationClient;
+  readonly lambda: LambdaClient;
+  readonly sqs: SQSClient;
+  readonly dynamodb: DynamoDBClient;
+}
+
+export function createStackClients(): StackClients {
+  return {
+    cloudFormation: new CloudFormationClient({}),
+    lambda: new LambdaClient({}),
+    sqs: new SQSClient({}),
+    dynamodb: new DynamoDBClient({}),
+  };
+}
+
+export async function resolveStackTarget(
+  stackName: string,
+  clients: StackClients = createStackClients(),
+): Promise<OpsTarget> {
+  const close = () => {
+    for (const client of Object.values(clients)) client.destroy();
+  };
+  try {
+    return await resolve(stackName, clients, close);
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
+
+async function resolve(stackName: string, clients: StackClients, close: () => void): Promise<OpsTarget> {
+  const resources = new StackResources(clients.cloudFormation, clients.lambda);
+  const outputs = await resources.outputs(stackName);
+  const output = (key: string) => {
+    const value = outputs[key];
+    if (value === undefined) {
+      throw new OpsError(
+        `stack ${stackName} has no output ${key}: deploy this version of the construct (it writes the outputs ops reads)`,
+      );
+    }
+    return value;
+  };
+  const names = parseSubscriberNames(output(STACK_OUTPUT.subscriberNames));
+  const described = await Promise.all(
+    names.map(async (name) => {
+      const keys = subscriberOutputKeys(name);
+      const functionName = output(keys.consumerFunctionName);
+      let config: ConsumerConfig;
+      try {
+        config = consumerConfigFromEnv(await resources.environment(functionName));
+      } catch (error) {
+        if (error instanceof OpsError) throw error;
+        throw new OpsError(`the consumer ${functionName} of ${name}: ${(error as Error).message}`);
+      }
+      return {
+        mappingId: output(keys.eventSourceMappingId),
+        maximumMessageSizeBytes: config.maximumMessageSizeBytes,
+        subscriber: {
+          name,
+          fields: config.fields,
+          keyNamespace: config.keyNamespace,
+          deliveryQueueUrl: output(keys.deliveryQueueUrl),
+          deadLetterQueueUrl: output(keys.deadLetterQueueUrl),
+        } satisfies SubscriberTarget,
+      };
+    }),
+  );
+  const region = await clients.sqs.config.region();
+  return {
+    description: `stack ${stackName} (${region})`,
+    tableName: output(STACK_OUTPUT.claimTableName),
+    quarantineQueueUrl: output(STACK_OUTPUT.quarantineQueueUrl),
+    // Every queue of a pipeline has the receiver's limit, which each consumer is given too.
+    maximumMessageSizeBytes: Math.min(...described.map((entry) => entry.maximumMessageSizeBytes)),
+    subscribers: described.map((entry) => entry.subscriber),
+    sqs: clients.sqs,
+    documentClient: DynamoDBDocumentClient.from(clients.dynamodb),
+    consumerSwitch: new EventSourceMappings(
+      clients.lambda,
+      new Map(described.map((entry) => [entry.subscriber.name, entry.mappingId])),
+    ),
+    messageMoveTasks: new MessageMoveTasks(clients.sqs),
+    close,
+  };
+}
