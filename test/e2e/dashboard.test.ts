@@ -69,6 +69,12 @@ describe('dashboard at /', () => {
       return chart?.getChart('chart-fields')?.data.labels;
     });
     expect(fieldLabels).toEqual(['message', 'status']);
+    // The single default subscriber's row: its effects (3 events) and every field.
+    expect(
+      await page.$$eval('#subscribers tr', (rows) =>
+        rows.map((row) => [...row.querySelectorAll('td')].slice(0, 3).map((cell) => cell.textContent)),
+      ),
+    ).toEqual([['default', 'all', '3']]);
     expect(failedRequests).toEqual([]);
 
     mkdirSync(new URL('.', SCREENSHOT), { recursive: true });

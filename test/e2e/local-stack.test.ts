@@ -159,16 +159,19 @@ describe('npm start, end to end', () => {
     await waitFor(async () => ((await client.stats()).totals.counters.SignatureRejected ?? 0) - before === 4);
   });
 
-  it('quarantines a truncated signed body to the DLQ and effects nothing', async () => {
+  it('quarantines a truncated signed body to the quarantine queue, not the DLQ, and effects nothing', async () => {
     const wamid = wamidFactory('truncated');
     const whole = envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]);
     const truncated = whole.slice(0, Math.floor(whole.length / 2));
-    const dlqBefore = (await client.stats()).queue?.dlq ?? 0;
+    const before = (await client.stats()).queue;
 
     expect((await client.postWebhook(truncated, SECRET_A)).status).toBe(200);
 
     expect(await client.effectCounts([`msg:${wamid(1)}`])).toEqual({ [`msg:${wamid(1)}`]: 0 });
-    await waitFor(async () => ((await client.stats()).queue?.dlq ?? 0) === dlqBefore + 1);
+    await waitFor(
+      async () => ((await client.stats()).queue?.quarantine ?? 0) === (before?.quarantine ?? 0) + 1,
+    );
+    expect((await client.stats()).queue?.dlq).toBe(before?.dlq ?? 0);
   });
 
   it('effects a body with raw UTF-8 emoji once, never quarantines it', async () => {
