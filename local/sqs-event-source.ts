@@ -16,6 +16,11 @@
  * `maxConcurrency`); a timed-out handler keeps running in the background (Lambda would freeze it), its
  * late work is ignored; `stop()` aborts pending long polls, so records an aborted poll had already
  * received come back after the visibility timeout, as after a crashed poller.
+ *
+ * `pause()` is Lambda's disabled event source mapping (`npm run ops -- pause`): no poller starts another
+ * receive, and records wait in the queue. Pending long polls are left to finish, never aborted (the emulator
+ * would still hand an aborted poll's records to nobody): the state is `Disabling` until every poller has
+ * stopped, then `Disabled`.
  */
 import {
   DeleteMessageBatchCommand,
@@ -80,9 +85,16 @@ export interface SqsEventSource {
   stop(): Promise<void>;
   /** Resolves once the queue holds no visible, in-flight or delayed message and no invocation runs. */
   waitUntilDrained(options?: WaitUntilDrainedOptions): Promise<void>;
+  /** Stops starting receives; pollers finish what they hold, then wait for `resume()`. */
+  pause(): void;
+  resume(): void;
+  /** In the words of Lambda's event source mapping states. */
+  readonly state: EventSourceState;
   /** Invocations running right now. */
   readonly activeInvocations: number;
 }
+
+export type EventSourceState = 'Enabled' | 'Disabling' | 'Disabled';
 
 const LAMBDA_LONG_POLL_SECONDS = 20;
 const SQS_MAX_MESSAGES_PER_RECEIVE = 10;
@@ -104,6 +116,10 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
   let running = false;
   let abort = new AbortController();
   let pollerLoops: Promise<void>[] = [];
+  /** Set while paused: resolved by `resume()` or `stop()`. */
+  let resumed: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Pollers waiting for `resumed`. */
+  let parked = 0;
   /** Pollers currently gathering or invoking, i.e. holding received records. */
   let busy = 0;
   let active = 0;
@@ -215,6 +231,12 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
 
   async function pollerLoop(): Promise<void> {
     while (running) {
+      if (resumed !== undefined) {
+        parked++;
+        await resumed.promise;
+        parked--;
+        continue;
+      }
       let messages: Message[];
       try {
         messages = await gatherBatch();
@@ -240,6 +262,20 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
       return active;
     },
 
+    get state(): EventSourceState {
+      if (resumed === undefined) return 'Enabled';
+      return parked === pollerLoops.length ? 'Disabled' : 'Disabling';
+    },
+
+    pause() {
+      resumed ??= resumeSignal();
+    },
+
+    resume() {
+      resumed?.resolve();
+      resumed = undefined;
+    },
+
     async start() {
       if (running) return;
       const attributes = await sqs.send(
@@ -257,7 +293,11 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
       if (!running) return;
       running = false;
       abort.abort();
+      const paused = resumed;
+      paused?.resolve();
       await Promise.all(pollerLoops);
+      // Still paused after a restart.
+      if (paused !== undefined && resumed === paused) resumed = resumeSignal();
       pollerLoops = [];
     },
 
@@ -282,6 +322,14 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
       }
     },
   };
+}
+
+function resumeSignal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
 }
 
 const TIMED_OUT = Symbol('timed out');

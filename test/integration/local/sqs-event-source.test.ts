@@ -15,6 +15,7 @@ import {
   type SqsEventSourceOptions,
 } from '../../../local/sqs-event-source.ts';
 import { createSqsClient, uniqueName } from '../../support/aws-clients.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 let client: SQSClient;
 const sources: SqsEventSource[] = [];
@@ -320,6 +321,49 @@ describe('SQS event source on fauxqs', () => {
       ApproximateNumberOfMessages: '0',
       ApproximateNumberOfMessagesNotVisible: '0',
     });
+  });
+
+  it('pauses like a disabled event source mapping: records wait in the queue until resume', async () => {
+    const { queueUrl } = await createQueue({ visibilityTimeout: 30 });
+    const { seen, handler } = recorder();
+    const { source } = start(queueUrl, handler);
+    await source.start();
+
+    source.pause();
+    // Both pollers are in a long poll, which is left to finish rather than aborted.
+    expect(source.state).toBe('Disabling');
+    await waitFor(() => source.state === 'Disabled', 5_000);
+    await sendBodies(queueUrl, ['a', 'b']);
+    await sleep(1_500);
+
+    expect(seen).toEqual([]);
+    const waiting = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+    );
+    expect(waiting.Attributes?.ApproximateNumberOfMessages).toBe('2');
+
+    source.resume();
+    expect(source.state).toBe('Enabled');
+    await source.waitUntilDrained({ timeoutMs: 10_000 });
+    expect(seen.map((record) => record.body).sort()).toEqual(['a', 'b']);
+  });
+
+  it('stays paused across stop and start', async () => {
+    const { queueUrl } = await createQueue({ visibilityTimeout: 30 });
+    const { seen, handler } = recorder();
+    const { source } = start(queueUrl, handler);
+    await source.start();
+    source.pause();
+    await source.stop();
+    await source.start();
+    await sendBodies(queueUrl, ['held']);
+    await waitFor(() => source.state === 'Disabled', 5_000);
+    await sleep(1_500);
+
+    expect(seen).toEqual([]);
+    source.resume();
+    await source.waitUntilDrained({ timeoutMs: 10_000 });
+    expect(seen.map((record) => record.body)).toEqual(['held']);
   });
 
   it('reports a queue that does not drain in time', async () => {
