@@ -20,6 +20,17 @@ export async function drainEvery(sources: Map<string, SqsEventSource>, timeoutMs
   await Promise.all([...sources.values()].map((source) => source.waitUntilDrained({ timeoutMs })));
 }
 
+/** Waits until one subscriber's queue is empty and its consumer idle, whatever the others do. */
+export async function drainSubscriber(
+  sources: Map<string, SqsEventSource>,
+  name: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const source = sources.get(name);
+  if (source === undefined) throw new Error(`No consumer started for ${name}.`);
+  await source.waitUntilDrained({ timeoutMs });
+}
+
 /** Exactly these keys were effected, each once. `keys` come from ids the test made, not from the extractor. */
 export function expectEveryKeyOnce(effects: Map<string, number>, keys: readonly string[], who: string): void {
   expect(keys.length).toBeGreaterThan(0);
