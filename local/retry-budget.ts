@@ -19,22 +19,29 @@ const NUMERIC = [
   'deadLetterRetentionDays',
 ] as const;
 
-const { values } = parseArgs({
-  options: {
-    ...Object.fromEntries(NUMERIC.map((name) => [name, { type: 'string' as const }])),
-    'write-docs': { type: 'boolean', default: false },
-  },
-});
+const OPTIONS = {
+  maxReceiveCount: { type: 'string' },
+  retryBaseDelaySeconds: { type: 'string' },
+  retryMaxDelaySeconds: { type: 'string' },
+  queueRetentionDays: { type: 'string' },
+  deadLetterRetentionDays: { type: 'string' },
+  'write-docs': { type: 'boolean', default: false },
+} as const;
 
-const input: Record<string, number> = {};
-for (const name of NUMERIC) {
-  const raw = values[name];
-  if (typeof raw !== 'string') continue;
-  input[name] = Number(raw);
+let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+try {
+  ({ values } = parseArgs({ options: OPTIONS }));
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
 }
 
+const input: PipelineSettingsInput = Object.fromEntries(
+  NUMERIC.flatMap((name) => (values[name] === undefined ? [] : [[name, Number(values[name])]])),
+);
+
 try {
-  const settings = resolveSettings(input as PipelineSettingsInput);
+  const settings = resolveSettings(input);
   const markdown = retryBudgetMarkdown(settings);
   if (values['write-docs']) {
     if (Object.keys(input).length > 0)

@@ -19,6 +19,10 @@ export const FAULT_KINDS = [
   'dynamodb-slow',
   /** A handler threw before its side effect. */
   'handler-error',
+  /** A handler threw `RetryLater` before its side effect (a downstream asked to be called later). */
+  'handler-retry-later',
+  /** A side effect refused because its backend was down (a downstream outage scenario). */
+  'backend-down',
   /** A handler took seconds, possibly past its invocation's deadline. */
   'handler-slow',
   /** SQS handed out a message that was still in flight. */
@@ -44,6 +48,8 @@ export interface FaultPlan {
   readonly answerLostRetriedShare: number;
   readonly dynamodbSlowRate: number;
   readonly handlerErrorRate: number;
+  /** Chance that a side effect is deferred with `RetryLater` instead. */
+  readonly handlerRetryLaterRate: number;
   readonly handlerSlowRate: number;
   readonly duplicateDeliveryRate: number;
   readonly staleHandleEffectRate: number;
@@ -67,8 +73,27 @@ export function drawFaultPlan(random: Prng): FaultPlan {
     sqsRequestFailureRate: random.pick([0, 0.2]),
     metaRetries: random.int(0, 3),
     ttlSweeps: random.int(0, 2),
+    // Drawn last: the draws above stay what they were for every seed.
+    handlerRetryLaterRate: random.pick([0, 0.1, 0.3]),
   };
 }
+
+/** No fault at all, for scenarios that inject one thing on purpose. */
+export const CALM_PLAN: FaultPlan = {
+  crashRate: 0,
+  dynamodbThrottleRate: 0,
+  dynamodbAnswerLostRate: 0,
+  answerLostRetriedShare: 0,
+  dynamodbSlowRate: 0,
+  handlerErrorRate: 0,
+  handlerRetryLaterRate: 0,
+  handlerSlowRate: 0,
+  duplicateDeliveryRate: 0,
+  staleHandleEffectRate: 0,
+  sqsRequestFailureRate: 0,
+  metaRetries: 0,
+  ttlSweeps: 0,
+};
 
 export class FaultTally {
   readonly counts = new Map<FaultKind, number>();

@@ -2,6 +2,10 @@
  * One schedule from one seed: the seed draws the settings, the fault plan and the workload; the real consumer
  * runs under the simulated event source until the schedule is quiescent (every body enqueued, every message
  * deleted or dead-lettered, no invocation running); then the invariants are checked. Same seed, same trace.
+ *
+ * With `outage`, the seed draws only the workload: the pipeline runs with the production defaults (timeouts,
+ * visibility timeout, retry budget) and no fault but a downstream outage from the schedule's start, during
+ * which every side effect refuses.
  */
 
 import type { BackoffSettings } from '../../contract/retry-budget.ts';
@@ -11,18 +15,18 @@ import type { ConsumerConfig } from '../../functions/consumer/create-consumer.ts
 import { buildConsumer, type ConsumerVariant } from './consumer-under-test.ts';
 import { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
 import { dynamoDbLink } from './dynamodb-link.ts';
-import { drawFaultPlan, type FaultPlan, FaultTally } from './faults.ts';
+import { CALM_PLAN, drawFaultPlan, type FaultPlan, FaultTally } from './faults.ts';
 import { checkInvariants, type InvariantReport, type Violation } from './invariants.ts';
 import { type EventSourceSettings, LambdaEventSource } from './lambda-event-source.ts';
 import { Prng } from './prng.ts';
-import { ProtocolJournal } from './protocol-journal.ts';
+import { type EffectRecord, ProtocolJournal } from './protocol-journal.ts';
 import { ReceiverArrivals } from './receiver-arrivals.ts';
 import { Scheduler } from './scheduler.ts';
 import { withSeededMathRandom } from './seeded-math-random.ts';
 import { route } from './simulated-clients.ts';
-import { simulatedHandlers } from './simulated-handlers.ts';
+import { type BackendOutage, simulatedHandlers } from './simulated-handlers.ts';
 import { DEAD_LETTER_QUEUE_URL, DELIVERY_QUEUE_URL, SqsLink } from './sqs-link.ts';
-import { type QueueSettings, StandardQueue } from './standard-queue.ts';
+import { type QueueMessage, type QueueSettings, StandardQueue } from './standard-queue.ts';
 import { Trace } from './trace.ts';
 import { scheduleTtlSweeps } from './ttl-sweeps.ts';
 import { generateWorkload, type Workload } from './workload.ts';
@@ -36,6 +40,14 @@ export interface ScheduleOptions {
   readonly seed: number;
   readonly variant?: ConsumerVariant;
   readonly maxSteps?: number;
+  readonly outage?: DownstreamOutage;
+}
+
+/** The side effects' backend is down for `durationMs` from the schedule's start. */
+export interface DownstreamOutage {
+  readonly durationMs: number;
+  /** It answers with this Retry-After (the handler throws `RetryLater`) rather than an error. */
+  readonly retryAfterSeconds?: number;
 }
 
 export interface ScheduleSettings extends EventSourceSettings {
@@ -55,7 +67,11 @@ export interface ScheduleResult {
   readonly virtualMs: number;
   readonly invocations: number;
   readonly effects: number;
+  /** Every side effect: its key and virtual time. */
+  readonly effectRecords: readonly EffectRecord[];
   readonly deadLetteredMessages: number;
+  /** The delivery queue's messages at the end (receive counts, states). */
+  readonly queueMessages: readonly QueueMessage[];
   readonly faults: FaultTally;
   readonly trace: Trace;
   readonly report: InvariantReport;
@@ -71,8 +87,20 @@ export function runSchedule(options: ScheduleOptions): Promise<ScheduleResult> {
 
 async function simulate(options: ScheduleOptions, random: Prng): Promise<ScheduleResult> {
   const variant = options.variant ?? 'product';
-  const plan = drawFaultPlan(random.fork('plan'));
-  const settings = drawSettings(random.fork('settings'), plan);
+  const drawnPlan = drawFaultPlan(random.fork('plan'));
+  const plan =
+    options.outage === undefined ? drawnPlan : { ...CALM_PLAN, metaRetries: drawnPlan.metaRetries };
+  const settings =
+    options.outage === undefined ? drawSettings(random.fork('settings'), plan) : productionSettings();
+  const outage: BackendOutage | undefined =
+    options.outage === undefined
+      ? undefined
+      : {
+          downUntil: SCHEDULE_START_MS + options.outage.durationMs,
+          ...(options.outage.retryAfterSeconds === undefined
+            ? {}
+            : { retryAfterSeconds: options.outage.retryAfterSeconds }),
+        };
   const scheduler = new Scheduler(SCHEDULE_START_MS, random.fork('ties'));
   const shared = {
     scheduler,
@@ -108,7 +136,11 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
         config: consumerConfig(settings),
         documentClient: clients.documentClient,
         sqs: clients.sqs,
-        handlers: simulatedHandlers({ ...shared, random: random.fork('handlers') }),
+        handlers: simulatedHandlers({
+          ...shared,
+          random: random.fork('handlers'),
+          ...(outage === undefined ? {} : { outage }),
+        }),
         clock: () => scheduler.now,
         sleep: (ms) => scheduler.sleep(scheduler.currentWorker, ms),
       }),
@@ -142,7 +174,9 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
     virtualMs: scheduler.now - SCHEDULE_START_MS,
     invocations: shared.journal.fates.size,
     effects: shared.journal.effects.length,
+    effectRecords: shared.journal.effects,
     deadLetteredMessages: queue.messages().filter((message) => message.state === 'dead-letter').length,
+    queueMessages: queue.messages(),
     faults: shared.faults,
     trace: shared.trace,
     report,
@@ -197,10 +231,29 @@ function drawSettings(random: Prng, plan: FaultPlan): ScheduleSettings {
       duplicateDeliveryRate: plan.duplicateDeliveryRate,
       staleHandleEffectRate: plan.staleHandleEffectRate,
     },
+    // Backoffs shorter and longer than the visibility timeout (18 or 30 s), in virtual seconds.
     retry: {
-      retryBaseDelaySeconds: DEFAULT_SETTINGS.retryBaseDelaySeconds,
-      retryMaxDelaySeconds: DEFAULT_SETTINGS.retryMaxDelaySeconds,
+      retryBaseDelaySeconds: random.pick([1, 2, 5]),
+      retryMaxDelaySeconds: random.pick([10, 30, 120]),
     },
+  };
+}
+
+/** What the construct deploys by default (`resolveSettings()`), one poller per concurrent invocation. */
+function productionSettings(): ScheduleSettings {
+  const s = DEFAULT_SETTINGS;
+  return {
+    pollers: s.maxConcurrency,
+    batchSize: s.batchSize,
+    functionTimeoutMs: s.consumerTimeoutSeconds * 1000,
+    leaseMarginMs: s.leaseMarginMs,
+    queue: {
+      visibilityTimeoutMs: s.visibilityTimeoutSeconds * 1000,
+      maxReceiveCount: s.maxReceiveCount,
+      duplicateDeliveryRate: 0,
+      staleHandleEffectRate: 0,
+    },
+    retry: { retryBaseDelaySeconds: s.retryBaseDelaySeconds, retryMaxDelaySeconds: s.retryMaxDelaySeconds },
   };
 }
 

@@ -2,10 +2,15 @@
  * The user's handlers in a schedule, written as the documentation tells users to write them: `onMessage` runs
  * its side effect; `onStatus` acts only when the ledger says the status `advanced` (README, DESIGN §3) and
  * records what it saw. A side effect is an operation that takes time and may fail before it does anything
- * (the handler contract: throw before the effect), or take seconds; when its invocation dies during it, the
- * effect may or may not have happened (a call already on the wire).
+ * (the handler contract: throw before the effect), defer it with `RetryLater` (a downstream Retry-After), or
+ * take seconds; when its invocation dies during it, the effect may or may not have happened (a call already
+ * on the wire). During a backend outage every effect refuses, with an error or a Retry-After.
  */
-import { defineWebhookHandlers, type WebhookHandlers } from '../../functions/consumer/handler-api.ts';
+import {
+  defineWebhookHandlers,
+  RetryLater,
+  type WebhookHandlers,
+} from '../../functions/consumer/handler-api.ts';
 import type { FaultPlan, FaultTally } from './faults.ts';
 import type { Prng } from './prng.ts';
 import type { ProtocolJournal } from './protocol-journal.ts';
@@ -19,6 +24,13 @@ export class InjectedHandlerError extends Error {
   }
 }
 
+/** The side effects' backend is down until `downUntil` (virtual epoch ms). */
+export interface BackendOutage {
+  readonly downUntil: number;
+  /** It answers with this Retry-After, which the handler passes on as `RetryLater`; otherwise an error. */
+  readonly retryAfterSeconds?: number;
+}
+
 export interface SimulatedHandlersOptions {
   readonly scheduler: Scheduler;
   readonly plan: FaultPlan;
@@ -26,14 +38,17 @@ export interface SimulatedHandlersOptions {
   readonly faults: FaultTally;
   readonly journal: ProtocolJournal;
   readonly trace: Trace;
+  readonly outage?: BackendOutage;
 }
 
 export function simulatedHandlers(options: SimulatedHandlersOptions): WebhookHandlers {
-  const { scheduler, plan, random, faults, journal, trace } = options;
+  const { scheduler, plan, random, faults, journal, trace, outage } = options;
+  const backendDown = () => outage !== undefined && scheduler.now < outage.downUntil;
 
   const sideEffect = (key: string): Promise<void> => {
     const worker = scheduler.currentWorker;
     const fails = random.chance(plan.handlerErrorRate);
+    const defersFor = random.chance(plan.handlerRetryLaterRate) ? random.int(0, 60) : undefined;
     const slow = random.chance(plan.handlerSlowRate);
     if (slow) faults.add('handler-slow');
     const label = `effect ${key}`;
@@ -47,11 +62,29 @@ export function simulatedHandlers(options: SimulatedHandlersOptions): WebhookHan
           trace.add(scheduler.now, worker, label, 'handler threw before its effect');
           throw new InjectedHandlerError(key);
         }
+        if (backendDown()) {
+          faults.add('backend-down');
+          const retryAfter = outage?.retryAfterSeconds;
+          trace.add(
+            scheduler.now,
+            worker,
+            label,
+            `backend down${retryAfter === undefined ? '' : `, Retry-After ${retryAfter}`}`,
+          );
+          throw retryAfter === undefined
+            ? new InjectedHandlerError(key)
+            : new RetryLater({ afterSeconds: retryAfter });
+        }
+        if (defersFor !== undefined) {
+          faults.add('handler-retry-later');
+          trace.add(scheduler.now, worker, label, `handler deferred it by ${defersFor} s before its effect`);
+          throw new RetryLater({ afterSeconds: defersFor, reason: 'simulated' });
+        }
         journal.effects.push({ key, worker, at: scheduler.now, atCrash: false });
         trace.add(scheduler.now, worker, label, 'effected');
       },
       abandon: () => {
-        const happened = !fails && random.chance(0.5);
+        const happened = !fails && defersFor === undefined && !backendDown() && random.chance(0.5);
         if (happened) journal.effects.push({ key, worker, at: scheduler.now, atCrash: true });
         trace.add(
           scheduler.now,

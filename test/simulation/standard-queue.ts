@@ -33,6 +33,8 @@ export interface QueueMessage {
   visibleAt: number;
   latestHandle: string | undefined;
   state: MessageState;
+  /** When the redrive moved it to the dead-letter queue. */
+  deadLetteredAt?: number;
 }
 
 export interface Delivery {
@@ -92,6 +94,7 @@ export class StandardQueue {
       if (message.receiveCount >= this.#settings.maxReceiveCount) {
         if (visible) {
           message.state = 'dead-letter';
+          message.deadLetteredAt = now;
           deadLettered.push(message);
         }
         continue;
