@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
  * CDK app. Settings come from context so that a deploy needs no code change, e.g.
- * `npx cdk deploy -c alarmTopicArn=arn:aws:sns:… -c existingSecretName=whatsapp/prod`.
+ * `npx cdk deploy -c alarmTopicArn=arn:aws:sns:… -c existingSecretName=whatsapp/prod`; the subscribers come
+ * from `bin/subscribers.ts`, which the local stack reads too.
  */
 import { App } from 'aws-cdk-lib';
 import { WhatsAppWebhookDedupStack } from '../lib/whatsapp-webhook-dedup-stack.ts';
+import { subscribers } from './subscribers.ts';
 
 const app = new App();
 
@@ -20,5 +22,6 @@ new WhatsAppWebhookDedupStack(app, contextString('stackName') ?? 'WhatsAppWebhoo
   pipeline: {
     existingSecretName: contextString('existingSecretName'),
     keyNamespace: contextString('keyNamespace'),
+    subscribers,
   },
 });

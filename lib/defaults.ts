@@ -105,7 +105,13 @@ export const WEBHOOK_SECRET_DEFAULTS = {
   },
 } as const satisfies SecretProps;
 
-/** SQS queue and DLQ: encrypted at rest with SQS-managed keys (no KMS cost or key policy), TLS only. */
+/**
+ * Days the quarantine queue keeps a body: the SQS maximum, since nothing else holds a copy and an operator may
+ * need the whole of it to fix the cause and requeue.
+ */
+export const QUARANTINE_RETENTION_DAYS = 14;
+
+/** SQS queues (delivery, DLQ, quarantine): encrypted at rest with SQS-managed keys (no KMS cost or key policy), TLS only. */
 export const QUEUE_DEFAULTS = {
   encryption: QueueEncryption.SQS_MANAGED,
   enforceSSL: true,

@@ -1,6 +1,20 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import { Token } from 'aws-cdk-lib';
 import { STATUS_LEDGER_MODES } from '../contract/environment.ts';
-import { type PipelineSettings, resolveSettings, UnsafeSettingsError } from '../contract/settings.ts';
+import {
+  type PipelineSettings,
+  type PipelineSettingsInput,
+  resolveSettings,
+  UnsafeSettingsError,
+} from '../contract/settings.ts';
+import { subscriberIdPart } from '../contract/stack-outputs.ts';
+import {
+  DEFAULT_SUBSCRIBER_NAME,
+  type ResolvedSubscriber,
+  resolveSubscribers,
+} from '../contract/subscribers.ts';
+import { DEFAULT_CONSUMER_ENTRY, PROJECT_ROOT } from './defaults.ts';
 import { resolveThresholds } from './monitoring/alarms.ts';
 import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup.ts';
 
@@ -13,13 +27,20 @@ const HTTP_API_INTEGRATION_TIMEOUT_SECONDS = 30;
 /** Namespace characters: it prefixes claim keys as `<ns>#<key>`, so `#` and `:` would make keys ambiguous. */
 const KEY_NAMESPACE_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/** The props, checked: the pipeline's settings and every subscriber with its own, in definition order. */
+export interface ValidatedProps {
+  readonly settings: PipelineSettings;
+  /** Never empty; without the `subscribers` prop, the one `default` subscriber of today's single consumer. */
+  readonly subscribers: readonly ResolvedSubscriber[];
+}
+
 /**
  * Every check of the construct's props, before any resource exists (so a refusal costs no bundling): the
- * pipeline settings and their combinations (`resolveSettings`, shared with the local stack), then what only
- * matters in AWS. Returns the resolved settings.
+ * pipeline settings and their combinations (`resolveSettings`, shared with the local stack), the subscribers
+ * (`resolveSubscribers`, shared too), then what only matters in AWS.
  */
-export function validateProps(props: WhatsAppWebhookDedupProps): PipelineSettings {
-  const settings = resolveSettings({
+export function validateProps(props: WhatsAppWebhookDedupProps): ValidatedProps {
+  const input: PipelineSettingsInput = {
     retentionDays: props.retentionDays,
     leaseMarginMs: props.leaseMarginMs,
     consumerTimeoutSeconds: props.consumerTimeoutSeconds,
@@ -29,12 +50,77 @@ export function validateProps(props: WhatsAppWebhookDedupProps): PipelineSetting
     maxConcurrency: props.maxConcurrency,
     visibilityTimeoutSeconds: props.visibilityTimeoutSeconds,
     maxReceiveCount: props.maxReceiveCount,
+    retryBaseDelaySeconds: props.retryBaseDelaySeconds,
+    retryMaxDelaySeconds: props.retryMaxDelaySeconds,
     maximumMessageSizeBytes: props.maximumMessageSizeBytes,
     queueRetentionDays: props.queueRetentionDays,
     deadLetterRetentionDays: props.deadLetterRetentionDays,
-  });
+  };
+  const settings = resolveSettings(input);
   validateInfrastructureProps(settings, props);
-  return settings;
+  const subscribers = resolveConstructSubscribers(props, input, settings);
+  for (const subscriber of subscribers) validateSubscriber(subscriber);
+  return { settings, subscribers };
+}
+
+/**
+ * Without `subscribers`, today's single consumer as the subscriber `default` (its entry, namespace and
+ * settings from the construct's props). With them, the construct-wide `statusLedger`, `claimUnhandledEvents`
+ * and `consumerMemorySize` are each subscriber's defaults; `consumerEntry` and `keyNamespace` describe one
+ * consumer, so they are refused rather than silently applied to one subscriber or to all.
+ */
+function resolveConstructSubscribers(
+  props: WhatsAppWebhookDedupProps,
+  input: PipelineSettingsInput,
+  settings: PipelineSettings,
+): ResolvedSubscriber[] {
+  if (props.subscribers === undefined) {
+    return [
+      {
+        name: DEFAULT_SUBSCRIBER_NAME,
+        entry: props.consumerEntry ?? DEFAULT_CONSUMER_ENTRY,
+        fields: undefined,
+        keyNamespace: props.keyNamespace,
+        settings,
+        statusLedger: props.statusLedger,
+        claimUnhandledEvents: props.claimUnhandledEvents,
+        memorySize: props.consumerMemorySize,
+      },
+    ];
+  }
+  const oneConsumerProps = (['consumerEntry', 'keyNamespace'] as const).filter(
+    (prop) => props[prop] !== undefined,
+  );
+  if (oneConsumerProps.length > 0) {
+    throw new UnsafeSettingsError(
+      `${oneConsumerProps.join(' and ')} describe the single default consumer: with subscribers, give each subscriber its own entry and keyNamespace instead.`,
+    );
+  }
+  const resolved = resolveSubscribers(props.subscribers, input).map((subscriber) => ({
+    ...subscriber,
+    entry: path.resolve(PROJECT_ROOT, subscriber.entry),
+    statusLedger: subscriber.statusLedger ?? props.statusLedger,
+    claimUnhandledEvents: subscriber.claimUnhandledEvents ?? props.claimUnhandledEvents,
+    memorySize: subscriber.memorySize ?? props.consumerMemorySize,
+  }));
+  const byIdPart = new Map<string, string>();
+  for (const { name } of resolved) {
+    const other = byIdPart.get(subscriberIdPart(name));
+    if (other !== undefined) {
+      throw new UnsafeSettingsError(
+        `Subscribers ${other} and ${name} would share the construct id and stack output keys ${subscriberIdPart(name)}…: rename one.`,
+      );
+    }
+    byIdPart.set(subscriberIdPart(name), name);
+  }
+  for (const { name, entry } of resolved) {
+    if (!existsSync(entry)) {
+      throw new UnsafeSettingsError(
+        `Subscriber ${name}: entry ${path.relative(PROJECT_ROOT, entry)} does not exist (entries are paths from the project root, ${PROJECT_ROOT}).`,
+      );
+    }
+  }
+  return resolved;
 }
 
 /** Checks that only matter in AWS (the local stack has no API Gateway or throttling). */
@@ -44,16 +130,8 @@ function validateInfrastructureProps(s: PipelineSettings, props: WhatsAppWebhook
       `receiverTimeoutSeconds is ${s.receiverTimeoutSeconds}, but API Gateway gives up after ${HTTP_API_INTEGRATION_TIMEOUT_SECONDS} s and answers 503 while the receiver may still enqueue: use at most ${HTTP_API_INTEGRATION_TIMEOUT_SECONDS - 1}.`,
     );
   }
-  if (s.deadLetterRetentionDays < s.queueRetentionDays) {
-    throw new UnsafeSettingsError(
-      `deadLetterRetentionDays (${s.deadLetterRetentionDays}) is shorter than queueRetentionDays (${s.queueRetentionDays}): SQS keeps a redriven message's original enqueue time, so it could expire in the DLQ before anyone sees it.`,
-    );
-  }
-  if (props.keyNamespace !== undefined && !KEY_NAMESPACE_PATTERN.test(props.keyNamespace)) {
-    throw new UnsafeSettingsError(
-      `keyNamespace "${props.keyNamespace}" must be 1 to 64 letters, digits, "_", "." or "-": it prefixes claim keys as <ns>#<key>.`,
-    );
-  }
+  checkDeadLetterRetention(s, '');
+  if (props.keyNamespace !== undefined) checkKeyNamespace(props.keyNamespace, '');
   const rate = props.throttlingRateLimit;
   const burst = props.throttlingBurstLimit;
   if (
@@ -64,17 +142,45 @@ function validateInfrastructureProps(s: PipelineSettings, props: WhatsAppWebhook
       'throttlingRateLimit must be > 0 and throttlingBurstLimit a positive integer: 0 would reject every webhook.',
     );
   }
-  // The consumer would refuse any other value only when it starts; refuse it at synth instead.
-  if (props.statusLedger !== undefined && !STATUS_LEDGER_MODES.includes(props.statusLedger)) {
-    throw new UnsafeSettingsError(
-      `statusLedger is "${String(props.statusLedger)}": use one of ${STATUS_LEDGER_MODES.join(', ')}.`,
-    );
-  }
+  if (props.statusLedger !== undefined) checkStatusLedger(props.statusLedger, '');
   // Alarm thresholds are checked here too, so that a bad value fails before anything is bundled.
   resolveThresholds(props.alarmThresholds);
   if (props.existingSecretName !== undefined && !Token.isUnresolved(props.existingSecretName)) {
     if (props.existingSecretName.trim() === '') {
       throw new UnsafeSettingsError('existingSecretName is empty: omit it to create a secret.');
     }
+  }
+}
+
+/** The same AWS-only checks on one subscriber's own settings and namespace. */
+function validateSubscriber(subscriber: ResolvedSubscriber): void {
+  const context = `Subscriber ${subscriber.name}: `;
+  checkDeadLetterRetention(subscriber.settings, context);
+  if (subscriber.keyNamespace !== undefined) checkKeyNamespace(subscriber.keyNamespace, context);
+  if (subscriber.statusLedger !== undefined) checkStatusLedger(subscriber.statusLedger, context);
+}
+
+function checkDeadLetterRetention(s: PipelineSettings, context: string): void {
+  if (s.deadLetterRetentionDays < s.queueRetentionDays) {
+    throw new UnsafeSettingsError(
+      `${context}deadLetterRetentionDays (${s.deadLetterRetentionDays}) is shorter than queueRetentionDays (${s.queueRetentionDays}): SQS keeps a redriven message's original enqueue time, so it could expire in the DLQ before anyone sees it.`,
+    );
+  }
+}
+
+function checkKeyNamespace(keyNamespace: string, context: string): void {
+  if (!KEY_NAMESPACE_PATTERN.test(keyNamespace)) {
+    throw new UnsafeSettingsError(
+      `${context}keyNamespace "${keyNamespace}" must be 1 to 64 letters, digits, "_", "." or "-": it prefixes claim keys as <ns>#<key>.`,
+    );
+  }
+}
+
+// The consumer would refuse any other value only when it starts; refuse it at synth instead.
+function checkStatusLedger(mode: string, context: string): void {
+  if (!(STATUS_LEDGER_MODES as readonly string[]).includes(mode)) {
+    throw new UnsafeSettingsError(
+      `${context}statusLedger is "${mode}": use one of ${STATUS_LEDGER_MODES.join(', ')}.`,
+    );
   }
 }

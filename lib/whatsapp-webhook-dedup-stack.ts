@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { STACK_OUTPUT, subscriberOutputKeys } from '../contract/stack-outputs.ts';
 import { WhatsAppWebhookDedup, type WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup.ts';
 
 export interface WhatsAppWebhookDedupStackProps extends StackProps {
@@ -17,9 +18,11 @@ export interface WhatsAppWebhookDedupStackProps extends StackProps {
 }
 
 /**
- * The deployable stack: the pipeline plus the three outputs a user needs after `cdk deploy` (the callback URL
- * for the Meta app, the secret to fill in, the dashboard). Environment-agnostic, no lookups, so that
- * `cdk synth` runs offline without credentials.
+ * The deployable stack: the pipeline plus the outputs a user needs after `cdk deploy` (the callback URL for the
+ * Meta app, the secret to fill in, the dashboard) and those the ops CLI reads (the quarantine queue, the claim
+ * table, and each subscriber's queues, consumer and event source mapping), under the keys of
+ * `contract/stack-outputs.ts`. Environment-agnostic, no lookups, so that `cdk synth` runs offline without
+ * credentials.
  */
 export class WhatsAppWebhookDedupStack extends Stack {
   public readonly pipeline: WhatsAppWebhookDedup;
@@ -29,24 +32,57 @@ export class WhatsAppWebhookDedupStack extends Stack {
     const alarmTopic =
       props.pipeline?.alarmTopic ??
       (props.alarmTopicArn ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn) : undefined);
-    this.pipeline = new WhatsAppWebhookDedup(this, 'Webhook', { ...props.pipeline, alarmTopic });
+    const pipeline = new WhatsAppWebhookDedup(this, 'Webhook', { ...props.pipeline, alarmTopic });
+    this.pipeline = pipeline;
 
-    new CfnOutput(this, 'WebhookUrl', {
-      description: 'Callback URL for the Meta app (WhatsApp > Configuration > Webhook).',
-      value: this.pipeline.webhookUrl,
-    });
-    new CfnOutput(this, 'WebhookSecretName', {
-      description: 'Secrets Manager secret holding {"appSecrets": [...], "verifyToken": "..."}.',
-      value: this.pipeline.webhookSecretName,
-    });
-    new CfnOutput(this, 'DashboardUrl', {
-      description: 'CloudWatch dashboard of the pipeline.',
-      value: this.pipeline.dashboardUrl,
-    });
-    new CfnOutput(this, 'ReceiverFunctionName', {
-      description:
-        'Receiver Lambda (restart its containers after a secret rotation to skip the 5-minute cache).',
-      value: this.pipeline.receiverFunction.functionName,
-    });
+    const output = (key: string, description: string, value: string) =>
+      new CfnOutput(this, key, { description, value });
+    output(
+      STACK_OUTPUT.webhookUrl,
+      'Callback URL for the Meta app (WhatsApp > Configuration > Webhook).',
+      pipeline.webhookUrl,
+    );
+    output(
+      STACK_OUTPUT.webhookSecretName,
+      'Secrets Manager secret holding {"appSecrets": [...], "verifyToken": "..."}.',
+      pipeline.webhookSecretName,
+    );
+    output(STACK_OUTPUT.dashboardUrl, 'CloudWatch dashboard of the pipeline.', pipeline.dashboardUrl);
+    output(
+      STACK_OUTPUT.receiverFunctionName,
+      'Receiver Lambda (restart its containers after a secret rotation to skip the 5-minute cache).',
+      pipeline.receiverFunction.functionName,
+    );
+    output(
+      STACK_OUTPUT.quarantineQueueUrl,
+      'Quarantine queue: bodies the receiver or a consumer could not process as they are.',
+      pipeline.quarantineQueue.queueUrl,
+    );
+    output(
+      STACK_OUTPUT.claimTableName,
+      'DynamoDB table of the claims and the status ledger.',
+      pipeline.claimTable.tableName,
+    );
+    output(
+      STACK_OUTPUT.subscriberNames,
+      'The subscribers, comma-separated; each has the outputs <Name>DeliveryQueueUrl, <Name>DeadLetterQueueUrl, <Name>ConsumerFunctionName, <Name>EventSourceMappingId.',
+      pipeline.subscribers.map(({ name }) => name).join(','),
+    );
+    for (const subscriber of pipeline.subscribers) {
+      const keys = subscriberOutputKeys(subscriber.name);
+      const of = `Subscriber ${subscriber.name}:`;
+      output(keys.deliveryQueueUrl, `${of} delivery queue.`, subscriber.deliveryQueue.queueUrl);
+      output(
+        keys.deadLetterQueueUrl,
+        `${of} dead-letter queue (records that failed maxReceiveCount times).`,
+        subscriber.deadLetterQueue.queueUrl,
+      );
+      output(keys.consumerFunctionName, `${of} consumer Lambda.`, subscriber.consumerFunction.functionName);
+      output(
+        keys.eventSourceMappingId,
+        `${of} UUID of the consumer's event source mapping (disable it to pause the consumer).`,
+        subscriber.eventSource.eventSourceMappingId,
+      );
+    }
   }
 }

@@ -1,7 +1,8 @@
 /**
  * `WhatsAppWebhookDedup`: the whole pipeline of docs/design.md §2–§5 as one construct. HTTP API → receiver Lambda
- * (verifies the signature, enqueues) → SQS → consumer Lambda (claims each event in DynamoDB, runs the side
- * effect once) → DLQ for what cannot be processed; plus a dashboard and alarms.
+ * (verifies the signature, enqueues to every subscriber's queue) → per subscriber: SQS → consumer Lambda (claims
+ * each event in DynamoDB under the subscriber's namespace, runs the side effect once) → its DLQ for records that
+ * keep failing; one quarantine queue for bodies that cannot be processed as they are; a dashboard and alarms.
  *
  * The props are checked in one call before anything is built (`validate-props.ts`); each part is then built
  * by its own builder (`builders/`) from the secure defaults of `defaults.ts`.
@@ -18,14 +19,20 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { StatusLedgerMode } from '../contract/environment.ts';
 import type { PipelineSettings } from '../contract/settings.ts';
+import type { SubscriberDefinitions } from '../contract/subscribers.ts';
 import { buildClaimTable } from './builders/claim-table.ts';
-import { buildConsumer } from './builders/consumer.ts';
-import { buildQueues } from './builders/queues.ts';
+import { buildQuarantineQueue } from './builders/queues.ts';
 import { buildReceiver } from './builders/receiver.ts';
+import { buildSubscribers, type WebhookSubscriber } from './builders/subscriber.ts';
 import { buildWebhookApi } from './builders/webhook-api.ts';
 import { buildWebhookSecret } from './builders/webhook-secret.ts';
 import { DEFAULT_LOG_LEVEL, DEFAULT_LOG_RETENTION } from './defaults.ts';
-import type { WebhookAlarms, WebhookAlarmThresholds } from './monitoring/alarms.ts';
+import type {
+  PipelineAlarms,
+  SubscriberAlarms,
+  WebhookAlarms,
+  WebhookAlarmThresholds,
+} from './monitoring/alarms.ts';
 import { WebhookMonitoring } from './monitoring/webhook-monitoring.ts';
 import { validateProps } from './validate-props.ts';
 
@@ -79,12 +86,24 @@ export interface WhatsAppWebhookDedupProps {
    */
   readonly visibilityTimeoutSeconds?: number;
   /**
-   * Receives before a record moves to the DLQ; values below 5 are refused.
-   * @default 5
+   * Receives before a record moves to the DLQ. With the retry delays it sets how long a downstream outage
+   * records ride out (docs/consumer.md, "Retry budget"): values below 5, or too few to ride out a day-long
+   * outage, or so many that a record could outlive the queues' retention, are refused.
+   * @default 60
    */
   readonly maxReceiveCount?: number;
   /**
-   * Largest SQS message the receiver writes (set explicitly on both queues); bigger deliveries are split on
+   * Ceiling in seconds of the delay before a failed record's second receive; it doubles with each receive.
+   * @default 30
+   */
+  readonly retryBaseDelaySeconds?: number;
+  /**
+   * Ceiling in seconds of every delay the consumer sets on a failed record, backoff and `RetryLater` alike.
+   * @default 3600
+   */
+  readonly retryMaxDelaySeconds?: number;
+  /**
+   * Largest SQS message the receiver writes (set explicitly on every queue); bigger deliveries are split on
    * event boundaries. 1,024 to 1,048,576.
    * @default 262144
    */
@@ -102,7 +121,7 @@ export interface WhatsAppWebhookDedupProps {
   readonly deadLetterRetentionDays?: number;
   /**
    * Prefix of the claim keys (`<ns>#<key>`), so that several consumers can share one table.
-   * Letters, digits, `_`, `.`, `-`.
+   * Letters, digits, `_`, `.`, `-`. Refused with `subscribers`, where each subscriber has its own.
    * @default - no prefix
    */
   readonly keyNamespace?: string;
@@ -157,12 +176,13 @@ export interface WhatsAppWebhookDedupProps {
    */
   readonly receiverMemorySize?: number;
   /**
-   * Consumer memory in MB.
+   * Consumer memory in MB; with `subscribers`, of every subscriber that does not set its own `memorySize`.
    * @default 512
    */
   readonly consumerMemorySize?: number;
   /**
    * Path of the consumer's entry file (exporting `handler`), for users who wire their own side effects.
+   * Refused with `subscribers`, where each subscriber names its own `entry`.
    * @default - `functions/consumer.ts` of this project
    */
   readonly consumerEntry?: string;
@@ -174,29 +194,50 @@ export interface WhatsAppWebhookDedupProps {
   /**
    * When the consumer records message statuses in the status ledger (docs/design.md §3): `'with-handler'`
    * only when its handlers include `onStatus`; `'always'` for every status, for the ledger view alone (each
-   * status then costs a claim, a ledger write and a completion).
+   * status then costs a claim, a ledger write and a completion). With `subscribers`, the mode of every
+   * subscriber that does not set its own.
    * @default 'with-handler'
    */
   readonly statusLedger?: StatusLedgerMode;
   /**
    * Whether the consumer claims events whose kind has no handler. `true` records each as done with one write,
    * so that its duplicates are still classified and counted (the duplicate rate per field is the early
-   * warning of slow acknowledgements); `false` skips them: no write, and no duplicate counts for them.
+   * warning of slow acknowledgements); `false` skips them: no write, and no duplicate counts for them. With
+   * `subscribers`, the choice of every subscriber that does not make its own.
    * @default true
    */
   readonly claimUnhandledEvents?: boolean;
+  /**
+   * The systems this webhook feeds (docs/design.md §7): each subscriber gets its own queue, DLQ, consumer
+   * (its `entry`), event source mapping, claim namespace (its name unless it sets `keyNamespace`), alarms and
+   * dashboard row, and receives only the fields it lists. The pipeline's settings above are every
+   * subscriber's defaults; its own `settings` override them.
+   *
+   * A subscriber named `default` keeps the resources of a stack deployed without `subscribers` (same
+   * construct ids), so adding subscribers beside it replaces nothing; set its `keyNamespace: ''` to keep
+   * its unprefixed claims too.
+   * @default - one subscriber, `default`: `consumerEntry` with unprefixed claim keys (or `keyNamespace`)
+   */
+  readonly subscribers?: SubscriberDefinitions;
 }
 
 export class WhatsAppWebhookDedup extends Construct {
-  /** The resolved, validated pipeline settings. */
+  /** The resolved, validated pipeline settings (each subscriber's own are in `subscribers`). */
   public readonly settings: PipelineSettings;
   public readonly httpApi: HttpApi;
   /** `https://<api-id>.execute-api.<region>.amazonaws.com/webhook`: the callback URL for the Meta app. */
   public readonly webhookUrl: string;
   public readonly receiverFunction: NodejsFunction;
+  /** Every subscriber's resources, in definition order; one, `default`, without the `subscribers` prop. */
+  public readonly subscribers: readonly WebhookSubscriber[];
+  /** The first subscriber's consumer (the only one without the `subscribers` prop). */
   public readonly consumerFunction: NodejsFunction;
+  /** The first subscriber's delivery queue. */
   public readonly deliveryQueue: Queue;
+  /** The first subscriber's dead-letter queue. */
   public readonly deadLetterQueue: Queue;
+  /** Bodies the receiver or a consumer quarantined, for every subscriber. */
+  public readonly quarantineQueue: Queue;
   public readonly claimTable: TableV2;
   public readonly webhookSecret: ISecret;
   /** The value the receiver passes as `SecretId`: the created secret's ARN, or the imported secret's name. */
@@ -204,24 +245,37 @@ export class WhatsAppWebhookDedup extends Construct {
   /** The secret's name, as users pass it to `aws secretsmanager put-secret-value --secret-id`. */
   public readonly webhookSecretName: string;
   public readonly dashboard: Dashboard;
+  /** The pipeline's alarms with the first subscriber's. */
   public readonly alarms: WebhookAlarms;
+  /** The receiver, API, claim-table and quarantine alarms. */
+  public readonly pipelineAlarms: PipelineAlarms;
+  /** Subscriber name → its alarms. */
+  public readonly subscriberAlarms: Readonly<Record<string, SubscriberAlarms>>;
 
   constructor(scope: Construct, id: string, props: WhatsAppWebhookDedupProps = {}) {
     super(scope, id);
-    this.settings = validateProps(props);
+    const validated = validateProps(props);
+    this.settings = validated.settings;
     const logs = {
       logRetention: props.logRetention ?? DEFAULT_LOG_RETENTION,
       logLevel: props.logLevel ?? DEFAULT_LOG_LEVEL,
     };
 
-    const queues = buildQueues(this, this.settings);
-    this.deliveryQueue = queues.deliveryQueue;
-    this.deadLetterQueue = queues.deadLetterQueue;
-
+    this.quarantineQueue = buildQuarantineQueue(this, this.settings);
     this.claimTable = buildClaimTable(this, {
       removalPolicy: props.tableRemovalPolicy,
       deletionProtection: props.tableDeletionProtection,
     });
+
+    this.subscribers = buildSubscribers(this, validated.subscribers, {
+      ...logs,
+      claimTable: this.claimTable,
+      quarantineQueue: this.quarantineQueue,
+    });
+    const first = this.subscribers[0] as WebhookSubscriber;
+    this.consumerFunction = first.consumerFunction;
+    this.deliveryQueue = first.deliveryQueue;
+    this.deadLetterQueue = first.deadLetterQueue;
 
     const secret = buildWebhookSecret(this, props.existingSecretName);
     this.webhookSecret = secret.secret;
@@ -231,21 +285,10 @@ export class WhatsAppWebhookDedup extends Construct {
     this.receiverFunction = buildReceiver(this, {
       ...logs,
       settings: this.settings,
-      queues,
+      subscribers: this.subscribers,
+      quarantineQueue: this.quarantineQueue,
       secret,
       memorySize: props.receiverMemorySize,
-    });
-
-    this.consumerFunction = buildConsumer(this, {
-      ...logs,
-      settings: this.settings,
-      queues,
-      claimTable: this.claimTable,
-      entry: props.consumerEntry,
-      memorySize: props.consumerMemorySize,
-      keyNamespace: props.keyNamespace,
-      statusLedger: props.statusLedger,
-      claimUnhandledEvents: props.claimUnhandledEvents,
     });
 
     const api = buildWebhookApi(this, {
@@ -260,16 +303,20 @@ export class WhatsAppWebhookDedup extends Construct {
     const monitoring = new WebhookMonitoring(this, 'Monitoring', {
       httpApi: this.httpApi,
       receiverFunction: this.receiverFunction,
-      consumerFunction: this.consumerFunction,
-      deliveryQueue: this.deliveryQueue,
-      deadLetterQueue: this.deadLetterQueue,
       claimTable: this.claimTable,
+      quarantineQueue: this.quarantineQueue,
+      subscribers: this.subscribers,
       thresholds: props.alarmThresholds,
       alarmTopic: props.alarmTopic,
       dashboardName: props.dashboardName,
     });
     this.dashboard = monitoring.dashboard;
-    this.alarms = monitoring.alarms;
+    this.pipelineAlarms = monitoring.pipelineAlarms;
+    this.subscriberAlarms = monitoring.subscriberAlarms;
+    this.alarms = {
+      ...this.pipelineAlarms,
+      ...(monitoring.subscriberAlarms[first.name] as SubscriberAlarms),
+    };
   }
 
   /** Console URL of the dashboard (commercial partition). */

@@ -18,9 +18,16 @@ import { fanOutRegion } from './fan-out-table.ts';
 import { dollars, markdownTable, n, wrap, wrapItem } from './table.ts';
 
 /** Alarm metrics of the default stack; test/infra/monitoring.test.ts checks the number against the template. */
-export const ALARM_METRICS = 29;
+export const ALARM_METRICS = 31;
 const ALARM_BREAKDOWN =
-  '10 single-metric alarms + 5 metric-math alarms (duplicate rate and handler error rate read 6 metrics each, claim-table throttles and system errors 3 each, DLQ growth 1)';
+  '11 single-metric alarms + 6 metric-math alarms (duplicate rate and handler error rate read 6 metrics each, claim-table throttles and system errors 3 each, DLQ and quarantine growth 1 each)';
+/**
+ * Alarm metrics each subscriber beyond the first adds (its own queue, DLQ, consumer and handler alarms);
+ * test/infra/subscribers.test.ts checks the number against a three-subscriber template.
+ */
+export const SUBSCRIBER_ALARM_METRICS = 19;
+const SUBSCRIBER_ALARM_BREAKDOWN =
+  '6 single-metric alarms + 3 metric-math alarms (duplicate rate and handler error rate read 6 metrics each, DLQ growth 1)';
 
 const perMillion = (price: number, digits = 2) => dollars(price * 1e6, digits);
 
@@ -203,6 +210,10 @@ export function fixedRegion(): string {
       [
         `Alarms: ${ALARM_BREAKDOWN} = ${ALARM_METRICS} alarm metrics`,
         dollars(ALARM_METRICS * c.perAlarmMetricMonth),
+      ],
+      [
+        `Each subscriber beyond the first, its alarms: ${SUBSCRIBER_ALARM_BREAKDOWN} = ${SUBSCRIBER_ALARM_METRICS} alarm metrics`,
+        `+${dollars(SUBSCRIBER_ALARM_METRICS * c.perAlarmMetricMonth)}`,
       ],
       [
         `Custom metrics: one per metric name × \`Field\` value that reported during the month; typically ${metrics[0]}–${metrics[1]} (messages/statuses/errors fresh and duplicate, receiver and consumer counts, the odd management field)`,

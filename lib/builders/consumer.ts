@@ -5,85 +5,89 @@ import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { consumerEnvironment, type StatusLedgerMode } from '../../contract/environment.ts';
-import type { PipelineSettings } from '../../contract/settings.ts';
-import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
-import { DEFAULT_CONSUMER_ENTRY, DEFAULT_CONSUMER_MEMORY_MB } from '../defaults.ts';
+import { consumerEnvironment } from '../../contract/environment.ts';
+import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
+import { DEFAULT_CONSUMER_MEMORY_MB } from '../defaults.ts';
+import { claimTableWriteStatements } from './claim-table-access.ts';
 import { buildLambdaFunction } from './lambda-function.ts';
-import type { PipelineQueues } from './queues.ts';
+import type { SubscriberQueues } from './queues.ts';
 
 export interface ConsumerOptions {
-  readonly settings: PipelineSettings;
-  readonly queues: PipelineQueues;
+  /** The subscriber this consumer runs for: entry, fields, namespace, settings, ledger and memory choices. */
+  readonly subscriber: ResolvedSubscriber;
+  readonly queues: SubscriberQueues;
+  readonly quarantineQueue: IQueue;
   readonly claimTable: TableV2;
+  /** The other subscribers' namespaces (an unprefixed consumer is denied writes under them). */
+  readonly otherNamespaces: readonly string[];
   readonly logRetention: RetentionDays;
   readonly logLevel: LogLevel;
-  /** @default DEFAULT_CONSUMER_ENTRY */
-  readonly entry?: string;
-  /** @default DEFAULT_CONSUMER_MEMORY_MB */
-  readonly memorySize?: number;
-  /** @default - no namespace */
-  readonly keyNamespace?: string;
-  /** @default - no variable: the consumer's own default */
-  readonly statusLedger?: StatusLedgerMode;
-  /** @default - no variable: the consumer's own default */
-  readonly claimUnhandledEvents?: boolean;
+}
+
+export interface BuiltConsumer {
+  readonly consumerFunction: NodejsFunction;
+  /** Its SQS event source: `eventSourceMappingId` is what pausing the consumer disables. */
+  readonly eventSource: SqsEventSource;
 }
 
 /**
- * The consumer Lambda, fed by the delivery queue, allowed to write claims and the ledger and to quarantine
- * records in the DLQ.
+ * One subscriber's consumer Lambda (`Consumer` in `scope`), fed by its delivery queue, allowed to write the
+ * claims and ledger entries of its own namespace and to quarantine records in the pipeline's quarantine queue.
  */
-export function buildConsumer(scope: Construct, options: ConsumerOptions): NodejsFunction {
-  const { settings, queues, claimTable } = options;
+export function buildConsumer(scope: Construct, options: ConsumerOptions): BuiltConsumer {
+  const { subscriber, queues, claimTable } = options;
+  const { settings } = subscriber;
   const { lambdaFunction, role } = buildLambdaFunction(scope, 'Consumer', {
-    description: 'WhatsApp webhook consumer: claims each event once in DynamoDB and runs its side effect.',
-    entry: options.entry ?? DEFAULT_CONSUMER_ENTRY,
-    memorySize: options.memorySize ?? DEFAULT_CONSUMER_MEMORY_MB,
+    description:
+      subscriber.name === DEFAULT_SUBSCRIBER_NAME
+        ? 'WhatsApp webhook consumer: claims each event once in DynamoDB and runs its side effect.'
+        : `WhatsApp webhook consumer of subscriber ${subscriber.name}: claims each event once in DynamoDB and runs its side effect.`,
+    entry: subscriber.entry,
+    memorySize: subscriber.memorySize ?? DEFAULT_CONSUMER_MEMORY_MB,
     timeoutSeconds: settings.consumerTimeoutSeconds,
     logRetention: options.logRetention,
     environment: consumerEnvironment({
       logLevel: options.logLevel,
       tableName: claimTable.tableName,
-      keyNamespace: options.keyNamespace,
-      subscriberName: DEFAULT_SUBSCRIBER_NAME,
-      quarantineQueueUrl: queues.deadLetterQueue.queueUrl,
+      subscriberName: subscriber.name,
+      fields: subscriber.fields,
+      keyNamespace: subscriber.keyNamespace,
+      quarantineQueueUrl: options.quarantineQueue.queueUrl,
       deliveryQueueUrl: queues.deliveryQueue.queueUrl,
       retentionDays: settings.retentionDays,
       leaseMarginMs: settings.leaseMarginMs,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
-      statusLedger: options.statusLedger,
-      claimUnhandledEvents: options.claimUnhandledEvents,
+      statusLedger: subscriber.statusLedger,
+      claimUnhandledEvents: subscriber.claimUnhandledEvents,
+      retryBaseDelaySeconds: settings.retryBaseDelaySeconds,
+      retryMaxDelaySeconds: settings.retryMaxDelaySeconds,
     }),
   });
-  // Claim (conditional Put), complete (conditional Update), release (conditional Delete), and the status
-  // ledger's Update; a failed condition returns the old item, so no read permission is needed.
-  role.addToPrincipalPolicy(
-    new PolicyStatement({
-      sid: 'ClaimAndLedgerWrites',
-      effect: Effect.ALLOW,
-      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-      resources: [claimTable.tableArn],
-    }),
-  );
+  for (const statement of claimTableWriteStatements({
+    tableArn: claimTable.tableArn,
+    keyNamespace: subscriber.keyNamespace,
+    otherNamespaces: options.otherNamespaces,
+  })) {
+    role.addToPrincipalPolicy(statement);
+  }
   role.addToPrincipalPolicy(
     new PolicyStatement({
       sid: 'QuarantineRecords',
       effect: Effect.ALLOW,
       actions: ['sqs:SendMessage'],
-      resources: [queues.deadLetterQueue.queueArn],
+      resources: [options.quarantineQueue.queueArn],
     }),
   );
   // The event source mapping grants itself Receive/Delete/ChangeMessageVisibility/GetQueueAttributes on the
   // delivery queue (Queue.grantConsumeMessages), scoped to that queue.
-  lambdaFunction.addEventSource(
-    new SqsEventSource(queues.deliveryQueue, {
-      batchSize: settings.batchSize,
-      maxBatchingWindow: Duration.seconds(settings.maxBatchingWindowSeconds),
-      maxConcurrency: settings.maxConcurrency,
-      reportBatchItemFailures: true,
-    }),
-  );
-  return lambdaFunction;
+  const eventSource = new SqsEventSource(queues.deliveryQueue, {
+    batchSize: settings.batchSize,
+    maxBatchingWindow: Duration.seconds(settings.maxBatchingWindowSeconds),
+    maxConcurrency: settings.maxConcurrency,
+    reportBatchItemFailures: true,
+  });
+  lambdaFunction.addEventSource(eventSource);
+  return { consumerFunction: lambdaFunction, eventSource };
 }

@@ -1,22 +1,26 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { PipelineSettings } from '../../contract/settings.ts';
-import { QUEUE_DEFAULTS } from '../defaults.ts';
+import { QUARANTINE_RETENTION_DAYS, QUEUE_DEFAULTS } from '../defaults.ts';
 
-export interface PipelineQueues {
-  /** What the receiver enqueues and the consumer reads. */
+/** One subscriber's queues. */
+export interface SubscriberQueues {
+  /** What the receiver enqueues for this subscriber and its consumer reads. */
   readonly deliveryQueue: Queue;
-  /** Records the consumer gave up on, and bodies quarantined by either function. */
+  /** This subscriber's records that failed `maxReceiveCount` times (SQS redrive), and nothing else. */
   readonly deadLetterQueue: Queue;
 }
 
-/** The delivery queue and its dead-letter queue, both with the secure defaults of `QUEUE_DEFAULTS`. */
-export function buildQueues(scope: Construct, settings: PipelineSettings): PipelineQueues {
+/**
+ * A subscriber's delivery queue and its dead-letter queue (`DeliveryQueue`, `DeadLetterQueue` in `scope`),
+ * from that subscriber's settings, with the secure defaults of `QUEUE_DEFAULTS`.
+ */
+export function buildSubscriberQueues(scope: Construct, settings: PipelineSettings): SubscriberQueues {
   const deadLetterQueue = new Queue(scope, 'DeadLetterQueue', {
     ...QUEUE_DEFAULTS,
     retentionPeriod: Duration.days(settings.deadLetterRetentionDays),
-    // Redrive moves whole messages here, and quarantined bodies are written here directly.
+    // Redrive moves whole messages here.
     maxMessageSizeBytes: settings.maximumMessageSizeBytes,
   });
   const deliveryQueue = new Queue(scope, 'DeliveryQueue', {
@@ -27,4 +31,24 @@ export function buildQueues(scope: Construct, settings: PipelineSettings): Pipel
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
   });
   return { deliveryQueue, deadLetterQueue };
+}
+
+/**
+ * The pipeline's quarantine queue: bodies either function cannot process as they are (invalid JSON, not an
+ * envelope, too large for a message, refused by a queue). No redrive policy: nothing consumes it, an operator
+ * reads, requeues or deletes what it holds. Kept apart from the DLQs so that a DLQ redrive never re-sends a
+ * quarantined body into a consumer.
+ */
+export function buildQuarantineQueue(scope: Construct, settings: PipelineSettings): Queue {
+  const queue = new Queue(scope, 'QuarantineQueue', {
+    ...QUEUE_DEFAULTS,
+    retentionPeriod: Duration.days(QUARANTINE_RETENTION_DAYS),
+    maxMessageSizeBytes: settings.maximumMessageSizeBytes,
+  });
+  Validations.of(queue).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      'The quarantine queue is a dead end by design, like a DLQ: the receiver and the consumers write the bodies they cannot process into it, nothing consumes it, and its alarms (QuarantineQueueNotEmpty, QuarantineQueueArrivals) call an operator, who reads, requeues or deletes each body. A redrive policy would never fire (nothing receives), and a second queue behind it would only hide the bodies.',
+  });
+  return queue;
 }

@@ -2,18 +2,27 @@ import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { receiverEnvironment } from '../../contract/environment.ts';
 import type { PipelineSettings } from '../../contract/settings.ts';
-import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { DEFAULT_RECEIVER_MEMORY_MB, RECEIVER_ENTRY } from '../defaults.ts';
 import { buildLambdaFunction } from './lambda-function.ts';
-import type { PipelineQueues } from './queues.ts';
 import type { WebhookSecret } from './webhook-secret.ts';
+
+/** Where the receiver sends one subscriber's deliveries. */
+export interface ReceiverSubscriber {
+  readonly name: string;
+  /** `undefined`: every field. */
+  readonly fields: readonly string[] | undefined;
+  readonly deliveryQueue: IQueue;
+}
 
 export interface ReceiverOptions {
   readonly settings: PipelineSettings;
-  readonly queues: PipelineQueues;
+  /** In definition order. */
+  readonly subscribers: readonly ReceiverSubscriber[];
+  readonly quarantineQueue: IQueue;
   readonly secret: WebhookSecret;
   readonly logRetention: RetentionDays;
   readonly logLevel: LogLevel;
@@ -21,9 +30,12 @@ export interface ReceiverOptions {
   readonly memorySize?: number;
 }
 
-/** The receiver Lambda, allowed to enqueue (delivery queue and DLQ) and to read the webhook secret. */
+/**
+ * The receiver Lambda, allowed to enqueue (every subscriber's delivery queue, the quarantine queue) and to read
+ * the webhook secret.
+ */
 export function buildReceiver(scope: Construct, options: ReceiverOptions): NodejsFunction {
-  const { settings, queues, secret } = options;
+  const { settings, subscribers, quarantineQueue, secret } = options;
   const { lambdaFunction, role } = buildLambdaFunction(scope, 'Receiver', {
     description: 'WhatsApp webhook receiver: verifies the signature, enqueues the delivery, answers Meta.',
     entry: RECEIVER_ENTRY,
@@ -32,8 +44,12 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
     logRetention: options.logRetention,
     environment: receiverEnvironment({
       logLevel: options.logLevel,
-      subscriberQueues: [{ name: DEFAULT_SUBSCRIBER_NAME, queueUrl: queues.deliveryQueue.queueUrl }],
-      quarantineQueueUrl: queues.deadLetterQueue.queueUrl,
+      subscriberQueues: subscribers.map(({ name, fields, deliveryQueue }) => ({
+        name,
+        queueUrl: deliveryQueue.queueUrl,
+        ...(fields === undefined ? {} : { fields }),
+      })),
+      quarantineQueueUrl: quarantineQueue.queueUrl,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
       webhookSecrets: { secretId: secret.secretId },
     }),
@@ -44,7 +60,10 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
       sid: 'EnqueueDeliveriesAndQuarantine',
       effect: Effect.ALLOW,
       actions: ['sqs:SendMessage'],
-      resources: [queues.deliveryQueue.queueArn, queues.deadLetterQueue.queueArn],
+      resources: [
+        ...subscribers.map(({ deliveryQueue }) => deliveryQueue.queueArn),
+        quarantineQueue.queueArn,
+      ],
     }),
   );
   role.addToPrincipalPolicy(

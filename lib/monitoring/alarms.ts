@@ -4,6 +4,10 @@
  * docs/deploy.md). Metric objects come from `metrics.ts` and from the constructs themselves; the dashboard
  * (`webhook-dashboard.ts`) shows these alarms and the same metrics.
  *
+ * The receiver, API, claim-table and quarantine alarms exist once (`createPipelineAlarms`); the queue, DLQ,
+ * consumer and handler alarms exist once per subscriber (`createSubscriberAlarms`), on its own resources and
+ * on its metrics' `Subscriber` dimension.
+ *
  * Every alarm treats missing data as not breaching: no traffic is not an incident.
  */
 
@@ -37,14 +41,15 @@ export interface WebhookAlarmThresholds {
    */
   readonly period?: Duration;
   /**
-   * Alarm while the dead-letter queue holds at least this many messages (quarantined bodies, poison records).
+   * Alarm while a subscriber's dead-letter queue (records that failed) or the quarantine queue (bodies that
+   * cannot be processed as they are) holds at least this many messages.
    * @default 1
    */
   readonly deadLetterQueueMessages?: number;
   /**
-   * Alarm when the dead-letter queue grew by at least this many messages within one minute. Unlike
-   * `deadLetterQueueMessages`, which stays in alarm while anything waits there, this one returns to OK after
-   * a quiet minute, so each new arrival notifies again.
+   * Alarm when a subscriber's dead-letter queue or the quarantine queue grew by at least this many messages
+   * within one minute. Unlike `deadLetterQueueMessages`, which stays in alarm while anything waits there, this
+   * one returns to OK after a quiet minute, so each new arrival notifies again.
    * @default 1
    */
   readonly deadLetterQueueArrivals?: number;
@@ -173,55 +178,68 @@ export interface WebhookAlarmThresholds {
   readonly dynamoDbAccountUserErrors?: number;
 }
 
-/** What the alarms watch. */
-export interface WebhookAlarmSources {
+/** What the pipeline-wide alarms watch: the receiver's side, the claim table and the quarantine queue. */
+export interface PipelineAlarmSources {
   readonly httpApi: IHttpApi;
   readonly receiverFunction: IFunction;
+  readonly claimTable: ITableV2;
+  readonly quarantineQueue: IQueue;
+}
+
+/** What one subscriber's alarms watch. */
+export interface SubscriberAlarmSources {
+  /** The subscriber's name: its metrics' `Subscriber` dimension. */
+  readonly name: string;
   readonly consumerFunction: IFunction;
   readonly deliveryQueue: IQueue;
   readonly deadLetterQueue: IQueue;
-  readonly claimTable: ITableV2;
 }
 
-/** The alarms, by what they watch. */
-export interface WebhookAlarms {
+/** The alarms of the whole pipeline, once whatever the number of subscribers. */
+export interface PipelineAlarms {
+  readonly apiServerErrors: Alarm;
+  readonly signatureRejections: Alarm;
+  readonly receiverErrors: Alarm;
+  readonly receiverThrottles: Alarm;
+  readonly claimTableThrottledRequests: Alarm;
+  readonly claimTableSystemErrors: Alarm;
+  readonly quarantineQueueNotEmpty: Alarm;
+  readonly quarantineQueueArrivals: Alarm;
+  /** Only when `dynamoDbAccountUserErrors` is set. */
+  readonly dynamoDbAccountUserErrors?: Alarm;
+}
+
+/** The alarms of one subscriber: its queue, its DLQ, its consumer and its handlers. */
+export interface SubscriberAlarms {
   readonly deadLetterQueueNotEmpty: Alarm;
   readonly deadLetterQueueArrivals: Alarm;
   readonly oldestMessageAge: Alarm;
   readonly duplicateRate: Alarm;
-  readonly apiServerErrors: Alarm;
-  readonly signatureRejections: Alarm;
   readonly consumerErrors: Alarm;
   readonly consumerThrottles: Alarm;
-  readonly receiverErrors: Alarm;
-  readonly receiverThrottles: Alarm;
   readonly completionFailures: Alarm;
   readonly handlerErrorRate: Alarm;
   readonly claimFailures: Alarm;
-  readonly claimTableThrottledRequests: Alarm;
-  readonly claimTableSystemErrors: Alarm;
-  /** Only when `dynamoDbAccountUserErrors` is set. */
-  readonly dynamoDbAccountUserErrors?: Alarm;
 }
+
+/** The pipeline's alarms with those of its first subscriber: every alarm of a single-subscriber pipeline. */
+export type WebhookAlarms = PipelineAlarms & SubscriberAlarms;
 
 export type ResolvedThresholds = Required<Omit<WebhookAlarmThresholds, 'dynamoDbAccountUserErrors'>> & {
   readonly dynamoDbAccountUserErrors: number | undefined;
 };
 
-export function createWebhookAlarms(
-  scope: Construct,
-  sources: WebhookAlarmSources,
-  t: ResolvedThresholds,
-): WebhookAlarms {
-  const window = { period: t.period };
-  const sum = { period: t.period, statistic: Stats.SUM };
-  const count = (
-    id: string,
-    alarmDescription: string,
-    metric: IMetric,
-    threshold: number,
-    evaluationPeriods = 1,
-  ): Alarm =>
+type CountAlarm = (
+  id: string,
+  alarmDescription: string,
+  metric: IMetric,
+  threshold: number,
+  evaluationPeriods?: number,
+) => Alarm;
+
+/** An alarm at `>= threshold` over `evaluationPeriods` periods, not breaching on missing data. */
+function countAlarmIn(scope: Construct): CountAlarm {
+  return (id, alarmDescription, metric, threshold, evaluationPeriods = 1) =>
     new Alarm(scope, id, {
       alarmDescription,
       metric,
@@ -230,47 +248,18 @@ export function createWebhookAlarms(
       evaluationPeriods,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+}
 
+/** The receiver, API, claim-table and quarantine alarms, created once in `scope`. */
+export function createPipelineAlarms(
+  scope: Construct,
+  sources: PipelineAlarmSources,
+  t: ResolvedThresholds,
+): PipelineAlarms {
+  const window = { period: t.period };
+  const sum = { period: t.period, statistic: Stats.SUM };
+  const count = countAlarmIn(scope);
   return {
-    deadLetterQueueNotEmpty: count(
-      'DeadLetterQueueNotEmpty',
-      'Messages wait in the dead-letter queue: quarantined bodies (with a reason attribute) or records that failed maxReceiveCount times. Inspect them, fix the cause, then redrive the records (the claims turn processed events into duplicates); delete quarantined bodies after inspection.',
-      sources.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: Stats.MAXIMUM,
-      }),
-      t.deadLetterQueueMessages,
-    ),
-    deadLetterQueueArrivals: count(
-      'DeadLetterQueueArrivals',
-      'New messages reached the dead-letter queue in the last minute (it may already have held some): another body was quarantined or another record gave up. Same steps as DeadLetterQueueNotEmpty; a steady stream means a systematic failure, so look at the consumer logs first.',
-      queueDepthGrowth(sources.deadLetterQueue, 'DLQ growth in one minute'),
-      t.deadLetterQueueArrivals,
-    ),
-    oldestMessageAge: new Alarm(scope, 'OldestMessageAge', {
-      alarmDescription:
-        'Deliveries wait too long in the queue: the consumer is failing, throttled or capped by maxConcurrency. Check the consumer errors and throttles; raise maxConcurrency if it is simply busy.',
-      metric: sources.deliveryQueue.metricApproximateAgeOfOldestMessage({
-        period: Duration.minutes(1),
-        statistic: Stats.MAXIMUM,
-      }),
-      threshold: t.oldestMessageAgeSeconds,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: t.oldestMessageAgeEvaluationPeriods,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }),
-    duplicateRate: new Alarm(scope, 'DuplicateRate', {
-      alarmDescription:
-        'Duplicate deliveries are rising: Meta retries when acknowledgements are slow or fail. Check receiver latency and 5xx.',
-      metric: combinedDuplicateRatePercent(t.duplicateRateFields, {
-        ...window,
-        minimumEvents: t.duplicateRateMinimumEvents,
-      }),
-      threshold: t.duplicateRatePercent,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: t.duplicateRateEvaluationPeriods,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }),
     apiServerErrors: count(
       'ApiServerErrors',
       'The webhook answered 5xx (enqueue failures, secrets unreadable, receiver errors); Meta will retry these deliveries. Check the receiver logs for the step that failed.',
@@ -282,18 +271,6 @@ export function createWebhookAlarms(
       'Many requests failed signature verification: an app secret rotated in Meta but not in the secret, no app secret stored yet, or someone probing the URL. The receiver logs say which (no app secret configured / bad signature).',
       receiverMetric(ReceiverMetric.SignatureRejected, window),
       t.signatureRejections,
-    ),
-    consumerErrors: count(
-      'ConsumerErrors',
-      'Consumer invocations failed as a whole (crash or timeout): their whole batch returns to the queue after the visibility timeout. Check the consumer logs and its duration against its timeout.',
-      sources.consumerFunction.metricErrors(sum),
-      t.consumerErrors,
-    ),
-    consumerThrottles: count(
-      'ConsumerThrottles',
-      'The consumer was throttled: the account or function concurrency is exhausted. Throttled batches are retried, but their receive counts grow towards the DLQ. Check the account concurrency and other functions.',
-      sources.consumerFunction.metricThrottles(sum),
-      t.consumerThrottles,
     ),
     receiverErrors: count(
       'ReceiverErrors',
@@ -307,6 +284,116 @@ export function createWebhookAlarms(
       sources.receiverFunction.metricThrottles(sum),
       t.receiverThrottles,
     ),
+    claimTableThrottledRequests: count(
+      'ClaimTableThrottledRequests',
+      'DynamoDB throttled writes to the claim table (on-demand tables throttle above twice their previous peak or on a hot partition). Writes are retried; sustained throttling slows the consumers and ends in ClaimFailures.',
+      claimTableThrottledWrites(sources.claimTable, window),
+      t.claimTableThrottledRequests,
+    ),
+    claimTableSystemErrors: count(
+      'ClaimTableSystemErrors',
+      'DynamoDB answered internal errors (HTTP 500) to claim-table writes. The SDK retries them; if ClaimFailures follows, check the AWS Health Dashboard for DynamoDB in this Region.',
+      claimTableSystemErrors(sources.claimTable, window),
+      t.claimTableSystemErrors,
+    ),
+    quarantineQueueNotEmpty: count(
+      'QuarantineQueueNotEmpty',
+      'Bodies wait in the quarantine queue: the receiver or a consumer could not process them as they are (invalid JSON, not a WhatsApp envelope, too large), each with a reason attribute. Read them, fix the cause, then requeue them as fresh deliveries or delete them.',
+      sources.quarantineQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: Stats.MAXIMUM,
+      }),
+      t.deadLetterQueueMessages,
+    ),
+    quarantineQueueArrivals: count(
+      'QuarantineQueueArrivals',
+      'New bodies reached the quarantine queue in the last minute (it may already have held some). Same steps as QuarantineQueueNotEmpty; the DeliveriesQuarantined (receiver) and Quarantined (consumer) metrics say which side sent them.',
+      queueDepthGrowth(sources.quarantineQueue, 'Quarantine growth in one minute'),
+      t.deadLetterQueueArrivals,
+    ),
+    ...(t.dynamoDbAccountUserErrors === undefined
+      ? {}
+      : {
+          dynamoDbAccountUserErrors: count(
+            'DynamoDbAccountUserErrors',
+            'DynamoDB answered HTTP 400s in this account and Region (UserErrors has no per-table dimension). For this pipeline: access denied, a missing table or an invalid request; check ClaimFailures and the consumer logs.',
+            dynamoDbAccountUserErrors(sources.claimTable, window),
+            t.dynamoDbAccountUserErrors,
+          ),
+        }),
+  };
+}
+
+/**
+ * One subscriber's alarms, created in `scope` (the monitoring construct itself for the `default` subscriber,
+ * so that a single-subscriber stack keeps its alarms' ids; a child named after the subscriber otherwise).
+ * Each description starts with the subscriber's name, which is what a notification shows first.
+ */
+export function createSubscriberAlarms(
+  scope: Construct,
+  sources: SubscriberAlarmSources,
+  t: ResolvedThresholds,
+): SubscriberAlarms {
+  const subscriber = sources.name;
+  const window = { period: t.period, subscriber };
+  const sum = { period: t.period, statistic: Stats.SUM };
+  const about = (text: string) => `Subscriber ${subscriber}: ${text}`;
+  const count: CountAlarm = (id, description, ...rest) =>
+    countAlarmIn(scope)(id, about(description), ...rest);
+  return {
+    deadLetterQueueNotEmpty: count(
+      'DeadLetterQueueNotEmpty',
+      'Records wait in the dead-letter queue: they failed maxReceiveCount times. Find the cause in the consumer logs, fix it, then redrive them (the claims turn already processed events into duplicates).',
+      sources.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: Stats.MAXIMUM,
+      }),
+      t.deadLetterQueueMessages,
+    ),
+    deadLetterQueueArrivals: count(
+      'DeadLetterQueueArrivals',
+      'New records reached the dead-letter queue in the last minute (it may already have held some): another record gave up. Same steps as DeadLetterQueueNotEmpty; a steady stream means a systematic failure, so look at the consumer logs first.',
+      queueDepthGrowth(sources.deadLetterQueue, 'DLQ growth in one minute'),
+      t.deadLetterQueueArrivals,
+    ),
+    oldestMessageAge: new Alarm(scope, 'OldestMessageAge', {
+      alarmDescription: about(
+        'Deliveries wait too long in the queue: the consumer is failing, throttled or capped by maxConcurrency. Check the consumer errors and throttles; raise maxConcurrency if it is simply busy.',
+      ),
+      metric: sources.deliveryQueue.metricApproximateAgeOfOldestMessage({
+        period: Duration.minutes(1),
+        statistic: Stats.MAXIMUM,
+      }),
+      threshold: t.oldestMessageAgeSeconds,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: t.oldestMessageAgeEvaluationPeriods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }),
+    duplicateRate: new Alarm(scope, 'DuplicateRate', {
+      alarmDescription: about(
+        'Duplicate deliveries are rising: Meta retries when acknowledgements are slow or fail. Check receiver latency and 5xx.',
+      ),
+      metric: combinedDuplicateRatePercent(t.duplicateRateFields, {
+        ...window,
+        minimumEvents: t.duplicateRateMinimumEvents,
+      }),
+      threshold: t.duplicateRatePercent,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: t.duplicateRateEvaluationPeriods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }),
+    consumerErrors: count(
+      'ConsumerErrors',
+      'Consumer invocations failed as a whole (crash or timeout): their whole batch returns to the queue after the visibility timeout. Check the consumer logs and its duration against its timeout.',
+      sources.consumerFunction.metricErrors(sum),
+      t.consumerErrors,
+    ),
+    consumerThrottles: count(
+      'ConsumerThrottles',
+      'The consumer was throttled: the account or function concurrency is exhausted. Throttled batches are retried, but their receive counts grow towards the DLQ. Check the account concurrency and other functions.',
+      sources.consumerFunction.metricThrottles(sum),
+      t.consumerThrottles,
+    ),
     completionFailures: count(
       'CompletionFailures',
       'A side effect ran but its claim could not be marked done: a later retry of the same event may run the effect a second time. Find the keys in the consumer logs ("Completing the claim failed after the side effect ran") and check them downstream.',
@@ -314,8 +401,9 @@ export function createWebhookAlarms(
       t.completionFailures,
     ),
     handlerErrorRate: new Alarm(scope, 'HandlerErrorRate', {
-      alarmDescription:
-        'Your handlers are failing for a share of fresh events (claims released, records retried, then the DLQ). Check the consumer logs for the handler errors and the downstream system they call.',
+      alarmDescription: about(
+        'Its handlers are failing for a share of fresh events (claims released, records retried, then the DLQ). Check the consumer logs for the handler errors and the downstream system they call.',
+      ),
       metric: combinedHandlerErrorRatePercent(t.handlerErrorRateFields, {
         ...window,
         minimumEvents: t.handlerErrorRateMinimumEvents,
@@ -332,28 +420,6 @@ export function createWebhookAlarms(
       t.claimFailures,
       t.claimFailuresEvaluationPeriods,
     ),
-    claimTableThrottledRequests: count(
-      'ClaimTableThrottledRequests',
-      'DynamoDB throttled writes to the claim table (on-demand tables throttle above twice their previous peak or on a hot partition). Writes are retried; sustained throttling slows the consumer and ends in ClaimFailures.',
-      claimTableThrottledWrites(sources.claimTable, window),
-      t.claimTableThrottledRequests,
-    ),
-    claimTableSystemErrors: count(
-      'ClaimTableSystemErrors',
-      'DynamoDB answered internal errors (HTTP 500) to claim-table writes. The SDK retries them; if ClaimFailures follows, check the AWS Health Dashboard for DynamoDB in this Region.',
-      claimTableSystemErrors(sources.claimTable, window),
-      t.claimTableSystemErrors,
-    ),
-    ...(t.dynamoDbAccountUserErrors === undefined
-      ? {}
-      : {
-          dynamoDbAccountUserErrors: count(
-            'DynamoDbAccountUserErrors',
-            'DynamoDB answered HTTP 400s in this account and Region (UserErrors has no per-table dimension). For this pipeline: access denied, a missing table or an invalid request; check ClaimFailures and the consumer logs.',
-            dynamoDbAccountUserErrors(sources.claimTable, window),
-            t.dynamoDbAccountUserErrors,
-          ),
-        }),
   };
 }
 

@@ -19,6 +19,7 @@ import {
   type ReceiverMetricName,
   SERVICE_DIMENSION,
   SERVICE_NAME,
+  SUBSCRIBER_DIMENSION,
 } from '../../contract/metric-names.ts';
 
 /** Every known value of the `Field` dimension: the three kinds of `messages`, then the management fields. */
@@ -34,31 +35,43 @@ export interface MetricWindow {
   readonly period: Duration;
 }
 
-/** A consumer count for one field, summed over the period. */
+/**
+ * A window on one subscriber's consumer metrics: each consumer emits with `Subscriber = <name>` as a default
+ * dimension, so every query names it (CloudWatch matches the exact dimension set).
+ */
+export interface ConsumerMetricWindow extends MetricWindow {
+  readonly subscriber: string;
+}
+
+function consumerDimensions(subscriber: string): Record<string, string> {
+  return { ...SERVICE, [SUBSCRIBER_DIMENSION]: subscriber };
+}
+
+/** One subscriber's consumer count for one field, summed over the period. */
 export function consumerFieldMetric(
   name: ConsumerFieldMetricName,
   field: string,
-  window: MetricWindow,
+  window: ConsumerMetricWindow,
 ): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,
-    dimensionsMap: { ...SERVICE, [FIELD_DIMENSION]: field },
+    dimensionsMap: { ...consumerDimensions(window.subscriber), [FIELD_DIMENSION]: field },
     statistic: Stats.SUM,
     period: window.period,
     label: `${field} ${name}`,
   });
 }
 
-/** A consumer count without a dimension of its own, summed over the period. */
+/** One subscriber's consumer count without a `Field`, summed over the period. */
 export function consumerMetric(
   name: ConsumerMetricName,
-  window: MetricWindow & { readonly label?: string },
+  window: ConsumerMetricWindow & { readonly label?: string },
 ): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,
-    dimensionsMap: SERVICE,
+    dimensionsMap: consumerDimensions(window.subscriber),
     statistic: Stats.SUM,
     period: window.period,
     label: window.label ?? name,
@@ -92,7 +105,7 @@ function metricId(prefix: string, field: string): string {
  * one of the two counts was emitted into a real 0 instead of a gap; a period with no events at all stays
  * empty (the division is undefined, not 0 %).
  */
-export function duplicateRatePercent(field: string, window: MetricWindow): MathExpression {
+export function duplicateRatePercent(field: string, window: ConsumerMetricWindow): MathExpression {
   const fresh = metricId('fresh', field);
   const duplicate = metricId('dup', field);
   return new MathExpression({
@@ -113,7 +126,7 @@ export function duplicateRatePercent(field: string, window: MetricWindow): MathE
  */
 export function combinedDuplicateRatePercent(
   fields: readonly string[],
-  window: MetricWindow & { readonly minimumEvents: number },
+  window: ConsumerMetricWindow & { readonly minimumEvents: number },
 ): MathExpression {
   return combinedFieldRatePercent({
     part: ConsumerFieldMetric.EventsDuplicate,
@@ -131,7 +144,7 @@ export function combinedDuplicateRatePercent(
  */
 export function combinedHandlerErrorRatePercent(
   fields: readonly string[],
-  window: MetricWindow & { readonly minimumEvents: number },
+  window: ConsumerMetricWindow & { readonly minimumEvents: number },
 ): MathExpression {
   return combinedFieldRatePercent({
     part: ConsumerFieldMetric.HandlerErrors,
@@ -154,7 +167,7 @@ function combinedFieldRatePercent(rate: {
   readonly part: ConsumerFieldMetricName;
   readonly whole: readonly ConsumerFieldMetricName[];
   readonly fields: readonly string[];
-  readonly window: MetricWindow & { readonly minimumEvents: number };
+  readonly window: ConsumerMetricWindow & { readonly minimumEvents: number };
   readonly label: string;
 }): MathExpression {
   const { fields, window } = rate;
@@ -204,19 +217,43 @@ export function queueDepthGrowth(queue: IQueue, label: string): MathExpression {
 }
 
 /**
- * One line per field that reported the metric in the visible range (a CloudWatch SEARCH). Used for the
- * sparse per-field counts (in-flight duplicates, takeovers, handler errors, releases, unknown fields): a
- * fixed list would draw 23 flat lines to show one spike, and `UnknownField` carries field names that by
- * definition are in no list. The schema `{Namespace,Field,service}` matches exactly the dimension set the
- * consumer emits.
+ * One line per field that reported the metric in the visible range (a CloudWatch SEARCH), for one
+ * subscriber. Used for the per-field counts: a fixed list would draw 23 flat lines to show one spike, and
+ * `UnknownField` carries field names that by definition are in no list. The schema
+ * `{Namespace,Field,Subscriber,service}` matches exactly the dimension set the consumer emits.
  */
-export function perFieldSearch(name: ConsumerFieldMetricName, window: MetricWindow): MathExpression {
-  const seconds = window.period.toSeconds();
+export function perFieldSearch(name: ConsumerFieldMetricName, window: ConsumerMetricWindow): MathExpression {
   return new MathExpression({
-    expression: `SEARCH('{${METRICS_NAMESPACE},${FIELD_DIMENSION},${SERVICE_DIMENSION}} MetricName="${name}" ${SERVICE_DIMENSION}="${SERVICE_NAME}"', 'Sum', ${seconds})`,
+    expression: fieldSearchExpression(name, window, `${SUBSCRIBER_DIMENSION}="${window.subscriber}"`),
     label: `\${PROP('Dim.${FIELD_DIMENSION}')} ${name}`,
     period: window.period,
   });
+}
+
+/**
+ * The same SEARCH over every subscriber at once, one line per subscriber and field that reported: for the
+ * rare counts (in-flight duplicates, takeovers, unknown fields) that the dashboard shows once for the
+ * pipeline rather than in every subscriber's row.
+ */
+export function perSubscriberAndFieldSearch(
+  name: ConsumerFieldMetricName,
+  window: MetricWindow,
+): MathExpression {
+  return new MathExpression({
+    expression: fieldSearchExpression(name, window),
+    label: `\${PROP('Dim.${SUBSCRIBER_DIMENSION}')} \${PROP('Dim.${FIELD_DIMENSION}')} ${name}`,
+    period: window.period,
+  });
+}
+
+function fieldSearchExpression(name: string, window: MetricWindow, extraTerm?: string): string {
+  const schema = `{${METRICS_NAMESPACE},${FIELD_DIMENSION},${SUBSCRIBER_DIMENSION},${SERVICE_DIMENSION}}`;
+  const terms = [
+    `MetricName="${name}"`,
+    `${SERVICE_DIMENSION}="${SERVICE_NAME}"`,
+    ...(extraTerm ? [extraTerm] : []),
+  ];
+  return `SEARCH('${schema} ${terms.join(' ')}', 'Sum', ${window.period.toSeconds()})`;
 }
 
 /** The writes the consumer makes to the claim table: claim (Put), complete and ledger (Update), release (Delete). */

@@ -6,21 +6,33 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
+import { subscriberConstructId } from '../builders/subscriber.ts';
 import {
-  createWebhookAlarms,
+  createPipelineAlarms,
+  createSubscriberAlarms,
+  type PipelineAlarms,
   resolveThresholds,
-  type WebhookAlarms,
+  type SubscriberAlarms,
   type WebhookAlarmThresholds,
 } from './alarms.ts';
 import { buildWebhookDashboard } from './webhook-dashboard.ts';
 
-export interface WebhookMonitoringProps {
-  readonly httpApi: IHttpApi;
-  readonly receiverFunction: IFunction;
+/** What the monitoring watches of one subscriber. */
+export interface MonitoredSubscriber {
+  readonly name: string;
   readonly consumerFunction: IFunction;
   readonly deliveryQueue: IQueue;
   readonly deadLetterQueue: IQueue;
+}
+
+export interface WebhookMonitoringProps {
+  readonly httpApi: IHttpApi;
+  readonly receiverFunction: IFunction;
   readonly claimTable: ITableV2;
+  readonly quarantineQueue: IQueue;
+  /** In definition order: the dashboard shows their rows in that order. */
+  readonly subscribers: readonly MonitoredSubscriber[];
   readonly thresholds?: WebhookAlarmThresholds;
   /** @default - alarms have no actions */
   readonly alarmTopic?: ITopic;
@@ -28,22 +40,50 @@ export interface WebhookMonitoringProps {
   readonly dashboardName?: string;
 }
 
-/** The pipeline's alarms (`alarms.ts`), notifying `alarmTopic` on alarm and on recovery, and its dashboard. */
+/**
+ * The pipeline's alarms (`alarms.ts`): the shared ones once, each subscriber's own, all notifying
+ * `alarmTopic` on alarm and on recovery; and the dashboard, with one row per subscriber.
+ */
 export class WebhookMonitoring extends Construct {
   public readonly dashboard: Dashboard;
-  public readonly alarms: WebhookAlarms;
+  public readonly pipelineAlarms: PipelineAlarms;
+  /** Subscriber name → its alarms. */
+  public readonly subscriberAlarms: Readonly<Record<string, SubscriberAlarms>>;
+  /** Every alarm, pipeline first, then each subscriber's. */
+  public readonly allAlarms: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: WebhookMonitoringProps) {
     super(scope, id);
     const thresholds = resolveThresholds(props.thresholds);
-    this.alarms = createWebhookAlarms(this, props, thresholds);
+    this.pipelineAlarms = createPipelineAlarms(this, props, thresholds);
+    this.subscriberAlarms = Object.fromEntries(
+      props.subscribers.map((subscriber) => [
+        subscriber.name,
+        createSubscriberAlarms(alarmScope(this, subscriber.name), subscriber, thresholds),
+      ]),
+    );
+    this.allAlarms = [
+      ...(Object.values(this.pipelineAlarms) as Alarm[]),
+      ...Object.values(this.subscriberAlarms).flatMap((alarms) => Object.values(alarms) as Alarm[]),
+    ];
     if (props.alarmTopic) {
       const action = new SnsAction(props.alarmTopic);
-      for (const alarm of Object.values(this.alarms) as Alarm[]) {
+      for (const alarm of this.allAlarms) {
         alarm.addAlarmAction(action);
         alarm.addOkAction(action);
       }
     }
-    this.dashboard = buildWebhookDashboard(this, props, this.alarms, thresholds);
+    this.dashboard = buildWebhookDashboard(this, props, this.allAlarms, thresholds);
   }
+}
+
+/**
+ * The `default` subscriber's alarms sit directly in the monitoring construct, where a single-consumer stack
+ * always had them, so their logical ids do not change; every other subscriber's sit in a child named after it
+ * (`Subscriber<Name>`, like its resources).
+ */
+function alarmScope(monitoring: Construct, subscriber: string): Construct {
+  return subscriber === DEFAULT_SUBSCRIBER_NAME
+    ? monitoring
+    : new Construct(monitoring, subscriberConstructId(subscriber));
 }

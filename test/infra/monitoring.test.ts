@@ -13,6 +13,7 @@ import {
   ReceiverMetric,
   SERVICE_DIMENSION,
   SERVICE_NAME,
+  SUBSCRIBER_DIMENSION,
 } from '../../contract/metric-names.ts';
 import { ALARM_DEFAULTS } from '../../lib/defaults.ts';
 import { resolveThresholds, type WebhookAlarmThresholds } from '../../lib/monitoring/alarms.ts';
@@ -20,6 +21,8 @@ import { logicalIdStartingWith, synthStack } from '../support/synth-stack.ts';
 
 const TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:ops-alarms';
 const SERVICE = { Name: SERVICE_DIMENSION, Value: SERVICE_NAME };
+/** The one subscriber of a stack without `subscribers`: every consumer metric carries its name. */
+const SUBSCRIBER = { Name: SUBSCRIBER_DIMENSION, Value: 'default' };
 
 /** Construct ids of the default alarms; the opt-in DynamoDbAccountUserErrors comes on top. */
 const DEFAULT_ALARMS = [
@@ -38,6 +41,8 @@ const DEFAULT_ALARMS = [
   'ClaimFailures',
   'ClaimTableThrottledRequests',
   'ClaimTableSystemErrors',
+  'QuarantineQueueNotEmpty',
+  'QuarantineQueueArrivals',
 ] as const;
 
 interface AlarmQuery {
@@ -85,17 +90,19 @@ describe('default alarms', () => {
   let receiverId: string;
   let consumerId: string;
   let dlqId: string;
+  let quarantineId: string;
   let tableId: string;
 
   beforeAll(() => {
     template = synthStack().template;
+    quarantineId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookQuarantineQueue');
     receiverId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookReceiver');
     consumerId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookConsumer');
     dlqId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookDeadLetterQueue');
     tableId = logicalIdStartingWith(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
   });
 
-  it('are the fifteen listed, each saying what to do, none breaching on missing data', () => {
+  it('are the seventeen listed, each saying what to do, none breaching on missing data', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', DEFAULT_ALARMS.length);
     for (const id of DEFAULT_ALARMS) {
       const alarm = alarmProperties(template, id);
@@ -138,7 +145,7 @@ describe('default alarms', () => {
           Metric: {
             Namespace: METRICS_NAMESPACE,
             MetricName: ConsumerMetric.CompletionFailures,
-            Dimensions: [SERVICE],
+            Dimensions: [SUBSCRIBER, SERVICE],
           },
           Period: 300,
           Stat: 'Sum',
@@ -159,7 +166,7 @@ describe('default alarms', () => {
         Metric: {
           Namespace: METRICS_NAMESPACE,
           MetricName: ConsumerMetric.ClaimFailures,
-          Dimensions: [SERVICE],
+          Dimensions: [SUBSCRIBER, SERVICE],
         },
         Period: 300,
         Stat: 'Sum',
@@ -188,7 +195,7 @@ describe('default alarms', () => {
           Metric: {
             Namespace: METRICS_NAMESPACE,
             MetricName: name,
-            Dimensions: [{ Name: 'Field', Value: field }, SERVICE],
+            Dimensions: [{ Name: 'Field', Value: field }, SUBSCRIBER, SERVICE],
           },
           Period: 300,
           Stat: 'Sum',
@@ -257,6 +264,26 @@ describe('default alarms', () => {
     );
   });
 
+  it('QuarantineQueueNotEmpty and QuarantineQueueArrivals: the quarantine queue’s depth and its growth, with the DLQ thresholds', () => {
+    expect(alarmProperties(template, 'QuarantineQueueNotEmpty')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [quarantineId, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    const arrivals = alarmProperties(template, 'QuarantineQueueArrivals');
+    expect(arrivals).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(returnedExpression(arrivals.Metrics)).toBe('DIFF(visible)');
+    expect(fetched(arrivals.Metrics).visible?.Metric.Dimensions).toEqual([
+      { Name: 'QueueName', Value: { 'Fn::GetAtt': [quarantineId, 'QueueName'] } },
+    ]);
+    // The subscriber's DLQ alarms watch its DLQ only: quarantined bodies no longer go there.
+    expect(JSON.stringify(alarmProperties(template, 'DeadLetterQueueNotEmpty'))).not.toContain(quarantineId);
+  });
+
   it('never alarm on failed conditions (duplicates), and leave the account-wide UserErrors out by default', () => {
     const alarms = JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'));
     expect(alarms).not.toContain('ConditionalCheckFailedRequests');
@@ -279,9 +306,9 @@ describe('dashboard', () => {
     return widget?.properties?.metrics ?? [];
   };
 
-  it('shows receiver and consumer quarantines as two labelled lines, never one sum', () => {
-    const rows = rowsOf('Quarantined bodies: receiver and consumer, apart');
-    expect(rows).toHaveLength(2);
+  it('shows receiver and consumer quarantines as labelled lines, never one sum, beside the quarantine queue depth', () => {
+    const rows = rowsOf('Quarantined bodies: receiver and each subscriber apart, quarantine queue depth');
+    expect(rows).toHaveLength(3);
     expect(rows).toContainEqual([
       METRICS_NAMESPACE,
       ReceiverMetric.DeliveriesQuarantined,
@@ -292,18 +319,29 @@ describe('dashboard', () => {
     expect(rows).toContainEqual([
       METRICS_NAMESPACE,
       ConsumerMetric.Quarantined,
+      SUBSCRIBER_DIMENSION,
+      'default',
       SERVICE_DIMENSION,
       SERVICE_NAME,
-      expect.objectContaining({ label: 'Consumer: records quarantined' }),
+      expect.objectContaining({ label: 'default: records quarantined' }),
+    ]);
+    expect(rows).toContainEqual([
+      'AWS/SQS',
+      'ApproximateNumberOfMessagesVisible',
+      'QueueName',
+      'TOKEN',
+      expect.objectContaining({ label: 'Quarantine queue visible' }),
     ]);
   });
 
   it('shows claim failures and malformed parts', () => {
     const names = (title: string) => rowsOf(title).map((row) => row[1]);
-    expect(names('Claim failures, handler errors, releases, completion failures')).toContain(
-      ConsumerMetric.ClaimFailures,
-    );
-    expect(names('Unknown fields, malformed parts, merged status regressions')).toContain(
+    expect(
+      names(
+        'default: handler errors, deferred retries, releases, claim and completion failures; handler error %',
+      ),
+    ).toContain(ConsumerMetric.ClaimFailures);
+    expect(names('Unknown fields, malformed parts, merged status regressions, every subscriber')).toContain(
       ConsumerMetric.MalformedParts,
     );
   });
@@ -483,6 +521,8 @@ describe('docs', () => {
     ClaimFailures: [d.claimFailures, d.claimFailuresEvaluationPeriods, minutes],
     ClaimTableThrottledRequests: [d.claimTableThrottledRequests, minutes],
     ClaimTableSystemErrors: [d.claimTableSystemErrors, minutes],
+    QuarantineQueueNotEmpty: [d.deadLetterQueueMessages],
+    QuarantineQueueArrivals: [d.deadLetterQueueArrivals],
     DynamoDbAccountUserErrors: [],
   };
 

@@ -1,7 +1,7 @@
 /**
  * cdk-nag (v3, AwsSolutions pack) as a CDK policy-validation plugin: synthesis fails on any unacknowledged
- * finding, errors and warnings alike. Both shapes of the stack (created secret; imported secret with an alarm
- * topic) must synthesise clean, and every acknowledgement must carry a written reason.
+ * finding, errors and warnings alike. Every shape of the stack (created secret; imported secret with an alarm
+ * topic; three subscribers) must synthesise clean, and every acknowledgement must carry a written reason.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,6 +58,18 @@ describe('cdk-nag AwsSolutions', () => {
         pipeline: { existingSecretName: 'whatsapp/prod', keyNamespace: 'crm' },
       },
     ],
+    [
+      'three subscribers, one unprefixed (namespaced grants and a Deny)',
+      {
+        pipeline: {
+          subscribers: {
+            bot: { entry: 'functions/consumer.ts', fields: ['messages'] },
+            crm: { entry: 'functions/consumer.ts' },
+            archive: { entry: 'functions/consumer.ts', keyNamespace: '' },
+          },
+        },
+      },
+    ],
   ])(
     '%s: synthesises with no unacknowledged error or warning',
     (_case, props) => {
@@ -70,8 +82,8 @@ describe('cdk-nag AwsSolutions', () => {
       const acks = acknowledgements(stack);
       // Exactly the findings argued in the construct, each with a reason a reviewer can check.
       const expectedIds = props.pipeline?.existingSecretName
-        ? ['AwsSolutions-APIG4']
-        : ['AwsSolutions-APIG4', 'AwsSolutions-SMG4'];
+        ? ['AwsSolutions-APIG4', 'AwsSolutions-SQS3']
+        : ['AwsSolutions-APIG4', 'AwsSolutions-SMG4', 'AwsSolutions-SQS3'];
       expect(acks.map((ack) => ack.id.replace(/^Annotation::/i, '')).sort()).toEqual(expectedIds);
       for (const ack of acks) {
         expect(typeof ack.reason).toBe('string');

@@ -35,6 +35,7 @@ describe('custom props', () => {
         maxBatchingWindowSeconds: 5,
         maxConcurrency: 50,
         maxReceiveCount: 80,
+        retryBaseDelaySeconds: 20,
         maximumMessageSizeBytes: 1_048_576,
         queueRetentionDays: 7,
         deadLetterRetentionDays: 10,
@@ -80,6 +81,8 @@ describe('custom props', () => {
           [ENV.maximumMessageSizeBytes]: '1048576',
           [ENV.statusLedger]: 'always',
           [ENV.claimUnhandledEvents]: 'false',
+          [ENV.retryBaseDelaySeconds]: '20',
+          [ENV.retryMaxDelaySeconds]: '3600',
           POWERTOOLS_LOG_LEVEL: 'DEBUG',
         }),
       },
@@ -106,6 +109,18 @@ describe('custom props', () => {
       ScalingConfig: { MaximumConcurrency: 50 },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
+  });
+
+  it('confine the consumer’s claim-table writes to its key namespace', () => {
+    const dynamo = statementsOfRole(template, 'WebhookConsumerRole').filter((s) =>
+      JSON.stringify(s.Action).includes('dynamodb:'),
+    );
+    expect(dynamo).toEqual([
+      expect.objectContaining({
+        Effect: 'Allow',
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['crm-sync#*'] } },
+      }),
+    ]);
   });
 
   it('let the table be destroyed without deletion protection when asked', () => {
@@ -139,7 +154,7 @@ describe('custom props', () => {
 
   it('use the alarm thresholds and notify the SNS topic on alarm and on recovery', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(15);
+    expect(alarms).toHaveLength(17);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([TOPIC_ARN]);
       expect(alarm.Properties.OKActions).toEqual([TOPIC_ARN]);
@@ -176,7 +191,7 @@ describe('custom props', () => {
       const withTopic = Template.fromStack(stack);
       const topicId = logicalIdStartingWith(withTopic, 'AWS::SNS::Topic', 'Ops');
       const alarms = Object.values(withTopic.findResources('AWS::CloudWatch::Alarm'));
-      expect(alarms).toHaveLength(15);
+      expect(alarms).toHaveLength(17);
       for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
     },
     SYNTH_TIMEOUT_MS,

@@ -10,14 +10,16 @@ import { ENV } from '../../contract/environment.ts';
 import {
   ConsumerFieldMetric,
   ConsumerMetric,
-  MANAGEMENT_FIELDS,
   MESSAGES_FIELD_DIMENSIONS,
   METRICS_NAMESPACE,
   ReceiverMetric,
   SERVICE_DIMENSION,
   SERVICE_NAME,
+  SUBSCRIBER_DIMENSION,
 } from '../../contract/metric-names.ts';
 import { resolveSettings } from '../../contract/settings.ts';
+import { STACK_OUTPUT, subscriberOutputKeys } from '../../contract/stack-outputs.ts';
+import { decodeSubscriberQueues } from '../../contract/subscribers.ts';
 import type { WhatsAppWebhookDedupStack } from '../../lib/whatsapp-webhook-dedup-stack.ts';
 import {
   actionsOf,
@@ -36,6 +38,7 @@ let receiverId: string;
 let consumerId: string;
 let queueId: string;
 let dlqId: string;
+let quarantineId: string;
 let tableId: string;
 let secretId: string;
 
@@ -48,6 +51,7 @@ beforeAll(() => {
   consumerId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookConsumer');
   queueId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookDeliveryQueue');
   dlqId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookDeadLetterQueue');
+  quarantineId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookQuarantineQueue');
   tableId = logicalIdStartingWith(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
   secretId = logicalIdStartingWith(template, 'AWS::SecretsManager::Secret', 'WebhookWebhookSecret');
 });
@@ -83,31 +87,36 @@ describe('Lambda functions', () => {
     });
   });
 
-  it('give the receiver the queue URLs, the message size and the secret id under the ENV names', () => {
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Description: Match.stringLikeRegexp('receiver'),
-      Environment: {
-        Variables: Match.objectLike({
-          [ENV.subscriberQueues]: Match.anyValue(),
-          [ENV.quarantineQueueUrl]: { Ref: dlqId },
-          [ENV.maximumMessageSizeBytes]: String(defaults.maximumMessageSizeBytes),
-          [ENV.webhookSecretId]: { Ref: secretId },
-        }),
-      },
+  it('give the receiver the default subscriber’s queue, the quarantine queue, the message size and the secret id under the ENV names', () => {
+    const variables =
+      template.findResources('AWS::Lambda::Function')[receiverId]?.Properties.Environment.Variables;
+    expect(variables).toMatchObject({
+      [ENV.quarantineQueueUrl]: { Ref: quarantineId },
+      [ENV.maximumMessageSizeBytes]: String(defaults.maximumMessageSizeBytes),
+      [ENV.webhookSecretId]: { Ref: secretId },
     });
+    const [separator, parts] = variables[ENV.subscriberQueues]['Fn::Join'] as [string, unknown[]];
+    const text = parts
+      .map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`))
+      .join(separator);
+    expect(decodeSubscriberQueues(text)).toEqual([{ name: 'default', queueUrl: `<${queueId}>` }]);
+    expect(variables).not.toHaveProperty(ENV.deliveryQueueUrl);
   });
 
-  it('give the consumer the table, retention, lease margin, DLQ and size limit, and no namespace, ledger mode or unhandled-event choice by default', () => {
+  it('give the consumer the table, retention, lease margin, its queue, the quarantine queue and size limit, and no namespace, fields, ledger mode or unhandled-event choice by default', () => {
     const variables =
       template.findResources('AWS::Lambda::Function')[consumerId]?.Properties.Environment.Variables;
     expect(variables).toMatchObject({
       [ENV.claimTableName]: { Ref: tableId },
       [ENV.retentionDays]: String(defaults.retentionDays),
       [ENV.leaseMarginMs]: String(defaults.leaseMarginMs),
-      [ENV.quarantineQueueUrl]: { Ref: dlqId },
+      [ENV.subscriberName]: 'default',
+      [ENV.deliveryQueueUrl]: { Ref: queueId },
+      [ENV.quarantineQueueUrl]: { Ref: quarantineId },
       [ENV.maximumMessageSizeBytes]: String(defaults.maximumMessageSizeBytes),
     });
     expect(variables).not.toHaveProperty(ENV.keyNamespace);
+    expect(variables).not.toHaveProperty(ENV.subscriberFields);
     // Absent, the consumer uses its own defaults: the ledger with an onStatus handler, unhandled events claimed.
     expect(variables).not.toHaveProperty(ENV.statusLedger);
     expect(variables).not.toHaveProperty(ENV.claimUnhandledEvents);
@@ -160,8 +169,21 @@ describe('SQS', () => {
     });
   });
 
-  it('both queues refuse requests without TLS', () => {
-    for (const id of [queueId, dlqId]) {
+  it('quarantine queue: SSE, same maximum size, 14 days, no redrive policy, and no queue redrives into it', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 3);
+    const quarantine = template.findResources('AWS::SQS::Queue')[quarantineId];
+    expect(quarantine?.Properties).toEqual({
+      SqsManagedSseEnabled: true,
+      MaximumMessageSize: defaults.maximumMessageSizeBytes,
+      MessageRetentionPeriod: 14 * 86_400,
+    });
+    expect(JSON.stringify(template.findResources('AWS::SQS::Queue'))).not.toContain(
+      `"deadLetterTargetArn":{"Fn::GetAtt":["${quarantineId}"`,
+    );
+  });
+
+  it('all three queues refuse requests without TLS', () => {
+    for (const id of [queueId, dlqId, quarantineId]) {
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: id }],
         PolicyDocument: {
@@ -239,7 +261,7 @@ describe('IAM: least privilege', () => {
     }
   });
 
-  it('the receiver may send to both queues, read the secret and write its logs: nothing else', () => {
+  it('the receiver may send to the delivery and quarantine queues, read the secret and write its logs: nothing else', () => {
     const statements = statementsOfRole(template, 'WebhookReceiverRole');
     const actions = statements.flatMap(actionsOf).sort();
     expect(actions).toEqual([
@@ -250,14 +272,15 @@ describe('IAM: least privilege', () => {
     ]);
     expect(actions.some((action) => action.startsWith('dynamodb:'))).toBe(false);
     const send = statements.find((s) => actionsOf(s).includes('sqs:SendMessage'));
-    expect(send?.Resource).toEqual(
-      expect.arrayContaining([{ 'Fn::GetAtt': [queueId, 'Arn'] }, { 'Fn::GetAtt': [dlqId, 'Arn'] }]),
-    );
+    expect(send?.Resource).toEqual([
+      { 'Fn::GetAtt': [queueId, 'Arn'] },
+      { 'Fn::GetAtt': [quarantineId, 'Arn'] },
+    ]);
     const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
     expect(secret?.Resource).toEqual({ Ref: secretId });
   });
 
-  it('the consumer may Put/Update/Delete items on its table, send to the DLQ, consume its queue: nothing else', () => {
+  it('the consumer may Put/Update/Delete items on its table, send to the quarantine queue, consume its queue: nothing else', () => {
     const statements = statementsOfRole(template, 'WebhookConsumerRole');
     const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
     expect(dynamo).toHaveLength(1);
@@ -269,7 +292,7 @@ describe('IAM: least privilege', () => {
     expect(dynamo[0]?.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
 
     const send = statements.filter((s) => actionsOf(s).includes('sqs:SendMessage'));
-    expect(send.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [dlqId, 'Arn'] }]);
+    expect(send.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [quarantineId, 'Arn'] }]);
 
     const consume = statements.find((s) => actionsOf(s).includes('sqs:ReceiveMessage'));
     expect(consume?.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
@@ -339,8 +362,8 @@ describe('Monitoring', () => {
       JSON.stringify(alarm.Properties).includes(`"MetricName":"${metricName}"`),
     );
 
-  it('creates the fifteen alarms, none with actions by default (monitoring.test.ts checks each)', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 15);
+  it('creates the seventeen alarms, none with actions by default (monitoring.test.ts checks each)', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 17);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
       expect(alarm.Properties.AlarmActions).toBeUndefined();
       expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
@@ -383,6 +406,7 @@ describe('Monitoring', () => {
           MetricName: name,
           Dimensions: [
             { Name: 'Field', Value: field },
+            { Name: SUBSCRIBER_DIMENSION, Value: 'default' },
             { Name: SERVICE_DIMENSION, Value: SERVICE_NAME },
           ],
         });
@@ -406,52 +430,65 @@ describe('Monitoring', () => {
     });
   });
 
-  it('the dashboard shows every metric name and every field of metric-names.ts, with the service dimension', () => {
+  it('the dashboard shows every metric name of metric-names.ts, the consumer’s on the default subscriber’s dimension', () => {
     const widgets = dashboardWidgets(template);
     const metricRows = widgets.flatMap((widget) => (widget.properties?.metrics ?? []) as unknown[][]);
     const custom = metricRows.filter((row) => row[0] === METRICS_NAMESPACE);
-    const names = new Set(custom.map((row) => row[1]));
-    for (const name of [
-      ...Object.values(ConsumerMetric),
-      ...Object.values(ReceiverMetric),
-      ConsumerFieldMetric.EventsFresh,
-      ConsumerFieldMetric.EventsDuplicate,
-    ]) {
-      expect(names, name).toContain(name);
+    const expressions = metricRows
+      .map((row) => (row[0] as { expression?: string }).expression ?? '')
+      .filter((expression) => expression !== '');
+    const explicitNames = new Set(custom.map((row) => row[1]));
+    for (const name of [...Object.values(ConsumerMetric), ...Object.values(ReceiverMetric)]) {
+      expect(explicitNames, name).toContain(name);
     }
-    // Every custom metric is queried with exactly the dimensions Powertools emits: service (+ Field).
+    // Every custom metric is queried with exactly the dimensions its function emits: service, and for the
+    // consumer Subscriber (+ Field).
+    const consumerNames = new Set<string>([
+      ...Object.values(ConsumerMetric),
+      ...Object.values(ConsumerFieldMetric),
+    ]);
     for (const row of custom) {
       const dimensions = row.slice(2).filter((part) => typeof part === 'string');
-      expect(dimensions).toContain(SERVICE_DIMENSION);
       expect(dimensions[dimensions.indexOf(SERVICE_DIMENSION) + 1]).toBe(SERVICE_NAME);
-    }
-    for (const field of [...MESSAGES_FIELD_DIMENSIONS, ...MANAGEMENT_FIELDS]) {
-      for (const name of [ConsumerFieldMetric.EventsFresh, ConsumerFieldMetric.EventsDuplicate]) {
-        expect(
-          custom.some((row) => row[1] === name && row.includes('Field') && row.includes(field)),
-          `${name} ${field}`,
-        ).toBe(true);
+      if (consumerNames.has(row[1] as string)) {
+        expect(dimensions[dimensions.indexOf(SUBSCRIBER_DIMENSION) + 1], row[1] as string).toBe('default');
+      } else {
+        expect(dimensions, row[1] as string).not.toContain(SUBSCRIBER_DIMENSION);
       }
+    }
+    // The per-field counts are SEARCHed over the exact dimension set, so every field shows up, known or not:
+    // in the subscriber's row for its own, once for the pipeline for the rare ones.
+    const schema = `{${METRICS_NAMESPACE},Field,${SUBSCRIBER_DIMENSION},${SERVICE_DIMENSION}}`;
+    const mine = (name: string) =>
+      `SEARCH('${schema} MetricName="${name}" ${SERVICE_DIMENSION}="${SERVICE_NAME}" ${SUBSCRIBER_DIMENSION}="default"', 'Sum', 300)`;
+    const everySubscriber = (name: string) =>
+      `SEARCH('${schema} MetricName="${name}" ${SERVICE_DIMENSION}="${SERVICE_NAME}"', 'Sum', 300)`;
+    for (const name of [
+      ConsumerFieldMetric.EventsFresh,
+      ConsumerFieldMetric.EventsDuplicate,
+      ConsumerFieldMetric.EventsFilteredOut,
+      ConsumerFieldMetric.HandlerErrors,
+      ConsumerFieldMetric.RetriesDeferred,
+      ConsumerFieldMetric.ClaimReleases,
+    ]) {
+      expect(expressions, name).toContain(mine(name));
+    }
+    for (const name of [
+      ConsumerFieldMetric.EventsDuplicateInFlight,
+      ConsumerFieldMetric.LeaseTakeovers,
+      ConsumerFieldMetric.UnknownField,
+    ]) {
+      expect(expressions, name).toContain(everySubscriber(name));
+    }
+    const searched = expressions.join('\n');
+    for (const name of Object.values(ConsumerFieldMetric))
+      expect(searched, name).toContain(`MetricName="${name}"`);
+    for (const field of MESSAGES_FIELD_DIMENSIONS) {
       const rate = metricRows.find(
         (row) => (row[0] as { label?: string }).label === `${field} duplicate %`,
       )?.[0] as { expression: string };
       expect(rate.expression).toMatch(
         /^100 \* FILL\(dup_\w+, 0\) \/ \(FILL\(fresh_\w+, 0\) \+ FILL\(dup_\w+, 0\)\)$/,
-      );
-    }
-    // The sparse per-field metrics are SEARCHed over the exact dimension set, so unknown fields show up too.
-    const searches = metricRows
-      .map((row) => (row[0] as { expression?: string }).expression ?? '')
-      .filter((expression) => expression.startsWith('SEARCH('));
-    for (const name of [
-      ConsumerFieldMetric.EventsDuplicateInFlight,
-      ConsumerFieldMetric.LeaseTakeovers,
-      ConsumerFieldMetric.HandlerErrors,
-      ConsumerFieldMetric.ClaimReleases,
-      ConsumerFieldMetric.UnknownField,
-    ]) {
-      expect(searches).toContain(
-        `SEARCH('{${METRICS_NAMESPACE},Field,${SERVICE_DIMENSION}} MetricName="${name}" ${SERVICE_DIMENSION}="${SERVICE_NAME}"', 'Sum', 300)`,
       );
     }
     const awsMetrics = new Set(
@@ -460,11 +497,13 @@ describe('Monitoring', () => {
     for (const metric of [
       'AWS/SQS ApproximateAgeOfOldestMessage',
       'AWS/SQS ApproximateNumberOfMessagesVisible',
+      'AWS/SQS ApproximateNumberOfMessagesNotVisible',
       'AWS/ApiGateway Latency',
       'AWS/ApiGateway 4xx',
       'AWS/ApiGateway 5xx',
       'AWS/Lambda Duration',
       'AWS/Lambda Errors',
+      'AWS/Lambda Throttles',
       'AWS/Lambda ConcurrentExecutions',
     ]) {
       expect(awsMetrics, metric).toContain(metric);
@@ -496,5 +535,18 @@ describe('Outputs', () => {
     });
     template.hasOutput('ReceiverFunctionName', { Value: { Ref: receiverId } });
     expect(stack.pipeline.webhookSecretName).toBe('TestStack/Webhook');
+  });
+
+  it('print the quarantine queue, the claim table and the default subscriber’s resources for the ops CLI', () => {
+    template.hasOutput(STACK_OUTPUT.quarantineQueueUrl, { Value: { Ref: quarantineId } });
+    template.hasOutput(STACK_OUTPUT.claimTableName, { Value: { Ref: tableId } });
+    template.hasOutput(STACK_OUTPUT.subscriberNames, { Value: 'default' });
+    const keys = subscriberOutputKeys('default');
+    template.hasOutput(keys.deliveryQueueUrl, { Value: { Ref: queueId } });
+    template.hasOutput(keys.deadLetterQueueUrl, { Value: { Ref: dlqId } });
+    template.hasOutput(keys.consumerFunctionName, { Value: { Ref: consumerId } });
+    const mappingId = logicalIdStartingWith(template, 'AWS::Lambda::EventSourceMapping', 'WebhookConsumer');
+    template.hasOutput(keys.eventSourceMappingId, { Value: { Ref: mappingId } });
+    expect(Object.keys(template.toJSON().Outputs)).toHaveLength(11);
   });
 });

@@ -1,0 +1,76 @@
+import type { LogLevel } from '@aws-lambda-powertools/logger/types';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { subscriberIdPart } from '../../contract/stack-outputs.ts';
+import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
+import { buildConsumer } from './consumer.ts';
+import { buildSubscriberQueues } from './queues.ts';
+
+/** One subscriber's resources, as the construct exposes them. */
+export interface WebhookSubscriber {
+  readonly name: string;
+  /** The webhook fields it receives; `undefined`: every field. */
+  readonly fields: readonly string[] | undefined;
+  /** Prefix of its claim and ledger keys; `undefined`: unprefixed. */
+  readonly keyNamespace: string | undefined;
+  readonly deliveryQueue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly consumerFunction: NodejsFunction;
+  /** The SQS event source of its consumer (`eventSourceMappingId`, `eventSourceMappingArn`). */
+  readonly eventSource: SqsEventSource;
+}
+
+/** What every subscriber's consumer shares. */
+export interface SharedSubscriberResources {
+  readonly claimTable: TableV2;
+  readonly quarantineQueue: IQueue;
+  readonly logRetention: RetentionDays;
+  readonly logLevel: LogLevel;
+}
+
+/** `bot` → `SubscriberBot`: the child construct of a subscriber other than `default`. */
+export function subscriberConstructId(name: string): string {
+  return `Subscriber${subscriberIdPart(name)}`;
+}
+
+/**
+ * Every subscriber's queue, DLQ, consumer and event source mapping. The `default` subscriber is built in the
+ * pipeline construct itself with the ids a single-consumer stack always had (`DeliveryQueue`,
+ * `DeadLetterQueue`, `Consumer`, …), so that such a stack updates in place, and still does when subscribers
+ * are added beside it: replacing a delivery queue would delete the deliveries it holds. Every other subscriber
+ * gets its own child construct, `Subscriber<Name>`.
+ */
+export function buildSubscribers(
+  pipeline: Construct,
+  subscribers: readonly ResolvedSubscriber[],
+  shared: SharedSubscriberResources,
+): WebhookSubscriber[] {
+  return subscribers.map((subscriber) => {
+    const scope =
+      subscriber.name === DEFAULT_SUBSCRIBER_NAME
+        ? pipeline
+        : new Construct(pipeline, subscriberConstructId(subscriber.name));
+    const queues = buildSubscriberQueues(scope, subscriber.settings);
+    const otherNamespaces = subscribers
+      .filter((other) => other !== subscriber)
+      .flatMap((other) => (other.keyNamespace === undefined ? [] : [other.keyNamespace]));
+    const { consumerFunction, eventSource } = buildConsumer(scope, {
+      ...shared,
+      subscriber,
+      queues,
+      otherNamespaces,
+    });
+    return {
+      name: subscriber.name,
+      fields: subscriber.fields,
+      keyNamespace: subscriber.keyNamespace,
+      ...queues,
+      consumerFunction,
+      eventSource,
+    };
+  });
+}

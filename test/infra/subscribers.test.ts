@@ -1,0 +1,568 @@
+/**
+ * Subscribers in the construct (issue 11, docs/decisions.md "Subscribers in the construct"): N subscribers
+ * synthesise N queues, DLQs, consumers and event source mappings, each consumer confined to its own claim
+ * namespace, with its own alarms, dashboard row and stack outputs; a stack without subscribers keeps every
+ * logical id it had; definitions that cannot work are refused before anything is built.
+ */
+import { readFileSync } from 'node:fs';
+import { App, Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../contract/environment.ts';
+import {
+  ConsumerFieldMetric,
+  ConsumerMetric,
+  METRICS_NAMESPACE,
+  SERVICE_DIMENSION,
+  SERVICE_NAME,
+  SUBSCRIBER_DIMENSION,
+} from '../../contract/metric-names.ts';
+import { resolveSettings, UnsafeSettingsError } from '../../contract/settings.ts';
+import { parseSubscriberNames, STACK_OUTPUT, subscriberOutputKeys } from '../../contract/stack-outputs.ts';
+import type { SubscriberDefinitions } from '../../contract/subscribers.ts';
+import { WhatsAppWebhookDedup, type WhatsAppWebhookDedupProps } from '../../lib/whatsapp-webhook-dedup.ts';
+import type { WhatsAppWebhookDedupStack } from '../../lib/whatsapp-webhook-dedup-stack.ts';
+import { actionsOf, type Statement, statementsOfRole, synthStack } from '../support/synth-stack.ts';
+
+const ENTRY = 'functions/consumer.ts';
+const DEFAULTS = resolveSettings();
+
+/** Three systems on one number: a bot on messages only, a CRM with its own settings, an unprefixed archive. */
+const THREE: SubscriberDefinitions = {
+  bot: {
+    entry: ENTRY,
+    fields: ['messages'],
+    settings: { maxReceiveCount: DEFAULTS.maxReceiveCount + 20, batchSize: 5 },
+  },
+  crm: { entry: ENTRY, settings: { maxConcurrency: 2 }, memorySize: 1024, statusLedger: 'always' },
+  archive: { entry: ENTRY, keyNamespace: '' },
+};
+
+/** Per-subscriber alarms (alarms.ts createSubscriberAlarms) and pipeline alarms (createPipelineAlarms). */
+const SUBSCRIBER_ALARMS = [
+  'DeadLetterQueueNotEmpty',
+  'DeadLetterQueueArrivals',
+  'OldestMessageAge',
+  'DuplicateRate',
+  'ConsumerErrors',
+  'ConsumerThrottles',
+  'CompletionFailures',
+  'HandlerErrorRate',
+  'ClaimFailures',
+];
+const PIPELINE_ALARMS = [
+  'ApiServerErrors',
+  'SignatureRejections',
+  'ReceiverErrors',
+  'ReceiverThrottles',
+  'ClaimTableThrottledRequests',
+  'ClaimTableSystemErrors',
+  'QuarantineQueueNotEmpty',
+  'QuarantineQueueArrivals',
+];
+
+/**
+ * Every logical id of the stack as synthesised before subscribers existed (commit d5eea51, `synthStack()`).
+ * Deployed stacks hold these resources; an id that disappeared would make CloudFormation replace the
+ * resource, and replacing a delivery queue deletes the deliveries it holds.
+ */
+const LOGICAL_IDS_BEFORE_SUBSCRIBERS = [
+  'WebhookHttpApiC0016618',
+  'WebhookHttpApiGETwebhookReceiverIntegrationD721184D',
+  'WebhookHttpApiGETwebhook96143050',
+  'WebhookHttpApiPOSTwebhookBD444AEA',
+  'WebhookDefaultStage2EE84197',
+  'WebhookMonitoringApiServerErrors9DB93E48',
+  'WebhookMonitoringClaimFailures313B95D4',
+  'WebhookMonitoringClaimTableSystemErrors641229E9',
+  'WebhookMonitoringClaimTableThrottledRequestsEF96086B',
+  'WebhookMonitoringCompletionFailures33D71A9A',
+  'WebhookMonitoringConsumerErrorsD6A00AE5',
+  'WebhookMonitoringConsumerThrottles3B944317',
+  'WebhookMonitoringDeadLetterQueueArrivalsF0BD2AB6',
+  'WebhookMonitoringDeadLetterQueueNotEmpty5D34F7F8',
+  'WebhookMonitoringDuplicateRateA3C786B4',
+  'WebhookMonitoringHandlerErrorRateC7373DB5',
+  'WebhookMonitoringOldestMessageAgeA4BA2DF2',
+  'WebhookMonitoringReceiverErrors8D49C20C',
+  'WebhookMonitoringReceiverThrottles7607B507',
+  'WebhookMonitoringSignatureRejections71794C95',
+  'WebhookMonitoringDashboard99FC73F6',
+  'WebhookClaimTable06370FB3',
+  'WebhookConsumerRoleDefaultPolicy9BDB61D1',
+  'WebhookReceiverRoleDefaultPolicyBC9B1A20',
+  'WebhookConsumerRole8B6CFB14',
+  'WebhookReceiverRole394E4739',
+  'WebhookConsumerSqsEventSourceTestStackWebhookDeliveryQueue9990D4A63D41BFA4',
+  'WebhookConsumer302E6104',
+  'WebhookReceiver037EED6D',
+  'WebhookHttpApiGETwebhookReceiverIntegrationPermissionE718AD00',
+  'WebhookHttpApiPOSTwebhookReceiverIntegrationPermission8D79498C',
+  'WebhookApiAccessLogGroup9E00DFF3',
+  'WebhookConsumerLogGroupCFDF742C',
+  'WebhookReceiverLogGroupAF921448',
+  'WebhookDeadLetterQueueBA1474CF',
+  'WebhookDeliveryQueue907D70F9',
+  'WebhookDeadLetterQueuePolicy0F7B92E6',
+  'WebhookDeliveryQueuePolicyA52DE409',
+  'WebhookWebhookSecret67EFFCDF',
+];
+
+/** The one logical id of `type` whose id starts with `prefix` followed by the CDK hash (8 hex digits). */
+function idOf(template: Template, type: string, prefix: string): string {
+  const pattern = new RegExp(`^${prefix}[0-9A-F]{8}$`);
+  const ids = Object.keys(template.findResources(type)).filter((id) => pattern.test(id));
+  expect(ids, `${type} ${prefix}`).toHaveLength(1);
+  return ids[0] as string;
+}
+
+function propertiesOf(template: Template, type: string, id: string) {
+  return template.findResources(type)[id]?.Properties;
+}
+
+/** A `Fn::Join` with `{Ref: id}` parts, as text with each reference written `<id>`. */
+function joinedWithRefs(value: unknown): string {
+  const [separator, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+  return parts
+    .map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`))
+    .join(separator);
+}
+
+describe('three subscribers', () => {
+  let template: Template;
+  let stack: WhatsAppWebhookDedupStack;
+  const ids: Record<string, { queue: string; dlq: string; consumer: string; role: string }> = {};
+  let quarantineId: string;
+  let receiverId: string;
+
+  beforeAll(() => {
+    ({ template, stack } = synthStack({ pipeline: { subscribers: THREE } }));
+    for (const [name, part] of [
+      ['bot', 'Bot'],
+      ['crm', 'Crm'],
+      ['archive', 'Archive'],
+    ] as const) {
+      ids[name] = {
+        queue: idOf(template, 'AWS::SQS::Queue', `WebhookSubscriber${part}DeliveryQueue`),
+        dlq: idOf(template, 'AWS::SQS::Queue', `WebhookSubscriber${part}DeadLetterQueue`),
+        consumer: idOf(template, 'AWS::Lambda::Function', `WebhookSubscriber${part}Consumer`),
+        role: idOf(template, 'AWS::IAM::Role', `WebhookSubscriber${part}ConsumerRole`),
+      };
+    }
+    quarantineId = idOf(template, 'AWS::SQS::Queue', 'WebhookQuarantineQueue');
+    receiverId = idOf(template, 'AWS::Lambda::Function', 'WebhookReceiver');
+  });
+
+  const of = (name: string) => ids[name] as { queue: string; dlq: string; consumer: string; role: string };
+  const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+  it('synthesise 3 delivery queues, 3 DLQs, 3 consumers, 3 mappings, one quarantine queue and one receiver', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 7);
+    template.resourceCountIs('AWS::Lambda::Function', 4);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+    template.resourceCountIs('AWS::Logs::LogGroup', 5);
+    // None at the root ids of the single-subscriber stack: no subscriber is called `default`.
+    expect(
+      Object.keys(template.findResources('AWS::SQS::Queue')).some((id) => /^WebhookDeliveryQueue/.test(id)),
+    ).toBe(false);
+    expect(stack.pipeline.subscribers.map(({ name }) => name)).toEqual(['bot', 'crm', 'archive']);
+  });
+
+  it('give each delivery queue its own DLQ with its own maxReceiveCount, the others the pipeline’s', () => {
+    for (const [name, maxReceiveCount] of [
+      ['bot', DEFAULTS.maxReceiveCount + 20],
+      ['crm', DEFAULTS.maxReceiveCount],
+      ['archive', DEFAULTS.maxReceiveCount],
+    ] as const) {
+      expect(propertiesOf(template, 'AWS::SQS::Queue', of(name).queue).RedrivePolicy, name).toEqual({
+        deadLetterTargetArn: arn(of(name).dlq),
+        maxReceiveCount,
+      });
+      expect(propertiesOf(template, 'AWS::SQS::Queue', of(name).dlq).RedrivePolicy).toBeUndefined();
+    }
+  });
+
+  it('map each queue to its own consumer with that subscriber’s batch size and concurrency', () => {
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).map(
+      (mapping) => mapping.Properties,
+    );
+    for (const [name, batchSize, maximumConcurrency] of [
+      ['bot', 5, DEFAULTS.maxConcurrency],
+      ['crm', DEFAULTS.batchSize, 2],
+      ['archive', DEFAULTS.batchSize, DEFAULTS.maxConcurrency],
+    ] as const) {
+      expect(mappings, name).toContainEqual(
+        expect.objectContaining({
+          EventSourceArn: arn(of(name).queue),
+          FunctionName: { Ref: of(name).consumer },
+          BatchSize: batchSize,
+          ScalingConfig: { MaximumConcurrency: maximumConcurrency },
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+        }),
+      );
+    }
+  });
+
+  it('give each consumer its name, fields, namespace, own queue and the shared quarantine queue', () => {
+    const variables = (name: string) =>
+      propertiesOf(template, 'AWS::Lambda::Function', of(name).consumer).Environment.Variables;
+    for (const name of ['bot', 'crm', 'archive']) {
+      expect(variables(name), name).toMatchObject({
+        [ENV.subscriberName]: name,
+        [ENV.deliveryQueueUrl]: { Ref: of(name).queue },
+        [ENV.quarantineQueueUrl]: { Ref: quarantineId },
+      });
+    }
+    expect(variables('bot')[ENV.subscriberFields]).toBe('messages');
+    expect(variables('crm')).not.toHaveProperty(ENV.subscriberFields);
+    expect(variables('bot')[ENV.keyNamespace]).toBe('bot');
+    expect(variables('crm')[ENV.keyNamespace]).toBe('crm');
+    expect(variables('archive')).not.toHaveProperty(ENV.keyNamespace);
+    expect(variables('crm')[ENV.statusLedger]).toBe('always');
+    expect(variables('bot')).toMatchObject({
+      [ENV.retryBaseDelaySeconds]: String(DEFAULTS.retryBaseDelaySeconds),
+      [ENV.retryMaxDelaySeconds]: String(DEFAULTS.retryMaxDelaySeconds),
+    });
+    expect(variables('bot')).not.toHaveProperty(ENV.statusLedger);
+    expect(propertiesOf(template, 'AWS::Lambda::Function', of('crm').consumer).MemorySize).toBe(1024);
+    expect(propertiesOf(template, 'AWS::Lambda::Function', of('bot').consumer).MemorySize).toBe(512);
+  });
+
+  it('give the receiver every subscriber queue with its fields, and the quarantine queue', () => {
+    const variables = propertiesOf(template, 'AWS::Lambda::Function', receiverId).Environment.Variables;
+    expect(JSON.parse(joinedWithRefs(variables[ENV.subscriberQueues]))).toEqual([
+      { name: 'bot', queueUrl: `<${of('bot').queue}>`, fields: ['messages'] },
+      { name: 'crm', queueUrl: `<${of('crm').queue}>` },
+      { name: 'archive', queueUrl: `<${of('archive').queue}>` },
+    ]);
+    expect(variables[ENV.quarantineQueueUrl]).toEqual({ Ref: quarantineId });
+  });
+
+  it('let the receiver send to every subscriber queue and the quarantine queue, and to no DLQ', () => {
+    const send = statementsOfRole(template, 'WebhookReceiverRole').filter((s) =>
+      actionsOf(s).includes('sqs:SendMessage'),
+    );
+    expect(send).toHaveLength(1);
+    expect(send[0]?.Resource).toEqual(
+      expect.arrayContaining([
+        arn(of('bot').queue),
+        arn(of('crm').queue),
+        arn(of('archive').queue),
+        arn(quarantineId),
+      ]),
+    );
+    expect(send[0]?.Resource).toHaveLength(4);
+  });
+
+  it('confine a namespaced consumer’s writes to keys starting with its namespace', () => {
+    const tableId = idOf(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
+    for (const name of ['bot', 'crm']) {
+      const dynamo = dynamoStatements(template, of(name).role);
+      expect(dynamo, name).toEqual([
+        expect.objectContaining({
+          Effect: 'Allow',
+          Resource: arn(tableId),
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${name}#*`] } },
+        }),
+      ]);
+      expect(actionsOf(dynamo[0] as Statement).sort()).toEqual([
+        'dynamodb:DeleteItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ]);
+    }
+  });
+
+  it('give the unprefixed consumer the table with an explicit Deny on the other subscribers’ prefixes', () => {
+    const tableId = idOf(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
+    const dynamo = dynamoStatements(template, of('archive').role);
+    expect(dynamo).toHaveLength(2);
+    const allow = dynamo.find((s) => s.Effect === 'Allow');
+    expect(allow?.Resource).toEqual(arn(tableId));
+    expect(allow).not.toHaveProperty('Condition');
+    const deny = dynamo.find((s) => s.Effect === 'Deny') as Statement & { Condition: unknown };
+    expect(deny.Resource).toEqual(arn(tableId));
+    expect(actionsOf(deny).sort()).toEqual(actionsOf(allow as Statement).sort());
+    expect(deny.Condition).toEqual({
+      'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['bot#*', 'crm#*'] },
+    });
+  });
+
+  it('let each consumer send only to the quarantine queue and consume only its own queue', () => {
+    for (const name of ['bot', 'crm', 'archive']) {
+      const statements = statementsOfRole(template, of(name).role);
+      const send = statements.filter((s) => actionsOf(s).includes('sqs:SendMessage'));
+      expect(
+        send.map((s) => s.Resource),
+        name,
+      ).toEqual([arn(quarantineId)]);
+      const consume = statements.filter((s) => actionsOf(s).includes('sqs:ReceiveMessage'));
+      expect(
+        consume.map((s) => s.Resource),
+        name,
+      ).toEqual([arn(of(name).queue)]);
+    }
+  });
+
+  it('create each subscriber’s alarms on its own resources and metrics, the pipeline’s once', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 3 * SUBSCRIBER_ALARMS.length + PIPELINE_ALARMS.length);
+    for (const alarm of PIPELINE_ALARMS)
+      idOf(template, 'AWS::CloudWatch::Alarm', `WebhookMonitoring${alarm}`);
+    for (const [name, part] of [
+      ['bot', 'Bot'],
+      ['crm', 'Crm'],
+      ['archive', 'Archive'],
+    ] as const) {
+      const alarm = (id: string) =>
+        propertiesOf(
+          template,
+          'AWS::CloudWatch::Alarm',
+          idOf(template, 'AWS::CloudWatch::Alarm', `WebhookMonitoringSubscriber${part}${id}`),
+        );
+      for (const id of SUBSCRIBER_ALARMS)
+        expect(alarm(id).AlarmDescription, id).toMatch(`Subscriber ${name}: `);
+      expect(alarm('ConsumerErrors').Dimensions).toEqual([
+        { Name: 'FunctionName', Value: { Ref: of(name).consumer } },
+      ]);
+      expect(alarm('OldestMessageAge').Dimensions).toEqual([
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': [of(name).queue, 'QueueName'] } },
+      ]);
+      expect(JSON.stringify(alarm('DeadLetterQueueArrivals').Metrics)).toContain(`"${of(name).dlq}"`);
+      // Every custom metric an alarm reads carries the subscriber's dimension next to service.
+      for (const id of ['CompletionFailures', 'ClaimFailures', 'HandlerErrorRate', 'DuplicateRate']) {
+        const metrics = (
+          alarm(id).Metrics as Array<{ MetricStat?: { Metric: { Dimensions: unknown[] } } }>
+        ).flatMap((query) => (query.MetricStat ? [query.MetricStat.Metric] : []));
+        expect(metrics.length, id).toBeGreaterThan(0);
+        for (const metric of metrics) {
+          expect(metric.Dimensions, id).toEqual(
+            expect.arrayContaining([
+              { Name: SUBSCRIBER_DIMENSION, Value: name },
+              { Name: SERVICE_DIMENSION, Value: SERVICE_NAME },
+            ]),
+          );
+        }
+      }
+    }
+  });
+
+  it('give the dashboard one row per subscriber, each on that subscriber’s metrics and resources', () => {
+    const widgets = dashboardWidgets(template);
+    for (const name of ['bot', 'crm', 'archive']) {
+      const row = widgets.filter((widget) => widget.properties?.title?.startsWith(`${name}: `));
+      expect(row, name).toHaveLength(4);
+      // Quarter-width widgets: the four fill one 24-unit row.
+      expect(new Set(row.map((widget) => widget.y)).size, name).toBe(1);
+      expect(row.reduce((width, widget) => width + (widget.width ?? 0), 0)).toBe(24);
+      const text = JSON.stringify(row);
+      expect(text).toContain(`${SUBSCRIBER_DIMENSION}=\\"${name}\\"`);
+      for (const other of ['bot', 'crm', 'archive'].filter((candidate) => candidate !== name)) {
+        expect(text).not.toContain(`${SUBSCRIBER_DIMENSION}=\\"${other}\\"`);
+      }
+      const custom = row
+        .flatMap((widget) => (widget.properties?.metrics ?? []) as unknown[][])
+        .filter((metric) => metric[0] === METRICS_NAMESPACE);
+      for (const metric of custom)
+        expect(metric, name).toEqual(expect.arrayContaining([SUBSCRIBER_DIMENSION, name]));
+      expect(custom.map((metric) => metric[1])).toEqual(
+        expect.arrayContaining([ConsumerMetric.ClaimFailures, ConsumerMetric.CompletionFailures]),
+      );
+      expect(text).toContain(`MetricName=\\"${ConsumerFieldMetric.EventsFilteredOut}\\"`);
+    }
+  });
+
+  it('output the quarantine queue, the table, the subscriber names and each subscriber’s resources', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(outputs[STACK_OUTPUT.quarantineQueueUrl]?.Value).toEqual({ Ref: quarantineId });
+    expect(outputs[STACK_OUTPUT.claimTableName]?.Value).toEqual({
+      Ref: idOf(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable'),
+    });
+    expect(parseSubscriberNames(outputs[STACK_OUTPUT.subscriberNames]?.Value as string)).toEqual([
+      'bot',
+      'crm',
+      'archive',
+    ]);
+    const mappings = template.findResources('AWS::Lambda::EventSourceMapping');
+    for (const name of ['bot', 'crm', 'archive']) {
+      const keys = subscriberOutputKeys(name);
+      expect(outputs[keys.deliveryQueueUrl]?.Value, name).toEqual({ Ref: of(name).queue });
+      expect(outputs[keys.deadLetterQueueUrl]?.Value, name).toEqual({ Ref: of(name).dlq });
+      expect(outputs[keys.consumerFunctionName]?.Value, name).toEqual({ Ref: of(name).consumer });
+      const mappingRef =
+        (outputs[keys.eventSourceMappingId]?.Value as { Ref: string } | undefined)?.Ref ?? '';
+      expect(mappings[mappingRef]?.Properties.FunctionName, name).toEqual({ Ref: of(name).consumer });
+    }
+    expect(subscriberOutputKeys('crm').deliveryQueueUrl).toBe('CrmDeliveryQueueUrl');
+  });
+
+  it('docs quote the alarms and alarm metrics each subscriber adds, as synthesised', () => {
+    const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm'));
+    const bots = alarms.filter(([id]) => id.startsWith('WebhookMonitoringSubscriberBot'));
+    const perSubscriber = bots.length;
+    const withOne = alarms.length - 2 * perSubscriber;
+    // What CloudWatch bills per alarm: one metric, or each metric a metric-math alarm reads.
+    const metrics = bots.reduce(
+      (total, [, alarm]) =>
+        total +
+        (alarm.Properties.MetricName !== undefined
+          ? 1
+          : (alarm.Properties.Metrics as Array<{ MetricStat?: unknown }>).filter((query) => query.MetricStat)
+              .length),
+      0,
+    );
+    const words =
+      'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(
+        ' ',
+      );
+    const inWords = (count: number) => words[count] ?? `${count} (no word for it in this test)`;
+    const read = (file: string) =>
+      readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(read('docs/deploy.md')).toContain(
+      `its alarms (${inWords(withOne)} with one subscriber, ${inWords(perSubscriber)} more for each further subscriber)`,
+    );
+    expect(read('README.md')).toContain(`${inWords(withOne)} alarms with one subscriber`);
+    expect(read('README.md')).toContain(`${inWords(perSubscriber)} more per further subscriber`);
+    const row = read('docs/cost.md')
+      .split('| ')
+      .find((cell) => cell.startsWith('Each subscriber beyond the first, its alarms:'));
+    expect(row).toContain(`= ${metrics} alarm metrics`);
+  });
+
+  it('expose each subscriber’s resources, and the first one’s as the single-consumer properties', () => {
+    const pipeline = stack.pipeline;
+    const [bot] = pipeline.subscribers;
+    expect(pipeline.consumerFunction).toBe(bot?.consumerFunction);
+    expect(pipeline.deliveryQueue).toBe(bot?.deliveryQueue);
+    expect(pipeline.deadLetterQueue).toBe(bot?.deadLetterQueue);
+    expect(pipeline.subscribers.map(({ keyNamespace }) => keyNamespace)).toEqual(['bot', 'crm', undefined]);
+    expect(Object.keys(pipeline.subscriberAlarms)).toEqual(['bot', 'crm', 'archive']);
+    expect(pipeline.alarms.consumerErrors).toBe(pipeline.subscriberAlarms.bot?.consumerErrors);
+  });
+});
+
+describe('a subscriber named default beside new ones', () => {
+  it('keeps every resource of the single-consumer stack under its logical id', () => {
+    const { template } = synthStack({
+      pipeline: { subscribers: { default: { entry: ENTRY, keyNamespace: '' }, crm: { entry: ENTRY } } },
+    });
+    const present = new Set(Object.keys(template.toJSON().Resources));
+    expect(LOGICAL_IDS_BEFORE_SUBSCRIBERS.filter((id) => !present.has(id))).toEqual([]);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    idOf(template, 'AWS::SQS::Queue', 'WebhookSubscriberCrmDeliveryQueue');
+  });
+});
+
+describe('without subscribers', () => {
+  it('keeps every logical id of the stack as it was before subscribers, adding the quarantine queue and its alarms', () => {
+    const { template } = synthStack();
+    const present = Object.keys(template.toJSON().Resources);
+    expect(LOGICAL_IDS_BEFORE_SUBSCRIBERS.filter((id) => !present.includes(id))).toEqual([]);
+    expect(
+      present
+        .filter((id) => !LOGICAL_IDS_BEFORE_SUBSCRIBERS.includes(id))
+        .map((id) => id.slice(0, -8))
+        .sort(),
+    ).toEqual([
+      'WebhookMonitoringQuarantineQueueArrivals',
+      'WebhookMonitoringQuarantineQueueNotEmpty',
+      'WebhookQuarantineQueue',
+      'WebhookQuarantineQueuePolicy',
+    ]);
+  });
+});
+
+describe('subscriber definitions that cannot work are refused before anything is built', () => {
+  const build = (props: WhatsAppWebhookDedupProps) => () =>
+    new WhatsAppWebhookDedup(new Stack(new App(), 'Refused'), 'Webhook', props);
+
+  it.each<[string, WhatsAppWebhookDedupProps, RegExp]>([
+    [
+      'a name with capitals',
+      { subscribers: { Bot: { entry: ENTRY } } },
+      /Subscriber Bot: the name must be lowercase/,
+    ],
+    [
+      'two subscribers sharing a namespace',
+      { subscribers: { bot: { entry: ENTRY }, crm: { entry: ENTRY, keyNamespace: 'bot' } } },
+      /Subscribers bot and crm share the key namespace "bot"/,
+    ],
+    [
+      'two unprefixed subscribers',
+      { subscribers: { bot: { entry: ENTRY, keyNamespace: '' }, crm: { entry: ENTRY, keyNamespace: '' } } },
+      /Subscribers bot and crm share the key namespace ""/,
+    ],
+    [
+      'consumerEntry beside subscribers',
+      { consumerEntry: ENTRY, subscribers: { bot: { entry: ENTRY } } },
+      /consumerEntry describe the single default consumer: with subscribers, give each subscriber its own entry/,
+    ],
+    [
+      'keyNamespace beside subscribers',
+      { keyNamespace: 'crm', subscribers: { bot: { entry: ENTRY } } },
+      /keyNamespace describe the single default consumer/,
+    ],
+    [
+      'names that give the same construct id and output keys',
+      { subscribers: { 'x-1': { entry: ENTRY }, x1: { entry: ENTRY } } },
+      /Subscribers x-1 and x1 would share the construct id and stack output keys X1/,
+    ],
+    [
+      'an entry that does not exist',
+      { subscribers: { bot: { entry: 'functions/examples/subscribers/nope.ts' } } },
+      /Subscriber bot: entry functions\/examples\/subscribers\/nope\.ts does not exist/,
+    ],
+    [
+      'a pipeline-only setting on one subscriber',
+      { subscribers: { bot: { entry: ENTRY, settings: { receiverTimeoutSeconds: 5 } as never } } },
+      /Subscriber bot: receiverTimeoutSeconds belong to the whole pipeline/,
+    ],
+    [
+      'an unsafe setting of one subscriber',
+      { subscribers: { bot: { entry: ENTRY, settings: { maxReceiveCount: 2 } } } },
+      /Subscriber bot: maxReceiveCount is 2: use at least/,
+    ],
+    [
+      'a subscriber DLQ that keeps messages shorter than its queue',
+      {
+        subscribers: {
+          bot: { entry: ENTRY, settings: { queueRetentionDays: 10, deadLetterRetentionDays: 8 } },
+        },
+      },
+      /Subscriber bot: deadLetterRetentionDays \(8\) is shorter than queueRetentionDays \(10\)/,
+    ],
+    [
+      'a namespace longer than 64 characters',
+      { subscribers: { bot: { entry: ENTRY, keyNamespace: 'n'.repeat(65) } } },
+      /Subscriber bot: keyNamespace "n{65}" must be 1 to 64/,
+    ],
+    [
+      'a status ledger mode the consumer does not know',
+      { subscribers: { bot: { entry: ENTRY, statusLedger: 'never' as 'always' } } },
+      /Subscriber bot: statusLedger is "never"/,
+    ],
+    ['no subscriber at all', { subscribers: {} }, /subscribers is empty/],
+  ])('%s', (_case, props, message) => {
+    expect(build(props)).toThrow(UnsafeSettingsError);
+    expect(build(props)).toThrow(message);
+  });
+});
+
+function dynamoStatements(template: Template, roleId: string): Statement[] {
+  return statementsOfRole(template, roleId).filter((s) =>
+    actionsOf(s).some((a) => a.startsWith('dynamodb:')),
+  );
+}
+
+interface DashboardWidget {
+  y?: number;
+  width?: number;
+  properties?: { title?: string; metrics?: unknown[][] };
+}
+
+/** The dashboard body with CloudFormation tokens replaced by a placeholder, parsed back into widgets. */
+function dashboardWidgets(t: Template): DashboardWidget[] {
+  const dashboards = Object.values(t.findResources('AWS::CloudWatch::Dashboard'));
+  expect(dashboards).toHaveLength(1);
+  const parts = dashboards[0]?.Properties.DashboardBody['Fn::Join'][1] as unknown[];
+  return JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('')).widgets;
+}
