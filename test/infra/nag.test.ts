@@ -63,8 +63,8 @@ describe('cdk-nag AwsSolutions', () => {
       {
         pipeline: {
           subscribers: {
-            bot: { entry: 'functions/consumer.ts', fields: ['messages'] },
-            crm: { entry: 'functions/consumer.ts' },
+            bot: { entry: 'functions/examples/subscribers/bot.ts', fields: ['messages'] },
+            crm: { entry: 'functions/examples/subscribers/crm.ts' },
             archive: { entry: 'functions/consumer.ts', keyNamespace: '' },
           },
         },

@@ -25,16 +25,18 @@ import type { WhatsAppWebhookDedupStack } from '../../lib/whatsapp-webhook-dedup
 import { actionsOf, type Statement, statementsOfRole, synthStack } from '../support/synth-stack.ts';
 
 const ENTRY = 'functions/consumer.ts';
+const BOT_ENTRY = 'functions/examples/subscribers/bot.ts';
+const CRM_ENTRY = 'functions/examples/subscribers/crm.ts';
 const DEFAULTS = resolveSettings();
 
 /** Three systems on one number: a bot on messages only, a CRM with its own settings, an unprefixed archive. */
 const THREE: SubscriberDefinitions = {
   bot: {
-    entry: ENTRY,
+    entry: BOT_ENTRY,
     fields: ['messages'],
     settings: { maxReceiveCount: DEFAULTS.maxReceiveCount + 20, batchSize: 5 },
   },
-  crm: { entry: ENTRY, settings: { maxConcurrency: 2 }, memorySize: 1024, statusLedger: 'always' },
+  crm: { entry: CRM_ENTRY, settings: { maxConcurrency: 2 }, memorySize: 1024, statusLedger: 'always' },
   archive: { entry: ENTRY, keyNamespace: '' },
 };
 
