@@ -3,6 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { selectFields } from '../../../functions/consumer/field-selection.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import {
+  captureOutput,
+  createHarness,
+  emfDocuments,
+  metricValue,
+  sqsEvent,
+} from '../../support/consumer-harness.ts';
+import {
   envelope,
   inboundMessages,
   messagesChange,
@@ -62,5 +69,29 @@ describe('selectFields', () => {
 
     const garbage = extractEvents('not json');
     expect(selectFields(garbage, ['messages'])).toEqual({ extraction: garbage, filteredOut: [] });
+  });
+});
+
+describe('the consumer of a subscriber with fields', () => {
+  it('sends no DynamoDB request and calls no handler for a record holding only other fields', async () => {
+    const calls: string[] = [];
+    const { dynamodb, invoke } = createHarness(
+      {
+        onMessage: ({ key }) => void calls.push(key),
+        onManagementEvent: ({ key }) => void calls.push(key),
+      },
+      { subscriberName: 'bot', keyNamespace: 'bot', fields: ['messages'] },
+    );
+    const account = readFileSync(
+      new URL('../../fixtures/webhooks/account_update.json', import.meta.url),
+      'utf8',
+    );
+
+    const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-account', account])));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(dynamodb.calls()).toEqual([]);
+    expect(calls).toEqual([]);
+    expect(metricValue(emfDocuments(lines), 'EventsFilteredOut', 'account_update')).toBe(2);
   });
 });
