@@ -92,6 +92,15 @@ export interface LocalPipeline {
   stats(sinceSeconds?: number): LocalStatsSnapshot;
   /** Resolves true once every subscriber queue is empty and no consumer invocation runs, false after `timeoutMs`. */
   waitUntilDrained(timeoutMs: number): Promise<boolean>;
+  /** A subscriber's poller (`npm run ops -- pause|resume`), or undefined for an unknown name. */
+  consumer(subscriber: string): ConsumerPoller | undefined;
+}
+
+/** The switch of one subscriber's poller, in the words of Lambda's event source mapping states. */
+export interface ConsumerPoller {
+  pause(): void;
+  resume(): void;
+  readonly state: string;
 }
 
 /** API Gateway HTTP APIs refuse bodies above 10 MB. */
@@ -145,6 +154,8 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
     if (pipeline === undefined) return sendJson(response, 503, { message: 'The local stack is starting.' });
 
     if (url.pathname === '/webhook') return webhook(request, response, pipeline);
+    const switched = /^\/local\/subscribers\/([^/]+)\/(pause|resume|consumer)$/.exec(url.pathname);
+    if (switched !== null) return consumerSwitch(response, pipeline, method, switched);
     if (method !== 'GET') return sendJson(response, 404, { message: 'Not Found' });
     if (url.pathname === '/local/info') return sendJson(response, 200, pipeline.info);
     if (url.pathname === '/local/effects') return sendJson(response, 200, pipeline.effects());
@@ -170,6 +181,27 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
       return sendJson(response, 200, view);
     }
     return sendJson(response, 404, { message: 'Not Found' });
+  }
+
+  /** `POST …/pause`, `POST …/resume`, `GET …/consumer`: the subscriber's poller state after the call. */
+  function consumerSwitch(
+    response: ServerResponse,
+    pipeline: LocalPipeline,
+    method: string,
+    [, encodedName = '', action]: RegExpExecArray,
+  ): void {
+    const subscriber = decodeURIComponent(encodedName);
+    const poller = pipeline.consumer(subscriber);
+    if (poller === undefined) {
+      sendJson(response, 404, { message: `No subscriber ${subscriber}.` });
+    } else if ((action === 'consumer') !== (method === 'GET') || (method !== 'GET' && method !== 'POST')) {
+      sendJson(response, 405, { message: 'Method Not Allowed' });
+    } else {
+      if (action === 'pause') poller.pause();
+      if (action === 'resume') poller.resume();
+      if (action !== 'consumer') dependencies.log(`consumer of ${subscriber}: ${action}d (${poller.state})`);
+      sendJson(response, 200, { subscriber, state: poller.state });
+    }
   }
 
   async function webhook(request: IncomingMessage, response: ServerResponse, pipeline: LocalPipeline) {

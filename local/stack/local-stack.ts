@@ -289,6 +289,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
           () => true,
           () => false,
         ),
+      consumer: (name) => running.find((r) => r.subscriber.name === name)?.eventSource,
     };
     let stopping: Promise<void> | undefined;
     return {
