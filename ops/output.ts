@@ -38,14 +38,17 @@ export class Output {
   }
 }
 
-/** `label  value` lines with the labels padded to one width; undefined values are left out. */
+/**
+ * `label  value` lines with the labels padded to one width (the longest, or `width`); undefined values are
+ * left out.
+ */
 export function labelled(
   rows: readonly (readonly [string, string | number | undefined])[],
-  indent = '',
+  options: { readonly indent?: string; readonly width?: number } = {},
 ): string[] {
   const present = rows.filter((row): row is readonly [string, string | number] => row[1] !== undefined);
-  const width = Math.max(0, ...present.map(([label]) => label.length));
-  return present.map(([label, value]) => `${indent}${label.padEnd(width)}  ${value}`);
+  const width = options.width ?? Math.max(0, ...present.map(([label]) => label.length));
+  return present.map(([label, value]) => `${options.indent ?? ''}${label.padEnd(width)}  ${value}`);
 }
 
 /** `3 s`, `4 min`, `2 h`, `8 d`: how far an epoch-ms time is from now, for text output. */

@@ -110,7 +110,7 @@ export async function dlqPeekCommand(context: CommandContext, limit: number): Pr
               : `${record.pendingKeys.slice(0, KEYS_SHOWN).join(', ')}${record.pendingKeys.length > KEYS_SHOWN ? `, … (${record.pendingKeys.length})` : ''}`,
           ],
         ],
-        '  ',
+        { indent: '  ' },
       ),
     ]),
   ]);

@@ -23,11 +23,17 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
     );
   }
   context.output.result({ subscriber: subscriber.name, tableName: context.target.tableName, ...state }, [
-    ...labelled([
-      ['key', key],
-      ['subscriber', `${subscriber.name} (table ${context.target.tableName}, ${context.target.description})`],
-      ['stored as', state.pk],
-    ]),
+    ...labelled(
+      [
+        ['key', key],
+        [
+          'subscriber',
+          `${subscriber.name} (table ${context.target.tableName}, ${context.target.description})`,
+        ],
+        ['stored as', state.pk],
+      ],
+      TOP,
+    ),
     ...claimLines(state),
     ...ledgerLines(state),
   ]);
@@ -60,6 +66,9 @@ export async function keysCommand(context: CommandContext, file: string): Promis
   );
 }
 
+/** One label width for the top-level lines (`subscriber` is the longest). */
+const TOP = { width: 'subscriber'.length };
+
 const SHORT_STATUS: Readonly<Record<ClaimStatus, string>> = {
   done: 'done',
   'in-flight': 'in flight',
@@ -86,9 +95,9 @@ function detail(state: KeyState): string {
 
 function claimLines(state: KeyState): string[] {
   const claim = state.claim;
-  if (claim === undefined) return labelled([['claim', 'none (the next delivery claims it as new)']]);
+  if (claim === undefined) return labelled([['claim', 'none (the next delivery claims it as new)']], TOP);
   return [
-    ...labelled([['claim', CLAIM_STATUS_TEXT[claim.status]]]),
+    ...labelled([['claim', CLAIM_STATUS_TEXT[claim.status]]], TOP),
     ...labelled(
       [
         ['state', claim.state],
@@ -99,7 +108,7 @@ function claimLines(state: KeyState): string[] {
         ['expires', claim.expiresAt],
         ['held by message', claim.messageId],
       ],
-      '  ',
+      { indent: '  ' },
     ),
   ];
 }
@@ -107,9 +116,9 @@ function claimLines(state: KeyState): string[] {
 function ledgerLines(state: KeyState): string[] {
   const ledger = state.ledger;
   if (ledger === undefined) return [];
-  if (ledger.current === undefined) return labelled([['ledger', `none (${ledger.pk})`]]);
+  if (ledger.current === undefined) return labelled([['ledger', `none (${ledger.pk})`]], TOP);
   return [
-    ...labelled([['ledger', `${ledger.pk}: current ${ledger.current}`]]),
-    ...labelled(Object.entries(ledger.times), '  '),
+    ...labelled([['ledger', `${ledger.pk}: current ${ledger.current}`]], TOP),
+    ...labelled(Object.entries(ledger.times), { indent: '  ' }),
   ];
 }

@@ -3,6 +3,8 @@
  * poller locally) and waits until the change has taken effect. While paused, deliveries wait in the
  * subscriber's queue instead of failing towards its DLQ; the other subscribers go on.
  */
+
+import { totalMessages } from '../../local/queue-counts.ts';
 import { QueueMessages } from '../adapters/queue-messages.ts';
 import { OpsError } from '../errors.ts';
 import type { CommandContext } from './command-context.ts';
@@ -32,7 +34,7 @@ export async function switchConsumerCommand(context: CommandContext, enabled: bo
   context.output.record(action, { subscriber: subscriber.name, state, target: context.target.description });
   context.output.result({ subscriber: subscriber.name, state, deliveryQueue: backlog }, [
     enabled
-      ? `consumer of ${subscriber.name} resumed (${state}): it works through the ${backlog.visible + backlog.delayed} deliveries waiting in its queue`
-      : `consumer of ${subscriber.name} paused (${state}): deliveries wait in its queue (${backlog.visible} waiting, ${backlog.inFlight} still in flight); resume with: npm run ops -- resume`,
+      ? `consumer of ${subscriber.name} resumed (${state}): ${totalMessages(backlog)} deliveries in its queue`
+      : `consumer of ${subscriber.name} paused (${state}): deliveries wait in its queue (${backlog.visible} waiting, ${backlog.inFlight} in flight); undo with the resume command`,
   ]);
 }
