@@ -2,7 +2,7 @@
  * The example of docs/handlers.md, "Write your handler": open a CRM ticket for each inbound message, and
  * close the loop when the customer has read the reply. Compiled by `npm run typecheck`, never deployed.
  */
-import { defineWebhookHandlers } from '../consumer/handler-api.ts';
+import { defineWebhookHandlers, RetryLater } from '../consumer/handler-api.ts';
 
 const CRM_URL = process.env.CRM_URL ?? 'https://crm.example.com/api';
 
@@ -23,7 +23,13 @@ export const webhookHandlers = defineWebhookHandlers({
         wabaId: event.entryId,
       }),
     });
-    // Throwing releases the claim and has SQS retry the message later.
+    if (response.status === 429 || response.status === 503) {
+      // The CRM says when to come back (Retry-After, in seconds): the message returns then, counted as
+      // RetriesDeferred rather than as a handler error.
+      const afterSeconds = Math.max(1, Number(response.headers.get('retry-after')) || 60);
+      throw new RetryLater({ afterSeconds, reason: `crm-${response.status}` });
+    }
+    // Throwing releases the claim; the message comes back after a backoff that grows with each attempt.
     if (!response.ok) throw new Error(`CRM answered ${response.status}`);
     logger.info('Ticket opened', { status: response.status });
   },
