@@ -75,21 +75,10 @@ export interface PeekedRecord {
 
 export async function dlqPeekCommand(context: CommandContext, limit: number): Promise<void> {
   const subscriber = context.subscriber();
-  const queues = new QueueMessages(context.target.sqs);
-  const url = subscriber.deadLetterQueueUrl;
-  const scanned = await queues.scan(url, {
-    limit: PEEK_SCAN_LIMIT,
-    hideSeconds: PEEK_HIDE_SECONDS,
-    onProgress: (count) => {
-      if (count % 100 === 0) context.output.progress(`read ${count} DLQ records…`);
-    },
-  });
-  await queues.release(url, scanned);
-  const newest = [...scanned].sort((a, b) => (b.sentAt ?? 0) - (a.sentAt ?? 0)).slice(0, limit);
-  const records = await describeRecords(context, subscriber, newest);
+  const { scanned, records } = await peekDeadLetters(context, subscriber, limit);
   const now = context.clock();
-  context.output.result({ subscriber: subscriber.name, scanned: scanned.length, records }, [
-    `${records.length} newest of ${scanned.length}${scanned.length === PEEK_SCAN_LIMIT ? '+' : ''} records in the DLQ of ${subscriber.name} (${context.target.description})`,
+  context.output.result({ subscriber: subscriber.name, scanned, records }, [
+    `${records.length} newest of ${scanned}${scanned === PEEK_SCAN_LIMIT ? '+' : ''} records in the DLQ of ${subscriber.name} (${context.target.description})`,
     ...records.flatMap((record) => [
       `${record.messageId}  sent ${record.sentAt ?? '?'}${record.sentAt === undefined ? '' : ` (${age(Date.parse(record.sentAt), now)} ago)`}  receives ${record.receiveCount ?? '?'}`,
       ...labelled(
@@ -114,6 +103,35 @@ export async function dlqPeekCommand(context: CommandContext, limit: number): Pr
       ),
     ]),
   ]);
+}
+
+export interface DeadLetterPeek {
+  /** Records read (at most PEEK_SCAN_LIMIT). */
+  readonly scanned: number;
+  readonly records: readonly PeekedRecord[];
+}
+
+/**
+ * The newest `limit` records of a subscriber's DLQ, without consuming any: each is hidden while the scan
+ * runs and released at once after (`dlq peek`, and the local dashboard's panel).
+ */
+export async function peekDeadLetters(
+  context: CommandContext,
+  subscriber: SubscriberTarget,
+  limit: number,
+): Promise<DeadLetterPeek> {
+  const queues = new QueueMessages(context.target.sqs);
+  const url = subscriber.deadLetterQueueUrl;
+  const scanned = await queues.scan(url, {
+    limit: PEEK_SCAN_LIMIT,
+    hideSeconds: PEEK_HIDE_SECONDS,
+    onProgress: (count) => {
+      if (count % 100 === 0) context.output.progress(`read ${count} DLQ records…`);
+    },
+  });
+  await queues.release(url, scanned);
+  const newest = [...scanned].sort((a, b) => (b.sentAt ?? 0) - (a.sentAt ?? 0)).slice(0, limit);
+  return { scanned: scanned.length, records: await describeRecords(context, subscriber, newest) };
 }
 
 async function describeRecords(

@@ -9,6 +9,7 @@ import { type QueuedMessage, QueueMessages } from '../adapters/queue-messages.ts
 import { OpsError, UsageError } from '../errors.ts';
 import { labelled } from '../output.ts';
 import {
+  type BodySummary,
   bodyText,
   groupQuarantined,
   type QuarantinedBody,
@@ -24,8 +25,7 @@ const LIST_HIDE_SECONDS = 30;
 const REQUEUE_HIDE_SECONDS = 300;
 
 export async function quarantineListCommand(context: CommandContext): Promise<void> {
-  const bodies = await readBodies(context, LIST_HIDE_SECONDS, true);
-  const summaries = bodies.map(summarise);
+  const summaries = await listQuarantinedBodies(context);
   context.output.result({ bodies: summaries }, [
     `${summaries.length} quarantined bod${summaries.length === 1 ? 'y' : 'ies'} (${context.target.description})`,
     ...summaries.map(
@@ -33,6 +33,14 @@ export async function quarantineListCommand(context: CommandContext): Promise<vo
         `${body.id}  ${body.reason ?? '?'}  ${body.bytes === undefined ? `${body.chunksPresent} of ${body.chunks} chunks` : `${body.bytes} bytes`}  received ${body.receivedAt ?? '?'}  reads as ${body.reads}`,
     ),
   ]);
+}
+
+/**
+ * Every quarantined body, decoded and summarised (reason, size, chunks, what it reads as), without
+ * consuming any message (`quarantine list`, and the local dashboard's panel).
+ */
+export async function listQuarantinedBodies(context: CommandContext): Promise<BodySummary[]> {
+  return (await readBodies(context, LIST_HIDE_SECONDS, true)).map(summarise);
 }
 
 export async function quarantineShowCommand(context: CommandContext, id: string): Promise<void> {

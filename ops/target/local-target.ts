@@ -7,8 +7,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
+import type { LocalInfo } from '../../local/stack/local-server.ts';
 import { LocalStackApi } from '../adapters/local-stack-api.ts';
-import type { OpsTarget } from './ops-target.ts';
+import type { OpsTarget, SubscriberTarget } from './ops-target.ts';
 
 /** The emulators take any credentials; the SDK only needs some. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -27,13 +28,7 @@ export async function resolveLocalTarget(url: string): Promise<OpsTarget> {
     quarantineQueueUrl: info.quarantineQueueUrl,
     maximumMessageSizeBytes:
       info.settings?.maximumMessageSizeBytes ?? DEFAULT_SETTINGS.maximumMessageSizeBytes,
-    subscribers: info.subscribers.map((subscriber) => ({
-      name: subscriber.name,
-      fields: subscriber.fields ?? undefined,
-      keyNamespace: subscriber.keyNamespace ?? undefined,
-      deliveryQueueUrl: subscriber.queueUrl,
-      deadLetterQueueUrl: subscriber.dlqUrl,
-    })),
+    subscribers: subscriberTargets(info),
     sqs,
     documentClient: DynamoDBDocumentClient.from(dynamodb),
     consumerSwitch: api,
@@ -43,4 +38,15 @@ export async function resolveLocalTarget(url: string): Promise<OpsTarget> {
       dynamodb.destroy();
     },
   };
+}
+
+/** The subscribers of `/local/info` as ops targets them. */
+export function subscriberTargets(info: Pick<LocalInfo, 'subscribers'>): SubscriberTarget[] {
+  return info.subscribers.map((subscriber) => ({
+    name: subscriber.name,
+    fields: subscriber.fields ?? undefined,
+    keyNamespace: subscriber.keyNamespace ?? undefined,
+    deliveryQueueUrl: subscriber.queueUrl,
+    deadLetterQueueUrl: subscriber.dlqUrl,
+  }));
 }
