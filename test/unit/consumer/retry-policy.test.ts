@@ -24,7 +24,7 @@ const receiveCount = fc.integer({ min: 1, max: 1000 });
 const unit = fc.oneof(
   fc.constant(0),
   fc.constant(1 - Number.EPSILON),
-  fc.double({ min: 0, max: 1, maxExcluded: true }),
+  fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
 );
 
 describe('backoff delay', () => {
