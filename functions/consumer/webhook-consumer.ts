@@ -113,7 +113,7 @@ export interface WebhookConsumerOptions {
   readonly fields?: readonly string[] | undefined;
   /** Without it, a failed record returns after the queue's visibility timeout. */
   readonly redelivery?: RedeliveryScheduler;
-  /** Backoff of failed records and cap of `RetryLater` delays. @default DEFAULT_SETTINGS' */
+  /** Backoff of failed records and cap of `RetryLater` delays. @default the delays of DEFAULT_SETTINGS */
   readonly retry?: BackoffSettings;
   /** Draws the backoff's jitter, in [0, 1). @default Math.random */
   readonly random?: () => number;
