@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { PipelineSettings } from '../../contract/settings.ts';
 import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
+import { UsageError } from '../../ops/errors.ts';
 import { CHART_JS_ROUTE, dashboardHtml } from '../dashboard/dashboard-page.ts';
 import {
   fromApiGatewayV2Result,
@@ -19,6 +20,7 @@ import { createLambdaContext } from '../lambda-context.ts';
 import type { LocalStatsSnapshot } from '../observe/subscriber-stats.ts';
 import type { EffectsView } from './effects-journal.ts';
 import { type FaultSwitch, InvalidFaultsError } from './fault-switch.ts';
+import type { OperatorViews } from './operator-views.ts';
 
 /** One subscriber as `/local/info` lists it (the ops CLI reads these). */
 export interface LocalSubscriberInfo {
@@ -94,6 +96,8 @@ export interface LocalPipeline {
   waitUntilDrained(timeoutMs: number): Promise<boolean>;
   /** A subscriber's poller (`npm run ops -- pause|resume`), or undefined for an unknown name. */
   consumer(subscriber: string): ConsumerPoller | undefined;
+  /** `/local/key` and `/local/dead-letters`: what `npm run ops -- key | dlq | quarantine` show. */
+  readonly operator: OperatorViews;
 }
 
 /** The switch of one subscriber's poller, in the words of Lambda's event source mapping states. */
@@ -168,6 +172,10 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
       const drained = await pipeline.waitUntilDrained(timeoutMs);
       return sendJson(response, drained ? 200 : 504, { drained });
     }
+    if (url.pathname === '/local/key') return keyLookup(response, pipeline, url.searchParams);
+    if (url.pathname === '/local/dead-letters') {
+      return sendJson(response, 200, await pipeline.operator.deadLetters());
+    }
     if (url.pathname.startsWith('/local/ledger/')) {
       const wamid = decodeURIComponent(url.pathname.slice('/local/ledger/'.length));
       const participant = url.searchParams.get('participant') ?? undefined;
@@ -181,6 +189,28 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
       return sendJson(response, 200, view);
     }
     return sendJson(response, 404, { message: 'Not Found' });
+  }
+
+  /** `GET /local/key?key=<event key>[&subscriber=<name>]`: the view of `npm run ops -- key --json` per subscriber. */
+  async function keyLookup(
+    response: ServerResponse,
+    pipeline: LocalPipeline,
+    params: URLSearchParams,
+  ): Promise<void> {
+    const key = params.get('key') ?? '';
+    const subscriber = params.get('subscriber') || undefined;
+    if (key === '') {
+      return sendJson(response, 400, { message: 'Usage: /local/key?key=<event key>[&subscriber=<name>]' });
+    }
+    if (subscriber !== undefined && !pipeline.info.subscribers.some((s) => s.name === subscriber)) {
+      return sendJson(response, 404, { message: `No subscriber ${subscriber}.` });
+    }
+    try {
+      return sendJson(response, 200, await pipeline.operator.keyLookup(key, subscriber));
+    } catch (error) {
+      if (error instanceof UsageError) return sendJson(response, 400, { message: error.message });
+      throw error;
+    }
   }
 
   /** `POST …/pause`, `POST …/resume`, `GET …/consumer`: the subscriber's poller state after the call. */

@@ -53,6 +53,7 @@ import {
   type SubscriberEffectsView,
 } from './local-server.ts';
 import type { LocalSubscribers } from './local-subscribers.ts';
+import { createOperatorViews, inProcessTarget } from './operator-views.ts';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_TABLE_NAME = 'whatsapp-webhook-dedup-claims';
@@ -265,6 +266,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     cleanups.push(() => sampler.stop());
 
     const [first] = running as [RunningSubscriber, ...RunningSubscriber[]];
+    const consumerOf = (name: string) => running.find((r) => r.subscriber.name === name)?.eventSource;
     const info: LocalInfo = {
       dynamodbEndpoint: dynamodb.endpoint,
       sqsEndpoint: sqsEmulator.endpoint,
@@ -289,7 +291,16 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
           () => true,
           () => false,
         ),
-      consumer: (name) => running.find((r) => r.subscriber.name === name)?.eventSource,
+      consumer: consumerOf,
+      operator: createOperatorViews({
+        target: inProcessTarget({
+          info,
+          maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
+          sqs,
+          documentClient,
+          consumer: consumerOf,
+        }),
+      }),
     };
     let stopping: Promise<void> | undefined;
     return {
