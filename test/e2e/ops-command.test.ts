@@ -1,0 +1,364 @@
+/**
+ * `npm run ops -- …` against the local stack as `npm start` runs it, with two subscribers (bot: `messages`
+ * only, crm: every field; test/support/local-subscribers/two-subscribers.ts): every command as a child
+ * process, its exit code, stdout and stderr, and what it changed in the stack.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaimStore } from '../../functions/claims/claim-store.ts';
+import { SqsDeadLetterQueue } from '../../functions/queue/sqs-dead-letter-queue.ts';
+import { readQueueCounts } from '../../local/queue-counts.ts';
+import type { LocalInfo } from '../../local/stack/local-server.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
+import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { keysOfBody } from '../support/webhooks/event-keys.ts';
+import {
+  envelope,
+  inboundMessagesWithIds,
+  messagesChange,
+  statusesBody,
+  wamidFactory,
+} from '../support/webhooks/webhook-bodies.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SECRET = 'ops-e2e-app-secret';
+const SDK_WARNING_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
+const ACCOUNT_UPDATE = 'test/fixtures/webhooks/account_update.json';
+const wamid = wamidFactory('ops');
+
+let stack: SpawnedLocalStack;
+let client: LocalStackClient;
+let info: LocalInfo;
+let sqs: SQSClient;
+let dynamodb: DynamoDBClient;
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `npm run ops -- --local <stack> ARGS`, as tsx runs it (npm itself is run once, below). */
+function ops(...args: string[]): Promise<Run> {
+  return run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', '--local', stack.url, ...args]);
+}
+
+function run(command: string, args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      // The SDK's warning switch unset, as in a user's shell: the command must silence it itself.
+      { cwd: ROOT, env: { ...process.env, [SDK_WARNING_SWITCH]: '' }, timeout: 120_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function opsJson<T>(...args: string[]): Promise<T> {
+  const result = await ops('--json', ...args);
+  if (result.code !== 0) throw new Error(`ops ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+/** A failure says what is wrong in one line on stderr, and nothing on stdout. */
+function expectOneLineFailure(result: Run, code: number, pattern: RegExp): void {
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(/^ops: [^\n]+\n$/);
+  expect(result.stderr).toMatch(pattern);
+  expect(result.code).toBe(code);
+}
+
+async function post(body: string): Promise<void> {
+  expect((await client.postWebhook(body, SECRET)).status).toBe(200);
+}
+
+function subscriberInfo(name: string) {
+  const subscriber = info.subscribers.find((candidate) => candidate.name === name);
+  if (subscriber === undefined) throw new Error(`no subscriber ${name}`);
+  return subscriber;
+}
+
+async function effectsOf(subscriber: string, key: string): Promise<number> {
+  return (await client.effectCounts([key], 60_000, subscriber))[key] ?? 0;
+}
+
+beforeAll(async () => {
+  stack = await spawnLocalStack({
+    env: {
+      WHATSAPP_APP_SECRETS: SECRET,
+      LOCAL_SUBSCRIBERS: 'test/support/local-subscribers/two-subscribers.ts',
+      LOCAL_CONSUMER_TIMEOUT_SECONDS: '30',
+    },
+  });
+  client = new LocalStackClient(stack.url);
+  info = await client.info();
+  const common = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+  sqs = new SQSClient({ ...common, endpoint: info.sqsEndpoint });
+  dynamodb = new DynamoDBClient({ ...common, endpoint: info.dynamodbEndpoint });
+}, 180_000);
+
+afterAll(async () => {
+  sqs?.destroy();
+  dynamodb?.destroy();
+  await stack?.stop();
+});
+
+describe('npm run ops, against the local stack', () => {
+  it('runs through npm with no warning, and --help lists every command', async () => {
+    const result = await run('npm', ['run', '--silent', 'ops', '--', '--help']);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    for (const command of ['key', 'keys', 'forget', 'pause', 'resume', 'dlq', 'quarantine']) {
+      expect(result.stdout).toMatch(new RegExp(`^  (\\w+ \\| )?${command}\\b`, 'm'));
+    }
+  });
+
+  it('refuses bad arguments and unknown keys in one line with exit 2', async () => {
+    expectOneLineFailure(await ops('frobnicate'), 2, /unknown command "frobnicate"/);
+    expectOneLineFailure(await ops('key', 'nonsense:1'), 2, /unknown event key "nonsense:1"/);
+    expectOneLineFailure(await ops('dlq', 'peek', '-n', '0'), 2, /-n needs a whole number/);
+    expectOneLineFailure(await ops('key', 'msg:x', '--yes'), 2, /key takes no --yes option/);
+    expectOneLineFailure(await ops('dlq', 'stats'), 2, /several subscribers \(bot, crm\).*--subscriber/);
+    expectOneLineFailure(await ops('dlq', 'stats', '--subscriber', 'erp'), 2, /no subscriber "erp"/);
+  });
+
+  it('key: the claim of an event per subscriber, in its namespace; a field a subscriber does not get', async () => {
+    const body = envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]);
+    const [key] = keysOfBody(body) as [string];
+    await post(body);
+    await client.drained();
+
+    const text = await ops('key', key, '--subscriber', 'bot');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^stored as {3}bot#${key.replaceAll('.', '\\.')}$`, 'm'));
+    expect(text.stdout).toMatch(/^claim {7}done: /m);
+    expect(text.stdout).toMatch(/^ {2}held by message {2}\S+$/m);
+    const json = await opsJson<{ pk: string; claim: { status: string; attempt: number; doneAt: string } }>(
+      'key',
+      key,
+      '--subscriber',
+      'crm',
+    );
+    expect(json.pk).toBe(`crm#${key}`);
+    expect(json.claim).toMatchObject({ status: 'done', attempt: 1 });
+    expect(Date.parse(json.claim.doneAt)).toBeGreaterThan(0);
+
+    const management = readFileSync(join(ROOT, ACCOUNT_UPDATE), 'utf8');
+    await post(management);
+    await client.drained();
+    const [managementKey] = keysOfBody(management) as [string];
+    expect((await ops('key', managementKey, '--subscriber', 'crm')).code).toBe(0);
+    expectOneLineFailure(
+      await ops('key', managementKey, '--subscriber', 'bot'),
+      2,
+      /subscriber bot does not receive field account_update/,
+    );
+    expectOneLineFailure(await ops('key', `msg:${wamid(99)}`, '--subscriber', 'bot'), 2, /no claim for/);
+  });
+
+  it('keys --file: every event of a body, statuses with their ledger entry', async () => {
+    const id = wamid(2);
+    const body = statusesBody([
+      { id, status: 'sent', recipientId: '16505551000', timestamp: '1750000000' },
+      { id, status: 'delivered', recipientId: '16505551000', timestamp: '1750000010' },
+    ]);
+    const file = join(tmpdir(), `ops-e2e-${process.pid}-statuses.json`);
+    writeFileSync(file, body);
+    await post(body);
+    await client.drained();
+
+    const json = await opsJson<{
+      events: { key: string; claim?: { status: string }; ledger?: { current: string; times: object } }[];
+    }>('keys', '--file', file, '--subscriber', 'bot');
+    expect(json.events.map((event) => event.key)).toEqual(keysOfBody(body));
+    for (const event of json.events) {
+      expect(event.claim?.status).toBe('done');
+      expect(event.ledger?.current).toBe('delivered');
+      expect(Object.keys(event.ledger?.times ?? {})).toEqual(['sent', 'delivered']);
+    }
+    const text = await ops('keys', '--file', file, '--subscriber', 'bot');
+    expect(text.stdout).toMatch(/^2 events: 2 done$/m);
+    expectOneLineFailure(
+      await ops('keys', '--file', '/no/such/body.json', '--subscriber', 'bot'),
+      2,
+      /ENOENT/,
+    );
+  });
+
+  it('forget: a done claim goes, so the next delivery effects it again for that subscriber only', async () => {
+    const body = envelope([messagesChange(inboundMessagesWithIds([wamid(3)]))]);
+    const [key] = keysOfBody(body) as [string];
+    await post(body);
+    expect(await effectsOf('bot', key)).toBe(1);
+
+    expectOneLineFailure(await ops('forget', key, '--subscriber', 'bot'), 2, /add --yes/);
+    const forgot = await ops('forget', key, '--yes', '--subscriber', 'bot');
+    expect(forgot.code).toBe(0);
+    expect(forgot.stdout).toMatch(new RegExp(`^forgot ${key.replaceAll('.', '\\.')} .*was done since`, 'm'));
+    const logged = JSON.parse(forgot.stderr.trim()) as Record<string, unknown>;
+    expect(logged).toMatchObject({ message: 'ops forget', key, pk: `bot#${key}`, previousStatus: 'done' });
+    expectOneLineFailure(await ops('key', key, '--subscriber', 'bot'), 2, /no claim for/);
+
+    await post(body);
+    expect(await effectsOf('bot', key)).toBe(2);
+    expect(await effectsOf('crm', key)).toBe(1);
+  });
+
+  it('forget: refuses a claim in flight unless --force', async () => {
+    const key = `msg:${wamid(4)}`;
+    const claims = new ClaimStore({
+      documentClient: DynamoDBDocumentClient.from(dynamodb),
+      tableName: info.tableName,
+      keyNamespace: 'crm',
+    });
+    await claims.claim({ key, field: 'messages' }, { deadlineMs: Date.now() + 600_000 });
+
+    expectOneLineFailure(
+      await ops('forget', key, '--yes', '--subscriber', 'crm'),
+      1,
+      /is in flight \(lease until .*add --force/,
+    );
+    expect(
+      (await opsJson<{ claim: { status: string } }>('key', key, '--subscriber', 'crm')).claim.status,
+    ).toBe('in-flight');
+    const forced = await ops('forget', key, '--yes', '--force', '--subscriber', 'crm');
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.stderr.trim())).toMatchObject({ previousStatus: 'in-flight', forced: true });
+    expectOneLineFailure(await ops('key', key, '--subscriber', 'crm'), 2, /no claim for/);
+  });
+
+  it('pause / resume: deliveries wait in the paused subscriber queue, the other subscriber goes on', async () => {
+    const paused = await opsJson<{ state: string }>('pause', '--subscriber', 'bot');
+    expect(paused.state).toBe('Disabled');
+    const body = envelope([messagesChange(inboundMessagesWithIds([wamid(5)]))]);
+    const [key] = keysOfBody(body) as [string];
+    await post(body);
+
+    await waitFor(
+      async () => (await client.effects()).subscribers.crm?.effects.some((e) => e.key === key) ?? false,
+    );
+    const bot = subscriberInfo('bot');
+    expect(await readQueueCounts(sqs, bot.queueUrl)).toMatchObject({ visible: 1, inFlight: 0 });
+    const stats = await ops('dlq', 'stats', '--subscriber', 'bot');
+    expect(stats.stdout).toMatch(/^delivery queue {2}1 waiting/m);
+
+    const resumed = await ops('resume', '--subscriber', 'bot');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/^consumer of bot resumed \(Enabled\)/);
+    expect(await effectsOf('bot', key)).toBe(1);
+  });
+
+  it('dlq stats | peek | redrive: a failed record back to the delivery queue, effected once', async () => {
+    const bot = subscriberInfo('bot');
+    const body = envelope([messagesChange(inboundMessagesWithIds([wamid(6), wamid(7)]))]);
+    const keys = keysOfBody(body);
+    // A record the consumer gave up on, as SQS redrive leaves it in the DLQ (the attributes the receiver wrote).
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: bot.dlqUrl,
+        MessageBody: body,
+        MessageAttributes: {
+          deliveryId: { DataType: 'String', StringValue: 'ops-e2e-delivery' },
+          receivedAt: { DataType: 'String', StringValue: new Date().toISOString() },
+          part: { DataType: 'Number', StringValue: '1' },
+          parts: { DataType: 'Number', StringValue: '1' },
+        },
+      }),
+    );
+
+    const stats = await ops('dlq', 'stats', '--subscriber', 'bot');
+    expect(stats.stdout).toMatch(/^DLQ {13}1 waiting/m);
+    const peek = await opsJson<{
+      scanned: number;
+      records: {
+        deliveryId: string;
+        part: string;
+        events: number;
+        pendingKeys: string[];
+        failure: string[];
+      }[];
+    }>('dlq', 'peek', '-n', '5', '--subscriber', 'bot');
+    expect(peek.scanned).toBe(1);
+    expect(peek.records).toEqual([
+      expect.objectContaining({
+        deliveryId: 'ops-e2e-delivery',
+        part: '1/1',
+        events: 2,
+        pendingKeys: keys,
+        failure: ['a handler failed (its claims were released)'],
+      }),
+    ]);
+    // Peek hands every record back at once.
+    expect(await readQueueCounts(sqs, bot.dlqUrl)).toMatchObject({ visible: 1, inFlight: 0 });
+
+    const redrive = await ops('dlq', 'redrive', '--max', '5', '--subscriber', 'bot');
+    expect(redrive.code).toBe(0);
+    expect(redrive.stdout).toMatch(/^moved 1 record from the DLQ of bot to its delivery queue$/m);
+    expect(await effectsOf('bot', keys[0] as string)).toBe(1);
+    expect(await effectsOf('bot', keys[1] as string)).toBe(1);
+    expect(await readQueueCounts(sqs, bot.dlqUrl)).toMatchObject({ visible: 0, inFlight: 0 });
+    expect((await ops('dlq', 'redrive', '--subscriber', 'bot')).stdout).toMatch(/^moved 0 records/);
+  });
+
+  it('quarantine list | show | requeue: chunks reassembled, a fixed body re-sent to every subscriber, a broken one kept', async () => {
+    const broken = '{"object":"whatsapp_business_account","entry":[';
+    await post(broken);
+    // A valid body in four chunks, as the quarantine writes a body too large for one message.
+    const valid = envelope([messagesChange(inboundMessagesWithIds([wamid(8), wamid(9)], 600))]);
+    const { messages } = await new SqsDeadLetterQueue({
+      sqs,
+      deadLetterQueueUrl: info.quarantineQueueUrl,
+      maximumMessageSizeBytes: 1_024,
+    }).quarantine(Buffer.from(valid), 'rejected-by-queue', {
+      deliveryId: 'ops-e2e-chunked',
+      receivedAt: new Date().toISOString(),
+      retryDeadline: Date.now() + 5_000,
+    });
+    expect(messages).toBeGreaterThan(1);
+
+    const list = await opsJson<{
+      bodies: {
+        id: string;
+        reason: string;
+        chunks: number;
+        bytes: number;
+        deliveryId: string;
+        reads: string;
+      }[];
+    }>('quarantine', 'list');
+    const chunked = list.bodies.find((body) => body.deliveryId === 'ops-e2e-chunked');
+    const invalid = list.bodies.find((body) => body.reason === 'invalid-json');
+    expect(chunked).toMatchObject({ chunks: messages, bytes: Buffer.byteLength(valid), reads: '2 events' });
+    expect(invalid).toMatchObject({ bytes: Buffer.byteLength(broken) });
+    if (chunked === undefined || invalid === undefined) throw new Error('bodies missing from the list');
+
+    const shown = await ops('quarantine', 'show', chunked.id);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout.endsWith(`\n${valid}\n`)).toBe(true);
+    expectOneLineFailure(await ops('quarantine', 'show', 'no-such-id'), 2, /no quarantined body no-such-id/);
+
+    const keys = keysOfBody(valid);
+    const requeue = await ops('quarantine', 'requeue', '--all');
+    expect(requeue.code).toBe(1);
+    expect(requeue.stdout).toContain(`${chunked.id}  requeued, 2 events to bot, crm`);
+    expect(requeue.stdout).toContain(`${invalid.id}  stays quarantined: still-invalid`);
+    expect(requeue.stderr).toMatch(/^ops: 1 body stays quarantined$/m);
+    for (const subscriber of ['bot', 'crm']) {
+      for (const key of keys) expect(await effectsOf(subscriber, key)).toBe(1);
+    }
+    const after = await opsJson<{ bodies: { id: string }[] }>('quarantine', 'list');
+    expect(after.bodies.map((body) => body.id)).toEqual([invalid.id]);
+    expect(await readQueueCounts(sqs, info.quarantineQueueUrl)).toMatchObject({ visible: 1, inFlight: 0 });
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { OPS_USAGE, parseOpsArguments } from '../../../ops/arguments.ts';
+import { UsageError } from '../../../ops/errors.ts';
+import { runOps } from '../../../ops/run-ops.ts';
+
+const KEY = 'msg:wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=';
+
+function parse(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return parseOpsArguments(args, env);
+}
+
+describe('ops arguments', () => {
+  it.each([
+    [['key', KEY], { name: 'key', key: KEY }],
+    [['keys', '--file', 'body.json'], { name: 'keys', file: 'body.json' }],
+    [['forget', KEY, '--yes'], { name: 'forget', key: KEY, force: false }],
+    [['forget', '--force', KEY, '--yes'], { name: 'forget', key: KEY, force: true }],
+    [['pause'], { name: 'pause' }],
+    [['resume'], { name: 'resume' }],
+    [['dlq', 'stats'], { name: 'dlq-stats' }],
+    [['dlq', 'peek'], { name: 'dlq-peek', limit: 10 }],
+    [['dlq', 'peek', '-n', '3'], { name: 'dlq-peek', limit: 3 }],
+    [['dlq', 'redrive'], { name: 'dlq-redrive', max: undefined }],
+    [['dlq', 'redrive', '--max', '50'], { name: 'dlq-redrive', max: 50 }],
+    [['quarantine', 'list'], { name: 'quarantine-list' }],
+    [['quarantine', 'show', 'abc'], { name: 'quarantine-show', id: 'abc' }],
+    [['quarantine', 'requeue', 'abc'], { name: 'quarantine-requeue', id: 'abc' }],
+    [['quarantine', 'requeue', '--all'], { name: 'quarantine-requeue', id: undefined }],
+  ])('%j is %j', (args, command) => {
+    expect(parse(args)).toMatchObject({ help: false, command });
+  });
+
+  it('targets the local stack on PORT, or 3000, unless told otherwise', () => {
+    expect(parse(['pause'])).toMatchObject({ target: { kind: 'local', url: 'http://localhost:3000' } });
+    expect(parse(['pause'], { PORT: '4100' })).toMatchObject({
+      target: { kind: 'local', url: 'http://localhost:4100' },
+    });
+    expect(parse(['--local', 'http://127.0.0.1:9/x', 'pause'])).toMatchObject({
+      target: { kind: 'local', url: 'http://127.0.0.1:9' },
+    });
+    expect(parse(['pause', '--stack', 'prod', '--subscriber', 'bot', '--json'])).toMatchObject({
+      target: { kind: 'stack', stackName: 'prod' },
+      subscriber: 'bot',
+      json: true,
+    });
+  });
+
+  it.each([
+    [[], 'no command given'],
+    [['frobnicate'], 'unknown command "frobnicate"'],
+    [['dlq'], 'dlq needs one of stats, peek, redrive'],
+    [['dlq', 'purge'], 'dlq needs one of stats, peek, redrive, not "purge"'],
+    [['quarantine', 'drop', 'x'], 'quarantine needs one of list, show, requeue, not "drop"'],
+    [['key'], 'key needs EVENT_KEY'],
+    [['key', KEY, KEY], 'key takes one EVENT_KEY, got 2 operands'],
+    [['key', 'hello'], 'unknown event key "hello"'],
+    [['key', 'msg:'], 'unknown event key "msg:"'],
+    [['key', 'st:wamid.X'], 'status key "st:wamid.X" must look like st:<wamid>:<status>'],
+    [['key', KEY, '--yes'], 'key takes no --yes option'],
+    [['keys'], 'keys needs --file BODY.json'],
+    [['forget', KEY], 'add --yes to confirm'],
+    [['pause', 'now'], 'pause takes no operand, got "now"'],
+    [['dlq', 'peek', '-n', '0'], '-n needs a whole number of at least 1, got "0"'],
+    [['dlq', 'peek', '-n', '2.5'], '-n needs a whole number of at least 1, got "2.5"'],
+    [['dlq', 'redrive', '--max', 'all'], '--max needs a whole number of at least 1, got "all"'],
+    [['dlq', 'stats', '-n', '3'], 'dlq stats takes no -n option'],
+    [['quarantine', 'requeue'], 'quarantine requeue needs one ID, or --all'],
+    [['quarantine', 'requeue', 'x', '--all'], 'quarantine requeue takes an ID or --all, not both'],
+    [['pause', '--local', 'http://x', '--stack', 'prod'], 'give --local URL or --stack NAME, not both'],
+    [['pause', '--local', 'ftp://x'], '--local needs an http(s) URL'],
+    [['pause', '--stack', ' '], '--stack needs a value'],
+    [['pause', '--colour'], "Unknown option '--colour'"],
+    [['pause', '--stack'], "Option '--stack <value>' argument missing"],
+  ])('refuses %j: %s', (args, message) => {
+    expect(() => parse(args)).toThrow(UsageError);
+    expect(() => parse(args)).toThrow(message);
+  });
+
+  it('prints the usage for --help and exits 0; a usage error is one line on stderr and exit 2', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const streams = {
+      stdout: { write: (t: string) => out.push(t) },
+      stderr: { write: (t: string) => err.push(t) },
+    };
+    const unreachable = () => Promise.reject(new Error('no target may be resolved'));
+
+    expect(await runOps(['--help'], streams, { resolveTarget: unreachable })).toBe(0);
+    expect(out.join('')).toBe(`${OPS_USAGE}\n`);
+    expect(await runOps(['dlq', 'peek', '-n', 'x'], streams, { resolveTarget: unreachable })).toBe(2);
+    expect(err).toEqual(['ops: -n needs a whole number of at least 1, got "x"\n']);
+  });
+});
