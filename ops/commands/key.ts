@@ -61,7 +61,7 @@ export async function keysCommand(context: CommandContext, file: string): Promis
     [
       `subscriber ${subscriber.name} (table ${context.target.tableName}, ${context.target.description})`,
       ...states.map((state) => `${summary(state).padEnd(width)}  ${state.key}${detail(state)}`),
-      `${states.length} event${states.length === 1 ? '' : 's'}: ${[...counts].map(([what, count]) => `${count} ${what}`).join(', ')}`,
+      `${states.length} event${states.length === 1 ? '' : 's'}${[...counts].map(([what, count], index) => `${index === 0 ? ':' : ','} ${count} ${what}`).join('')}`,
     ],
   );
 }
