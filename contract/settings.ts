@@ -67,7 +67,7 @@ const BASE: Omit<PipelineSettings, 'visibilityTimeoutSeconds'> = {
   maxReceiveCount: 60,
   retryBaseDelaySeconds: 30,
   retryMaxDelaySeconds: 3600,
-  maximumMessageSizeBytes: 256 * 1024,
+  maximumMessageSizeBytes: 1024 * 1024,
   queueRetentionDays: MAX_QUEUE_RETENTION_DAYS,
   deadLetterRetentionDays: 14,
 };

@@ -105,7 +105,7 @@ export interface WhatsAppWebhookDedupProps {
   /**
    * Largest SQS message the receiver writes (set explicitly on every queue); bigger deliveries are split on
    * event boundaries. 1,024 to 1,048,576.
-   * @default 262144
+   * @default 1048576
    */
   readonly maximumMessageSizeBytes?: number;
   /**

@@ -222,7 +222,7 @@ describe('npm start, end to end', () => {
   it('effects a 1000-update body posted twice exactly 1000 times', async () => {
     const wamid = wamidFactory('thousand');
     const wamids = Array.from({ length: 1000 }, (_, i) => wamid(i));
-    // Meta's limits: up to 1000 updates and 3 MB; this one is above one SQS message, so the receiver splits it.
+    // Meta's limits: up to 1000 updates and 3 MB; this one is one SQS message of the default 1 MiB.
     const body = envelope([messagesChange(inboundMessagesWithIds(wamids, 200))]);
     expect(Buffer.byteLength(body)).toBeGreaterThan(256 * 1024);
 

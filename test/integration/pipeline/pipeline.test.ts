@@ -91,7 +91,11 @@ describe('pipeline end to end: receiver → SQS → consumer', () => {
   });
 
   it('splits a 1000-update body larger than one SQS message and runs each of its events exactly once', async () => {
-    pipeline = await createPipeline('thousand', { consumerTimeoutSeconds: 60 });
+    // 256 KiB messages (the old SQS limit) so that this body needs several.
+    pipeline = await createPipeline('thousand', {
+      consumerTimeoutSeconds: 60,
+      maximumMessageSizeBytes: 256 * 1024,
+    });
     const messages = inboundMessages(1000, 'k');
     const body = JSON.stringify({
       object: 'whatsapp_business_account',

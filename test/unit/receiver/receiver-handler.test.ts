@@ -252,10 +252,25 @@ describe('POST enqueue', () => {
     expect(output.join('')).toContain('EnqueueFailures');
   });
 
-  it('splits a 1000-update body larger than 256 KiB into several messages holding exactly its events', async () => {
+  it('keeps a 1000-update body below 1 MiB in one message by default', async () => {
     const big = privateMessagesBody(1000, { textRepeat: 60 });
     expect(Buffer.byteLength(big)).toBeGreaterThan(256 * 1024);
+    expect(Buffer.byteLength(big)).toBeLessThan(1024 * 1024 - 256);
     expect((await invoke(signedPost(big, SECRET))).statusCode).toBe(200);
+    expect(entriesSentTo(DELIVERY_URL).map((entry) => entry.MessageBody)).toEqual([big]);
+  });
+
+  it('splits a 1000-update body larger than 256 KiB messages into several holding exactly its events', async () => {
+    const big = privateMessagesBody(1000, { textRepeat: 60 });
+    expect(Buffer.byteLength(big)).toBeGreaterThan(256 * 1024);
+    expect(
+      (
+        await invoke(signedPost(big, SECRET), {
+          ...LOCAL_ENV,
+          MAXIMUM_MESSAGE_SIZE_BYTES: String(256 * 1024),
+        })
+      ).statusCode,
+    ).toBe(200);
     const stored = entriesSentTo(DELIVERY_URL);
     expect(stored.length).toBeGreaterThan(1);
     for (const entry of stored)
@@ -304,7 +319,8 @@ describe('POST quarantine', () => {
 
   it('quarantines a single event larger than a message as event-too-large and enqueues the others', async () => {
     const body = privateMessagesBody(3, { textRepeat: 0 }).replace('#1 ', `#1 ${'x'.repeat(300 * 1024)}`);
-    expect((await invoke(signedPost(body, SECRET))).statusCode).toBe(200);
+    const env = { ...LOCAL_ENV, MAXIMUM_MESSAGE_SIZE_BYTES: String(256 * 1024) };
+    expect((await invoke(signedPost(body, SECRET), env)).statusCode).toBe(200);
     const stored = entriesSentTo(DELIVERY_URL).flatMap((entry) => keysOfEnvelope(entry.MessageBody ?? ''));
     const all = keysOfEnvelope(body);
     expect(stored).toEqual([all[0], all[2]]);
