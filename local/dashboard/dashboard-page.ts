@@ -2,7 +2,10 @@
  * The live dashboard served at `/` by the local stack: one static page that polls `/local/stats` every
  * second and draws it with Chart.js, served from node_modules (no CDN: the page works offline). The charts
  * and tiles sum over the subscribers; the subscribers table shows each one's effects, duplicates and queues.
+ * Two operator panels show what `npm run ops` shows: an event key's claim per subscriber (`/local/key`), and
+ * the DLQs and the quarantine queue with their newest records (`/local/dead-letters`, polled with the stats).
  */
+import { CLAIM_STATUS_TEXT } from '../../ops/inspect/claim-view.ts';
 
 export const CHART_JS_ROUTE = '/assets/chart.umd.min.js';
 
@@ -34,6 +37,21 @@ export function dashboardHtml(): string {
   .empty { color: #9ca3af; font-size: 13px; padding: 8px 0; }
   .subscribers { margin-bottom: 16px; }
   td.number { font-variant-numeric: tabular-nums; }
+  .operator { margin-bottom: 16px; }
+  .card h3 { font-size: 12px; margin: 12px 0 4px; color: #4b5563; }
+  .key-form { display: flex; gap: 8px; margin-bottom: 8px; }
+  .key-form input { flex: 1; font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; padding: 4px 6px; border: 1px solid #d1d5db; border-radius: 4px; }
+  .key-form select, .key-form button { font-size: 12px; padding: 4px 8px; border: 1px solid #d1d5db; border-radius: 4px; background: #fff; }
+  .key-form button { background: #2563eb; border-color: #2563eb; color: #fff; cursor: pointer; }
+  .key-view { border-top: 1px solid #eef0f3; padding: 6px 0; }
+  .key-view-head { display: flex; gap: 8px; align-items: baseline; font-size: 13px; }
+  .key-phrase { font-size: 12px; color: #6b7280; margin: 2px 0 4px; }
+  .badge { display: inline-block; padding: 1px 6px; border-radius: 4px; font-size: 11px; background: #eef0f3; }
+  .badge.done { background: #dcfce7; color: #166534; }
+  .badge.in-flight { background: #dbeafe; color: #1e40af; }
+  .badge.lease-lapsed, .badge.unknown-state, .badge.failed { background: #fee2e2; color: #991b1b; }
+  .facts th { width: 130px; color: #6b7280; font-weight: normal; }
+  .error { color: #b91c1c; font-size: 13px; padding: 8px 0; }
 </style>
 </head>
 <body>
@@ -55,6 +73,25 @@ export function dashboardHtml(): string {
   <h2>Subscribers</h2>
   <table><thead><tr><th>subscriber</th><th>fields</th><th>effects</th><th>fresh</th><th>duplicates skipped</th><th>backlog</th><th>in flight</th><th>DLQ</th></tr></thead><tbody id="subscribers"></tbody></table>
 </section>
+<section class="grid operator">
+  <div class="card" id="key-lookup"><h2>Key lookup</h2>
+    <form id="key-form" class="key-form">
+      <input id="key-input" name="key" placeholder="msg:&lt;wamid&gt;, st:&lt;wamid&gt;:&lt;status&gt;, …" autocomplete="off" spellcheck="false" aria-label="event key">
+      <select id="key-subscriber" aria-label="subscriber"><option value="">every subscriber</option></select>
+      <button type="submit">Look up</button>
+    </form>
+    <div id="key-result" class="empty">The claim of an event key for each subscriber, as npm run ops -- key shows it (npm run keys -- BODY.json prints a body's keys).</div>
+  </div>
+  <div class="card" id="dead-letters-card"><h2>Dead letters and quarantine</h2>
+    <table><thead><tr><th>queue</th><th>waiting</th><th>being read</th></tr></thead><tbody id="dead-letter-counts"></tbody></table>
+    <h3>Newest failed records</h3>
+    <table><thead><tr><th>subscriber</th><th>age</th><th>receives</th><th>failure</th><th>not done</th></tr></thead><tbody id="dead-letters"></tbody></table>
+    <div class="empty" id="dead-letters-empty">No failed record in any DLQ.</div>
+    <h3>Newest quarantined bodies</h3>
+    <table><thead><tr><th>age</th><th>reason</th><th>size</th><th>chunks</th><th>reads as</th><th>id</th></tr></thead><tbody id="quarantined"></tbody></table>
+    <div class="empty" id="quarantined-empty">Nothing quarantined.</div>
+  </div>
+</section>
 <section class="grid">
   <div class="card"><h2>Fresh vs duplicate events per field</h2><div class="chart"><canvas id="chart-fields"></canvas></div></div>
   <div class="card"><h2>Events per second</h2><div class="chart"><canvas id="chart-events"></canvas></div></div>
@@ -75,6 +112,7 @@ ${DASHBOARD_SCRIPT}
 
 /** Browser code, kept as plain ES2020 so it runs unbundled. */
 const DASHBOARD_SCRIPT = `
+const CLAIM_STATUS_TEXT = ${JSON.stringify(CLAIM_STATUS_TEXT)};
 const WINDOW_SECONDS = 120;
 const RATE_WINDOW = 10;
 const PALETTE = ['#2563eb', '#16a34a', '#d97706', '#9333ea', '#dc2626', '#0891b2', '#4b5563', '#db2777'];
@@ -130,7 +168,10 @@ let subscriberFields = null;
 fetch('/local/info', { cache: 'no-store' })
   .then((response) => (response.ok ? response.json() : null))
   .then((info) => {
-    if (info && info.subscribers) subscriberFields = new Map(info.subscribers.map((s) => [s.name, s.fields]));
+    if (!info || !info.subscribers) return;
+    subscriberFields = new Map(info.subscribers.map((s) => [s.name, s.fields]));
+    const select = document.getElementById('key-subscriber');
+    for (const { name } of info.subscribers) select.appendChild(new Option(name, name));
   })
   .catch(() => undefined);
 
@@ -232,12 +273,159 @@ function render(stats) {
   document.body.dataset.duplicateEvents = String(duplicates);
 }
 
+/** \`3 s\`, \`4 min\`, \`2 h\`, \`8 d\`, as npm run ops prints ages. */
+function span(ms) {
+  const seconds = Math.max(0, Math.round(Math.abs(ms) / 1000));
+  if (seconds < 120) return seconds + ' s';
+  if (seconds < 7200) return Math.round(seconds / 60) + ' min';
+  if (seconds < 172800) return Math.round(seconds / 3600) + ' h';
+  return Math.round(seconds / 86400) + ' d';
+}
+const ageOf = (iso) => (iso ? span(Date.now() - Date.parse(iso)) : '?');
+const when = (iso) => {
+  if (!iso) return undefined;
+  const ms = Date.parse(iso) - Date.now();
+  return iso + (ms > 0 ? ' (in ' + span(ms) + ')' : ' (' + span(ms) + ' ago)');
+};
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = String(text);
+  return node;
+}
+
+function factsTable(rows) {
+  const table = element('table', 'facts');
+  for (const [label, value] of rows) {
+    if (value === undefined || value === null) continue;
+    const row = document.createElement('tr');
+    row.append(element('th', '', label), element('td', 'key', value));
+    table.appendChild(row);
+  }
+  return table;
+}
+
+function keyView(view) {
+  const claim = view.claim;
+  const status = claim ? claim.status : view.receivesField ? 'no claim' : 'not received';
+  const block = element('div', 'key-view');
+  block.dataset.subscriber = view.subscriber;
+  block.dataset.status = status;
+  const head = element('div', 'key-view-head');
+  head.append(element('strong', '', view.subscriber), element('span', 'badge claim-status ' + status, status));
+  block.appendChild(head);
+  block.appendChild(element('div', 'key-phrase', claim
+    ? CLAIM_STATUS_TEXT[claim.status]
+    : view.receivesField
+      ? 'no claim: the next delivery claims the event as new'
+      : 'subscriber ' + view.subscriber + ' does not receive field ' + view.field + ', so it never claims this key'));
+  const rows = [['stored as', view.pk]];
+  if (claim) {
+    rows.push(
+      ['state', claim.state],
+      ['attempts', claim.attempt],
+      ['claimed', when(claim.claimedAt)],
+      ['lease end', when(claim.leaseUntil)],
+      ['done', when(claim.doneAt)],
+      ['expires', when(claim.expiresAt)],
+      ['held by message', claim.messageId],
+    );
+  }
+  if (view.ledger) {
+    rows.push(['ledger', view.ledger.current === undefined ? 'none (' + view.ledger.pk + ')' : 'current ' + view.ledger.current]);
+    for (const [name, time] of Object.entries(view.ledger.times)) rows.push(['  ' + name, time]);
+  }
+  block.appendChild(factsTable(rows));
+  return block;
+}
+
+async function lookUpKey(event) {
+  event.preventDefault();
+  const key = document.getElementById('key-input').value.trim();
+  const subscriber = document.getElementById('key-subscriber').value;
+  const result = document.getElementById('key-result');
+  if (key === '') return;
+  const query = '?key=' + encodeURIComponent(key) + (subscriber ? '&subscriber=' + encodeURIComponent(subscriber) : '');
+  // Only the answer to the latest lookup is shown; \`shown\` names the key whose answer is on the page.
+  result.dataset.key = key;
+  const show = (className, nodes) => {
+    if (result.dataset.key !== key) return;
+    result.className = className;
+    result.replaceChildren(...nodes);
+    result.dataset.shown = key;
+  };
+  try {
+    const response = await fetch('/local/key' + query, { cache: 'no-store' });
+    const body = await response.json();
+    if (response.ok) show('', body.subscribers.map(keyView));
+    else show('error', [document.createTextNode(body.message || 'HTTP ' + response.status)]);
+  } catch (error) {
+    show('error', [document.createTextNode('lookup failed (' + error.message + ')')]);
+  }
+}
+document.getElementById('key-form').addEventListener('submit', lookUpKey);
+
+function renderDeadLetters(view) {
+  const countRow = (label, queue, counts) => {
+    const row = cellsRow([label, counts.visible, counts.inFlight], ['', 'number', 'number']);
+    row.dataset.queue = queue;
+    return row;
+  };
+  document.getElementById('dead-letter-counts').replaceChildren(
+    ...view.subscribers.map((s) => countRow('DLQ of ' + s.subscriber, s.subscriber, s.counts)),
+    countRow('quarantine', 'quarantine', view.quarantine.counts),
+  );
+  const records = view.subscribers.flatMap((s) => s.newest.map((record) => ({ subscriber: s.subscriber, record })));
+  document.getElementById('dead-letters').replaceChildren(...records.map(({ subscriber, record }) => cellsRow(
+    [
+      subscriber,
+      ageOf(record.sentAt),
+      record.receiveCount === undefined ? '?' : record.receiveCount,
+      record.failure.join('; '),
+      record.pendingKeys.slice(0, 3).join(', ') + (record.pendingKeys.length > 3 ? ', … (' + record.pendingKeys.length + ')' : ''),
+    ],
+    ['subscriber', '', 'number', 'failure', 'key'],
+  )));
+  document.getElementById('dead-letters-empty').style.display = records.length ? 'none' : '';
+  const bodies = view.quarantine.newest;
+  document.getElementById('quarantined').replaceChildren(...bodies.map((body) => cellsRow(
+    [
+      ageOf(body.receivedAt),
+      body.reason || '?',
+      body.bytes === undefined ? '?' : body.bytes + ' bytes',
+      body.chunksPresent + '/' + body.chunks,
+      body.reads,
+      body.id,
+    ],
+    ['', 'reason', 'number', 'number', '', 'key'],
+  )));
+  document.getElementById('quarantined-empty').style.display = bodies.length ? 'none' : '';
+  document.body.dataset.quarantinedBodies = String(view.quarantine.bodies);
+}
+
+// Polled with the stats, one request at a time: a queue being scanned can make an answer take a second.
+let deadLettersPending = false;
+async function refreshDeadLetters() {
+  if (deadLettersPending) return;
+  deadLettersPending = true;
+  try {
+    const response = await fetch('/local/dead-letters', { cache: 'no-store' });
+    if (response.ok) renderDeadLetters(await response.json());
+  } catch {
+    // The status line reports an unreachable stack.
+  } finally {
+    deadLettersPending = false;
+  }
+}
+
 async function poll() {
   const status = document.getElementById('status');
   try {
     const response = await fetch('/local/stats', { cache: 'no-store' });
     if (!response.ok) throw new Error('HTTP ' + response.status);
     render(await response.json());
+    void refreshDeadLetters();
     status.textContent = 'live · updated ' + new Date().toLocaleTimeString([], { hour12: false });
     status.className = '';
   } catch (error) {

@@ -97,6 +97,7 @@ export function createOperatorViews(options: OperatorViewsOptions): OperatorView
   const scans = new ScanCache(clock);
 
   async function subscriberDeadLetters(subscriber: SubscriberTarget): Promise<SubscriberDeadLetters> {
+    await scans.settled(subscriber.deadLetterQueueUrl);
     const counts = await queues.counts(subscriber.deadLetterQueueUrl);
     const peek = await scans.read(subscriber.deadLetterQueueUrl, counts, { scanned: 0, records: [] }, () =>
       peekDeadLetters(context, subscriber, NEWEST_SHOWN),
@@ -105,6 +106,7 @@ export function createOperatorViews(options: OperatorViewsOptions): OperatorView
   }
 
   async function quarantine(): Promise<QuarantineView> {
+    await scans.settled(target.quarantineQueueUrl);
     const counts = await queues.counts(target.quarantineQueueUrl);
     const bodies = await scans.read(target.quarantineQueueUrl, counts, [], () =>
       listQuarantinedBodies(context),
@@ -192,6 +194,14 @@ class ScanCache {
 
   constructor(clock: () => number) {
     this.#clock = clock;
+  }
+
+  /**
+   * Waits for the queue's scan still running, if any (another page's poll): counts read during it would show
+   * the messages the scan itself hides as being read.
+   */
+  async settled(queueUrl: string): Promise<void> {
+    await this.#entries.get(queueUrl)?.result.catch(() => undefined);
   }
 
   /** `empty` without a scan for an empty queue; the last scan's result while it is fresh; else a new scan. */

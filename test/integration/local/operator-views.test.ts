@@ -31,6 +31,7 @@ import {
   sqsEndpoint,
   uniqueName,
 } from '../../support/aws-clients.ts';
+import { waitFor } from '../../support/wait-for.ts';
 import {
   envelope,
   inboundMessagesWithIds,
@@ -317,5 +318,24 @@ describe('dead letters and quarantine', () => {
     now += 31_000;
     await views.deadLetters();
     expect(receives).toBeGreaterThan(afterChange);
+  });
+
+  it("reports a queue's counts without the messages its own scan is hiding (two pages polling)", async () => {
+    const dlqUrl = info.subscribers[0]?.dlqUrl as string;
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: dlqUrl,
+        MessageBody: envelope([messagesChange(inboundMessagesWithIds([wamid(13)]))]),
+      }),
+    );
+    now += 5_000;
+    const before = receives;
+    const first = views.deadLetters();
+    await waitFor(() => receives > before);
+
+    const second = await views.deadLetters();
+
+    expect(second.subscribers[0]).toMatchObject({ counts: { visible: 4, inFlight: 0 }, scanned: 4 });
+    expect((await first).subscribers[0]).toMatchObject({ counts: { visible: 4, inFlight: 0 } });
   });
 });
