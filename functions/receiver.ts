@@ -14,7 +14,7 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from '../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../contract/settings.ts';
 import { decodeSubscriberQueues, type SubscriberQueue } from '../contract/subscribers.ts';
 import { sdkClientConfig } from './commons/sdk-client-config.ts';
-import { SqsDeadLetterQueue } from './queue/sqs-dead-letter-queue.ts';
+import { SqsQuarantineQueue } from './queue/sqs-quarantine-queue.ts';
 import { SubscriberFanOut } from './queue/subscriber-fan-out.ts';
 import {
   type ReceiverDependencies,
@@ -65,9 +65,9 @@ function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
   const sqs = new SQSClient(sdkClientConfig('receiverSqs'));
   const { maximumMessageSizeBytes } = config;
   const fanOut = new SubscriberFanOut({ sqs, maximumMessageSizeBytes });
-  const quarantine = new SqsDeadLetterQueue({
+  const quarantine = new SqsQuarantineQueue({
     sqs,
-    deadLetterQueueUrl: config.quarantineQueueUrl,
+    quarantineQueueUrl: config.quarantineQueueUrl,
     maximumMessageSizeBytes,
   });
   const secrets = webhookSecretsSource(

@@ -2,15 +2,15 @@ import type { BodyRejection } from '../events/types.ts';
 import type { QuarantinePort } from '../queue/delivery-queue-port.ts';
 import type { QuarantineBody } from './webhook-consumer.ts';
 
-/** Time the consumer gives the DLQ write (with its own retries) before it fails the record instead. */
+/** Time the consumer gives the quarantine write (with its own retries) before it fails the record instead. */
 export const QUARANTINE_BUDGET_MS = 3000;
 
 /**
- * The consumer's quarantine, over the same DLQ adapter as the receiver's (`SqsDeadLetterQueue`), so that a quarantined body looks the same
+ * The consumer's quarantine, over the same quarantine adapter as the receiver's (`SqsQuarantineQueue`), so that a quarantined body looks the same
  * whichever side put it there (base64 body, `reason`, `contentEncoding`, `receivedAt`, `deliveryId` = the SQS
  * message id here).
  */
-export function createDeadLetterQuarantine(
+export function createConsumerQuarantine(
   queue: QuarantinePort,
   clock: () => number = Date.now,
 ): QuarantineBody {

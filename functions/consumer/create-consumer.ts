@@ -22,10 +22,10 @@ import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { ClaimStore } from '../claims/claim-store.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
 import { StatusLedger } from '../ledger/status-ledger.ts';
-import { SqsDeadLetterQueue } from '../queue/sqs-dead-letter-queue.ts';
+import { SqsQuarantineQueue } from '../queue/sqs-quarantine-queue.ts';
 import { SqsRedeliveryScheduler } from '../queue/sqs-redelivery-scheduler.ts';
 import type { CompletionRetryPolicy } from './complete-with-retry.ts';
-import { createDeadLetterQuarantine } from './dead-letter-quarantine.ts';
+import { createConsumerQuarantine } from './consumer-quarantine.ts';
 import type { WebhookHandlers } from './handler-api.ts';
 import { createSqsBatchHandler } from './sqs-batch-handler.ts';
 import { WebhookConsumer } from './webhook-consumer.ts';
@@ -145,15 +145,15 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     retentionDays: config.retentionDays,
     ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
   });
-  const deadLetters = new SqsDeadLetterQueue({
+  const deadLetters = new SqsQuarantineQueue({
     sqs: dependencies.sqs,
-    deadLetterQueueUrl: config.quarantineQueueUrl,
+    quarantineQueueUrl: config.quarantineQueueUrl,
     maximumMessageSizeBytes: config.maximumMessageSizeBytes,
   });
   const consumer = new WebhookConsumer({
     claims,
     ledger,
-    quarantine: createDeadLetterQuarantine(deadLetters),
+    quarantine: createConsumerQuarantine(deadLetters),
     redelivery: new SqsRedeliveryScheduler({
       sqs: dependencies.sqs,
       deliveryQueueUrl: config.deliveryQueueUrl,

@@ -1,7 +1,7 @@
 /**
  * What the receiver's orchestration and the consumer's quarantine need from the queues, and the shapes they
  * exchange with them: the subscribers' delivery queues (`SubscriberFanOut`) and the pipeline's quarantine
- * queue (`SqsDeadLetterQueue`). Tests substitute recording queues.
+ * queue (`SqsQuarantineQueue`). Tests substitute recording queues.
  */
 import type { SubscriberQueue } from '../../contract/subscribers.ts';
 

@@ -22,16 +22,16 @@ import {
 } from './outgoing-message.ts';
 import { SqsBatchSender, type SqsBatchSenderOptions } from './sqs-batch-sender.ts';
 
-export interface SqsDeadLetterQueueOptions extends SqsBatchSenderOptions {
+export interface SqsQuarantineQueueOptions extends SqsBatchSenderOptions {
   /** The quarantine queue's URL. */
-  readonly deadLetterQueueUrl: string;
+  readonly quarantineQueueUrl: string;
 }
 
-export class SqsDeadLetterQueue implements QuarantinePort {
-  readonly #options: SqsDeadLetterQueueOptions;
+export class SqsQuarantineQueue implements QuarantinePort {
+  readonly #options: SqsQuarantineQueueOptions;
   readonly #sender: SqsBatchSender;
 
-  constructor(options: SqsDeadLetterQueueOptions) {
+  constructor(options: SqsQuarantineQueueOptions) {
     if (options.maximumMessageSizeBytes <= MESSAGE_ATTRIBUTES_RESERVE_BYTES * 2) {
       throw new RangeError(`maximumMessageSizeBytes ${options.maximumMessageSizeBytes} is too small.`);
     }
@@ -76,7 +76,7 @@ export class SqsDeadLetterQueue implements QuarantinePort {
       );
     }
     const rejected = await this.#sender.sendAll(
-      this.#options.deadLetterQueueUrl,
+      this.#options.quarantineQueueUrl,
       'quarantine',
       messages,
       meta,

@@ -1,5 +1,5 @@
 /**
- * Quarantine queue messages back into the bodies they hold, as `SqsDeadLetterQueue.quarantine` wrote them:
+ * Quarantine queue messages back into the bodies they hold, as `SqsQuarantineQueue.quarantine` wrote them:
  * the base64 of the raw bytes with `reason`, `receivedAt`, `deliveryId`, and for a body too large for one
  * message, chunks of the base64 text sharing a `quarantineId`, numbered `chunk` of `chunks`. A body is
  * known by its `quarantineId`, or by its message id when it fits one message. Pure.

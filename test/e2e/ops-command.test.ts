@@ -13,7 +13,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
-import { SqsDeadLetterQueue } from '../../functions/queue/sqs-dead-letter-queue.ts';
+import { SqsQuarantineQueue } from '../../functions/queue/sqs-quarantine-queue.ts';
 import { readQueueCounts } from '../../local/queue-counts.ts';
 import type { LocalInfo } from '../../local/stack/local-server.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
@@ -316,9 +316,9 @@ describe('npm run ops, against the local stack', () => {
     await post(broken);
     // A valid body in four chunks, as the quarantine writes a body too large for one message.
     const valid = envelope([messagesChange(inboundMessagesWithIds([wamid(8), wamid(9)], 600))]);
-    const { messages } = await new SqsDeadLetterQueue({
+    const { messages } = await new SqsQuarantineQueue({
       sqs,
-      deadLetterQueueUrl: info.quarantineQueueUrl,
+      quarantineQueueUrl: info.quarantineQueueUrl,
       maximumMessageSizeBytes: 1_024,
     }).quarantine(Buffer.from(valid), 'rejected-by-queue', {
       deliveryId: 'ops-e2e-chunked',

@@ -18,8 +18,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
+import { createConsumerQuarantine } from '../../functions/consumer/consumer-quarantine.ts';
 import { type ConsumerConfig, createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
-import { createDeadLetterQuarantine } from '../../functions/consumer/dead-letter-quarantine.ts';
 import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
 import { createSqsBatchHandler } from '../../functions/consumer/sqs-batch-handler.ts';
 import {
@@ -28,7 +28,7 @@ import {
   WebhookConsumer,
 } from '../../functions/consumer/webhook-consumer.ts';
 import { StatusLedger, type StatusLedgerChange } from '../../functions/ledger/status-ledger.ts';
-import { SqsDeadLetterQueue } from '../../functions/queue/sqs-dead-letter-queue.ts';
+import { SqsQuarantineQueue } from '../../functions/queue/sqs-quarantine-queue.ts';
 import { SqsRedeliveryScheduler } from '../../functions/queue/sqs-redelivery-scheduler.ts';
 import type { BatchFunction } from './lambda-event-source.ts';
 
@@ -85,15 +85,15 @@ export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): 
     retentionDays: config.retentionDays,
     clock: ports.clock,
   });
-  const deadLetters = new SqsDeadLetterQueue({
+  const deadLetters = new SqsQuarantineQueue({
     sqs: ports.sqs,
-    deadLetterQueueUrl: config.quarantineQueueUrl,
+    quarantineQueueUrl: config.quarantineQueueUrl,
     maximumMessageSizeBytes: config.maximumMessageSizeBytes,
   });
   const consumer = new WebhookConsumer({
     claims: variant === 'in-flight-acknowledged' ? acknowledgingEveryInFlight(claims) : claims,
     ledger: variant === 'ledger-repeated' ? repeatedOnRetry(ledger) : ledger,
-    quarantine: createDeadLetterQuarantine(deadLetters),
+    quarantine: createConsumerQuarantine(deadLetters),
     redelivery: new SqsRedeliveryScheduler({ sqs: ports.sqs, deliveryQueueUrl: config.deliveryQueueUrl }),
     handlers: ports.handlers,
     statusLedger: config.statusLedger,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../../contract/settings.ts';
 import { storageKey } from '../../../functions/claims/storage-key.ts';
 import { StatusLedger } from '../../../functions/ledger/status-ledger.ts';
-import { SqsDeadLetterQueue } from '../../../functions/queue/sqs-dead-letter-queue.ts';
+import { SqsQuarantineQueue } from '../../../functions/queue/sqs-quarantine-queue.ts';
 import { createPipelineQueues, createQuarantineQueue } from '../../../local/emulators/sqs.ts';
 import { readQueueCounts } from '../../../local/queue-counts.ts';
 import type { LocalInfo, LocalSubscriberInfo } from '../../../local/stack/local-server.ts';
@@ -233,9 +233,9 @@ describe('dead letters and quarantine', () => {
       // SentTimestamp has millisecond resolution: the second record is the newer one.
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const quarantine = new SqsDeadLetterQueue({
+    const quarantine = new SqsQuarantineQueue({
       sqs,
-      deadLetterQueueUrl: info.quarantineQueueUrl,
+      quarantineQueueUrl: info.quarantineQueueUrl,
       maximumMessageSizeBytes: 1024,
     });
     const meta = (id: string, at: string) => ({

@@ -16,7 +16,7 @@ import {
   sdkClientConfig,
   worstCaseCallMs,
 } from '../../../functions/commons/sdk-client-config.ts';
-import { QUARANTINE_BUDGET_MS } from '../../../functions/consumer/dead-letter-quarantine.ts';
+import { QUARANTINE_BUDGET_MS } from '../../../functions/consumer/consumer-quarantine.ts';
 import { RETRY_BUDGET_MS } from '../../../functions/receiver/receive-webhook.ts';
 import { resolvedSdkTimeouts } from '../../support/resolved-sdk-timeouts.ts';
 

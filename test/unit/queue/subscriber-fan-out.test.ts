@@ -12,7 +12,7 @@ import type { DeliveryMeta } from '../../../functions/queue/delivery-queue-port.
 import { EnqueueFailedError } from '../../../functions/queue/errors.ts';
 import { attributesBytes } from '../../../functions/queue/outgoing-message.ts';
 import { DEFAULT_RETRY_POLICY, MAX_BATCH_ENTRIES } from '../../../functions/queue/sqs-batch-sender.ts';
-import { SqsDeadLetterQueue } from '../../../functions/queue/sqs-dead-letter-queue.ts';
+import { SqsQuarantineQueue } from '../../../functions/queue/sqs-quarantine-queue.ts';
 import { SubscriberFanOut } from '../../../functions/queue/subscriber-fan-out.ts';
 
 const sqsMock = mockClient(SQSClient);
@@ -37,7 +37,7 @@ function makeQueues(options: { maximumMessageSizeBytes?: number; clock?: () => n
     clock: options.clock ?? (() => elapsedMs),
   };
   const fanOut = new SubscriberFanOut(senderOptions);
-  const quarantine = new SqsDeadLetterQueue({ ...senderOptions, deadLetterQueueUrl: QUARANTINE_URL });
+  const quarantine = new SqsQuarantineQueue({ ...senderOptions, quarantineQueueUrl: QUARANTINE_URL });
   // The single subscriber of a pipeline configured without subscribers.
   const queue = { enqueue: (parts: readonly string[], m: DeliveryMeta) => fanOut.enqueue(ONE, parts, m) };
   return { fanOut, queue, quarantine, sleeps };
@@ -171,7 +171,7 @@ describe('SubscriberFanOut, one subscriber', () => {
   });
 });
 
-describe('SqsDeadLetterQueue, the quarantine queue', () => {
+describe('SqsQuarantineQueue, the quarantine queue', () => {
   it('writes the raw bytes as base64 to the quarantine queue with reason and encoding attributes', async () => {
     sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
     const { quarantine } = makeQueues();
