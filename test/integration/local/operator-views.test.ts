@@ -43,7 +43,8 @@ const wamid = wamidFactory('operator-views');
 const SECRET_TEXT = 'operator views must never show this sentence';
 const PHONE = '4915112345678';
 
-let now = Date.parse('2026-03-01T12:00:00.000Z');
+// Near the real time: DynamoDB Local's TTL deletes items whose expiry has passed.
+let now = Date.now();
 const clock = () => now;
 let sqs: SQSClient;
 let documentClient: DynamoDBDocumentClient;
