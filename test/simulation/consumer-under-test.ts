@@ -54,9 +54,9 @@ class UnpublishedMetrics extends Metrics {
   }
 }
 
-// Shared by every schedule: neither keeps anything from one invocation to the next.
+// Shared by every schedule: it keeps nothing from one invocation to the next. The metrics are not: each
+// consumer sets its subscriber as a default dimension, which Powertools warns about on a second setting.
 const logger = new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' });
-const metrics = new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
 
 export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): BatchFunction {
   if (variant === 'product') {
@@ -65,7 +65,7 @@ export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): 
       sqs: ports.sqs,
       handlers: ports.handlers,
       logger,
-      metrics,
+      metrics: new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
       clock: ports.clock,
       sleep: ports.sleep,
     });
@@ -106,7 +106,11 @@ export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): 
     clock: ports.clock,
     sleep: ports.sleep,
   });
-  return createSqsBatchHandler({ consumer, metrics, logger });
+  return createSqsBatchHandler({
+    consumer,
+    metrics: new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
+    logger,
+  });
 }
 
 function acknowledgingEveryInFlight(claims: ClaimStore): ConsumerClaims {
