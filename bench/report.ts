@@ -71,7 +71,7 @@ export function formatReport(results: BenchResults): string {
             ['', 'events/s', 'median invocation ms', 'invocations', 'CPU ms/event'],
             CONTESTANTS.map((name) => tripRow(CONTESTANT_LABELS[name], trip[name])),
           ) +
-          `\nspeedup ×${fixed(trip.speedup, 2)}; ceiling ×${fixed(trip.speedupCeiling, 2)}`,
+          `\nspeedup ×${fixed(trip.speedup, 2)}; ceiling ×${fixed(trip.speedupCeiling, 2)}; ours at ${fixed(trip.shareOfFloor * 100, 0)}% of the floor`,
       );
     }
     const probe = consumer.rebatchedProbe;

@@ -91,6 +91,11 @@ export interface RoundTripResults {
   readonly speedup: number;
   /** Median over the rounds of contract floor / Powertools events per second. */
   readonly speedupCeiling: number;
+  /**
+   * Median over the rounds of ours / contract floor events per second: with a round trip per request the
+   * consumers wait on DynamoDB rather than share the machine's CPU with it, as in Lambda.
+   */
+  readonly shareOfFloor: number;
 }
 
 export interface RatioInterval {
@@ -189,6 +194,7 @@ function summarizeRoundTrip(output: ConsumerBenchOutput, addedRoundTripMs: numbe
     contractFloor: summary('contractFloor'),
     speedup: round(median(perRound(of, 'ours', 'powertools'))),
     speedupCeiling: round(median(perRound(of, 'contractFloor', 'powertools'))),
+    shareOfFloor: round(median(perRound(of, 'ours', 'contractFloor'))),
   };
 }
 

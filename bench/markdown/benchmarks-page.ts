@@ -115,7 +115,7 @@ function consumerSection(r: ResultsFile): string[] {
         CONTESTANTS.map((name) => tripRow(name, trip[name])),
       ),
       '',
-      `speedup **${times(trip.speedup)}**, floor/Powertools ${times(trip.speedupCeiling)}.`,
+      `speedup **${times(trip.speedup)}**, floor/Powertools ${times(trip.speedupCeiling)}, ours at **${percent(trip.shareOfFloor)} of the floor**.`,
     );
   }
   const probe = c.rebatchedProbe;

@@ -239,6 +239,8 @@ describe('summarizeConsumer', () => {
       powertools: { eventsPerSec: 1300 },
       speedup: 1.275,
       speedupCeiling: 1.3,
+      // The median of the rounds' ours/floor, 2000/2400 and 1300/1100, each rounded to 0.833 and 1.182.
+      shareOfFloor: 1.007,
     });
   });
 
