@@ -13,6 +13,22 @@ export const MESSAGE_ATTRIBUTES_RESERVE_BYTES = 256;
 
 const MAX_DELIVERY_ID_LENGTH = 64;
 
+/**
+ * The attribute names our messages carry, written here and in the adapters, read by `npm run ops`: the writers
+ * check their attributes against these (`satisfies`), the readers take only these names, so a renamed
+ * attribute fails the typecheck on both sides.
+ */
+export type DeliveryAttributeName = 'receivedAt' | 'deliveryId' | 'part' | 'parts';
+export type QuarantineAttributeName =
+  | 'receivedAt'
+  | 'deliveryId'
+  | 'reason'
+  | 'contentEncoding'
+  | 'quarantineId'
+  | 'chunk'
+  | 'chunks';
+export type MessageAttributesOf<Name extends string> = Partial<Record<Name, MessageAttributeValue>>;
+
 export interface OutgoingMessage {
   readonly body: string;
   readonly attributes: Record<string, MessageAttributeValue>;
@@ -23,7 +39,9 @@ export function outgoing(body: string, attributes: Record<string, MessageAttribu
   return { body, attributes, bytes: Buffer.byteLength(body, 'utf8') + attributesBytes(attributes) };
 }
 
-export function commonAttributes(meta: DeliveryMeta): Record<string, MessageAttributeValue> {
+export function commonAttributes(
+  meta: DeliveryMeta,
+): Record<DeliveryAttributeName & QuarantineAttributeName, MessageAttributeValue> {
   return {
     receivedAt: stringAttribute(meta.receivedAt),
     deliveryId: stringAttribute(meta.deliveryId.slice(0, MAX_DELIVERY_ID_LENGTH) || '-'),

@@ -15,9 +15,11 @@ import {
   attributesBytes,
   commonAttributes,
   MESSAGE_ATTRIBUTES_RESERVE_BYTES,
+  type MessageAttributesOf,
   numberAttribute,
   type OutgoingMessage,
   outgoing,
+  type QuarantineAttributeName,
   stringAttribute,
 } from './outgoing-message.ts';
 import { SqsBatchSender, type SqsBatchSenderOptions } from './sqs-batch-sender.ts';
@@ -51,7 +53,7 @@ export class SqsQuarantineQueue implements QuarantinePort {
       ...commonAttributes(meta),
       reason: stringAttribute(reason),
       contentEncoding: stringAttribute('base64'),
-    };
+    } satisfies MessageAttributesOf<QuarantineAttributeName>;
     const limit = this.#options.maximumMessageSizeBytes;
     let messages: OutgoingMessage[];
     if (base64.length + attributesBytes(attributes) <= limit) {
@@ -63,7 +65,7 @@ export class SqsQuarantineQueue implements QuarantinePort {
         quarantineId: stringAttribute(quarantineId),
         chunk: numberAttribute(Number.MAX_SAFE_INTEGER),
         chunks: numberAttribute(Number.MAX_SAFE_INTEGER),
-      };
+      } satisfies MessageAttributesOf<QuarantineAttributeName>;
       const chunkChars = limit - attributesBytes(widestChunkAttributes);
       const chunks = Math.ceil(base64.length / chunkChars);
       messages = Array.from({ length: chunks }, (_, index) =>
@@ -72,7 +74,7 @@ export class SqsQuarantineQueue implements QuarantinePort {
           quarantineId: stringAttribute(quarantineId),
           chunk: numberAttribute(index + 1),
           chunks: numberAttribute(chunks),
-        }),
+        } satisfies MessageAttributesOf<QuarantineAttributeName>),
       );
     }
     const rejected = await this.#sender.sendAll(

@@ -8,7 +8,9 @@ import type { DeliveryMeta, FanOutPort, FanOutResult, RejectedPart } from './del
 import { EnqueueFailedError } from './errors.ts';
 import {
   commonAttributes,
+  type DeliveryAttributeName,
   MESSAGE_ATTRIBUTES_RESERVE_BYTES,
+  type MessageAttributesOf,
   numberAttribute,
   outgoing,
 } from './outgoing-message.ts';
@@ -34,7 +36,7 @@ export class SubscriberFanOut implements FanOutPort {
         ...commonAttributes(meta),
         part: numberAttribute(index + 1),
         parts: numberAttribute(parts.length),
-      }),
+      } satisfies MessageAttributesOf<DeliveryAttributeName>),
     );
     // Settled, not raced: each queue gets its full retries even when another has already failed, so that a
     // retry of the delivery finds as many subscribers as possible already served.

@@ -10,6 +10,7 @@
 import { wantsField } from '../../contract/subscribers.ts';
 import { storageKey } from '../../functions/claims/storage-key.ts';
 import { extractEvents } from '../../functions/events/extract-events.ts';
+import type { DeliveryAttributeName } from '../../functions/queue/outgoing-message.ts';
 import { ClaimRecords } from '../adapters/claim-records.ts';
 import { type MessageMoveTask, UNFINISHED_TASK_STATUSES } from '../adapters/message-move-tasks.ts';
 import { type QueuedMessage, QueueMessages } from '../adapters/queue-messages.ts';
@@ -199,7 +200,7 @@ function claimCounts(counts: Readonly<Partial<Record<ClaimStatus | 'none', numbe
     : entries.map(([status, count]) => `${count} ${status === 'none' ? 'without claim' : status}`).join(', ');
 }
 
-function stringAttribute(message: QueuedMessage, name: string): string | undefined {
+function stringAttribute(message: QueuedMessage, name: DeliveryAttributeName): string | undefined {
   return message.attributes[name]?.StringValue;
 }
 

@@ -6,6 +6,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { extractEvents } from '../../functions/events/extract-events.ts';
+import type { QuarantineAttributeName } from '../../functions/queue/outgoing-message.ts';
 import type { QueuedMessage } from '../adapters/queue-messages.ts';
 
 export interface QuarantinedBody {
@@ -102,6 +103,6 @@ function chunkNumber(message: QueuedMessage): number {
   return Number(attribute(message, 'chunk') ?? 1);
 }
 
-function attribute(message: QueuedMessage, name: string): string | undefined {
+function attribute(message: QueuedMessage, name: QuarantineAttributeName): string | undefined {
   return message.attributes[name]?.StringValue;
 }
