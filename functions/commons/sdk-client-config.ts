@@ -28,7 +28,7 @@ export const SDK_TIMEOUTS = {
    */
   consumerDynamoDb: { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 3 },
   /**
-   * Consumer: quarantine writes to the DLQ (up to 1 MiB, a few milliseconds of transfer inside AWS) and
+   * Consumer: quarantine writes to the quarantine queue (up to 1 MiB, a few milliseconds of transfer inside AWS) and
    * visibility changes. The SDK retries, because the visibility change has no retry loop of its own; the
    * quarantine's own retries stop at its deadline (`QUARANTINE_BUDGET_MS`), so the nesting stays bounded.
    */

@@ -324,7 +324,7 @@ export class ConsumerBatch {
     try {
       await this.#options.quarantine(record, reason);
       this.tally.count(ConsumerMetric.Quarantined);
-      this.#logger.warn('Unusable record quarantined to the DLQ', { messageId: record.messageId, reason });
+      this.#logger.warn('Unusable record quarantined', { messageId: record.messageId, reason });
       return [];
     } catch (error) {
       this.#logger.error('Quarantining a record failed; it will be retried', {
