@@ -82,7 +82,11 @@ export class SqsBatchSender {
     let lastError = '';
     for (let attempt = 1; ; attempt++) {
       const outcomes = await Promise.all(
-        this.#packBatches(messages, pending).map((batch) => this.#sendBatch(queueUrl, messages, batch)),
+        packInBatches(
+          pending,
+          (index) => messages[index]?.bytes ?? 0,
+          this.#options.maximumMessageSizeBytes,
+        ).map((batch) => this.#sendBatch(queueUrl, messages, batch)),
       );
       pending = [];
       for (const outcome of outcomes) {
@@ -103,28 +107,6 @@ export class SqsBatchSender {
   #backoff(retry: number): number {
     const { baseDelayMs, maxDelayMs } = this.#retryPolicy;
     return Math.floor(this.#random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (retry - 1)));
-  }
-
-  /** Groups messages in order into batches of ≤ 10 entries whose bodies and attributes fit one request. */
-  #packBatches(messages: readonly OutgoingMessage[], indexes: readonly number[]): number[][] {
-    const batches: number[][] = [];
-    let batch: number[] = [];
-    let batchBytes = 0;
-    for (const index of indexes) {
-      const bytes = messages[index]?.bytes ?? 0;
-      if (
-        batch.length === MAX_BATCH_ENTRIES ||
-        (batch.length > 0 && batchBytes + bytes > this.#options.maximumMessageSizeBytes)
-      ) {
-        batches.push(batch);
-        batch = [];
-        batchBytes = 0;
-      }
-      batch.push(index);
-      batchBytes += bytes;
-    }
-    if (batch.length > 0) batches.push(batch);
-    return batches;
   }
 
   async #sendBatch(
@@ -166,4 +148,33 @@ export class SqsBatchSender {
 
 function errorName(error: unknown): string {
   return error instanceof Error ? error.name : 'UnknownError';
+}
+
+/**
+ * Groups indexes, in order, into SendMessageBatch calls of at most 10 entries whose bodies and attributes
+ * (`bytesOf`) fit one request of `maximumRequestBytes`.
+ */
+export function packInBatches(
+  indexes: readonly number[],
+  bytesOf: (index: number) => number,
+  maximumRequestBytes: number,
+): number[][] {
+  const batches: number[][] = [];
+  let batch: number[] = [];
+  let batchBytes = 0;
+  for (const index of indexes) {
+    const bytes = bytesOf(index);
+    if (
+      batch.length === MAX_BATCH_ENTRIES ||
+      (batch.length > 0 && batchBytes + bytes > maximumRequestBytes)
+    ) {
+      batches.push(batch);
+      batch = [];
+      batchBytes = 0;
+    }
+    batch.push(index);
+    batchBytes += bytes;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }

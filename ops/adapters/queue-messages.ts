@@ -15,7 +15,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { attributesBytes } from '../../functions/queue/outgoing-message.ts';
-import { MAX_BATCH_ENTRIES } from '../../functions/queue/sqs-batch-sender.ts';
+import { MAX_BATCH_ENTRIES, packInBatches } from '../../functions/queue/sqs-batch-sender.ts';
 import { type QueueCounts, readQueueCounts } from '../../local/queue-counts.ts';
 
 export type { QueueCounts };
@@ -130,7 +130,12 @@ export class QueueMessages {
   ): Promise<SendOutcome> {
     const stored: number[] = [];
     const failed: { index: number; code: string }[] = [];
-    for (const batch of packBatches(copies, maximumRequestBytes)) {
+    const sizeOf = (index: number) => {
+      const copy = copies[index];
+      return copy === undefined ? 0 : Buffer.byteLength(copy.body) + attributesBytes({ ...copy.attributes });
+    };
+    const indexes = copies.map((_, index) => index);
+    for (const batch of packInBatches(indexes, sizeOf, maximumRequestBytes)) {
       const { Successful = [], Failed = [] } = await this.#sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: queueUrl,
@@ -208,23 +213,4 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const result: T[][] = [];
   for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
   return result;
-}
-
-/** Indexes in order, in batches of ≤ 10 entries whose bodies and attributes fit one request. */
-function packBatches(copies: readonly MessageCopy[], maximumRequestBytes: number): number[][] {
-  const batches: number[][] = [];
-  let batch: number[] = [];
-  let bytes = 0;
-  copies.forEach((copy, index) => {
-    const size = Buffer.byteLength(copy.body) + attributesBytes({ ...copy.attributes });
-    if (batch.length === MAX_BATCH_ENTRIES || (batch.length > 0 && bytes + size > maximumRequestBytes)) {
-      batches.push(batch);
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(index);
-    bytes += size;
-  });
-  if (batch.length > 0) batches.push(batch);
-  return batches;
 }
