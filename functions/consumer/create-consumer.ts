@@ -19,16 +19,16 @@ import {
 import { METRICS_NAMESPACE, SERVICE_NAME, SUBSCRIBER_DIMENSION } from '../../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
-import { ClaimStore } from '../claims/claim-store.ts';
+import { ClaimStore, type ClaimStoreOptions } from '../claims/claim-store.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
-import { StatusLedger } from '../ledger/status-ledger.ts';
+import { StatusLedger, type StatusLedgerOptions } from '../ledger/status-ledger.ts';
 import { SqsQuarantineQueue } from '../queue/sqs-quarantine-queue.ts';
 import { SqsRedeliveryScheduler } from '../queue/sqs-redelivery-scheduler.ts';
 import type { CompletionRetryPolicy } from './complete-with-retry.ts';
 import { createConsumerQuarantine } from './consumer-quarantine.ts';
 import type { WebhookHandlers } from './handler-api.ts';
 import { createSqsBatchHandler } from './sqs-batch-handler.ts';
-import { WebhookConsumer } from './webhook-consumer.ts';
+import { type ConsumerClaims, type StatusRecorder, WebhookConsumer } from './webhook-consumer.ts';
 
 export interface ConsumerConfig {
   readonly tableName: string;
@@ -63,6 +63,14 @@ export interface ConsumerDependencies {
   readonly clock?: () => number;
   /** Waits between completion retries. @default setTimeout from node:timers/promises */
   readonly sleep?: (ms: number) => Promise<unknown>;
+  /**
+   * Builds the claim port from the options the wiring resolved. The simulator's mutants (test/simulation/
+   * consumer-under-test.ts) wrap the real store here to break one rule of the protocol.
+   * @default `new ClaimStore(options)`
+   */
+  readonly claimStore?: (options: ClaimStoreOptions) => ConsumerClaims;
+  /** Builds the status ledger port, as `claimStore` does the claim port. @default `new StatusLedger(options)` */
+  readonly statusLedger?: (options: StatusLedgerOptions) => StatusRecorder;
 }
 
 /**
@@ -130,7 +138,8 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
   const metrics = dependencies.metrics ?? createConsumerMetrics();
   logger.appendPersistentKeys({ subscriber: config.subscriberName });
   metrics.setDefaultDimensions({ [SUBSCRIBER_DIMENSION]: config.subscriberName });
-  const claims = new ClaimStore({
+  const claimStore = dependencies.claimStore ?? ((options) => new ClaimStore(options));
+  const claims = claimStore({
     documentClient: dependencies.documentClient,
     tableName: config.tableName,
     keyNamespace: config.keyNamespace,
@@ -138,7 +147,8 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     leaseMarginMs: config.leaseMarginMs,
     ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
   });
-  const ledger = new StatusLedger({
+  const statusLedger = dependencies.statusLedger ?? ((options) => new StatusLedger(options));
+  const ledger = statusLedger({
     documentClient: dependencies.documentClient,
     tableName: config.tableName,
     keyNamespace: config.keyNamespace,
