@@ -5,6 +5,7 @@
  * that both the CDK code and the Lambda bundles can import it.
  */
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
+import type { LaneName } from './lanes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
 import { encodeSubscriberQueues, type SubscriberQueue } from './subscribers.ts';
 
@@ -38,6 +39,10 @@ export const ENV = {
   /** Locally: comma-separated app secrets (used when no secret id is set). */
   appSecrets: 'WHATSAPP_APP_SECRETS',
   verifyToken: 'WHATSAPP_VERIFY_TOKEN',
+  /** Consumer: the lane it reads, `message` or `status` (contract/lanes.ts); absent = `status`. */
+  lane: 'LANE',
+  /** Consumer: `true` when its lane is a FIFO queue run in conversation order; absent = `false`. */
+  laneOrdered: 'LANE_ORDERED',
   /** Local stack only: file the example handler appends each effected key to. */
   effectsJournal: 'LOCAL_EFFECTS_JOURNAL',
 } as const;
@@ -147,6 +152,10 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
    */
   readonly retryBaseDelaySeconds?: number;
   readonly retryMaxDelaySeconds?: number;
+  /** No variable when absent (the status lane). */
+  readonly lane?: LaneName;
+  /** No variable when absent (unordered). */
+  readonly laneOrdered?: boolean;
 }
 
 /** The receiver Lambda's variables (values may be CDK tokens: they are strings). */
@@ -184,6 +193,8 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
     ...(input.retryMaxDelaySeconds === undefined
       ? {}
       : { [ENV.retryMaxDelaySeconds]: String(input.retryMaxDelaySeconds) }),
+    ...(input.lane === undefined ? {} : { [ENV.lane]: input.lane }),
+    ...(input.laneOrdered === undefined ? {} : { [ENV.laneOrdered]: String(input.laneOrdered) }),
   };
 }
 

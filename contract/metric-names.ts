@@ -49,9 +49,29 @@ export const ConsumerMetric = {
    * back after the queue's visibility timeout instead, sooner than their backoff, using up receives faster.
    */
   RedeliveriesNotScheduled: 'RedeliveriesNotScheduled',
+  /**
+   * Ordered lane: records failed without being run because an earlier record of their conversation failed in
+   * the same batch; they come back with it, behind it.
+   */
+  RecordsHeldBehindFailure: 'RecordsHeldBehindFailure',
+  /** Ordered lane with bursts: records handed back unclaimed until their conversation's burst window ends. */
+  RecordsHeldForBurst: 'RecordsHeldForBurst',
+  /** `onConversationTurn` calls that returned (one per answered burst). */
+  ConversationTurns: 'ConversationTurns',
 } as const;
 
 export type ConsumerMetricName = (typeof ConsumerMetric)[keyof typeof ConsumerMetric];
+
+/**
+ * Consumer metrics with the `Lane` dimension (contract/lanes.ts) next to `Subscriber`: one value per record
+ * reaching its handlers, so that CloudWatch's percentiles (p50, p99) apply.
+ */
+export const ConsumerLaneMetric = {
+  /** Milliseconds from the queue's `SentTimestamp` (the receiver's enqueue) to the record's first handler call. */
+  EventWaitTime: 'EventWaitTime',
+} as const;
+
+export type ConsumerLaneMetricName = (typeof ConsumerLaneMetric)[keyof typeof ConsumerLaneMetric];
 
 /** Receiver metrics (no dimension). */
 export const ReceiverMetric = {

@@ -7,6 +7,7 @@
  * Plain TypeScript: no aws-cdk-lib, no AWS SDK.
  */
 import type { StatusLedgerMode } from './environment.ts';
+import { type MessageLaneDefinition, type ResolvedMessageLane, resolveMessageLane } from './lanes.ts';
 import {
   type PipelineSettings,
   type PipelineSettingsInput,
@@ -61,6 +62,12 @@ export interface SubscriberDefinition {
   readonly claimUnhandledEvents?: boolean;
   /** Consumer memory in MB. @default - the pipeline's consumer memory */
   readonly memorySize?: number;
+  /**
+   * Its message lane (contract/lanes.ts): inbound messages apart from statuses and other fields, ordered per
+   * conversation by default. Only for a subscriber that wants `messages`.
+   * @default - the pipeline's `messageLane`, else an ordered lane with the lane defaults
+   */
+  readonly messageLane?: MessageLaneDefinition;
 }
 
 /** Subscriber name → definition. */
@@ -78,14 +85,27 @@ export interface ResolvedSubscriber {
   readonly statusLedger: StatusLedgerMode | undefined;
   readonly claimUnhandledEvents: boolean | undefined;
   readonly memorySize: number | undefined;
+  /** `undefined`: the subscriber does not want `messages`, so it has no message lane. */
+  readonly messageLane: ResolvedMessageLane | undefined;
 }
 
 /** Where the receiver sends a delivery for one subscriber (the receiver's `SUBSCRIBER_QUEUES` variable). */
 export interface SubscriberQueue {
   readonly name: string;
+  /**
+   * The status lane: statuses, errors and every field but inbound messages; also the inbound messages when
+   * the subscriber has no `messageQueueUrl`.
+   */
   readonly queueUrl: string;
   /** `undefined`: every field. */
   readonly fields?: readonly string[];
+  /** The message lane: inbound messages, one queue message per conversation and delivery. */
+  readonly messageQueueUrl?: string;
+  /**
+   * The message lane is a FIFO queue: each message carries the conversation as `MessageGroupId` and a
+   * deduplication id derived from its event keys.
+   */
+  readonly messageLaneOrdered?: boolean;
 }
 
 /**
@@ -95,6 +115,7 @@ export interface SubscriberQueue {
 export function resolveSubscribers(
   definitions: SubscriberDefinitions,
   pipelineSettings: PipelineSettingsInput = {},
+  pipelineMessageLane?: MessageLaneDefinition,
 ): ResolvedSubscriber[] {
   const names = Object.keys(definitions);
   if (names.length === 0) {
@@ -103,7 +124,7 @@ export function resolveSubscribers(
     );
   }
   const resolved = names.map((name) =>
-    resolveOne(name, definitions[name] as SubscriberDefinition, pipelineSettings),
+    resolveOne(name, definitions[name] as SubscriberDefinition, pipelineSettings, pipelineMessageLane),
   );
   const owners = new Map<string, string>();
   for (const subscriber of resolved) {
@@ -123,6 +144,7 @@ function resolveOne(
   name: string,
   definition: SubscriberDefinition,
   pipelineSettings: PipelineSettingsInput,
+  pipelineMessageLane: MessageLaneDefinition | undefined,
 ): ResolvedSubscriber {
   const problem = (text: string) => new UnsafeSettingsError(`Subscriber ${name}: ${text}`);
   if (!SUBSCRIBER_NAME_PATTERN.test(name)) {
@@ -156,9 +178,16 @@ function resolveOne(
       `${pipelineOnly.join(', ')} belong to the whole pipeline (the receiver), not to one subscriber.`,
     );
   }
+  const settingsInput = { ...withoutUndefined(pipelineSettings), ...own };
   let settings: PipelineSettings;
+  let messageLane: ResolvedMessageLane | undefined;
   try {
-    settings = resolveSettings({ ...withoutUndefined(pipelineSettings), ...own });
+    settings = resolveSettings(settingsInput);
+    messageLane = resolveMessageLane(
+      settingsInput,
+      definition.messageLane ?? pipelineMessageLane,
+      fields === undefined ? undefined : [...fields],
+    );
   } catch (error) {
     throw error instanceof UnsafeSettingsError ? problem(error.message) : error;
   }
@@ -171,6 +200,7 @@ function resolveOne(
     statusLedger: definition.statusLedger,
     claimUnhandledEvents: definition.claimUnhandledEvents,
     memorySize: definition.memorySize,
+    messageLane,
   };
 }
 
@@ -182,9 +212,14 @@ export function wantsField(fields: readonly string[] | undefined, field: string)
 /** The receiver's `SUBSCRIBER_QUEUES` value (CDK tokens in the URLs stay tokens inside the string). */
 export function encodeSubscriberQueues(queues: readonly SubscriberQueue[]): string {
   return JSON.stringify(
-    queues.map(({ name, queueUrl, fields }) =>
-      fields === undefined ? { name, queueUrl } : { name, queueUrl, fields },
-    ),
+    queues.map(({ name, queueUrl, fields, messageQueueUrl, messageLaneOrdered }) => ({
+      name,
+      queueUrl,
+      ...(fields === undefined ? {} : { fields }),
+      ...(messageQueueUrl === undefined
+        ? {}
+        : { messageQueueUrl, messageLaneOrdered: messageLaneOrdered === true }),
+    })),
   );
 }
 
@@ -204,16 +239,29 @@ export function decodeSubscriberQueues(raw: string): SubscriberQueue[] {
     const fieldsOk =
       entry?.fields === undefined ||
       (Array.isArray(entry.fields) && entry.fields.every((field) => typeof field === 'string'));
+    const laneOk =
+      entry?.messageQueueUrl === undefined ||
+      (typeof entry.messageQueueUrl === 'string' &&
+        entry.messageQueueUrl !== '' &&
+        (entry.messageLaneOrdered === undefined || typeof entry.messageLaneOrdered === 'boolean'));
     if (
       typeof entry?.name !== 'string' ||
       typeof entry.queueUrl !== 'string' ||
       entry.queueUrl === '' ||
-      !fieldsOk
+      !fieldsOk ||
+      !laneOk
     ) {
-      throw new Error(`SUBSCRIBER_QUEUES[${index}] must be {name, queueUrl, fields?}.`);
+      throw new Error(
+        `SUBSCRIBER_QUEUES[${index}] must be {name, queueUrl, fields?, messageQueueUrl?, messageLaneOrdered?}.`,
+      );
     }
-    return entry.fields === undefined
-      ? { name: entry.name, queueUrl: entry.queueUrl }
-      : { name: entry.name, queueUrl: entry.queueUrl, fields: entry.fields };
+    return {
+      name: entry.name,
+      queueUrl: entry.queueUrl,
+      ...(entry.fields === undefined ? {} : { fields: entry.fields }),
+      ...(entry.messageQueueUrl === undefined
+        ? {}
+        : { messageQueueUrl: entry.messageQueueUrl, messageLaneOrdered: entry.messageLaneOrdered === true }),
+    };
   });
 }

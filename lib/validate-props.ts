@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Token } from 'aws-cdk-lib';
 import { STATUS_LEDGER_MODES } from '../contract/environment.ts';
+import { resolveMessageLane } from '../contract/lanes.ts';
 import {
   type PipelineSettings,
   type PipelineSettingsInput,
@@ -85,6 +86,7 @@ function resolveConstructSubscribers(
         statusLedger: props.statusLedger,
         claimUnhandledEvents: props.claimUnhandledEvents,
         memorySize: props.consumerMemorySize,
+        messageLane: resolveMessageLane(input, props.messageLane, undefined),
       },
     ];
   }
@@ -96,7 +98,7 @@ function resolveConstructSubscribers(
       `${oneConsumerProps.join(' and ')} describe the single default consumer: with subscribers, give each subscriber its own entry and keyNamespace instead.`,
     );
   }
-  const resolved = resolveSubscribers(props.subscribers, input).map((subscriber) => ({
+  const resolved = resolveSubscribers(props.subscribers, input, props.messageLane).map((subscriber) => ({
     ...subscriber,
     entry: path.resolve(PROJECT_ROOT, subscriber.entry),
     statusLedger: subscriber.statusLedger ?? props.statusLedger,

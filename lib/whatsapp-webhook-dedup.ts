@@ -18,6 +18,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { StatusLedgerMode } from '../contract/environment.ts';
+import type { MessageLaneDefinition } from '../contract/lanes.ts';
 import type { PipelineSettings } from '../contract/settings.ts';
 import type { SubscriberDefinitions } from '../contract/subscribers.ts';
 import { buildClaimTable } from './builders/claim-table.ts';
@@ -219,6 +220,13 @@ export interface WhatsAppWebhookDedupProps {
    * @default - one subscriber, `default`: `consumerEntry` with unprefixed claim keys (or `keyNamespace`)
    */
   readonly subscribers?: SubscriberDefinitions;
+  /**
+   * The message lane (docs/design.md §8): inbound messages in their own queue and consumer, apart from
+   * statuses and other fields, ordered per conversation unless `ordered: false`. With `subscribers`, the
+   * lane of every subscriber that does not define its own.
+   * @default - an ordered lane (FIFO queue grouped by conversation, no batching window, a chat's retry budget)
+   */
+  readonly messageLane?: MessageLaneDefinition;
 }
 
 export class WhatsAppWebhookDedup extends Construct {
