@@ -65,7 +65,11 @@ export interface BotMixResults {
    * per-message function (which never sees the statuses). Both pay the floor of a handled message's two writes.
    */
   readonly dynamoDbCostRatioLikeForLike: number;
-  readonly goals: Record<string, boolean>;
+  /**
+   * Rounds of ours (defaults, and `claimUnhandledEvents: false`) whose write units differ from the floor or
+   * that read anything; absent from results written before it was counted.
+   */
+  readonly roundsOffFloor?: number;
 }
 
 export const TODAYS_SHAPE = 'busy' as const;
@@ -86,8 +90,6 @@ export function summarizeBotMix(output: BotMixOutput): BotMixResults {
   const dynamoDbCostRatioLikeForLike = round(
     oursNoUnhandledClaims.dollarsByComponent.dynamoDb / powertoolsPerMessage.dollarsByComponent.dynamoDb,
   );
-  const atFloor = (name: BotMixContestantName, floor: number) =>
-    runsOf(name).every((run) => run.wru === floor && run.rru === 0);
   return {
     turns: output.turns,
     events: output.events,
@@ -106,16 +108,14 @@ export function summarizeBotMix(output: BotMixOutput): BotMixResults {
     dynamoDbCostRatio,
     dynamoDbCostRatioPerMessage,
     dynamoDbCostRatioLikeForLike,
-    goals: {
-      botMixDynamoDbAtFloor:
-        atFloor('ours', output.floorWru) &&
-        atFloor('oursNoUnhandledClaims', output.floorWruNoUnhandledClaims),
-      botMixDynamoDbAtMost0_7xPowertools: dynamoDbCostRatio <= 0.7,
-      botMixLikeForLikeAtMostPowertoolsPerMessage: dynamoDbCostRatioLikeForLike <= 1,
-      botMixWholeStackBelowTodaysFigure: ours.dollarsPerMillionEvents < todays,
-    },
+    roundsOffFloor:
+      offFloor(runsOf('ours'), output.floorWru) +
+      offFloor(runsOf('oursNoUnhandledClaims'), output.floorWruNoUnhandledClaims),
   };
 }
+
+const offFloor = (runs: readonly ConsumerRun[], floor: number) =>
+  runs.filter((run) => run.wru !== floor || run.rru !== 0).length;
 
 function summarizeContestant(runs: readonly ConsumerRun[], output: BotMixOutput): BotMixContestant {
   if (runs.length === 0) throw new Error('A bot-mix contestant has no run.');

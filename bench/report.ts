@@ -124,7 +124,7 @@ export function formatReport(results: BenchResults): string {
             ];
           }),
         ) +
-        `\nDynamoDB cost ours/Powertools ×${fixed(botMix.dynamoDbCostRatio, 2)}, ours/Powertools per message ×${fixed(botMix.dynamoDbCostRatioPerMessage, 2)} (like for like ×${fixed(botMix.dynamoDbCostRatioLikeForLike, 2)}); today's figure $${fixed(botMix.todaysDollarsPerMillionEvents, 2)}`,
+        `\nDynamoDB cost ours/Powertools ×${fixed(botMix.dynamoDbCostRatio, 2)}, ours/Powertools per message ×${fixed(botMix.dynamoDbCostRatioPerMessage, 2)} (like for like ×${fixed(botMix.dynamoDbCostRatioLikeForLike, 2)})`,
     );
   }
   if (receiver) {

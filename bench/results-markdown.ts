@@ -1,5 +1,5 @@
 /**
- * The figures of README.md, docs/benchmarks.md and docs/cost.md, generated from bench/results.json and
+ * The figures of README.md, docs/benchmarks.md, docs/cost.md and docs/receiver.md, generated from bench/results.json and
  * bench/cost/prices.ts into the pages' `<!-- generated:NAME -->` regions, so that no figure is typed by hand:
  *
  *   npx tsx bench/results-markdown.ts            check: exits 1 and names the stale regions
@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { machineRegion, readmeRegion, resultsRegion } from './markdown/benchmarks-page.ts';
 import { costRegions } from './markdown/cost-page.ts';
 import { readmeFanOutRegion } from './markdown/fan-out-table.ts';
+import { receiverPerformanceRegion } from './markdown/receiver-page.ts';
 import { readRegion, replaceRegion } from './markdown/regions.ts';
 import type { ResultsFile } from './results.ts';
 
@@ -25,6 +26,7 @@ export function generatedRegions(results: ResultsFile): Record<string, Record<st
     'README.md': { 'bench-summary': readmeRegion(results), 'fan-out-cost': readmeFanOutRegion() },
     'docs/benchmarks.md': { machine: machineRegion(results), results: resultsRegion(results) },
     'docs/cost.md': costRegions(results),
+    'docs/receiver.md': { 'receiver-performance': receiverPerformanceRegion(results) },
   };
 }
 

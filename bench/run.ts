@@ -33,6 +33,7 @@ import { CONTESTANTS, type ContestantName } from './consumer/contestant-names.ts
 import type { ConsumerBenchInput, ConsumerBenchOutput } from './consumer/worker.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import { runEndToEnd } from './end-to-end/end-to-end.ts';
+import { goals } from './goals.ts';
 import type { ReceiverBenchInput, ReceiverBenchOutput } from './receiver/worker.ts';
 import { formatReport } from './report.ts';
 import {
@@ -185,20 +186,6 @@ async function benchEndToEnd(quick: boolean): Promise<EndToEndResult> {
     );
   }
   return summarizeEndToEnd(result);
-}
-
-function goals(results: BenchResults): Record<string, boolean | null> {
-  const thousand = results.receiver?.bodies.find((body) => body.updates === 1000);
-  // The former goal of ×1.5 Powertools' drain rate is retired: the contract's two writes per fresh event cap
-  // any design at the contract floor's rate, which is the yardstick the drain goal now uses.
-  return {
-    consumerFewerRequestsPerEvent: results.consumer
-      ? results.consumer.ours.requestsPerEvent < results.consumer.powertools.requestsPerEvent
-      : null,
-    drainWithin5PercentOfFloor: results.consumer ? results.consumer.shareOfFloor >= 0.95 : null,
-    ...(results.botMix?.goals ?? {}),
-    receiverRatioAtMost3At1000Updates: thousand ? thousand.ratio <= 3 : null,
-  };
 }
 
 function machine(): Record<string, unknown> {

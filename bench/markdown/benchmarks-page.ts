@@ -3,6 +3,7 @@ import type { BotMixContestant, BotMixResults } from '../bot-mix-results.ts';
 import type { BotMixContestantName } from '../consumer/bot-mix-worker.ts';
 import type { EventClass } from '../consumer/bot-mix-workload.ts';
 import { CONTESTANT_LABELS, CONTESTANTS, type ContestantName } from '../consumer/contestant-names.ts';
+import { GOALS, judgeGoals } from '../goals.ts';
 import type {
   ContestantSummary,
   RatioInterval,
@@ -207,7 +208,7 @@ function botMixSection(b: BotMixResults): string[] {
     wrap(
       `**Floor** (docs/design.md §2 for these batches): **${n(b.floorWruPerTurn, 3)} WRU per turn** with the defaults, ${n(b.floorWruPerTurnNoUnhandledClaims, 3)} with \`claimUnhandledEvents: false\`. ` +
         `DynamoDB cost, ours/Powertools: **${times(b.dynamoDbCostRatio)}** against the recipe, ${times(b.dynamoDbCostRatioPerMessage)} against Powertools around the per-message function, which writes nothing for statuses and so counts none of their duplicates; with \`claimUnhandledEvents: false\` (the same information) **${times(b.dynamoDbCostRatioLikeForLike)}**, both at the floor of a handled message's two writes. ` +
-        `Whole stack: ours ${dollars(b.ours.dollarsPerMillionEvents)} per million events against ${dollars(b.todaysDollarsPerMillionEvents)} for docs/cost.md's busy shape (every event fresh and handled).`,
+        `Whole stack with each consumer billed the milliseconds measured in its own runs: ours ${dollars(b.ours.dollarsPerMillionEventsAtMeasuredMs)} per million events against ${dollars(b.powertools.dollarsPerMillionEventsAtMeasuredMs)} for Powertools' recipe.`,
     ),
     '',
     wrap(
@@ -337,30 +338,23 @@ function endToEndSection(r: ResultsFile): string[] {
   ];
 }
 
-/** What each goal asks, for the goals table. */
-export const GOAL_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  consumerFewerRequestsPerEvent: 'consumer: fewer DynamoDB requests per record than Powertools',
-  drainWithin5PercentOfFloor: 'consumer: drain rate within 5% of the contract floor (median over the rounds)',
-  botMixDynamoDbAtFloor: "bot mix: ours writes exactly design.md §2's floor for these batches, reads nothing",
-  botMixDynamoDbAtMost0_7xPowertools: "bot mix: ours' DynamoDB cost at most 0.7× Powertools' SQS recipe",
-  botMixLikeForLikeAtMostPowertoolsPerMessage:
-    "bot mix: with `claimUnhandledEvents: false` (no duplicate counts for statuses, like Powertools' best use), ours' DynamoDB cost at most Powertools around the per-message function's",
-  botMixWholeStackBelowTodaysFigure:
-    "bot mix: whole-stack cost per million events below docs/cost.md's busy figure",
-  receiverRatioAtMost3At1000Updates: 'receiver: at most 3× the floor for a 1000-update body',
-};
-
+/** Every goal, judged from the figures above (bench/goals.ts), met or not, with the figure it was judged on. */
 function goalsSection(r: ResultsFile): string[] {
+  const verdicts = judgeGoals(r);
   return [
     '### Goals',
     '',
     markdownTable(
-      ['goal', 'what it asks', 'met'],
-      Object.entries(r.goals).map(([goal, met]) => [
-        `\`${goal}\``,
-        GOAL_DESCRIPTIONS[goal] ?? '',
-        met === null ? 'not measured' : met ? 'yes' : '**no**',
-      ]),
+      ['goal', 'what it asks', 'judged on', 'met'],
+      GOALS.map((goal) => {
+        const verdict = verdicts[goal.name];
+        return [
+          `\`${goal.name}\``,
+          goal.asks,
+          verdict ? `${goal.format(verdict.measured)}${verdict.note ? ` (${verdict.note})` : ''}` : '–',
+          verdict === null || verdict === undefined ? 'not measured' : verdict.met ? 'yes' : '**no**',
+        ];
+      }),
     ),
   ];
 }
@@ -381,7 +375,25 @@ export function resultsRegion(r: ResultsFile): string {
   ].join('\n');
 }
 
-/** The README's three numbers: cost per million events against Powertools, drain rate, receiver vs its floor. */
+/** The goals met and not met, in one sentence. */
+function goalsSentence(r: ResultsFile): string {
+  const verdicts = judgeGoals(r);
+  const list = (met: boolean) => {
+    const names = GOALS.filter((goal) => verdicts[goal.name]?.met === met).map((goal) => goal.short);
+    return names.length > 0 ? names.join('; ') : 'none';
+  };
+  const judged = GOALS.filter((goal) => verdicts[goal.name] != null).length;
+  const met = GOALS.filter((goal) => verdicts[goal.name]?.met === true).length;
+  return (
+    `**Goals** ([docs/benchmarks.md](docs/benchmarks.md#goals)): ${met} of ${judged} met. ` +
+    `Met: ${list(true)}. Not met: ${list(false)}.`
+  );
+}
+
+/**
+ * The README's numbers: cost per million events against Powertools, drain rate, receiver vs its floor, and the
+ * goals met and not met.
+ */
 export function readmeRegion(r: ResultsFile): string {
   const b = r.botMix;
   const c = r.consumer;
@@ -396,6 +408,6 @@ export function readmeRegion(r: ResultsFile): string {
       `${dollars(b.powertoolsPerMessage.dollarsPerMillionEvents)} with Powertools around the per-message function ` +
       `([docs/cost.md](docs/cost.md)). **Drain**: ${times(c.speedup)} Powertools' rate ` +
       `(${times(c.speedupInterval.low)}–${times(c.speedupInterval.high)}). **Receiver**: a 1000-update body in ` +
-      `${times(thousand.ratio)} the time of HMAC + one \`JSON.parse\`.`,
+      `${times(thousand.ratio)} the time of HMAC + one \`JSON.parse\`. ${goalsSentence(r)}`,
   );
 }

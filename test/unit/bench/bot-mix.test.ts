@@ -12,6 +12,7 @@ import {
   floorWriteUnits,
 } from '../../../bench/consumer/bot-mix-workload.ts';
 import type { ConsumerRun } from '../../../bench/consumer/run-once.ts';
+import { goals } from '../../../bench/goals.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 
 function keysOf(body: string): string[] {
@@ -165,7 +166,8 @@ describe('summarizeBotMix', () => {
     expect(summary.floorWruPerTurn).toBe(5.4);
     expect(summary.dynamoDbCostRatio).toBeCloseTo(540 / 880, 3);
     expect(summary.dynamoDbCostRatioLikeForLike).toBeCloseTo(215 / 220, 2);
-    expect(summary.goals).toMatchObject({
+    expect(summary.roundsOffFloor).toBe(0);
+    expect(goals({ botMix: summary })).toMatchObject({
       botMixDynamoDbAtFloor: true,
       botMixDynamoDbAtMost0_7xPowertools: true,
       botMixLikeForLikeAtMostPowertoolsPerMessage: true,
@@ -184,10 +186,23 @@ describe('summarizeBotMix', () => {
       runs: heavier.runs.map((r) => (r.contestant === 'oursNoUnhandledClaims' ? { ...r, wru: 230 } : r)),
     });
     expect(summary.dynamoDbCostRatioLikeForLike).toBeGreaterThan(1);
-    expect(summary.goals.botMixLikeForLikeAtMostPowertoolsPerMessage).toBe(false);
+    expect(goals({ botMix: summary }).botMixLikeForLikeAtMostPowertoolsPerMessage).toBe(false);
   });
 
   it('misses the floor goal when ours writes one unit more than the floor', () => {
-    expect(summarizeBotMix(output(541)).goals.botMixDynamoDbAtFloor).toBe(false);
+    const summary = summarizeBotMix(output(541));
+    expect(summary.roundsOffFloor).toBe(1);
+    expect(goals({ botMix: summary }).botMixDynamoDbAtFloor).toBe(false);
+  });
+
+  it('counts a round off the floor even when the median round is at it', () => {
+    const base = output(540);
+    const summary = summarizeBotMix({
+      ...base,
+      runs: [...base.runs, run('ours', 540), run('ours', 539)],
+    });
+    expect(summary.ours.wruPerTurn).toBe(5.4);
+    expect(summary.roundsOffFloor).toBe(1);
+    expect(goals({ botMix: summary }).botMixDynamoDbAtFloor).toBe(false);
   });
 });

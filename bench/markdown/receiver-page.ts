@@ -1,0 +1,47 @@
+/** The generated region of docs/receiver.md ("Performance"): the receiver part of bench/results.json. */
+import { resolveSettings } from '../../contract/settings.ts';
+import { GOALS, judgeGoals } from '../goals.ts';
+import type { ResultsFile } from '../results.ts';
+import { markdownTable, n, times, wrap } from './table.ts';
+
+const RECEIVER_GOAL = 'receiverRatioAtMost3At1000Updates';
+
+export function receiverPerformanceRegion(r: ResultsFile): string {
+  const bodies = r.receiver.bodies;
+  const largest = bodies.reduce((a, b) => (b.updates > a.updates ? b : a));
+  const smallest = bodies.reduce((a, b) => (b.updates < a.updates ? b : a));
+  const messageMiB = resolveSettings().maximumMessageSizeBytes / 1024 ** 2;
+  const split = bodies.filter((body) => body.queueMessages > 1);
+  const goal = GOALS.find((candidate) => candidate.name === RECEIVER_GOAL);
+  const verdict = judgeGoals(r)[RECEIVER_GOAL];
+  if (goal === undefined || verdict == null) throw new Error('The receiver goal was not judged.');
+  return [
+    wrap(
+      `Run of ${r.run.finishedAt.slice(0, 10)} on ${r.machine.cpus} vCPU, load average ${r.machine.loadAverageAtStart[0]} at the start ` +
+        '([benchmarks.md](benchmarks.md#machine) has the machine), medians:',
+    ),
+    '',
+    markdownTable(
+      ['updates', 'body', 'queue messages', 'ms per delivery', 'floor ms', 'against the floor'],
+      bodies.map((body) => [
+        String(body.updates),
+        `${n(body.bodyBytes / 1024, 1)} KiB`,
+        String(body.queueMessages),
+        n(body.msPerDelivery, 3),
+        n(body.floorMs, 3),
+        times(body.ratio),
+      ]),
+      ['left', 'right', 'right', 'right', 'right', 'right'],
+    ),
+    '',
+    wrap(
+      `${
+        split.length === 0
+          ? `With the default message size (${n(messageMiB)} MiB) every body, the ${largest.updates}-update one included, is one queue message: none is split.`
+          : `With the default message size (${n(messageMiB)} MiB) the ${split.map((body) => `${body.updates}-update body becomes ${body.queueMessages} queue messages`).join(', ')}.`
+      } The goal is at most 3 times the floor for the ${largest.updates}-update body: ${goal.format(verdict.measured)}, ${verdict.met ? 'met' : '**not met**'}. ` +
+        `A ${smallest.updates}-update body costs ${n(smallest.msPerDelivery, 3)} ms, ${times(smallest.ratio)} a floor of microseconds: ` +
+        'the fixed costs of an invocation and of one SDK request (command, signing, a log line, the EMF document) dominate.',
+    ),
+  ].join('\n');
+}

@@ -1,0 +1,114 @@
+/** The bench's goals judged on made-up results: met, not met, at the threshold, and unmeasured parts. */
+import { describe, expect, it } from 'vitest';
+import { GOALS, type GoalInputs, goals, judgeGoals } from '../../../bench/goals.ts';
+
+type BotMix = NonNullable<GoalInputs['botMix']>;
+type Contestant = BotMix['ours'];
+
+const contestant = (wruPerTurn: number, dollarsAtMeasuredMs: number, rruPerTurn = 0): Contestant =>
+  ({ wruPerTurn, rruPerTurn, dollarsPerMillionEventsAtMeasuredMs: dollarsAtMeasuredMs }) as Contestant;
+
+const botMix = (changes: Partial<BotMix> = {}): BotMix => ({
+  turns: 300,
+  ours: contestant(5.383, 3.71),
+  oursNoUnhandledClaims: contestant(2.083, 3.13),
+  powertools: contestant(8.413, 4.14),
+  powertoolsPerMessage: contestant(2.12, 3.08),
+  floorWruPerTurn: 5.383,
+  floorWruPerTurnNoUnhandledClaims: 2.083,
+  roundsOffFloor: 0,
+  ...changes,
+});
+
+const consumer = (ours: number, powertools: number): NonNullable<GoalInputs['consumer']> =>
+  ({ ours: { requestsPerEvent: ours }, powertools: { requestsPerEvent: powertools } }) as NonNullable<
+    GoalInputs['consumer']
+  >;
+
+const receiver = (
+  msPerDelivery: number,
+  floorMs: number,
+  ratio: number,
+): NonNullable<GoalInputs['receiver']> =>
+  ({ bodies: [{ updates: 1000, msPerDelivery, floorMs, ratio }] }) as NonNullable<GoalInputs['receiver']>;
+
+const met: GoalInputs = {
+  consumer: consumer(1.6, 1.81),
+  botMix: botMix(),
+  receiver: receiver(16.4396, 5.7494, 2.86),
+};
+
+describe('goals', () => {
+  it('are all met on results that meet them, each with the figure judged', () => {
+    expect(goals(met)).toEqual(Object.fromEntries(GOALS.map((goal) => [goal.name, true])));
+    const verdicts = judgeGoals(met);
+    expect(verdicts.receiverRatioAtMost3At1000Updates?.measured).toBeCloseTo(16.4396 / 5.7494, 9);
+    expect(verdicts.botMixDynamoDbAtMost0_7xPowertools?.measured).toBeCloseTo(5.383 / 8.413, 9);
+    expect(verdicts.botMixDynamoDbAtFloor?.measured).toBeCloseTo(0, 9);
+  });
+
+  it('are unmeasured (null) for the parts a run left out', () => {
+    expect(goals({})).toEqual(Object.fromEntries(GOALS.map((goal) => [goal.name, null])));
+    expect(goals({ receiver: met.receiver })).toMatchObject({
+      receiverRatioAtMost3At1000Updates: true,
+      consumerFewerRequestsPerEvent: null,
+      botMixDynamoDbAtFloor: null,
+    });
+  });
+
+  it('miss the consumer goal at equal requests per record', () => {
+    expect(goals({ consumer: consumer(1.81, 1.81) }).consumerFewerRequestsPerEvent).toBe(false);
+    expect(goals({ consumer: consumer(1.9, 1.81) }).consumerFewerRequestsPerEvent).toBe(false);
+  });
+
+  it('judge the receiver on its milliseconds, not on the ratio rounded to ×3.00', () => {
+    // 17.25 / 5.75 = 3.0 exactly: met; 17.27 / 5.75 = 3.0035, stored as ratio 3.00: not met.
+    expect(goals({ receiver: receiver(17.25, 5.75, 3) }).receiverRatioAtMost3At1000Updates).toBe(true);
+    expect(goals({ receiver: receiver(17.27, 5.75, 3) }).receiverRatioAtMost3At1000Updates).toBe(false);
+  });
+
+  it('leave the receiver goal unmeasured without a 1000-update body', () => {
+    const small = { bodies: [{ updates: 100, msPerDelivery: 1, floorMs: 1, ratio: 1 }] } as NonNullable<
+      GoalInputs['receiver']
+    >;
+    expect(goals({ receiver: small }).receiverRatioAtMost3At1000Updates).toBeNull();
+  });
+
+  it('miss the floor goal one unit off in the median round, or with a round off the floor, or a read', () => {
+    const oneUnit = 5.383 + 1 / 300;
+    expect(goals({ botMix: botMix({ ours: contestant(oneUnit, 3.71) }) }).botMixDynamoDbAtFloor).toBe(false);
+    expect(goals({ botMix: botMix({ roundsOffFloor: 1 }) }).botMixDynamoDbAtFloor).toBe(false);
+    expect(goals({ botMix: botMix({ ours: contestant(5.383, 3.71, 0.01) }) }).botMixDynamoDbAtFloor).toBe(
+      false,
+    );
+    // Results written before rounds were counted are judged on the median round.
+    expect(goals({ botMix: botMix({ roundsOffFloor: undefined }) }).botMixDynamoDbAtFloor).toBe(true);
+  });
+
+  it("miss the DynamoDB goals above 0.7 of the recipe's cost and above the per-message wrapping's", () => {
+    const heavy = botMix({
+      ours: contestant(0.71 * 8.413, 3.71),
+      oursNoUnhandledClaims: contestant(2.2, 3.13),
+    });
+    const verdicts = goals({ botMix: heavy });
+    expect(verdicts.botMixDynamoDbAtMost0_7xPowertools).toBe(false);
+    expect(verdicts.botMixLikeForLikeAtMostPowertoolsPerMessage).toBe(false);
+    const justBelow = botMix({ ours: contestant(6.99, 3.71), powertools: contestant(10, 4.14) });
+    expect(goals({ botMix: justBelow }).botMixDynamoDbAtMost0_7xPowertools).toBe(true);
+  });
+
+  it('price the whole-stack goal at each contestant’s measured milliseconds', () => {
+    const slower = botMix({ ours: contestant(5.383, 4.14) });
+    expect(goals({ botMix: slower }).botMixWholeStackBelowPowertoolsAtMeasuredMs).toBe(false);
+    expect(
+      judgeGoals({ botMix: botMix() }).botMixWholeStackBelowPowertoolsAtMeasuredMs?.measured,
+    ).toBeCloseTo(3.71 / 4.14, 9);
+  });
+
+  it('no longer include the retired goals', () => {
+    const names = GOALS.map((goal) => goal.name);
+    expect(names).not.toContain('drainWithin5PercentOfFloor');
+    expect(names).not.toContain('botMixWholeStackBelowTodaysFigure');
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
