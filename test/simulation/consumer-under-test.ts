@@ -1,39 +1,53 @@
 /**
- * The consumer a schedule drives. `product` is exactly what the Lambda runs: `createConsumerHandler` (the
- * WebhookConsumer, ClaimStore, StatusLedger, dead-letter quarantine, SQS redelivery and the Powertools batch
- * handler) over the simulated clients, with a silent logger, metrics that publish nowhere, and the virtual
- * clock and sleep.
+ * The consumer a schedule drives: always `createConsumerHandler` (the WebhookConsumer, ClaimStore,
+ * StatusLedger, quarantine, SQS redelivery and the Powertools batch handler, as the Lambda runs them) over
+ * the simulated clients, with a silent logger, metrics that publish nowhere, and the virtual clock and sleep.
+ * `product` is that wiring as it ships. A mutant is the same wiring with one port wrapped through
+ * `ConsumerDependencies.claimStore` or `.statusLedger`, to break one rule of the protocol:
  *
- * The mutants put back, without touching product code, the behaviour of one of the two lost-event bugs of
- * issue 10, by wrapping one port of the same real consumer:
- *
- * - `in-flight-acknowledged`: every claim found in flight is reported as held by another queue message, so the
- *   consumer acknowledges it, as it did before it compared message ids (§1);
- * - `ledger-repeated`: a status that an earlier attempt already made current is reported as `repeated`, the
- *   ledger's answer before it stored each status's first change (§2).
+ * - `in-flight-acknowledged` (issue 10 §1 reverted): every claim found in flight is reported as held by another
+ *   queue message, so the consumer acknowledges it, as it did before it compared message ids;
+ * - `ledger-repeated` (issue 10 §2 reverted): a status that an earlier attempt already made current is reported
+ *   as `repeated`, the ledger's answer before it stored each status's first change;
+ * - `lease-at-claim`: the lease ends one margin after the claim instead of one margin after the invocation's
+ *   deadline, far shorter than a slow effect, so a second worker takes the claim over while the first still
+ *   effects;
+ * - `rank-any-change`: the ledger's advance condition compares ranks with `<>` instead of `<`, so a late
+ *   lower-ranked status becomes current.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
-import { createConsumerQuarantine } from '../../functions/consumer/consumer-quarantine.ts';
-import { type ConsumerConfig, createConsumerHandler } from '../../functions/consumer/create-consumer.ts';
-import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
-import { createSqsBatchHandler } from '../../functions/consumer/sqs-batch-handler.ts';
 import {
-  type ConsumerClaims,
-  type StatusRecorder,
-  WebhookConsumer,
-} from '../../functions/consumer/webhook-consumer.ts';
+  type ConsumerConfig,
+  type ConsumerDependencies,
+  createConsumerHandler,
+} from '../../functions/consumer/create-consumer.ts';
+import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
+import type { ConsumerClaims, StatusRecorder } from '../../functions/consumer/webhook-consumer.ts';
 import { StatusLedger, type StatusLedgerChange } from '../../functions/ledger/status-ledger.ts';
-import { SqsQuarantineQueue } from '../../functions/queue/sqs-quarantine-queue.ts';
-import { SqsRedeliveryScheduler } from '../../functions/queue/sqs-redelivery-scheduler.ts';
 import type { BatchFunction } from './lambda-event-source.ts';
 
-export const CONSUMER_VARIANTS = ['product', 'in-flight-acknowledged', 'ledger-repeated'] as const;
-export type ConsumerVariant = (typeof CONSUMER_VARIANTS)[number];
+type Mutation = Pick<ConsumerDependencies, 'claimStore' | 'statusLedger'>;
+
+const MUTATIONS = {
+  product: {},
+  'in-flight-acknowledged': { claimStore: (options) => acknowledgingEveryInFlight(new ClaimStore(options)) },
+  'ledger-repeated': { statusLedger: (options) => repeatedOnRetry(new StatusLedger(options)) },
+  'lease-at-claim': {
+    claimStore: (options) => leaseEndingAtClaim(new ClaimStore(options), options.clock ?? Date.now),
+  },
+  'rank-any-change': {
+    statusLedger: (options) =>
+      new StatusLedger({ ...options, documentClient: advancingOnAnyRank(options.documentClient) }),
+  },
+} as const satisfies Record<string, Mutation>;
+
+export type ConsumerVariant = keyof typeof MUTATIONS;
+export const CONSUMER_VARIANTS = Object.keys(MUTATIONS) as readonly ConsumerVariant[];
 
 export interface SimulatedPorts {
   readonly config: ConsumerConfig;
@@ -59,57 +73,16 @@ class UnpublishedMetrics extends Metrics {
 const logger = new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' });
 
 export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): BatchFunction {
-  if (variant === 'product') {
-    return createConsumerHandler(ports.config, {
-      documentClient: ports.documentClient,
-      sqs: ports.sqs,
-      handlers: ports.handlers,
-      logger,
-      metrics: new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
-      clock: ports.clock,
-      sleep: ports.sleep,
-    });
-  }
-  const { config } = ports;
-  const claims = new ClaimStore({
+  const mutation: Mutation = MUTATIONS[variant];
+  return createConsumerHandler(ports.config, {
     documentClient: ports.documentClient,
-    tableName: config.tableName,
-    retentionDays: config.retentionDays,
-    leaseMarginMs: config.leaseMarginMs,
-    clock: ports.clock,
-  });
-  const ledger = new StatusLedger({
-    documentClient: ports.documentClient,
-    tableName: config.tableName,
-    keyNamespace: config.keyNamespace,
-    retentionDays: config.retentionDays,
-    clock: ports.clock,
-  });
-  const deadLetters = new SqsQuarantineQueue({
     sqs: ports.sqs,
-    quarantineQueueUrl: config.quarantineQueueUrl,
-    maximumMessageSizeBytes: config.maximumMessageSizeBytes,
-  });
-  const consumer = new WebhookConsumer({
-    claims: variant === 'in-flight-acknowledged' ? acknowledgingEveryInFlight(claims) : claims,
-    ledger: variant === 'ledger-repeated' ? repeatedOnRetry(ledger) : ledger,
-    quarantine: createConsumerQuarantine(deadLetters),
-    redelivery: new SqsRedeliveryScheduler({ sqs: ports.sqs, deliveryQueueUrl: config.deliveryQueueUrl }),
     handlers: ports.handlers,
-    statusLedger: config.statusLedger,
-    claimUnhandledEvents: config.claimUnhandledEvents,
-    retry: {
-      retryBaseDelaySeconds: config.retryBaseDelaySeconds,
-      retryMaxDelaySeconds: config.retryMaxDelaySeconds,
-    },
     logger,
+    metrics: new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
     clock: ports.clock,
     sleep: ports.sleep,
-  });
-  return createSqsBatchHandler({
-    consumer,
-    metrics: new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
-    logger,
+    ...mutation,
   });
 }
 
@@ -126,6 +99,15 @@ function acknowledgingEveryInFlight(claims: ClaimStore): ConsumerClaims {
   };
 }
 
+/** The store is told the invocation ends as it claims: `leaseUntil` is then the claim time plus the margin. */
+function leaseEndingAtClaim(claims: ClaimStore, clock: () => number): ConsumerClaims {
+  return {
+    claimMany: (requests) => claims.claimMany(requests, { deadlineMs: clock() }),
+    complete: (claim) => claims.complete(claim),
+    release: (claim) => claims.release(claim),
+  };
+}
+
 function repeatedOnRetry(ledger: StatusLedger): StatusRecorder {
   return {
     record: async (observation) => {
@@ -135,4 +117,28 @@ function repeatedOnRetry(ledger: StatusLedger): StatusRecorder {
       return { ...update, change: 'repeated' as StatusLedgerChange };
     },
   };
+}
+
+const ADVANCE_COMPARISON = 'currentRank < :rank';
+
+/** The ledger's own client, whose advance condition (`currentRank < :rank`) is sent as `currentRank <> :rank`. */
+function advancingOnAnyRank(documentClient: DynamoDBDocumentClient): DynamoDBDocumentClient {
+  const send = (command: Parameters<DynamoDBDocumentClient['send']>[0]) => {
+    if (!(command instanceof UpdateCommand) || command.input.ConditionExpression === undefined) {
+      return documentClient.send(command);
+    }
+    const condition = command.input.ConditionExpression;
+    if (!condition.includes(ADVANCE_COMPARISON)) {
+      throw new Error(`The ledger's advance condition no longer reads "${ADVANCE_COMPARISON}": ${condition}`);
+    }
+    const mutated = new UpdateCommand({
+      ...command.input,
+      ConditionExpression: condition.replace(ADVANCE_COMPARISON, 'currentRank <> :rank'),
+    });
+    return documentClient.send(mutated);
+  };
+  return new Proxy(documentClient, {
+    get: (target, property, receiver) =>
+      property === 'send' ? send : Reflect.get(target, property, receiver),
+  });
 }

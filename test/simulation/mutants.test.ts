@@ -1,8 +1,10 @@
 /**
- * The simulator has teeth: with either fix of issue 10 reverted (a mutant that wraps one port of the real
- * consumer, see consumer-under-test.ts), the default run of 2000 schedules finds the lost event, and the
- * seeds kept below fail for the mutant and pass for the product. Seeds move when the simulator's draws
- * change; `npm run check:protocol -- --variant <mutant> --schedules 300` lists the new ones.
+ * The simulator has teeth: each mutant (the real wiring, `createConsumerHandler`, with one port wrapped to
+ * break one rule, see consumer-under-test.ts) is found within the default run of 2000 schedules, by the
+ * invariant it targets, and the same wiring without the mutation passes the same schedules (the control).
+ * The seeds kept below fail for the mutant, with exactly the invariants listed, and pass for the product.
+ * Seeds move when the simulator's draws change; `npm run check:protocol -- --variant <mutant> --schedules 300`
+ * lists the new ones.
  */
 import { describe, expect, it } from 'vitest';
 import type { ConsumerVariant } from './consumer-under-test.ts';
@@ -21,11 +23,15 @@ interface KeptSeed {
 
 const MUTANTS: readonly {
   readonly variant: Exclude<ConsumerVariant, 'product'>;
+  /** The invariant the mutant breaks: the first failing schedule must name it. */
+  readonly targets: InvariantName;
   readonly keptSeeds: readonly KeptSeed[];
 }[] = [
   {
-    // §1: a duplicate in flight under the same message is acknowledged; its first delivery then fails.
+    // Issue 10 §1 reverted: a duplicate in flight under the same message is acknowledged; its first delivery
+    // then fails, and nobody is left to run the event.
     variant: 'in-flight-acknowledged',
+    targets: 'at-least-once',
     keptSeeds: [
       { seed: 11, violates: ['at-least-once'] },
       { seed: 16, violates: ['at-least-once'] },
@@ -33,8 +39,10 @@ const MUTANTS: readonly {
     ],
   },
   {
-    // §2: a retried status reads its own earlier ledger write as `repeated`, and its handler does not act.
+    // Issue 10 §2 reverted: a retried status reads its own earlier ledger write as `repeated`, and its handler
+    // does not act.
     variant: 'ledger-repeated',
+    targets: 'at-least-once',
     keptSeeds: [
       { seed: 1, violates: ['at-least-once', 'unstable-change'] },
       // The first ledger write applied but its answer was lost; the retry is told `repeated`: only the loss shows.
@@ -43,19 +51,46 @@ const MUTANTS: readonly {
       { seed: 8, violates: ['unstable-change'] },
     ],
   },
+  {
+    // The lease ends a margin after the claim: a slow effect outlives it, a duplicate delivery or a Meta retry
+    // takes the claim over and effects again, and the first worker's `complete` is refused (claim lost).
+    variant: 'lease-at-claim',
+    targets: 'double-effect',
+    keptSeeds: [
+      { seed: 55, violates: ['double-effect'] },
+      { seed: 85, violates: ['double-effect'] },
+      { seed: 91, violates: ['double-effect'] },
+    ],
+  },
+  {
+    // The ledger advances on any other rank: a late `sent` or `delivered` replaces a current `read` or `failed`.
+    variant: 'rank-any-change',
+    targets: 'ledger-backwards',
+    keptSeeds: [
+      { seed: 1, violates: ['ledger-backwards'] },
+      { seed: 5, violates: ['ledger-backwards'] },
+      { seed: 8, violates: ['ledger-backwards'] },
+    ],
+  },
 ];
 
-describe.each(MUTANTS)('with the fix reverted ($variant)', ({ variant, keptSeeds }) => {
-  it(`the default ${DEFAULT_SCHEDULES} schedules find a lost event`, { timeout: 120_000 }, async () => {
-    const summary = await runMany({
+describe.each(MUTANTS)('mutant $variant', ({ variant, targets, keptSeeds }) => {
+  it(`the default ${DEFAULT_SCHEDULES} schedules find it by ${targets}; without the mutation they pass`, {
+    timeout: 120_000,
+  }, async () => {
+    const mutant = await runMany({
       firstSeed: 1,
       schedules: DEFAULT_SCHEDULES,
       variant,
       stopAtFailure: true,
     });
-    expect(summary.failures).toHaveLength(1);
-    const invariants = summary.failures[0]?.violations.map((violation) => violation.invariant);
-    expect(invariants).toContain('at-least-once');
+    expect(mutant.failures).toHaveLength(1);
+    const invariants = mutant.failures[0]?.violations.map((violation) => violation.invariant);
+    expect(invariants).toContain(targets);
+
+    const control = await runMany({ firstSeed: 1, schedules: mutant.schedules });
+    expect(control.schedules).toBe(mutant.schedules);
+    expect(control.failures, control.firstFailure && describeFailure(control.firstFailure)).toEqual([]);
   });
 
   it.each(keptSeeds)(
