@@ -16,6 +16,8 @@ import {
 } from './run-schedule.ts';
 
 const HOUR_MS = 3_600_000;
+/** A deferred record's next receive: the Retry-After, then the poll that finds it visible. */
+const RECEIVE_SLACK_MS = 600_000 + 5_000;
 const SEEDS = Array.from({ length: 20 }, (_, index) => index + 1);
 
 function outageSchedule(seed: number, outage: DownstreamOutage): Promise<ScheduleResult> {
@@ -29,6 +31,18 @@ function effectsByKey(result: ScheduleResult): Map<string, number[]> {
     byKey.set(effect.key, [...(byKey.get(effect.key) ?? []), effect.at]);
   }
   return byKey;
+}
+
+/** Message id → the virtual times the event source received it at, in order (from the trace's receive lines). */
+function receivesByMessage(result: ScheduleResult): Map<string, number[]> {
+  const byMessage = new Map<string, number[]>();
+  for (const line of result.trace.lines) {
+    if (line.operation !== 'ReceiveMessage') continue;
+    for (const [, messageId] of line.outcome.matchAll(/(msg-\d+)\(/g)) {
+      byMessage.set(messageId as string, [...(byMessage.get(messageId as string) ?? []), line.at]);
+    }
+  }
+  return byMessage;
 }
 
 /** What must hold once a downstream outage of `durationMs` ended within the budget. */
@@ -69,6 +83,21 @@ describe('a 2-hour outage answered with Retry-After: 600 (the handler throws Ret
       const receives = Math.max(...result.queueMessages.map((message) => message.receiveCount));
       expect(receives).toBeGreaterThanOrEqual(12);
       expect(receives).toBeLessThanOrEqual(14);
+      // Every message, each time: back no sooner than the Retry-After, and within a poll of it.
+      const receiveTimes = receivesByMessage(result);
+      expect([...receiveTimes.keys()].sort()).toEqual(
+        result.queueMessages.map((message) => message.messageId).sort(),
+      );
+      for (const message of result.queueMessages) {
+        const times = receiveTimes.get(message.messageId) ?? [];
+        expect(times, message.messageId).toHaveLength(message.receiveCount);
+        for (const [index, at] of times.entries()) {
+          if (index === 0) continue;
+          const gapMs = at - (times[index - 1] as number);
+          expect(gapMs, `${message.messageId} receive ${index + 1}`).toBeGreaterThanOrEqual(600_000);
+          expect(gapMs, `${message.messageId} receive ${index + 1}`).toBeLessThanOrEqual(RECEIVE_SLACK_MS);
+        }
+      }
     },
   );
 });
