@@ -1,0 +1,325 @@
+/**
+ * Splits a delivery into its lanes (docs/design.md §8, contract/lanes.ts): the inbound `messages[]` items of
+ * `messages` changes, one part per conversation (`<phone_number_id>:<from>`, first seen first), for the message
+ * lane; everything else (statuses, value-level errors, every other field) as the rest, for the status lane.
+ * Pure.
+ *
+ * A conversation's part is the envelope holding only the entries and changes that carry its messages, each
+ * change keeping its members (metadata, `messaging_product`, …) with its `messages` array cut down to the
+ * conversation's items, its other event arrays (`statuses`, `errors`) emptied, and its `contacts` reduced to
+ * the conversation's contact (a contact without a `wa_id` is kept: nothing says whose it is). The rest is the
+ * body with those items taken out of each `messages` array. Both are built from slices of the original text,
+ * never re-serialised, like split-delivery.ts; repeated member names follow `JSON.parse` (the last one counts).
+ *
+ * An item of `messages` that is not an object is no event and no one's message: it stays in the rest.
+ */
+import { conversationId, MESSAGE_LANE_FIELD } from '../../contract/lanes.ts';
+import { eventItemArrays, extractEvents } from '../events/extract-events.ts';
+import {
+  decodeString,
+  isArrayAt,
+  isObjectAt,
+  isStringAt,
+  type Span,
+  skipValue,
+  skipWhitespace,
+  walkArray,
+  walkObject,
+} from '../events/json-spans.ts';
+
+export interface ConversationPart {
+  readonly conversationId: string;
+  /** An envelope holding this conversation's messages of the delivery, in order, and nothing else. */
+  readonly text: string;
+  /** The keys of its events (its messages), in order. */
+  readonly eventKeys: readonly string[];
+}
+
+export interface StatusRest {
+  /** The envelope without the inbound messages. */
+  readonly text: string;
+  /** The distinct fields of its events, in first-seen order (what subscribers are routed on). */
+  readonly eventFields: readonly string[];
+}
+
+export interface LaneSplit {
+  readonly messageParts: readonly ConversationPart[];
+  /** `undefined` when nothing but the inbound messages held an event. */
+  readonly rest: StatusRest | undefined;
+}
+
+/** The other event arrays of a `messages` change, emptied in a message part. */
+const OTHER_EVENT_ARRAYS: ReadonlySet<string> = new Set(
+  eventItemArrays(MESSAGE_LANE_FIELD).filter((name) => name !== MESSAGE_LANE_FIELD),
+);
+
+interface ArrayRead {
+  readonly span: Span;
+  readonly elements: Span[];
+}
+
+interface InboundMessage {
+  readonly span: Span;
+  readonly conversationId: string;
+}
+
+interface Contact {
+  readonly span: Span;
+  /** `undefined` for a contact without a string `wa_id`. */
+  readonly waId: string | undefined;
+}
+
+/** A `messages` change holding at least one inbound message (an object item of its `messages` array). */
+interface MessagesChange {
+  readonly span: Span;
+  readonly messagesArray: Span;
+  readonly messages: readonly InboundMessage[];
+  /** Items of `messages` that are not objects: they stay in the rest. */
+  readonly strays: readonly Span[];
+  readonly contacts: { readonly array: Span; readonly items: readonly Contact[] } | undefined;
+  /** The change's other event arrays, emptied in a message part. */
+  readonly others: readonly Span[];
+  /** `from` of each conversation of the change, by conversation id (`undefined`: no readable `from`). */
+  readonly waIds: ReadonlyMap<string, string | undefined>;
+}
+
+interface EntryWithMessages {
+  readonly span: Span;
+  readonly changesArray: Span;
+  readonly changes: readonly MessagesChange[];
+}
+
+/** `text` must be a body that `JSON.parse` accepted and that is a WhatsApp envelope. */
+export function splitByLane(text: string): LaneSplit {
+  const reader = new LaneReader(text);
+  const envelope = reader.readEnvelope();
+  if (envelope === undefined || envelope.entries.length === 0) {
+    return { messageParts: [], rest: restOf(text) };
+  }
+  const conversations = new Set<string>();
+  for (const entry of envelope.entries) {
+    for (const change of entry.changes) {
+      for (const message of change.messages) conversations.add(message.conversationId);
+    }
+  }
+  const messageParts = [...conversations].map((conversation) => {
+    const partText = renderConversation(text, envelope, conversation);
+    return { conversationId: conversation, text: partText, eventKeys: keysOf(partText) };
+  });
+  const cuts: Replacement[] = envelope.entries.flatMap((entry) =>
+    entry.changes.map((change) => ({
+      span: change.messagesArray,
+      text: `[${change.strays.map((stray) => text.slice(stray.start, stray.end)).join(',')}]`,
+    })),
+  );
+  return { messageParts, rest: restOf(splice(text, { start: 0, end: text.length }, cuts)) };
+}
+
+function restOf(text: string): StatusRest | undefined {
+  const extraction = extractEvents(text);
+  if (!extraction.ok || extraction.events.length === 0) return undefined;
+  return { text, eventFields: [...new Set(extraction.events.map((event) => event.field))] };
+}
+
+function keysOf(partText: string): string[] {
+  const extraction = extractEvents(partText);
+  return extraction.ok ? extraction.events.map((event) => event.key) : [];
+}
+
+interface Replacement {
+  readonly span: Span;
+  readonly text: string;
+}
+
+/** The text of `container` with each replacement's span (inside it, not overlapping) replaced. */
+function splice(text: string, container: Span, replacements: readonly Replacement[]): string {
+  let out = '';
+  let cursor = container.start;
+  for (const { span, text: replacement } of [...replacements].sort((a, b) => a.span.start - b.span.start)) {
+    out += text.slice(cursor, span.start) + replacement;
+    cursor = span.end;
+  }
+  return out + text.slice(cursor, container.end);
+}
+
+const sliceOf = (text: string, span: Span) => text.slice(span.start, span.end);
+
+function renderConversation(text: string, envelope: EnvelopeRead, conversation: string): string {
+  const entries: string[] = [];
+  for (const entry of envelope.entries) {
+    const changes: string[] = [];
+    for (const change of entry.changes) {
+      const mine = change.messages.filter((message) => message.conversationId === conversation);
+      if (mine.length === 0) continue;
+      const replacements: Replacement[] = [
+        { span: change.messagesArray, text: `[${mine.map(({ span }) => sliceOf(text, span)).join(',')}]` },
+        ...change.others.map((span) => ({ span, text: '[]' })),
+      ];
+      if (change.contacts !== undefined) {
+        const waId = change.waIds.get(conversation);
+        const kept = change.contacts.items.filter(
+          (contact) => contact.waId === undefined || contact.waId === waId,
+        );
+        replacements.push({
+          span: change.contacts.array,
+          text: `[${kept.map(({ span }) => sliceOf(text, span)).join(',')}]`,
+        });
+      }
+      changes.push(splice(text, change.span, replacements));
+    }
+    if (changes.length === 0) continue;
+    entries.push(splice(text, entry.span, [{ span: entry.changesArray, text: `[${changes.join(',')}]` }]));
+  }
+  return splice(text, envelope.span, [{ span: envelope.entryArray, text: `[${entries.join(',')}]` }]);
+}
+
+interface EnvelopeRead {
+  readonly span: Span;
+  readonly entryArray: Span;
+  /** Only the entries holding inbound messages. */
+  readonly entries: readonly EntryWithMessages[];
+}
+
+class LaneReader {
+  readonly #text: string;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  readEnvelope(): EnvelopeRead | undefined {
+    const text = this.#text;
+    const start = skipWhitespace(text, 0);
+    if (!isObjectAt(text, start)) return undefined;
+    let entries: ArrayRead | undefined;
+    const end = walkObject(text, start, (name, valueStart) => {
+      if (name !== 'entry') return skipValue(text, valueStart);
+      entries = this.#readArray(valueStart);
+      return entries?.span.end ?? skipValue(text, valueStart);
+    });
+    if (entries === undefined) return undefined;
+    const withMessages: EntryWithMessages[] = [];
+    for (const element of entries.elements) {
+      const entry = this.#readEntry(element);
+      if (entry !== undefined) withMessages.push(entry);
+    }
+    return { span: { start, end }, entryArray: entries.span, entries: withMessages };
+  }
+
+  #readEntry(span: Span): EntryWithMessages | undefined {
+    const text = this.#text;
+    if (!isObjectAt(text, span.start)) return undefined;
+    let changes: ArrayRead | undefined;
+    walkObject(text, span.start, (name, valueStart) => {
+      if (name !== 'changes') return skipValue(text, valueStart);
+      changes = this.#readArray(valueStart);
+      return changes?.span.end ?? skipValue(text, valueStart);
+    });
+    if (changes === undefined) return undefined;
+    const withMessages: MessagesChange[] = [];
+    for (const element of changes.elements) {
+      const change = this.#readChange(element);
+      if (change !== undefined) withMessages.push(change);
+    }
+    return withMessages.length === 0
+      ? undefined
+      : { span, changesArray: changes.span, changes: withMessages };
+  }
+
+  #readChange(span: Span): MessagesChange | undefined {
+    const text = this.#text;
+    if (!isObjectAt(text, span.start)) return undefined;
+    let field: string | undefined;
+    let value: Span | undefined;
+    walkObject(text, span.start, (name, valueStart) => {
+      const valueEnd = skipValue(text, valueStart);
+      if (name === 'field') field = this.#stringAt(valueStart, valueEnd);
+      else if (name === 'value') value = { start: valueStart, end: valueEnd };
+      return valueEnd;
+    });
+    // `field` may come after `value` (Meta writes it last): the value is read once the change is.
+    if (field !== MESSAGE_LANE_FIELD || value === undefined || !isObjectAt(text, value.start))
+      return undefined;
+
+    let phoneNumberId: string | undefined;
+    let messages: ArrayRead | undefined;
+    let contacts: ArrayRead | undefined;
+    const others = new Map<string, Span>();
+    walkObject(text, value.start, (name, memberStart) => {
+      const memberEnd = skipValue(text, memberStart);
+      const member = { start: memberStart, end: memberEnd };
+      if (name === 'metadata') phoneNumberId = this.#memberString(member, 'phone_number_id');
+      else if (name === MESSAGE_LANE_FIELD) messages = this.#readArray(memberStart);
+      else if (name === 'contacts') contacts = this.#readArray(memberStart);
+      else if (OTHER_EVENT_ARRAYS.has(name)) {
+        if (isArrayAt(text, memberStart)) others.set(name, member);
+        else others.delete(name);
+      }
+      return memberEnd;
+    });
+    if (messages === undefined) return undefined;
+
+    const inbound: InboundMessage[] = [];
+    const strays: Span[] = [];
+    const waIds = new Map<string, string | undefined>();
+    for (const element of messages.elements) {
+      if (!isObjectAt(text, element.start)) {
+        strays.push(element);
+        continue;
+      }
+      const from = this.#memberString(element, 'from');
+      const id = conversationId(phoneNumberId, from);
+      waIds.set(id, from);
+      inbound.push({ span: element, conversationId: id });
+    }
+    if (inbound.length === 0) return undefined;
+    return {
+      span,
+      messagesArray: messages.span,
+      messages: inbound,
+      strays,
+      contacts:
+        contacts === undefined
+          ? undefined
+          : {
+              array: contacts.span,
+              items: contacts.elements.map((contact) => ({
+                span: contact,
+                waId: this.#memberString(contact, 'wa_id'),
+              })),
+            },
+      others: [...others.values()],
+      waIds,
+    };
+  }
+
+  /** The elements of the array at `start`, or `undefined` when the value there is not an array. */
+  #readArray(start: number): ArrayRead | undefined {
+    const text = this.#text;
+    if (!isArrayAt(text, start)) return undefined;
+    const elements: Span[] = [];
+    const end = walkArray(text, start, (elementStart) => {
+      const elementEnd = skipValue(text, elementStart);
+      elements.push({ start: elementStart, end: elementEnd });
+      return elementEnd;
+    });
+    return { span: { start, end }, elements };
+  }
+
+  /** The string value of the object's (last) member `name`, or `undefined` (absent, not a string, not an object). */
+  #memberString(object: Span, name: string): string | undefined {
+    const text = this.#text;
+    if (!isObjectAt(text, object.start)) return undefined;
+    let found: string | undefined;
+    walkObject(text, object.start, (member, valueStart) => {
+      const valueEnd = skipValue(text, valueStart);
+      if (member === name) found = this.#stringAt(valueStart, valueEnd);
+      return valueEnd;
+    });
+    return found;
+  }
+
+  #stringAt(start: number, end: number): string | undefined {
+    return isStringAt(this.#text, start) ? decodeString(this.#text, start, end) : undefined;
+  }
+}

@@ -1,0 +1,215 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { conversationId } from '../../../contract/lanes.ts';
+import { extractEvents } from '../../../functions/events/extract-events.ts';
+import type { JsonObject, JsonValue, WebhookEvent } from '../../../functions/events/types.ts';
+import { splitByLane } from '../../../functions/receiver/split-by-lane.ts';
+import { writeJson } from '../../support/webhooks/json-writer.ts';
+import { buildBodies, layout, taggedSpecs } from '../../support/webhooks/webhook-arbitraries.ts';
+
+function eventsOf(text: string): WebhookEvent[] {
+  const extraction = extractEvents(text);
+  if (!extraction.ok) throw new Error(`not an envelope: ${extraction.detail}`);
+  return extraction.events;
+}
+
+const tagOf = (event: WebhookEvent) => event.payload._tag as number;
+const conversationOf = (event: WebhookEvent) =>
+  conversationId((event.value.metadata as JsonObject | undefined)?.phone_number_id, event.payload.from);
+
+/**
+ * Gives some messages no `from` and every `messages` change a `contacts` array: one contact per sender, an
+ * unrelated one, and, now and then, one without a `wa_id`.
+ */
+function withContactsAndMissingSenders(body: JsonObject, drops: readonly boolean[], seed: number): void {
+  let message = 0;
+  for (const entry of body.entry as JsonObject[]) {
+    for (const change of entry.changes as JsonObject[]) {
+      const value = change.value as JsonObject;
+      const messages = value.messages as JsonObject[] | undefined;
+      if (change.field !== 'messages' || messages === undefined) continue;
+      for (const item of messages) if (drops[message++ % drops.length] === true) delete item.from;
+      const senders = [
+        ...new Set(messages.flatMap((item) => (typeof item.from === 'string' ? [item.from] : []))),
+      ];
+      const contacts: JsonValue[] = senders.map((waId) => ({ profile: { name: `n${waId}` }, wa_id: waId }));
+      contacts.push({ profile: { name: 'other' }, wa_id: '19990000000' });
+      if (seed % 3 === 0) contacts.push({ profile: { name: 'no id' } });
+      value.contacts = contacts;
+    }
+  }
+}
+
+const spelling = fc.record({
+  seed: fc.integer(),
+  asciiEscapeRate: fc.constantFrom(0, 0.1),
+  escapeNonAscii: fc.boolean(),
+  escapeSlash: fc.boolean(),
+  whitespace: fc.constantFrom([''], ['', ' ', '\n', '\t']),
+});
+
+const bodies = taggedSpecs({ minLength: 1, maxLength: 25 }).chain((specs) =>
+  fc.record({
+    specs: fc.constant(specs),
+    layout: layout(specs.length, 1),
+    drops: fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
+    spelling,
+  }),
+);
+
+describe('splitByLane', () => {
+  it('keeps every event once: each conversation its messages in order, the rest the other events in order', () => {
+    fc.assert(
+      fc.property(bodies, ({ specs, layout: { order, placements }, drops, spelling: style }) => {
+        const [parsed] = buildBodies(specs, order, placements);
+        if (parsed === undefined) throw new Error('no body');
+        withContactsAndMissingSenders(parsed, drops, style.seed);
+        const text = writeJson(parsed, style);
+        const original = eventsOf(text);
+        const { messageParts, rest } = splitByLane(text);
+
+        const messages = original.filter((event) => event.kind === 'message');
+        const others = original.filter((event) => event.kind !== 'message');
+        expect(messageParts.map((part) => part.conversationId)).toEqual([
+          ...new Set(messages.map(conversationOf)),
+        ]);
+        for (const part of messageParts) {
+          const events = eventsOf(part.text);
+          expect(events.map(tagOf)).toEqual(
+            messages.filter((event) => conversationOf(event) === part.conversationId).map(tagOf),
+          );
+          expect(events.map(conversationOf).every((id) => id === part.conversationId)).toBe(true);
+          expect(part.eventKeys).toEqual(events.map((event) => event.key));
+          for (const event of events) {
+            const contacts = (event.value.contacts ?? []) as JsonObject[];
+            const from = event.payload.from;
+            expect(contacts.every((contact) => contact.wa_id === undefined || contact.wa_id === from)).toBe(
+              true,
+            );
+            if (typeof from === 'string')
+              expect(contacts.some((contact) => contact.wa_id === from)).toBe(true);
+          }
+        }
+        if (others.length === 0) {
+          expect(rest).toBeUndefined();
+        } else {
+          const restEvents = eventsOf(rest?.text ?? '');
+          expect(restEvents.map(tagOf)).toEqual(others.map(tagOf));
+          expect(rest?.eventFields).toEqual([...new Set(others.map((event) => event.field))]);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  const metadata = { display_phone_number: '15550783881', phone_number_id: '106540352242922' };
+  const envelope = (changes: unknown[]) =>
+    JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: '102290129340398', changes }] });
+  const message = (id: string, from?: string) => ({
+    ...(from === undefined ? {} : { from }),
+    id,
+    timestamp: '1749416383',
+    type: 'text',
+    text: { body: `hello ${id}` },
+  });
+
+  it('leaves a body of statuses whole, in the rest only', () => {
+    const body = envelope([
+      {
+        field: 'messages',
+        value: { metadata, statuses: [{ id: 'wamid.s1', status: 'read', recipient_id: '16505551234' }] },
+      },
+    ]);
+    expect(splitByLane(body)).toEqual({ messageParts: [], rest: { text: body, eventFields: ['messages'] } });
+  });
+
+  it('sends a body of messages only as message parts, with no rest', () => {
+    const body = envelope([
+      { field: 'messages', value: { metadata, messages: [message('wamid.a', '1650')] } },
+    ]);
+    const { messageParts, rest } = splitByLane(body);
+    expect(rest).toBeUndefined();
+    expect(messageParts).toEqual([
+      { conversationId: '106540352242922:1650', text: body, eventKeys: ['msg:wamid.a'] },
+    ]);
+  });
+
+  it('gives two conversations two parts, each with its own contact, and keeps statuses for the rest', () => {
+    const body = envelope([
+      {
+        field: 'messages',
+        value: {
+          messaging_product: 'whatsapp',
+          metadata,
+          contacts: [
+            { profile: { name: 'A' }, wa_id: '111' },
+            { profile: { name: 'B' }, wa_id: '222' },
+          ],
+          messages: [message('wamid.a1', '111'), message('wamid.b1', '222'), message('wamid.a2', '111')],
+          statuses: [{ id: 'wamid.s1', status: 'sent', recipient_id: '333' }],
+        },
+      },
+      { field: 'account_update', value: { event: 'VERIFIED_ACCOUNT' } },
+    ]);
+    const { messageParts, rest } = splitByLane(body);
+    expect(messageParts.map(({ conversationId: id, eventKeys }) => ({ id, eventKeys }))).toEqual([
+      { id: '106540352242922:111', eventKeys: ['msg:wamid.a1', 'msg:wamid.a2'] },
+      { id: '106540352242922:222', eventKeys: ['msg:wamid.b1'] },
+    ]);
+    const first = JSON.parse(messageParts[0]?.text ?? '');
+    expect(first.entry[0].changes).toEqual([
+      {
+        field: 'messages',
+        value: {
+          messaging_product: 'whatsapp',
+          metadata,
+          contacts: [{ profile: { name: 'A' }, wa_id: '111' }],
+          messages: [message('wamid.a1', '111'), message('wamid.a2', '111')],
+          statuses: [],
+        },
+      },
+    ]);
+    const restBody = JSON.parse(rest?.text ?? '');
+    expect(restBody.entry[0].changes[0].value.messages).toEqual([]);
+    expect(restBody.entry[0].changes[0].value.contacts).toHaveLength(2);
+    expect(rest?.eventFields).toEqual(['messages', 'account_update']);
+  });
+
+  it('groups a message without a sender under its phone number id, never dropping it', () => {
+    const body = envelope([{ field: 'messages', value: { metadata, messages: [message('wamid.x')] } }]);
+    expect(splitByLane(body).messageParts.map((part) => part.conversationId)).toEqual(['106540352242922:-']);
+    const noMetadata = envelope([{ field: 'messages', value: { messages: [message('wamid.y', '1')] } }]);
+    expect(splitByLane(noMetadata).messageParts.map((part) => part.conversationId)).toEqual(['-:1']);
+  });
+
+  it("copies a message's own bytes: escapes and number lexemes survive", () => {
+    const item =
+      '{"from":"1650","id":"wamid.\\u0041","n":12345678901234567890,"text":{"body":"\\ud83d\\ude00 \\/"}}';
+    const body = `{"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"value":{"metadata":{"phone_number_id":"9"},"messages":[${item}]},"field":"messages"}]}]}`;
+    const [part] = splitByLane(body).messageParts;
+    expect(part?.text).toContain(item);
+    expect(part?.eventKeys).toEqual(['msg:wamid.A']);
+  });
+
+  it('follows JSON.parse for repeated member names: the last one counts', () => {
+    const body =
+      '{"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{"metadata":{"phone_number_id":"old"},"metadata":{"phone_number_id":"9"},"messages":[{"id":"wamid.gone","from":"1"}],"messages":[{"id":"wamid.kept","from":"2"}]}}]}]}';
+    const { messageParts, rest } = splitByLane(body);
+    expect(messageParts.map(({ conversationId: id, eventKeys }) => ({ id, eventKeys }))).toEqual([
+      { id: '9:2', eventKeys: ['msg:wamid.kept'] },
+    ]);
+    expect(rest).toBeUndefined();
+  });
+
+  it('leaves an item of messages that is not an object in the rest', () => {
+    const body = envelope([
+      {
+        field: 'messages',
+        value: { metadata, messages: [message('wamid.a', '1'), 42], statuses: [{ id: 's', status: 'sent' }] },
+      },
+    ]);
+    const { messageParts, rest } = splitByLane(body);
+    expect(messageParts).toHaveLength(1);
+    expect(JSON.parse(rest?.text ?? '').entry[0].changes[0].value.messages).toEqual([42]);
+  });
+});
