@@ -1,9 +1,17 @@
 /**
- * The figures of README.md, docs/benchmarks.md and docs/cost.md are generated from bench/results.json and
- * bench/cost/prices.ts; regenerating them must reproduce the pages, and no benchmark figure may sit outside a
- * generated region.
+ * No figure typed by hand. Every page under docs/ and the README is scanned for the figures a bench, a
+ * simulation or a report produces (bench/markdown/hand-typed-figures.ts: ratios, dollars, percentages, ms, rates,
+ * counts of schedules, faults and effects). Each one must sit in a generated region
+ * (`<!-- generated:NAME -->` … `<!-- /generated:NAME -->`) that regionGenerators below regenerates and
+ * compares, or be listed in ./figure-allow-list.ts: a constant with its source, or a pending conversion with its
+ * owner.
+ *
+ * To add a page or a README section: nothing, README.md and every .md under docs/ are scanned. To add a
+ * generated region: write its generator and add it to regionGenerators, or to REGIONS_CHECKED_ELSEWHERE with
+ * the test that compares it (a region nobody checks fails). To type a constant: add it to CONSTANT_FIGURES
+ * with its source. To catch another kind of figure: add a pattern to FIGURE_PATTERNS.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   FAN_OUT_SUBSCRIBER_COUNTS,
@@ -12,22 +20,178 @@ import {
 } from '../../../bench/cost/fan-out-cost.ts';
 import { PRICES } from '../../../bench/cost/prices.ts';
 import { costPerMillionEvents, referenceShape } from '../../../bench/cost/stack-cost.ts';
+import { GOALS, goals, judgeGoals } from '../../../bench/goals.ts';
 import { fanOutTable } from '../../../bench/markdown/fan-out-table.ts';
-import { readRegion, replaceRegion } from '../../../bench/markdown/regions.ts';
+import {
+  handTypedFigures,
+  regionNames,
+  unlistedFigures,
+} from '../../../bench/markdown/hand-typed-figures.ts';
+import { readRegion } from '../../../bench/markdown/regions.ts';
 import { dollars, times } from '../../../bench/markdown/table.ts';
+import type { ResultsFile } from '../../../bench/results.ts';
 import { generatedRegions, readResults, staleRegions } from '../../../bench/results-markdown.ts';
+import { resolveSettings } from '../../../contract/settings.ts';
+import { RETRY_BUDGET_REGION, retryBudgetMarkdown } from '../../../local/retry-budget-markdown.ts';
+import { type AllowedFigures, CONSTANT_FIGURES, PENDING_FIGURES } from './figure-allow-list.ts';
 
-const page = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
+const ROOT = new URL('../../../', import.meta.url);
+const page = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
 
-/** The page with every generated region emptied: what was typed by hand. */
-function handWritten(path: string, regions: readonly string[]): string {
-  return regions.reduce((text, name) => replaceRegion(text, name, ''), page(path));
+/** README.md and every page under docs/, from the repository root. */
+const PAGES = [
+  'README.md',
+  ...readdirSync(new URL('docs/', ROOT), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => `docs/${file}`)
+    .sort(),
+];
+
+/** Every generated region of every page, as its generator writes it today. */
+function regionGenerators(results: ResultsFile): Record<string, Record<string, string>> {
+  const generators: Record<string, Record<string, string>> = {};
+  const add = (regions: Record<string, Record<string, string>>) => {
+    for (const [path, byName] of Object.entries(regions))
+      generators[path] = { ...generators[path], ...byName };
+  };
+  add(generatedRegions(results)); // bench/results-markdown.ts: npm run bench, or its --write
+  add({ 'docs/consumer.md': { [RETRY_BUDGET_REGION]: retryBudgetMarkdown(resolveSettings()) } }); // npm run retry-budget -- --write-docs
+  return generators;
 }
 
+/**
+ * Regions whose generator runs inside another test (it needs fakes or a replay), which compares the region with
+ * it: named here so that a region nobody checks still fails.
+ */
+const REGIONS_CHECKED_ELSEWHERE: readonly { page: string; region: string; test: string }[] = [
+  { page: 'docs/operations.md', region: 'ops-permissions', test: 'test/unit/ops/aws-calls.test.ts' },
+];
+
+const allowedOn = (path: string, lists: readonly AllowedFigures[]) =>
+  lists.filter((entry) => entry.page === path).flatMap((entry) => entry.figures);
+
+describe('the figure scanner, on a made-up page', () => {
+  const made = [
+    'The handler took ×2.5 the floor and 12 ms per delivery.',
+    '<!-- generated:results -->',
+    'Generated: ×9.99 and 99 ms, $4.13, 97%.',
+    '<!-- /generated:results -->',
+    'A constant: 6 × the function timeout.',
+    'Also $0.42, 97 %, 534 events/s, 8/s, 5000 schedules, faults 747, effects: 12, 3x and 0.945s.',
+  ].join('\n');
+
+  it('finds a hand-typed ratio and milliseconds outside a region, with their line, and nothing inside', () => {
+    const found = handTypedFigures(made);
+    expect(found.slice(0, 2)).toEqual([
+      { figure: '×2.5', kind: 'ratio', line: 1 },
+      { figure: '12 ms', kind: 'duration', line: 1 },
+    ]);
+    expect(found.filter((figure) => figure.line >= 2 && figure.line <= 4)).toEqual([]);
+    expect(regionNames(made)).toEqual(['results']);
+  });
+
+  it('finds each kind of produced figure', () => {
+    expect(
+      handTypedFigures(made)
+        .filter((figure) => figure.line === 6)
+        .map((figure) => figure.figure),
+    ).toEqual(
+      expect.arrayContaining([
+        '$0.42',
+        '97 %',
+        '534 events/s',
+        '8/s',
+        '5000 schedules',
+        'faults 747',
+        'effects: 12',
+        '3x',
+        '0.945s',
+      ]),
+    );
+  });
+
+  it('lets through only the figures listed, and fails the rest', () => {
+    expect(unlistedFigures(made, ['6 ×']).map((figure) => figure.figure)).not.toContain('6 ×');
+    expect(unlistedFigures(made, ['6 ×']).map((figure) => figure.figure)).toEqual(
+      expect.arrayContaining(['×2.5', '12 ms']),
+    );
+    expect(unlistedFigures(made, []).map((figure) => figure.figure)).toContain('6 ×');
+  });
+
+  it('does not take numbers that are not produced figures', () => {
+    expect(handTypedFigures('1000 updates, 10 entries, seeds 1–2000, HTTP 503, 2^53, 0x1F, node22.')).toEqual(
+      [],
+    );
+  });
+});
+
 describe('generated figures', () => {
-  it('README, benchmarks and cost pages match what bench/results.json and prices.ts generate', async () => {
+  it('README, benchmarks, cost and receiver pages match what bench/results.json and prices.ts generate', async () => {
     const results = await readResults();
     expect(await staleRegions(results)).toEqual([]);
+  });
+
+  it('every generated region of every page is one a generator writes, and holds what it writes', async () => {
+    const generators = regionGenerators(await readResults());
+    for (const path of PAGES) {
+      const text = page(path);
+      for (const name of regionNames(text)) {
+        const elsewhere = REGIONS_CHECKED_ELSEWHERE.find((r) => r.page === path && r.region === name);
+        if (elsewhere) {
+          expect(page(elsewhere.test), `${elsewhere.test} checks ${path}#${name}`).toContain(`'${name}'`);
+          continue;
+        }
+        const generated = generators[path]?.[name];
+        expect(generated, `${path}#${name} has no generator in regionGenerators`).toBeDefined();
+        expect(readRegion(text, name), `${path}#${name}`).toBe(generated?.trim());
+      }
+    }
+    for (const [path, regions] of Object.entries(generators)) {
+      expect(regionNames(page(path)), path).toEqual(expect.arrayContaining(Object.keys(regions)));
+    }
+  });
+
+  it('leaves no produced figure outside the generated regions of any page, but the listed ones', () => {
+    expect(PAGES).toEqual(expect.arrayContaining(['README.md', 'docs/benchmarks.md', 'docs/reliability.md']));
+    const unlisted = PAGES.flatMap((path) =>
+      unlistedFigures(page(path), [
+        ...allowedOn(path, CONSTANT_FIGURES),
+        ...allowedOn(path, PENDING_FIGURES),
+      ]).map((found) => `${path}:${found.line} ${found.figure}`),
+    );
+    expect(unlisted).toEqual([]);
+  });
+
+  it('lists only figures that are still on their pages, each with a reason', () => {
+    for (const entry of [...CONSTANT_FIGURES, ...PENDING_FIGURES]) {
+      expect(PAGES, entry.page).toContain(entry.page);
+      expect(entry.reason.length, `${entry.page}: reason`).toBeGreaterThan(20);
+      const found = new Set(handTypedFigures(page(entry.page)).map((figure) => figure.figure));
+      for (const figure of entry.figures) expect(found.has(figure), `${entry.page}: ${figure}`).toBe(true);
+    }
+  });
+
+  it('stores the goals that the figures give, and the pages print them', async () => {
+    const results = await readResults();
+    expect(results.goals).toEqual(goals(results));
+    const verdicts = judgeGoals(results);
+    const table = readRegion(page('docs/benchmarks.md'), 'results');
+    const summary = readRegion(page('README.md'), 'bench-summary').replace(/\s+/g, ' ');
+    const met = summary.slice(summary.indexOf('Met:'), summary.indexOf('Not met:'));
+    const notMet = summary.slice(summary.indexOf('Not met:'));
+    for (const goal of GOALS) {
+      const verdict = verdicts[goal.name];
+      const row = table.split('\n').find((line) => line.startsWith(`| \`${goal.name}\``));
+      expect(row, goal.name).toBeDefined();
+      expect(row).toContain(verdict ? goal.format(verdict.measured) : 'not measured');
+      expect(
+        row
+          ?.trim()
+          .endsWith(verdict?.met === false ? '| **no** |' : verdict?.met ? '| yes |' : '| not measured |'),
+      ).toBe(true);
+      if (verdict) expect(verdict.met ? met : notMet, goal.name).toContain(goal.short);
+    }
+    expect(Object.keys(results.goals)).toEqual(GOALS.map((goal) => goal.name));
   });
 
   it('the README paragraph gives cost per million events against Powertools, drain rate and receiver ratio', async () => {
@@ -42,21 +206,15 @@ describe('generated figures', () => {
     expect(summary).toContain('docs/benchmarks.md');
   });
 
-  it('leaves no measured ratio or dollar figure outside the generated regions', async () => {
+  it("docs/receiver.md gives the 1000-update body's queue messages and ratio from the results", async () => {
     const results = await readResults();
-    const regions = generatedRegions(results);
-    // decisions.md and design.md have no region: their cost and speed arguments point at the generated pages.
-    for (const path of [
-      'README.md',
-      'docs/benchmarks.md',
-      'docs/cost.md',
-      'docs/decisions.md',
-      'docs/design.md',
-    ]) {
-      const text = handWritten(path, Object.keys(regions[path] ?? {}));
-      expect(text.match(/×\s?\d[\d.,]*/g) ?? [], path).toEqual([]);
-      expect(text.match(/\$\d[\d.,]*/g) ?? [], path).toEqual([]);
-    }
+    const thousand = results.receiver.bodies.find((body) => body.updates === 1000);
+    const region = readRegion(page('docs/receiver.md'), 'receiver-performance');
+    expect(region).toMatch(
+      new RegExp(
+        `\\| 1000 +\\| .+\\| +${thousand?.queueMessages} \\| .+\\| +${times(thousand?.ratio ?? Number.NaN)} \\|`,
+      ),
+    );
   });
 
   it('prices the reference shapes from the one price module', () => {

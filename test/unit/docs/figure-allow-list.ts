@@ -1,0 +1,178 @@
+/**
+ * The figures a page may type by hand, outside its generated regions (test/unit/docs/generated-figures.test.ts
+ * explains the rule). Each entry names one page, the exact figures as the scanner reports them (every
+ * occurrence on that page is allowed), and why:
+ *
+ * - CONSTANT_FIGURES: a constant with its source (an AWS limit, a price, a setting, a bench's or a test's
+ *   input, a formula). Where the source is importable the figure is computed from it, so that changing the
+ *   constant fails the test until the page follows.
+ * - PENDING_FIGURES: produced figures still typed by hand, with who converts them into a generated region.
+ *   Remove an entry once its page has the region; an entry whose figures are gone from the page fails.
+ */
+
+import { ASSUMPTIONS } from '../../../bench/cost/stack-cost.ts';
+import { VISIBILITY_TIMEOUT_FACTOR } from '../../../contract/settings.ts';
+import { DEFAULT_RETRY_POLICY } from '../../../functions/queue/sqs-batch-sender.ts';
+
+export interface AllowedFigures {
+  /** From the repository root. */
+  readonly page: string;
+  readonly figures: readonly string[];
+  readonly reason: string;
+}
+
+const visibility = `${VISIBILITY_TIMEOUT_FACTOR} ×`;
+const dashboardRate = '100 ×';
+const dashboardRateReason =
+  "the duplicate rate's formula as a percentage (lib/monitoring's metric math): 100 × duplicates / (fresh + duplicates)";
+
+export const CONSTANT_FIGURES: readonly AllowedFigures[] = [
+  {
+    page: 'docs/benchmarks.md',
+    figures: ['10%', '30%', '20%'],
+    reason:
+      "the bench's inputs (bench/run.ts): the bot mix's retryRatio 0.1, the consumer's and end to end's duplicateRatio 0.3, the receiver's warmupShare 0.2",
+  },
+  {
+    page: 'docs/benchmarks.md',
+    figures: ['95%', '5%'],
+    reason:
+      "the intervals' coverage (bench/support/stats.ts medianInterval) and the consumer part's targetHalfWidth 0.05 (bench/run.ts); the retired drain goal's 5% is that figure's name",
+  },
+  {
+    page: 'docs/benchmarks.md',
+    figures: ['5 ms', '2.5 ms'],
+    reason:
+      "the consumer part's addedRoundTripMs (bench/run.ts), slept half before and half after each request",
+  },
+  {
+    page: 'docs/benchmarks.md',
+    figures: [`${ASSUMPTIONS.busy.consumerMs} ms`],
+    reason:
+      "cost.md's assumed consumer duration per batch (ASSUMPTIONS.busy.consumerMs, bench/cost/stack-cost.ts)",
+  },
+  {
+    page: 'docs/cost.md',
+    figures: ['10%'],
+    reason: "the bot mix's retryRatio 0.1 (bench/run.ts)",
+  },
+  {
+    page: 'docs/decisions.md',
+    figures: ['0.7×'],
+    reason: "the bot-mix goal's threshold (botMixDynamoDbAtMost0_7xPowertools, bench/goals.ts)",
+  },
+  {
+    page: 'docs/consumer.md',
+    figures: [dashboardRate, visibility, '100 ms', '× 2'],
+    reason: `${dashboardRateReason}; the visibility timeout's factor (VISIBILITY_TIMEOUT_FACTOR, contract/settings.ts); complete's first retry delay (functions/consumer/complete-with-retry.ts); the backoff's doubling (functions/consumer/retry-policy.ts)`,
+  },
+  {
+    page: 'docs/design.md',
+    figures: [dashboardRate],
+    reason: dashboardRateReason,
+  },
+  {
+    page: 'docs/local.md',
+    figures: [visibility, dashboardRate],
+    reason: `the visibility timeout's factor (VISIBILITY_TIMEOUT_FACTOR, contract/settings.ts); ${dashboardRateReason}`,
+  },
+  {
+    page: 'docs/deploy.md',
+    figures: [visibility],
+    reason: "the visibility timeout's factor (VISIBILITY_TIMEOUT_FACTOR, contract/settings.ts)",
+  },
+  {
+    page: 'docs/receiver.md',
+    figures: [
+      `${DEFAULT_RETRY_POLICY.baseDelayMs} ×`,
+      `${[1, 2, 3, 4].reduce((sum, n) => sum + Math.min(DEFAULT_RETRY_POLICY.maxDelayMs, DEFAULT_RETRY_POLICY.baseDelayMs * 2 ** (n - 1)), 0)} ms`,
+      '2 ×',
+    ],
+    reason:
+      "the enqueue backoff (DEFAULT_RETRY_POLICY, functions/queue/sqs-batch-sender.ts) and its four waits' sum; the secret read's 2 attempts × its 2 s request timeout (functions/commons/sdk-client-config.ts)",
+  },
+  {
+    page: 'docs/reliability.md',
+    figures: [visibility, '15 %', '5 %', '35 %', '65 %'],
+    reason:
+      "the visibility timeout's factor (contract/settings.ts); test/reliability's inputs: dynamodb-faults' fault rate and handler failures, consumer-kills' kill points",
+  },
+  {
+    page: 'docs/simulator.md',
+    figures: ['15 %', '5 %', '8/s', '6/s', '×2', '20 %', '150 ms', '40 ms', '100 ×', '100 ms'],
+    reason:
+      "npm run simulate's defaults (local/simulate.ts): status swaps, template share, λ, Meta's backoff factor and jitter, the side effect's S, the quarantine example's 100 × and --target-wait-ms",
+  },
+];
+
+const SIMULATOR_ENGINEER =
+  'the engineer converting the pasted run outputs of docs/reliability.md, docs/simulator.md and the protocol report into generated regions (issue 22 §2)';
+
+export const PENDING_FIGURES: readonly AllowedFigures[] = [
+  {
+    page: 'docs/reliability.md',
+    figures: [
+      'faults 747',
+      'effects 1005',
+      'doubles 7',
+      '0 effects',
+      '7457 ms',
+      '5 effects',
+      '×4',
+      '14288 ms',
+      '205 effects',
+      '×6',
+      '4236 ms',
+      '184 effects',
+      '×14',
+      'effects 600',
+      'doubles 0',
+      '0.945s',
+      '0.960s',
+      '0.966s',
+      '0.968s',
+      '0.975s',
+      '0.978s',
+      '0.982s',
+      '1.004s',
+      '1.017s',
+      '1.019s',
+      'schedules 5000',
+      '5000 schedules',
+      'effects 17626',
+      'faults injected: 56295',
+      'effects: 490',
+      '518 extra effects',
+    ],
+    reason: `pasted outputs of npx vitest run test/reliability, of a replayed trace and of npm run check:protocol; ${SIMULATOR_ENGINEER}`,
+  },
+  {
+    page: 'docs/simulator.md',
+    figures: [
+      '84 ms',
+      '9 ms',
+      '22 %',
+      '26 %',
+      '63 %',
+      '29 %',
+      '25 %',
+      '204 ms',
+      '241 ms',
+      '365 ms',
+      '616 ms',
+      '1144 ms',
+      '116 ms',
+      '11 ms',
+      '12 ms',
+      '7 ms',
+      '906 ms',
+    ],
+    reason: `a worked M/M/c example and two pasted npm run simulate runs; ${SIMULATOR_ENGINEER}`,
+  },
+  {
+    page: 'docs/consumer.md',
+    figures: ['20 effects', '107 effects'],
+    reason:
+      "a pasted kill-test output and its earlier runs (test/reliability/consumer-kills.test.ts), outside consumer.md's generated region; the reliability pages' owner",
+  },
+];
