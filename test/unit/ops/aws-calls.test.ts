@@ -1,7 +1,12 @@
 /**
- * The ops CLI's AWS-only calls, against aws-sdk-client-mock: stack outputs and consumer environments
- * (--stack), event source mapping updates (pause, resume) and SQS message move tasks (dlq redrive).
+ * The ops CLI's AWS calls, against aws-sdk-client-mock: stack outputs and consumer environments (--stack),
+ * event source mapping updates (pause, resume) and SQS message move tasks (dlq redrive), each call's whole
+ * input pinned; and the AWS permissions table of docs/operations.md, generated from the calls every command
+ * makes here (`WRITE_DOCS=1 npx vitest run test/unit/ops/aws-calls.test.ts` rewrites it).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -11,25 +16,31 @@ import {
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   ListMessageMoveTasksCommand,
+  type QueueAttributeName,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
+import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readRegion, replaceRegion } from '../../../bench/markdown/regions.ts';
 import { consumerEnvironment } from '../../../contract/environment.ts';
 import { STACK_OUTPUT, subscriberOutputKeys } from '../../../contract/stack-outputs.ts';
 import { OpsError } from '../../../ops/errors.ts';
 import { runOps } from '../../../ops/run-ops.ts';
 import { resolveStackTarget, type StackClients } from '../../../ops/target/stack-target.ts';
+import { inboundMessagesWithIds, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const cloudFormation = mockClient(CloudFormationClient);
 const lambda = mockClient(LambdaClient);
 const sqs = mockClient(SQSClient);
+const documents = mockClient(DynamoDBDocumentClient);
 
 const REGION = 'eu-west-1';
 const QUEUES = `https://sqs.${REGION}.amazonaws.com/123456789012`;
@@ -88,16 +99,77 @@ function deployedStack(): void {
     })
     .on(GetFunctionConfigurationCommand, { FunctionName: 'prod-crm-consumer' })
     .resolves({ Environment: { Variables: environment('crm', { keyNamespace: 'crm-v2' }) } });
-  sqs.on(GetQueueAttributesCommand).callsFake((input: { QueueUrl: string; AttributeNames?: string[] }) => ({
-    Attributes: input.AttributeNames?.includes('QueueArn')
-      ? { QueueArn: queueArn(input.QueueUrl) }
-      : {
-          ApproximateNumberOfMessages: '7',
-          ApproximateNumberOfMessagesNotVisible: '2',
-          ApproximateNumberOfMessagesDelayed: '0',
+  for (const [name, [visible, inFlight, delayed]] of Object.entries(QUEUE_COUNTS)) {
+    sqs
+      .on(GetQueueAttributesCommand, { QueueUrl: queueUrl(name), AttributeNames: ['QueueArn'] }, true)
+      .resolves({ Attributes: { QueueArn: queueArn(queueUrl(name)) } })
+      .on(GetQueueAttributesCommand, { QueueUrl: queueUrl(name), AttributeNames: COUNT_ATTRIBUTES }, true)
+      .resolves({
+        Attributes: {
+          ApproximateNumberOfMessages: String(visible),
+          ApproximateNumberOfMessagesNotVisible: String(inFlight),
+          ApproximateNumberOfMessagesDelayed: String(delayed),
         },
-  }));
+      });
+  }
 }
+
+const COUNT_ATTRIBUTES: QueueAttributeName[] = [
+  'ApproximateNumberOfMessages',
+  'ApproximateNumberOfMessagesNotVisible',
+  'ApproximateNumberOfMessagesDelayed',
+];
+/** Visible, in flight, delayed: different for every queue, so that reading the wrong one shows. */
+const QUEUE_COUNTS: Record<string, [number, number, number]> = {
+  'bot-deliveries': [7, 2, 0],
+  'crm-deliveries': [5, 1, 3],
+  'bot-dlq': [4, 0, 0],
+  'crm-dlq': [6, 3, 0],
+  quarantine: [1, 0, 0],
+};
+const countsCall = (name: string) =>
+  ['sqs:GetQueueAttributes', { QueueUrl: queueUrl(name), AttributeNames: COUNT_ATTRIBUTES }] as const;
+const arnCall = (name: string) =>
+  ['sqs:GetQueueAttributes', { QueueUrl: queueUrl(name), AttributeNames: ['QueueArn'] }] as const;
+
+interface RecordingMock {
+  calls(): readonly { readonly args: readonly unknown[] }[];
+  reset(): unknown;
+}
+const MOCKS: readonly (readonly [service: string, mock: RecordingMock])[] = [
+  ['cloudformation', cloudFormation],
+  ['lambda', lambda],
+  ['sqs', sqs],
+  ['dynamodb', documents],
+];
+
+type SentCall = readonly [operation: string, input: Record<string, unknown>];
+
+/** Every call sent to any mocked client, in the order sent: `service:Operation` and its whole input. */
+function sentCalls(): SentCall[] {
+  return MOCKS.flatMap(([service, mock]) =>
+    mock.calls().map((call) => {
+      const command = call.args[0] as unknown as {
+        constructor: { name: string };
+        input: Record<string, unknown>;
+      };
+      const order = (call as unknown as { callId: number }).callId;
+      return {
+        order,
+        call: [`${service}:${command.constructor.name.replace(/Command$/, '')}`, command.input] as const,
+      };
+    }),
+  )
+    .sort((a, b) => a.order - b.order)
+    .map(({ call }) => call);
+}
+
+/** What `--stack prod` reads before any command runs. */
+const RESOLVE_CALLS: SentCall[] = [
+  ['cloudformation:DescribeStacks', { StackName: 'prod' }],
+  ['lambda:GetFunctionConfiguration', { FunctionName: 'prod-bot-consumer' }],
+  ['lambda:GetFunctionConfiguration', { FunctionName: 'prod-crm-consumer' }],
+];
 
 async function ops(...args: string[]) {
   let stdout = '';
@@ -115,9 +187,7 @@ async function ops(...args: string[]) {
 
 beforeEach(deployedStack);
 afterEach(() => {
-  cloudFormation.reset();
-  lambda.reset();
-  sqs.reset();
+  for (const [, mock] of MOCKS) mock.reset();
 });
 
 describe('--stack NAME: the target from CloudFormation outputs and the consumers’ environment', () => {
@@ -147,6 +217,7 @@ describe('--stack NAME: the target from CloudFormation outputs and the consumers
       ],
     });
     expect(target.messageMoveTasks).toBeDefined();
+    expect(sentCalls()).toEqual(RESOLVE_CALLS);
     target.close();
   });
 
@@ -172,6 +243,7 @@ describe('--stack NAME: the target from CloudFormation outputs and the consumers
       stdout: '',
       stderr: `ops: no stack prod in region ${REGION}\n`,
     });
+    expect(sentCalls()).toEqual([['cloudformation:DescribeStacks', { StackName: 'prod' }]]);
   });
 
   it('asks for --subscriber when the stack has several, naming them', async () => {
@@ -180,7 +252,7 @@ describe('--stack NAME: the target from CloudFormation outputs and the consumers
       stdout: '',
       stderr: 'ops: several subscribers (bot, crm): choose one with --subscriber NAME\n',
     });
-    expect(lambda.commandCalls(UpdateEventSourceMappingCommand)).toHaveLength(0);
+    expect(sentCalls()).toEqual(RESOLVE_CALLS);
   });
 });
 
@@ -196,12 +268,15 @@ describe('pause / resume: the subscriber’s event source mapping', () => {
     const result = await ops('pause', '--subscriber', 'crm');
 
     expect(result.code).toBe(0);
-    expect(lambda.commandCalls(UpdateEventSourceMappingCommand).map((call) => call.args[0].input)).toEqual([
-      { UUID: 'esm-crm', Enabled: false },
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      ['lambda:UpdateEventSourceMapping', { UUID: 'esm-crm', Enabled: false }],
+      ['lambda:GetEventSourceMapping', { UUID: 'esm-crm' }],
+      ['lambda:GetEventSourceMapping', { UUID: 'esm-crm' }],
+      countsCall('crm-deliveries'),
     ]);
-    expect(lambda.commandCalls(GetEventSourceMappingCommand)).toHaveLength(2);
     expect(result.stdout).toBe(
-      'consumer of crm paused (Disabled): deliveries wait in its queue (7 waiting, 2 in flight); undo with the resume command\n',
+      'consumer of crm paused (Disabled): deliveries wait in its queue (5 waiting, 1 in flight); undo with the resume command\n',
     );
     expect(result.stderr).toMatch(
       /^crm: Disabling…\ncrm: Disabling…\n\{"level":"INFO","message":"ops pause"/,
@@ -213,10 +288,11 @@ describe('pause / resume: the subscriber’s event source mapping', () => {
 
     const result = await ops('--json', 'resume', '--subscriber', 'bot');
 
-    expect(lambda.commandCalls(UpdateEventSourceMappingCommand)[0]?.args[0].input).toEqual({
-      UUID: 'esm-bot',
-      Enabled: true,
-    });
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      ['lambda:UpdateEventSourceMapping', { UUID: 'esm-bot', Enabled: true }],
+      countsCall('bot-deliveries'),
+    ]);
     expect(JSON.parse(result.stdout)).toEqual({
       subscriber: 'bot',
       state: 'Enabled',
@@ -227,6 +303,24 @@ describe('pause / resume: the subscriber’s event source mapping', () => {
 
 describe('dlq redrive: an SQS message move task from the DLQ to the delivery queue', () => {
   const source = queueArn(queueUrl('bot-dlq'));
+  const destination = queueArn(queueUrl('bot-deliveries'));
+  const listCall: SentCall = ['sqs:ListMessageMoveTasks', { SourceArn: source, MaxResults: 10 }];
+  const startCall: SentCall = [
+    'sqs:StartMessageMoveTask',
+    { SourceArn: source, DestinationArn: destination },
+  ];
+  const receiveCall = (maxMessages: number): SentCall => [
+    'sqs:ReceiveMessage',
+    {
+      QueueUrl: queueUrl('bot-dlq'),
+      MaxNumberOfMessages: maxMessages,
+      WaitTimeSeconds: 1,
+      VisibilityTimeout: 60,
+      MessageSystemAttributeNames: ['All'],
+      // Without them a copy would lose `part`, `parts` and the delivery id.
+      MessageAttributeNames: ['All'],
+    },
+  ];
 
   it('starts a task and follows it to completion', async () => {
     sqs
@@ -260,15 +354,17 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
     const result = await ops('dlq', 'redrive', '--subscriber', 'bot');
 
     expect(result.code).toBe(0);
-    expect(sqs.commandCalls(StartMessageMoveTaskCommand).map((call) => call.args[0].input)).toEqual([
-      { SourceArn: source, DestinationArn: queueArn(queueUrl('bot-deliveries')) },
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      arnCall('bot-dlq'),
+      arnCall('bot-deliveries'),
+      listCall,
+      startCall,
+      listCall,
+      listCall,
     ]);
-    expect(sqs.commandCalls(ListMessageMoveTasksCommand)[0]?.args[0].input).toMatchObject({
-      SourceArn: source,
-    });
     expect(result.stdout).toBe('redrive of the DLQ of bot: COMPLETED, 100 of 100 moved\n');
     expect(result.stderr).toContain('RUNNING, 40 of 100 moved');
-    expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(0);
   });
 
   it('follows a task already running instead of starting a second one', async () => {
@@ -282,7 +378,13 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
     const result = await ops('dlq', 'redrive', '--subscriber', 'bot');
 
     expect(result.code).toBe(0);
-    expect(sqs.commandCalls(StartMessageMoveTaskCommand)).toHaveLength(0);
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      arnCall('bot-dlq'),
+      arnCall('bot-deliveries'),
+      listCall,
+      listCall,
+    ]);
     expect(result.stderr).toContain(
       'a redrive of this DLQ is already running (started 1970-01-01T00:00:00.000Z)',
     );
@@ -307,6 +409,14 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
     const result = await ops('dlq', 'redrive', '--subscriber', 'bot');
 
     expect(result.code).toBe(1);
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      arnCall('bot-dlq'),
+      arnCall('bot-deliveries'),
+      listCall,
+      startCall,
+      listCall,
+    ]);
     expect(result.stderr).toMatch(
       /^ops: the move task ended FAILED: AWS\.SimpleQueueService\.NonExistentQueue\n$/m,
     );
@@ -333,30 +443,308 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
 
     const result = await ops('dlq', 'redrive', '--max', '2', '--subscriber', 'bot');
 
-    expect(sqs.commandCalls(StartMessageMoveTaskCommand)).toHaveLength(0);
-    expect(sqs.commandCalls(ReceiveMessageCommand)[0]?.args[0].input).toMatchObject({
-      QueueUrl: queueUrl('bot-dlq'),
-      MaxNumberOfMessages: 2,
-    });
-    expect(sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input).toEqual({
-      QueueUrl: queueUrl('bot-deliveries'),
-      Entries: [
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      receiveCall(2),
+      [
+        'sqs:SendMessageBatch',
         {
-          Id: '0',
-          MessageBody: '{"n":1}',
-          MessageAttributes: { part: { DataType: 'Number', StringValue: '1' } },
-        },
-        {
-          Id: '1',
-          MessageBody: '{"n":2}',
-          MessageAttributes: { part: { DataType: 'Number', StringValue: '1' } },
+          QueueUrl: queueUrl('bot-deliveries'),
+          Entries: [
+            {
+              Id: '0',
+              MessageBody: '{"n":1}',
+              MessageAttributes: { part: { DataType: 'Number', StringValue: '1' } },
+            },
+            {
+              Id: '1',
+              MessageBody: '{"n":2}',
+              MessageAttributes: { part: { DataType: 'Number', StringValue: '1' } },
+            },
+          ],
         },
       ],
-    });
-    expect(sqs.commandCalls(DeleteMessageBatchCommand).map((call) => call.args[0].input)).toEqual([
-      { QueueUrl: queueUrl('bot-dlq'), Entries: [{ Id: '0', ReceiptHandle: 'r1' }] },
+      [
+        'sqs:DeleteMessageBatch',
+        { QueueUrl: queueUrl('bot-dlq'), Entries: [{ Id: '0', ReceiptHandle: 'r1' }] },
+      ],
+      receiveCall(1),
     ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('not moved: m2 (InternalError), left in the DLQ');
   });
 });
+
+describe('the AWS permissions table of docs/operations.md', () => {
+  const PAGE = 'docs/operations.md';
+  const REGION_NAME = 'ops-permissions';
+  const wamid = 'wamid.HBgLMTY1MDU1NTEwMDAVAgARGBI2QUNENEI4NjlGNTcxQjdBOUYA';
+  const doneClaim = (pk: string) => ({
+    pk,
+    state: 'done',
+    owner: 'm1',
+    field: 'messages',
+    claimedAt: 1,
+    doneAt: 2,
+    attempt: 1,
+    messageId: 'm1',
+    expiresAt: 4_000_000_000,
+  });
+  const dlqMessage = {
+    MessageId: 'd1',
+    ReceiptHandle: 'rd1',
+    Body: messagesBody(inboundMessagesWithIds([wamid])),
+  };
+  const quarantined = (id: string, body: string) => ({
+    MessageId: id,
+    ReceiptHandle: `r-${id}`,
+    Body: body,
+    MessageAttributes: { reason: { DataType: 'String', StringValue: 'invalid-json' } },
+  });
+  const statusFile = join(tmpdir(), `ops-permissions-${process.pid}.json`);
+  writeFileSync(
+    statusFile,
+    // Two events: one key is read with GetItem, several with BatchGetItem.
+    statusesBody(
+      (['delivered', 'read'] as const).map((status) => ({
+        id: wamid,
+        status,
+        recipientId: '16505551000',
+        timestamp: '1750000000',
+      })),
+    ),
+  );
+  const receivesOnce = (...messages: object[]) =>
+    sqs.on(ReceiveMessageCommand).resolvesOnce({ Messages: messages }).resolves({});
+
+  /** Every command, in every branch that makes other calls; the label is the row of the table. */
+  const scenarios: readonly { label: string; args: string[]; arrange: () => void }[] = [
+    { label: '`key`', args: ['key', `msg:${wamid}`], arrange: () => documents.on(GetCommand).resolves({}) },
+    {
+      label: '`key`',
+      args: ['key', `st:${wamid}:read`],
+      arrange: () => documents.on(GetCommand).resolves({}),
+    },
+    {
+      label: '`keys`',
+      args: ['keys', '--file', statusFile],
+      arrange: () => documents.on(BatchGetCommand).resolves({}).on(GetCommand).resolves({}),
+    },
+    {
+      label: '`forget`',
+      args: ['forget', `msg:${wamid}`, '--yes'],
+      arrange: () =>
+        documents
+          .on(GetCommand)
+          .resolves({ Item: doneClaim(`bot#msg:${wamid}`) })
+          .on(DeleteCommand)
+          .resolves({}),
+    },
+    {
+      label: '`forget`',
+      args: ['forget', `msg:${wamid}`, '--yes'],
+      arrange: () =>
+        documents
+          .on(GetCommand)
+          .resolves({ Item: doneClaim(`bot#msg:${wamid}`) })
+          .on(DeleteCommand)
+          .rejects(Object.assign(new Error('changed'), { name: 'ConditionalCheckFailedException' })),
+    },
+    {
+      label: '`pause`',
+      args: ['pause'],
+      arrange: () =>
+        lambda
+          .on(UpdateEventSourceMappingCommand)
+          .resolves({ State: 'Disabling' })
+          .on(GetEventSourceMappingCommand)
+          .resolves({ State: 'Disabled' }),
+    },
+    {
+      label: '`resume`',
+      args: ['resume'],
+      arrange: () =>
+        lambda
+          .on(UpdateEventSourceMappingCommand)
+          .resolves({ State: 'Enabling' })
+          .on(GetEventSourceMappingCommand)
+          .resolves({ State: 'Enabled' }),
+    },
+    {
+      label: '`dlq stats`',
+      args: ['dlq', 'stats'],
+      arrange: () => sqs.on(ListMessageMoveTasksCommand).resolves({ Results: [] }),
+    },
+    {
+      label: '`dlq peek`',
+      args: ['dlq', 'peek'],
+      arrange: () => {
+        receivesOnce(dlqMessage).on(ChangeMessageVisibilityBatchCommand).resolves({});
+        documents.on(BatchGetCommand).resolves({});
+      },
+    },
+    {
+      label: '`dlq redrive`',
+      args: ['dlq', 'redrive'],
+      arrange: () =>
+        sqs
+          .on(ListMessageMoveTasksCommand)
+          .resolvesOnce({ Results: [] })
+          .resolves({ Results: [{ TaskHandle: 't', Status: 'COMPLETED' }] })
+          .on(StartMessageMoveTaskCommand)
+          .resolves({ TaskHandle: 't' }),
+    },
+    {
+      label: '`dlq redrive --max N`',
+      args: ['dlq', 'redrive', '--max', '1'],
+      arrange: () =>
+        receivesOnce(dlqMessage)
+          .on(SendMessageBatchCommand)
+          .resolves({ Successful: [{ Id: '0', MessageId: 'c', MD5OfMessageBody: '' }] })
+          .on(DeleteMessageBatchCommand)
+          .resolves({}),
+    },
+    {
+      label: '`quarantine list`',
+      args: ['quarantine', 'list'],
+      arrange: () =>
+        receivesOnce(quarantined('q1', '{')).on(ChangeMessageVisibilityBatchCommand).resolves({}),
+    },
+    {
+      label: '`quarantine show`',
+      args: ['quarantine', 'show', 'q1'],
+      arrange: () =>
+        receivesOnce(quarantined('q1', '{')).on(ChangeMessageVisibilityBatchCommand).resolves({}),
+    },
+    {
+      label: '`quarantine requeue`',
+      // One body the receiver takes (sent to both subscribers, deleted), one it would quarantine again (released).
+      args: ['quarantine', 'requeue', '--all'],
+      arrange: () =>
+        receivesOnce(quarantined('q1', dlqMessage.Body), quarantined('q2', '{'))
+          .on(ChangeMessageVisibilityBatchCommand)
+          .resolves({})
+          .on(SendMessageBatchCommand)
+          .callsFake((input: { Entries: { Id: string }[] }) => ({
+            Successful: input.Entries.map(({ Id }) => ({ Id, MessageId: `s${Id}`, MD5OfMessageBody: '' })),
+          }))
+          .on(DeleteMessageBatchCommand)
+          .resolves({}),
+    },
+  ];
+
+  it('lists exactly the calls each command makes, on the resources it makes them on', async () => {
+    const rows = new Map<string, SentCall[]>();
+    for (const scenario of scenarios) {
+      for (const [, mock] of MOCKS) mock.reset();
+      deployedStack();
+      scenario.arrange();
+      const result = await ops(...scenario.args, '--subscriber', 'bot');
+      expect(result.stderr, scenario.args.join(' ')).not.toMatch(/TypeError|undefined/);
+      const calls = sentCalls();
+      expect(calls.slice(0, RESOLVE_CALLS.length)).toEqual(RESOLVE_CALLS);
+      rows.set('every command with `--stack`', RESOLVE_CALLS);
+      rows.set(scenario.label, [...(rows.get(scenario.label) ?? []), ...calls.slice(RESOLVE_CALLS.length)]);
+    }
+    const table = permissionsTable(rows);
+    const page = readFileSync(PAGE, 'utf8');
+    if (process.env.WRITE_DOCS === '1') writeFileSync(PAGE, replaceRegion(page, REGION_NAME, table));
+    expect(readRegion(page, REGION_NAME)).toBe(table);
+  });
+});
+
+/** Resources in the order the table names them. */
+const RESOURCES = [
+  'the stack',
+  'each consumer function',
+  'the event source mapping',
+  'the claim table',
+  'the DLQ',
+  'the delivery queue',
+  "every subscriber's delivery queue",
+  'the quarantine queue',
+] as const;
+type Resource = (typeof RESOURCES)[number];
+
+/** The IAM action of an operation (docs: Service Authorization Reference). */
+function iamAction(operation: string): string {
+  const [service, name = ''] = operation.split(':');
+  if (service === 'dynamodb') {
+    // The DocumentClient's commands, by the DynamoDB operation they send.
+    const actions: Record<string, string> = {
+      Get: 'GetItem',
+      BatchGet: 'BatchGetItem',
+      Delete: 'DeleteItem',
+    };
+    const action = actions[name];
+    if (action === undefined) throw new Error(`No IAM action known for ${operation}: add it here.`);
+    return `dynamodb:${action}`;
+  }
+  // SQS authorizes SendMessageBatch, DeleteMessageBatch and ChangeMessageVisibilityBatch by the single action.
+  return service === 'sqs' ? operation.replace(/Batch$/, '') : operation;
+}
+
+function queueResource(urlOrArn: string): Resource {
+  const name = urlOrArn.split(/[/:]/).pop() ?? '';
+  if (name.endsWith('-dlq')) return 'the DLQ';
+  if (name.endsWith('-deliveries')) return 'the delivery queue';
+  if (name === 'quarantine') return 'the quarantine queue';
+  throw new Error(`Unknown queue ${urlOrArn}`);
+}
+
+function permissionsOf(calls: readonly SentCall[]): Map<Resource, Set<string>> {
+  const found = new Map<Resource, Set<string>>();
+  const queues = new Map<Resource, Set<string>>();
+  const grant = (resource: Resource, action: string) =>
+    found.set(resource, (found.get(resource) ?? new Set()).add(action));
+  for (const [operation, input] of calls) {
+    const queue = (input.QueueUrl ?? input.SourceArn) as string | undefined;
+    let resource: Resource;
+    if ('StackName' in input) resource = 'the stack';
+    else if ('FunctionName' in input) resource = 'each consumer function';
+    else if ('UUID' in input) resource = 'the event source mapping';
+    else if ('TableName' in input || 'RequestItems' in input) resource = 'the claim table';
+    else if (queue !== undefined) resource = queueResource(queue);
+    else throw new Error(`No resource known for ${operation} ${JSON.stringify(input)}`);
+    if (queue !== undefined) queues.set(resource, (queues.get(resource) ?? new Set()).add(queue));
+    grant(resource, iamAction(operation));
+    if (operation === 'sqs:StartMessageMoveTask') {
+      // The task moves the messages with the caller's permissions (SQS Developer Guide, "Configure queue
+      // permissions for dead-letter queue redrive").
+      for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'])
+        grant('the DLQ', action);
+      for (const action of ['sqs:SendMessage', 'sqs:GetQueueAttributes']) grant('the delivery queue', action);
+    }
+  }
+  const deliveryQueues = found.get('the delivery queue');
+  if (deliveryQueues !== undefined && (queues.get('the delivery queue')?.size ?? 0) > 1) {
+    found.delete('the delivery queue');
+    found.set("every subscriber's delivery queue", deliveryQueues);
+  }
+  return found;
+}
+
+function permissionsTable(rows: ReadonlyMap<string, readonly SentCall[]>): string {
+  const lines = [...rows].map(([label, calls]) => {
+    const permissions = permissionsOf(calls);
+    const cell = RESOURCES.flatMap((resource) => {
+      const actions = permissions.get(resource);
+      return actions === undefined
+        ? []
+        : [
+            `${[...actions]
+              .sort()
+              .map((action) => `\`${action}\``)
+              .join(', ')} on ${resource}`,
+          ];
+    }).join('; ');
+    return [label, cell] as const;
+  });
+  const header = ['command', 'AWS permissions (IAM actions, on the resources they act on)'] as const;
+  const width = [0, 1].map((column) =>
+    Math.max(...[header, ...lines].map((line) => line[column as 0 | 1].length)),
+  );
+  const row = (cells: readonly string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(width[column] ?? 0)).join(' | ')} |`;
+  return [row(header), row(width.map((w) => '-'.repeat(w))), ...lines.map(row)].join('\n');
+}
