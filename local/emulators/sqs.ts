@@ -100,16 +100,57 @@ export async function createQuarantineQueue(
   return createQueue(client, name, quarantineQueueAttributes(settings));
 }
 
+/**
+ * A FIFO queue in high-throughput mode, as the ordered message lane is deployed: deduplication per message
+ * group and a throughput limit per message group id (no content-based deduplication: the receiver derives
+ * each part's `MessageDeduplicationId` from its event keys). A FIFO queue's DLQ must be FIFO too.
+ */
+export const FIFO_QUEUE_ATTRIBUTES = {
+  FifoQueue: 'true',
+  ContentBasedDeduplication: 'false',
+  DeduplicationScope: 'messageGroup',
+  FifoThroughputLimit: 'perMessageGroupId',
+} as const;
+
+/** SQS wants a FIFO queue's name to end with `.fifo`. */
+export const FIFO_QUEUE_SUFFIX = '.fifo';
+
+/**
+ * One subscriber's message lane queue names (contract/lanes.ts): beside its delivery queue's, with `.fifo`
+ * when the lane is ordered.
+ */
+export function messageLaneQueueNames(subscriberName: string, ordered: boolean): PipelineQueueNames {
+  const base =
+    subscriberName === DEFAULT_SUBSCRIBER_NAME
+      ? 'whatsapp-webhook-messages'
+      : `whatsapp-webhook-${subscriberName}-messages`;
+  const suffix = ordered ? FIFO_QUEUE_SUFFIX : '';
+  return { deliveryQueueName: `${base}${suffix}`, deadLetterQueueName: `${base}-dlq${suffix}` };
+}
+
+export interface PipelineQueueOptions {
+  /** Both queues FIFO ({@link FIFO_QUEUE_ATTRIBUTES}); their names must end with `.fifo`. @default false */
+  readonly fifo?: boolean;
+}
+
 /** Creates the DLQ, then the delivery queue redriving to it. */
 export async function createPipelineQueues(
   client: SQSClient,
   settings: PipelineSettings,
   names: Partial<PipelineQueueNames> = {},
+  options: PipelineQueueOptions = {},
 ): Promise<PipelineQueues> {
   const { deliveryQueueName, deadLetterQueueName } = { ...DEFAULT_PIPELINE_QUEUE_NAMES, ...names };
-  const dlqUrl = await createQueue(client, deadLetterQueueName, deadLetterQueueAttributes(settings));
+  const fifo = options.fifo === true ? FIFO_QUEUE_ATTRIBUTES : {};
+  const dlqUrl = await createQueue(client, deadLetterQueueName, {
+    ...deadLetterQueueAttributes(settings),
+    ...fifo,
+  });
   const dlqArn = await queueArn(client, dlqUrl);
-  const queueUrl = await createQueue(client, deliveryQueueName, deliveryQueueAttributes(settings, dlqArn));
+  const queueUrl = await createQueue(client, deliveryQueueName, {
+    ...deliveryQueueAttributes(settings, dlqArn),
+    ...fifo,
+  });
   return { queueUrl, queueArn: await queueArn(client, queueUrl), dlqUrl, dlqArn };
 }
 
