@@ -12,6 +12,14 @@
  *   after the queue's visibility timeout; the queue's redrive policy moves them to the DLQ after
  *   `maxReceiveCount` receives (the emulator does this, as SQS does).
  *
+ * On a FIFO queue (the ordered message lane), as Lambda's FIFO event source: batches of at most 10 records,
+ * one receive each (a FIFO queue has no batching window), several pollers at once. Order comes from the
+ * queue: SQS (and fauxqs, patched for it) locks a message group while any of its messages is in flight, so
+ * a group's records are never in two batches at once, and a record left for retry holds its group back
+ * until it is visible again, while the other groups go on. Lambda scales its pollers with the number of
+ * active message groups, up to `maxConcurrency`: here the pollers are `maxConcurrency` from the start, and
+ * those that find no unlocked group wait in their long poll.
+ *
  * Differences from Lambda, on purpose: the number of pollers is fixed (Lambda scales them up to
  * `maxConcurrency`); a timed-out handler keeps running in the background (Lambda would freeze it), its
  * late work is ignored; `stop()` aborts pending long polls, so records an aborted poll had already
@@ -279,10 +287,11 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
     async start() {
       if (running) return;
       const attributes = await sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+        new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn', 'FifoQueue'] }),
       );
       const arn = attributes.Attributes?.QueueArn;
       if (!arn) throw new Error(`Queue ${queueUrl} has no QueueArn attribute.`);
+      if (attributes.Attributes?.FifoQueue === 'true') refuseForFifo(options);
       queueArn = arn;
       abort = new AbortController();
       running = true;
@@ -322,6 +331,16 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
       }
     },
   };
+}
+
+/** What Lambda refuses on an event source mapping of a FIFO queue. */
+function refuseForFifo(options: SqsEventSourceOptions): void {
+  if (options.batchSize > SQS_MAX_MESSAGES_PER_RECEIVE) {
+    throw new Error(`A FIFO queue hands out at most ${SQS_MAX_MESSAGES_PER_RECEIVE} records per batch.`);
+  }
+  if (options.maxBatchingWindowSeconds > 0) {
+    throw new Error('A FIFO queue has no batching window: set maxBatchingWindowSeconds to 0.');
+  }
 }
 
 function resumeSignal(): { promise: Promise<void>; resolve: () => void } {

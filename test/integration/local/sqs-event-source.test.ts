@@ -377,3 +377,178 @@ describe('SQS event source on fauxqs', () => {
     await expect(source.waitUntilDrained({ timeoutMs: 500 })).rejects.toThrow(/not drained/);
   });
 });
+
+/** A FIFO queue (the ordered message lane's kind) with a short visibility timeout, and a FIFO DLQ. */
+async function createFifoQueue(visibilityTimeout = 1) {
+  const name = uniqueName('event-source-fifo');
+  const dlq = await client.send(
+    new CreateQueueCommand({ QueueName: `${name}-dlq.fifo`, Attributes: { FifoQueue: 'true' } }),
+  );
+  const queue = await client.send(
+    new CreateQueueCommand({
+      QueueName: `${name}.fifo`,
+      Attributes: {
+        FifoQueue: 'true',
+        DeduplicationScope: 'messageGroup',
+        FifoThroughputLimit: 'perMessageGroupId',
+        VisibilityTimeout: String(visibilityTimeout),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: await queueArn(dlq.QueueUrl ?? ''),
+          maxReceiveCount: 20,
+        }),
+      },
+    }),
+  );
+  return queue.QueueUrl ?? '';
+}
+
+/** Sends `<group><n>` bodies for n = 0..perGroup-1, the groups interleaved, each group's in order. */
+async function sendToGroups(queueUrl: string, groups: readonly string[], perGroup: number): Promise<void> {
+  for (let n = 0; n < perGroup; n++) {
+    for (const group of groups) {
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: queueUrl,
+          MessageBody: `${group}${n}`,
+          MessageGroupId: group,
+          MessageDeduplicationId: `${group}${n}`,
+        }),
+      );
+    }
+  }
+}
+
+/**
+ * A handler that runs a FIFO batch as the ordered consumer does: each group's records in order, and after a
+ * failure that group's later records reported failed without running. Records which groups are in flight
+ * in two invocations at once (`overlaps`), and each group's runs in order (`runs`).
+ */
+function groupRecorder(options: {
+  fails?: (body: string, receiveCount: number) => boolean;
+  workMs?: number;
+}) {
+  const inFlight = new Map<string, number>();
+  const overlaps: string[] = [];
+  const runs = new Map<string, { body: string; at: number; receiveCount: number; failed: boolean }[]>();
+  const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const groups = [...new Set(event.Records.map((r) => r.attributes.MessageGroupId as string))];
+    for (const group of groups) {
+      if ((inFlight.get(group) ?? 0) > 0) overlaps.push(group);
+      inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
+    }
+    const batchItemFailures: { itemIdentifier: string }[] = [];
+    const failedGroups = new Set<string>();
+    try {
+      for (const record of event.Records) {
+        const group = record.attributes.MessageGroupId as string;
+        if (failedGroups.has(group)) {
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+          continue;
+        }
+        await sleep(options.workMs ?? 20);
+        const receiveCount = Number(record.attributes.ApproximateReceiveCount);
+        const failed = options.fails?.(record.body, receiveCount) === true;
+        const list = runs.get(group) ?? [];
+        list.push({ body: record.body, at: Date.now(), receiveCount, failed });
+        runs.set(group, list);
+        if (failed) {
+          failedGroups.add(group);
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+        }
+      }
+    } finally {
+      for (const group of groups) inFlight.set(group, (inFlight.get(group) ?? 1) - 1);
+    }
+    return { batchItemFailures };
+  };
+  return { handler, overlaps, runs };
+}
+
+const expectedBodies = (group: string, count: number) =>
+  Array.from({ length: count }, (_, n) => `${group}${n}`);
+
+describe('SQS event source on a FIFO queue of fauxqs', () => {
+  it('passes records with the FIFO system attributes of Lambda SQS records', async () => {
+    const queueUrl = await createFifoQueue();
+    await sendToGroups(queueUrl, ['a'], 1);
+    const seen: SQSRecord[] = [];
+    const { source } = start(queueUrl, async (event) => {
+      seen.push(...event.Records);
+    });
+    await source.start();
+    await waitFor(() => seen.length === 1);
+
+    expect(seen[0]?.attributes).toMatchObject({
+      MessageGroupId: 'a',
+      MessageDeduplicationId: 'a0',
+      SequenceNumber: expect.stringMatching(/^\d+$/),
+      SentTimestamp: expect.stringMatching(/^\d+$/),
+      ApproximateReceiveCount: '1',
+    });
+  });
+
+  it('never has one group in two invocations at once, runs each group in order, and runs groups in parallel', async () => {
+    const queueUrl = await createFifoQueue(30);
+    const groups = ['a', 'b', 'c'];
+    const perGroup = 12;
+    await sendToGroups(queueUrl, groups, perGroup);
+    const { handler, overlaps, runs } = groupRecorder({ workMs: 15 });
+    const { source, reports } = start(queueUrl, handler, { pollers: 3 });
+
+    await source.start();
+    await source.waitUntilDrained({ timeoutMs: 20_000 });
+
+    expect(overlaps).toEqual([]);
+    for (const group of groups) {
+      expect(runs.get(group)?.map((r) => r.body)).toEqual(expectedBodies(group, perGroup));
+    }
+    expect(Math.max(...reports.map((r) => r.records.length))).toBeLessThanOrEqual(10);
+    // Invocations of different groups overlapped in time: the pollers ran at once.
+    const overlapping = reports.some((r, i) =>
+      reports.some(
+        (other, j) =>
+          i !== j && other.startedAt < r.startedAt + r.durationMs && r.startedAt < other.startedAt,
+      ),
+    );
+    expect(overlapping).toBe(true);
+  });
+
+  it('holds a group behind its failed record until that record is visible again, while the other group goes on', async () => {
+    const visibilityTimeoutSeconds = 1;
+    const queueUrl = await createFifoQueue(visibilityTimeoutSeconds);
+    const perGroup = 6;
+    await sendToGroups(queueUrl, ['a', 'b'], perGroup);
+    const { handler, overlaps, runs } = groupRecorder({
+      fails: (body, receiveCount) => body === 'a1' && receiveCount === 1,
+    });
+    const { source } = start(queueUrl, handler, { pollers: 2 });
+
+    await source.start();
+    await source.waitUntilDrained({ timeoutMs: 20_000 });
+
+    const a = runs.get('a') ?? [];
+    const b = runs.get('b') ?? [];
+    const failure = a.find((r) => r.failed);
+    const retry = a.find((r) => r.body === 'a1' && !r.failed);
+    expect(overlaps).toEqual([]);
+    expect(a.map((r) => r.body)).toEqual(['a0', 'a1', ...expectedBodies('a', perGroup).slice(1)]);
+    expect(b.map((r) => r.body)).toEqual(expectedBodies('b', perGroup));
+    expect(failure?.body).toBe('a1');
+    expect(retry?.receiveCount).toBe(2);
+    // Nothing of group a ran between the failure and the retry; group b finished in between.
+    expect((retry?.at ?? 0) - (failure?.at ?? 0)).toBeGreaterThanOrEqual(
+      visibilityTimeoutSeconds * 1000 - 50,
+    );
+    expect(a.filter((r) => r.at > (failure?.at ?? 0) && r.at < (retry?.at ?? 0))).toEqual([]);
+    expect(Math.max(...b.map((r) => r.at))).toBeLessThan(retry?.at ?? 0);
+  });
+
+  it('refuses a batching window or a batch above 10 on a FIFO queue, as Lambda does', async () => {
+    const queueUrl = await createFifoQueue();
+    const withWindow = start(queueUrl, async () => {}, { maxBatchingWindowSeconds: 1 });
+    const tooLarge = start(queueUrl, async () => {}, { batchSize: 11, maxBatchingWindowSeconds: 1 });
+
+    await expect(withWindow.source.start()).rejects.toThrow(/no batching window/);
+    await expect(tooLarge.source.start()).rejects.toThrow(/at most 10 records/);
+  });
+});
