@@ -13,7 +13,7 @@
  * - slow: 0.3 to 3 s instead of milliseconds.
  */
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
-import { type ClaimTableRequest, describeRequest, isLedgerKey } from './claim-table-requests.ts';
+import { type ClaimTableRequest, describeRequest } from './claim-table-requests.ts';
 import type { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
 import type { ModelRequest, RequestInterceptor } from './dynamodb/model-document-client.ts';
 import type { FaultPlan, FaultTally } from './faults.ts';
@@ -60,11 +60,10 @@ export function dynamoDbLink(options: DynamoDbLinkOptions): RequestInterceptor {
       outcome = { ok: false, error };
     }
     if (request.operation !== 'read') {
-      journal.writes.push({ worker, operation: request.operation, pk: request.pk, succeeded: outcome.ok });
-    }
-    if (isLedgerKey(request.pk)) {
-      const rank = options.model.item(options.tableName, { pk: { S: request.pk } })?.currentRank?.N;
-      if (rank !== undefined) journal.observeRank(request.pk, Number(rank), scheduler.now);
+      journal.recordWrite(
+        { worker, operation: request.operation, pk: request.pk, succeeded: outcome.ok, at: scheduler.now },
+        options.model.item(options.tableName, { pk: { S: request.pk } }),
+      );
     }
     return outcome;
   };
@@ -77,11 +76,23 @@ export function dynamoDbLink(options: DynamoDbLinkOptions): RequestInterceptor {
       complete: () => {
         try {
           const output = result();
-          journal.answers.push({ worker, operation: request.operation, pk: request.pk, answer: 'ok' });
+          journal.recordAnswer({
+            worker,
+            operation: request.operation,
+            pk: request.pk,
+            answer: 'ok',
+            at: scheduler.now,
+          });
           return output;
         } catch (error) {
           const name = error instanceof Error ? error.name : String(error);
-          journal.answers.push({ worker, operation: request.operation, pk: request.pk, answer: name });
+          journal.recordAnswer({
+            worker,
+            operation: request.operation,
+            pk: request.pk,
+            answer: name,
+            at: scheduler.now,
+          });
           throw error;
         }
       },

@@ -2,28 +2,36 @@
  * The protocol's promises, checked on a quiescent schedule (every message deleted or dead-lettered, no
  * invocation running):
  *
- * 1. at least once: every event of every body the receiver acknowledged was effected, or a message carrying
- *    it is in the dead-letter queue; for a status, whose handler acts only on `advanced`: it was handled,
- *    and effected when its first handler call saw `advanced`, and the highest status of each message was
- *    effected (it is `advanced` whenever it comes). A body the consumer could not use is quarantined.
- * 2. a second effect only from the effect→complete window: effects(k) ≤ 1 + windows(k), where a window is an
- *    effect whose attempt did not complete the claim because its invocation crashed or timed out, or because
- *    `complete` failed on a transient error past its retries. An effect whose attempt lost its claim, or
- *    never tried to complete it, opens no window.
- * 3. the status ledger never moves a message backwards (every ledger write was watched), and ends at or
- *    above every status its handlers saw.
+ * 1. at least once: every event of every body the receiver acknowledged was effected, unless every queue
+ *    message carrying it was dead-lettered (then it waits in the DLQ; such keys are counted apart, as
+ *    exempt). For a status, whose handler acts only on `advanced`: it was handled, and effected when it
+ *    advanced the ledger; and the highest status of each message was effected (it is `advanced` whenever
+ *    it comes). A body the consumer could not use is quarantined. A message is dead-lettered only after the
+ *    queue counted `maxReceiveCount` receives of it, each of them handed to an invocation.
+ * 2. a second effect only from the effect→complete window: each effect of a key after its first is excused by
+ *    one window that opened before it. A window is an effect made while its attempt held the claim (its
+ *    owner, lease not lapsed), whose attempt then did not complete the claim: its invocation crashed or
+ *    timed out before `complete` answered, or `complete` failed on a transient error past its retries. An
+ *    effect whose `complete` was refused (the claim was lost), whose attempt never tried to complete it, or
+ *    made without holding the claim, opens no window, whatever happened to its invocation afterwards.
+ * 3. the status ledger: every status event's change (`advanced` or `merged`) is what an independent model
+ *    says it is, from the order in which the statuses of its message were first recorded (advanced when it
+ *    ranks above every status recorded before it); no handler saw another; the ledger never moves a
+ *    message backwards (every ledger write was watched), and ends at or above every status its handlers saw.
  * 4. the change a status handler sees is the same on every attempt of that key.
  */
 
 import { rankOfStatus } from '../../functions/ledger/status-rank.ts';
-import type { ProtocolJournal } from './protocol-journal.ts';
+import type { AppliedWrite, EffectRecord, ProtocolJournal } from './protocol-journal.ts';
 import type { QuarantinedMessage } from './sqs-link.ts';
 import type { QueueMessage } from './standard-queue.ts';
 import type { PlannedEvent, Workload } from './workload.ts';
 
 export type InvariantName =
   | 'at-least-once'
+  | 'dead-letter'
   | 'double-effect'
+  | 'ledger-change'
   | 'ledger-backwards'
   | 'unstable-change'
   | 'quiescence'
@@ -34,7 +42,27 @@ export interface Violation {
   readonly detail: string;
 }
 
-export type WindowCause = 'crash' | 'timeout' | 'completion-failed' | 'claim-lost' | 'no-complete';
+/**
+ * Why an effect's attempt did not complete its claim. `crash`, `timeout` and `completion-failed` open the
+ * effect→complete window; `claim-lost` (complete refused), `no-complete` (never tried) and `claim-not-held`
+ * (the effect ran while its attempt did not hold the claim) do not.
+ */
+export type WindowCause =
+  | 'crash'
+  | 'timeout'
+  | 'completion-failed'
+  | 'claim-lost'
+  | 'no-complete'
+  | 'claim-not-held';
+
+export const WINDOW_CAUSES: readonly WindowCause[] = [
+  'crash',
+  'timeout',
+  'completion-failed',
+  'claim-lost',
+  'no-complete',
+  'claim-not-held',
+];
 
 /** Causes that excuse a second effect (docs/consumer.md, "the effect→complete window"). */
 export const EXCUSING_CAUSES: ReadonlySet<WindowCause> = new Set(['crash', 'timeout', 'completion-failed']);
@@ -43,6 +71,8 @@ export interface OpenWindow {
   readonly key: string;
   readonly worker: string;
   readonly cause: WindowCause;
+  /** The effect's place in the journal's order. */
+  readonly seq: number;
 }
 
 export interface DoubleEffect {
@@ -56,8 +86,12 @@ export interface InvariantReport {
   /** Effects that did not end in their attempt's completion, with why. */
   readonly windows: readonly OpenWindow[];
   readonly doubleEffects: readonly DoubleEffect[];
-  /** Events checked by invariant 1 (for the tests' counts). */
+  /** Acknowledged events checked by invariant 1. */
   readonly eventsChecked: number;
+  /** Acknowledged events not checked, as the DLQ holds them (see `exemptKeys`). */
+  readonly eventsExempt: number;
+  /** Of those, the events a deleted message handed to a dead-lettered holder of their claim. */
+  readonly eventsHandedOff: number;
 }
 
 export interface InvariantInput {
@@ -67,44 +101,54 @@ export interface InvariantInput {
   readonly quarantined: readonly QuarantinedMessage[];
   /** Ledger partition key → current rank at the end. */
   readonly finalLedgerRanks: ReadonlyMap<string, number>;
+  /** The queue's redrive policy. */
+  readonly maxReceiveCount: number;
 }
 
 export function checkInvariants(input: InvariantInput): InvariantReport {
   const violations: Violation[] = [];
   const effects = countBy(input.journal.effects.map((effect) => effect.key));
-  const deadLettered = deadLetteredKeys(input);
-  const eventsChecked = checkAtLeastOnce(input, effects, deadLettered, violations);
+  const { exempt, handedOff } = exemptKeys(input);
+  const expectedChanges = expectedLedgerChanges(input.journal);
+  const counts = checkAtLeastOnce(input, effects, exempt, expectedChanges, violations);
   checkQuarantine(input, violations);
+  checkDeadLetters(input, violations);
   const windows = openWindows(input.journal);
-  const doubleEffects = checkDoubleEffects(effects, windows, violations);
+  const doubleEffects = checkDoubleEffects(input.journal.effects, windows, violations);
+  checkLedgerChanges(input.journal, violations);
   checkLedger(input, violations);
   checkStableChange(input.journal, violations);
-  return { violations, windows, doubleEffects, eventsChecked };
+  return { violations, windows, doubleEffects, ...counts, eventsHandedOff: handedOff.size };
 }
 
 function checkAtLeastOnce(
   input: InvariantInput,
   effects: ReadonlyMap<string, number>,
-  deadLettered: ReadonlySet<string>,
+  exempt: ReadonlySet<string>,
+  expectedChanges: ReadonlyMap<string, LedgerChange>,
   violations: Violation[],
-): number {
+): { eventsChecked: number; eventsExempt: number } {
   const acknowledged = new Set(input.workload.bodies.flatMap((body) => body.keys));
   const calls = groupBy(input.journal.statusCalls, (call) => call.key);
+  let eventsExempt = 0;
   for (const key of acknowledged) {
-    if (deadLettered.has(key)) continue;
+    if (exempt.has(key)) {
+      eventsExempt++;
+      continue;
+    }
     const event = input.workload.events.get(key) as PlannedEvent;
     const effected = (effects.get(key) ?? 0) > 0;
     if (event.kind === 'message') {
       if (!effected) violations.push({ invariant: 'at-least-once', detail: `${key} was never effected` });
       continue;
     }
-    const first = calls.get(key)?.[0];
-    if (first === undefined) {
+    const expected = expectedChanges.get(key);
+    if (calls.get(key) === undefined || expected === undefined) {
       violations.push({ invariant: 'at-least-once', detail: `${key}: onStatus was never called` });
-    } else if (first.change === 'advanced' && !effected) {
+    } else if (expected.change === 'advanced' && !effected) {
       violations.push({
         invariant: 'at-least-once',
-        detail: `${key}: its first handler call saw advanced, but it was never effected`,
+        detail: `${key}: it advanced the ledger, but it was never effected`,
       });
     }
   }
@@ -113,14 +157,14 @@ function checkAtLeastOnce(
       rankOfStatus(status) > rankOfStatus(top) ? status : top,
     );
     const key = `st:${wamid}:${highest}`;
-    if (!deadLettered.has(key) && (effects.get(key) ?? 0) === 0) {
+    if (!exempt.has(key) && (effects.get(key) ?? 0) === 0) {
       violations.push({
         invariant: 'at-least-once',
         detail: `${key}: the highest status of ${wamid} advances whenever it comes, but was never effected`,
       });
     }
   }
-  return acknowledged.size;
+  return { eventsChecked: acknowledged.size - eventsExempt, eventsExempt };
 }
 
 function checkQuarantine(input: InvariantInput, violations: Violation[]): void {
@@ -142,55 +186,174 @@ function checkQuarantine(input: InvariantInput, violations: Violation[]): void {
   }
 }
 
-/** Effects whose attempt (invocation, key) did not complete the claim, and why. */
-function openWindows(journal: ProtocolJournal): OpenWindow[] {
-  const completed = new Set(
-    journal.writes
-      .filter((write) => write.operation === 'complete' && write.succeeded)
-      .map((write) => `${write.worker} ${write.pk}`),
-  );
-  const lastCompleteAnswer = new Map<string, string>();
-  for (const answer of journal.answers) {
-    if (answer.operation === 'complete')
-      lastCompleteAnswer.set(`${answer.worker} ${answer.pk}`, answer.answer);
+/** Dead-lettered only once the queue counted `maxReceiveCount` receives, each handed to an invocation. */
+function checkDeadLetters(input: InvariantInput, violations: Violation[]): void {
+  const receipts = countBy(input.journal.receipts.map((receipt) => receipt.messageId));
+  for (const message of input.messages) {
+    if (message.state !== 'dead-letter') continue;
+    const handed = receipts.get(message.messageId) ?? 0;
+    if (message.receiveCount < input.maxReceiveCount) {
+      violations.push({
+        invariant: 'dead-letter',
+        detail: `${message.messageId} was dead-lettered after ${message.receiveCount} receives, below maxReceiveCount ${input.maxReceiveCount}`,
+      });
+    } else if (handed !== message.receiveCount) {
+      violations.push({
+        invariant: 'dead-letter',
+        detail: `${message.messageId} was dead-lettered at receive count ${message.receiveCount}, but invocations got it ${handed} times`,
+      });
+    }
   }
+}
+
+/**
+ * Every effect that did not end in its attempt's completion, and why. An attempt is one invocation working
+ * on one key; whether it held the claim at its effect is read from the claim item as the writes before the
+ * effect left it; the cause from what its `complete` was answered after the effect, then from how its
+ * invocation ended.
+ */
+function openWindows(journal: ProtocolJournal): OpenWindow[] {
+  const ownerWorker = new Map<string, string>();
+  const timelines = new Map<string, { seq: number; claim: AppliedWrite['claim'] }[]>();
+  const timeline = (pk: string) => {
+    const entries = timelines.get(pk) ?? [];
+    timelines.set(pk, entries);
+    return entries;
+  };
+  for (const write of journal.writes) {
+    if (!write.succeeded || write.operation === 'ledger') continue;
+    if (write.operation === 'claim' && write.claim !== undefined)
+      ownerWorker.set(write.claim.owner, write.worker);
+    timeline(write.pk).push({ seq: write.seq, claim: write.claim });
+  }
+  for (const deletion of journal.ttlDeletions)
+    timeline(deletion.pk).push({ seq: deletion.seq, claim: undefined });
+  for (const entries of timelines.values()) entries.sort((a, b) => a.seq - b.seq);
+
+  const heldAtEffect = (effect: EffectRecord): boolean => {
+    const before = (timelines.get(effect.key) ?? []).filter((entry) => entry.seq < effect.seq);
+    const claim = before.at(-1)?.claim;
+    return (
+      claim !== undefined &&
+      claim.state === 'processing' &&
+      ownerWorker.get(claim.owner) === effect.worker &&
+      (claim.leaseUntil === undefined || effect.at <= claim.leaseUntil)
+    );
+  };
   const windows: OpenWindow[] = [];
   for (const effect of journal.effects) {
-    const attempt = `${effect.worker} ${effect.key}`;
-    if (completed.has(attempt)) continue;
+    const ofAttempt = <T extends { worker: string; pk: string; operation: string; seq: number }>(
+      records: readonly T[],
+    ) =>
+      records.filter(
+        (record) =>
+          record.worker === effect.worker &&
+          record.pk === effect.key &&
+          record.operation === 'complete' &&
+          record.seq > effect.seq,
+      );
+    if (ofAttempt(journal.writes).some((write) => write.succeeded)) continue;
+    const window = (cause: WindowCause) =>
+      windows.push({ key: effect.key, worker: effect.worker, cause, seq: effect.seq });
+    if (!heldAtEffect(effect)) {
+      window('claim-not-held');
+      continue;
+    }
+    const answers = ofAttempt(journal.answers).map((answer) => answer.answer);
     const fate = journal.fates.get(effect.worker);
-    const answer = lastCompleteAnswer.get(attempt);
-    let cause: WindowCause;
-    if (fate === 'crash' || fate === 'timeout') cause = fate;
-    else if (answer === undefined) cause = 'no-complete';
-    else if (answer === 'ConditionalCheckFailedException') cause = 'claim-lost';
-    else cause = 'completion-failed';
-    windows.push({ key: effect.key, worker: effect.worker, cause });
+    const died = fate === 'crash' || fate === 'timeout' ? fate : undefined;
+    if (answers.includes('ConditionalCheckFailedException')) window('claim-lost');
+    else if (died !== undefined) window(died);
+    else window(answers.length > 0 ? 'completion-failed' : 'no-complete');
   }
   return windows;
 }
 
+/** Each effect after a key's first needs an excusing window that opened before it; each window excuses one. */
 function checkDoubleEffects(
-  effects: ReadonlyMap<string, number>,
+  effects: readonly EffectRecord[],
   windows: readonly OpenWindow[],
   violations: Violation[],
 ): DoubleEffect[] {
-  const windowsByKey = groupBy(windows, (window) => window.key);
+  const windowAt = new Map(windows.map((window) => [window.seq, window]));
   const doubles: DoubleEffect[] = [];
-  for (const [key, count] of effects) {
-    if (count < 2) continue;
-    const keyWindows = windowsByKey.get(key) ?? [];
-    doubles.push({ key, effects: count, windows: keyWindows });
-    const excused = keyWindows.filter((window) => EXCUSING_CAUSES.has(window.cause)).length;
-    if (count > 1 + excused) {
-      const causes = keyWindows.map((window) => `${window.worker}:${window.cause}`).join(', ') || 'none';
+  for (const [key, keyEffects] of groupBy(effects, (effect) => effect.key)) {
+    if (keyEffects.length < 2) continue;
+    const keyWindows = keyEffects.flatMap((effect) => windowAt.get(effect.seq) ?? []);
+    doubles.push({ key, effects: keyEffects.length, windows: keyWindows });
+    let open = 0;
+    let unexcused = 0;
+    for (const [index, effect] of keyEffects.entries()) {
+      if (index > 0) {
+        if (open > 0) open--;
+        else unexcused++;
+      }
+      const window = windowAt.get(effect.seq);
+      if (window !== undefined && EXCUSING_CAUSES.has(window.cause)) open++;
+    }
+    if (unexcused > 0) {
+      const story = keyEffects
+        .map((effect) => `${effect.worker}@${effect.at}:${windowAt.get(effect.seq)?.cause ?? 'completed'}`)
+        .join(', ');
       violations.push({
         invariant: 'double-effect',
-        detail: `${key} effected ${count} times with ${excused} excusing window(s) (windows: ${causes})`,
+        detail: `${key} effected ${keyEffects.length} times, ${unexcused} without a window open before it (effects: ${story})`,
       });
     }
   }
   return doubles;
+}
+
+export interface LedgerChange {
+  readonly change: 'advanced' | 'merged';
+  readonly seq: number;
+}
+
+/**
+ * The model of the ledger: a status advances when it ranks above every status of its message recorded before
+ * it (in the item's current life: TTL deleting the item starts afresh), else it is merged. Keyed by the status
+ * event's key; several entries when the status was recorded in several lives, in order.
+ */
+function expectedLedgerChangeHistory(journal: ProtocolJournal): Map<string, LedgerChange[]> {
+  const highest = new Map<string, number>();
+  const history = new Map<string, LedgerChange[]>();
+  for (const recording of journal.ledgerRecordings) {
+    const life = `${recording.pk} ${recording.life}`;
+    const rank = rankOfStatus(recording.status);
+    const change = rank > (highest.get(life) ?? Number.NEGATIVE_INFINITY) ? 'advanced' : 'merged';
+    highest.set(life, Math.max(rank, highest.get(life) ?? Number.NEGATIVE_INFINITY));
+    const key = `st:${recording.pk.slice(recording.pk.indexOf('ledger:') + 'ledger:'.length)}:${recording.status}`;
+    const entries = history.get(key);
+    if (entries === undefined) history.set(key, [{ change, seq: recording.seq }]);
+    else entries.push({ change, seq: recording.seq });
+  }
+  return history;
+}
+
+/** The first expected change of each status event. */
+function expectedLedgerChanges(journal: ProtocolJournal): Map<string, LedgerChange> {
+  return new Map(
+    [...expectedLedgerChangeHistory(journal)].map(([key, entries]) => [key, entries[0] as LedgerChange]),
+  );
+}
+
+/** Every handler call saw the change the model expects of its status at that point. */
+function checkLedgerChanges(journal: ProtocolJournal, violations: Violation[]): void {
+  const history = expectedLedgerChangeHistory(journal);
+  for (const call of journal.statusCalls) {
+    const expected = (history.get(call.key) ?? []).filter((entry) => entry.seq < call.seq).at(-1);
+    if (expected === undefined) {
+      violations.push({
+        invariant: 'ledger-change',
+        detail: `${call.key}: ${call.worker}'s handler saw ${call.change}, but the ledger never recorded the status`,
+      });
+    } else if (call.change !== expected.change) {
+      violations.push({
+        invariant: 'ledger-change',
+        detail: `${call.key}: ${call.worker}'s handler saw ${call.change}; from the order its message's statuses were first recorded, it ${expected.change}`,
+      });
+    }
+  }
 }
 
 function checkLedger(input: InvariantInput, violations: Violation[]): void {
@@ -200,8 +363,11 @@ function checkLedger(input: InvariantInput, violations: Violation[]): void {
       detail: `${move.pk} moved from rank ${move.from} back to ${move.to}`,
     });
   }
+  // An item TTL deleted (its retention over) answers only for the statuses recorded after.
+  const deletedAt = new Map(input.journal.ttlDeletions.map((deletion) => [deletion.pk, deletion.seq]));
   for (const call of input.journal.statusCalls) {
     const wamid = call.key.split(':')[1] as string;
+    if (call.seq < (deletedAt.get(`ledger:${wamid}`) ?? 0)) continue;
     const rank = input.finalLedgerRanks.get(`ledger:${wamid}`);
     const seen = rankOfStatus(call.key.split(':')[2] as string);
     if (rank === undefined || rank < seen) {
@@ -225,13 +391,56 @@ function checkStableChange(journal: ProtocolJournal, violations: Violation[]): v
   }
 }
 
-function deadLetteredKeys(input: InvariantInput): Set<string> {
+/**
+ * Keys the DLQ answers for: every queue message carrying them was dead-lettered, or each message carrying
+ * them that was deleted was acknowledged on a claim held for another message's record — found in flight
+ * (another message's record carries the retry, docs/consumer.md) or claimed by the same batch for another
+ * record carrying the key too — and that holder message was dead-lettered. A message deleted after
+ * processing in any other way makes the key checked.
+ */
+function exemptKeys(input: InvariantInput): { exempt: Set<string>; handedOff: Set<string> } {
   const keysOf = new Map(input.workload.bodies.map((body) => [body.bodyId, body.keys]));
-  return new Set(
-    input.messages
-      .filter((message) => message.state === 'dead-letter')
-      .flatMap((message) => keysOf.get(message.bodyId) ?? []),
+  const deadLettered = new Set(
+    input.messages.filter((message) => message.state === 'dead-letter').map((message) => message.messageId),
   );
+  const carriers = new Map<string, QueueMessage[]>();
+  for (const message of input.messages) {
+    for (const key of new Set(keysOf.get(message.bodyId) ?? [])) {
+      const messages = carriers.get(key);
+      if (messages === undefined) carriers.set(key, [message]);
+      else messages.push(message);
+    }
+  }
+  const receivedBy = groupBy(input.journal.receipts, (receipt) => receipt.messageId);
+  const claimWrites = groupBy(
+    input.journal.writes.filter((write) => write.operation === 'claim'),
+    (write) => `${write.worker} ${write.pk}`,
+  );
+  // The claim as the invocation's claim write found or left it: held for which message's record.
+  const handedToDeadLetter = (key: string, message: QueueMessage): boolean =>
+    (receivedBy.get(message.messageId) ?? []).some((receipt) =>
+      (claimWrites.get(`${receipt.invocation} ${key}`) ?? []).some((write) => {
+        const holder = write.claim;
+        return (
+          holder?.state === 'processing' &&
+          holder.messageId !== undefined &&
+          holder.messageId !== message.messageId &&
+          deadLettered.has(holder.messageId)
+        );
+      }),
+    );
+  const exempt = new Set<string>();
+  const handedOff = new Set<string>();
+  for (const [key, messages] of carriers) {
+    const deleted = messages.filter((message) => message.state !== 'dead-letter');
+    if (deleted.length === messages.length) continue;
+    if (deleted.length === 0) exempt.add(key);
+    else if (deleted.every((message) => handedToDeadLetter(key, message))) {
+      exempt.add(key);
+      handedOff.add(key);
+    }
+  }
+  return { exempt, handedOff };
 }
 
 function countBy(keys: readonly string[]): Map<string, number> {

@@ -146,6 +146,13 @@ export class LambdaEventSource {
   #invoke(poller: string, deliveries: readonly Delivery[]): Promise<InvocationEnd> {
     const { scheduler, random, plan, settings, batchFunction } = this.#options;
     const id = `inv${++this.#invocations}`;
+    for (const delivery of deliveries) {
+      this.#options.journal.recordReceipt({
+        invocation: id,
+        messageId: delivery.message.messageId,
+        receiveCount: delivery.receiveCount,
+      });
+    }
     return new Promise<InvocationEnd>((resolve) => {
       const invocation: LiveInvocation = {
         id,

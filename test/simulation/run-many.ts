@@ -6,7 +6,7 @@
  */
 import type { ConsumerVariant } from './consumer-under-test.ts';
 import { FaultTally } from './faults.ts';
-import type { Violation, WindowCause } from './invariants.ts';
+import { type Violation, WINDOW_CAUSES, type WindowCause } from './invariants.ts';
 import { runSchedule, type ScheduleResult } from './run-schedule.ts';
 
 export interface RunManyOptions {
@@ -29,7 +29,12 @@ export interface RunSummary {
   readonly failures: readonly ScheduleFailure[];
   readonly steps: number;
   readonly invocations: number;
+  /** Acknowledged events invariant 1 checked. */
   readonly eventsChecked: number;
+  /** Acknowledged events it did not check: every message carrying them was dead-lettered. */
+  readonly eventsExempt: number;
+  /** Of those, events a deleted message handed to a dead-lettered holder of their claim. */
+  readonly eventsHandedOff: number;
   readonly effects: number;
   readonly deadLetteredMessages: number;
   readonly faults: Record<string, number>;
@@ -51,18 +56,14 @@ export async function runMany(options: RunManyOptions): Promise<RunSummary> {
   const started = performance.now();
   const faults = new FaultTally();
   const failures: ScheduleFailure[] = [];
-  const windows: Record<WindowCause, number> = {
-    crash: 0,
-    timeout: 0,
-    'completion-failed': 0,
-    'claim-lost': 0,
-    'no-complete': 0,
-  };
+  const windows = Object.fromEntries(WINDOW_CAUSES.map((cause) => [cause, 0])) as Record<WindowCause, number>;
   const doubleCauses: Record<string, number> = {};
   let firstFailure: ScheduleResult | undefined;
   let steps = 0;
   let invocations = 0;
   let eventsChecked = 0;
+  let eventsExempt = 0;
+  let eventsHandedOff = 0;
   let effects = 0;
   let deadLettered = 0;
   let doubleKeys = 0;
@@ -75,6 +76,8 @@ export async function runMany(options: RunManyOptions): Promise<RunSummary> {
     steps += result.steps;
     invocations += result.invocations;
     eventsChecked += result.report.eventsChecked;
+    eventsExempt += result.report.eventsExempt;
+    eventsHandedOff += result.report.eventsHandedOff;
     effects += result.effects;
     deadLettered += result.deadLetteredMessages;
     for (const window of result.report.windows) windows[window.cause]++;
@@ -97,6 +100,8 @@ export async function runMany(options: RunManyOptions): Promise<RunSummary> {
     steps,
     invocations,
     eventsChecked,
+    eventsExempt,
+    eventsHandedOff,
     effects,
     deadLetteredMessages: deadLettered,
     faults: faults.toRecord(),

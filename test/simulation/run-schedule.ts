@@ -163,6 +163,7 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
     messages: queue.messages(),
     quarantined: sqsLink.quarantined,
     finalLedgerRanks: ledgerRanks(model),
+    maxReceiveCount: settings.queue.maxReceiveCount,
   });
   return {
     seed: options.seed,

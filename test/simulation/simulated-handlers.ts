@@ -80,12 +80,12 @@ export function simulatedHandlers(options: SimulatedHandlersOptions): WebhookHan
           trace.add(scheduler.now, worker, label, `handler deferred it by ${defersFor} s before its effect`);
           throw new RetryLater({ afterSeconds: defersFor, reason: 'simulated' });
         }
-        journal.effects.push({ key, worker, at: scheduler.now, atCrash: false });
+        journal.recordEffect({ key, worker, at: scheduler.now, atCrash: false });
         trace.add(scheduler.now, worker, label, 'effected');
       },
       abandon: () => {
         const happened = !fails && defersFor === undefined && !backendDown() && random.chance(0.5);
-        if (happened) journal.effects.push({ key, worker, at: scheduler.now, atCrash: true });
+        if (happened) journal.recordEffect({ key, worker, at: scheduler.now, atCrash: true });
         trace.add(
           scheduler.now,
           worker,
@@ -100,7 +100,7 @@ export function simulatedHandlers(options: SimulatedHandlersOptions): WebhookHan
     onMessage: (context) => sideEffect(context.key),
     onStatus: async (context) => {
       const worker = scheduler.currentWorker;
-      journal.statusCalls.push({
+      journal.recordStatusCall({
         key: context.key,
         worker,
         change: context.ledgerChange,

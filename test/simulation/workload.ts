@@ -66,6 +66,7 @@ export function generateWorkload(random: Prng, startMs: number, shape: WorkloadS
   for (let retry = 0; retry < shape.metaRetries; retry++) {
     bodies.push(planMetaRetry(random, originals, events, `retry${retry + 1}`));
   }
+  moveSomeRetriesToTheLastMinutes(random.fork('last-retry'), bodies);
   if (random.chance(shape.unusableBodyRate)) {
     bodies.push({
       bodyId: 'unusable',
@@ -156,6 +157,26 @@ function planMetaRetry(
   ])();
   const content = random.shuffle([...keys].map((key) => events.get(key) as PlannedEvent));
   return planBody(bodyId, content.slice(0, MAX_EVENTS_PER_BODY), firstSentAt + delay, 'meta-retry');
+}
+
+/**
+ * Some re-sends become Meta's last retry, minutes before its 7 days run out for the earliest body that
+ * carried one of their events: the claims of events sent before that have expired by then, and the TTL
+ * sweeps before it delete them while the schedule runs. Drawn from a stream of their own (`random`), so that
+ * every other draw of the seed stays as it was.
+ */
+function moveSomeRetriesToTheLastMinutes(random: Prng, bodies: PlannedBody[]): void {
+  const last = new Set(bodies.filter((body) => body.origin === 'meta-retry' && random.chance(0.15)));
+  for (const [index, body] of bodies.entries()) {
+    if (!last.has(body)) continue;
+    const keys = new Set(body.keys);
+    const firstSentAt = Math.min(
+      ...bodies
+        .filter((other) => !last.has(other) && other.keys.some((key) => keys.has(key)))
+        .map((other) => other.sendAt),
+    );
+    bodies[index] = { ...body, sendAt: firstSentAt + META_RETRY_WINDOW_MS - random.int(0, 5 * MINUTE) };
+  }
 }
 
 /** A body whose changes follow `content` in order: each run of messages or statuses is one change. */
