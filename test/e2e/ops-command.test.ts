@@ -135,7 +135,7 @@ describe('npm run ops, against the local stack', () => {
 
   it('key: the claim of an event per subscriber, in its namespace; a field a subscriber does not get', async () => {
     const body = envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]);
-    const [key] = keysOfBody(body) as [string];
+    const key = `msg:${wamid(1)}`;
     await post(body);
     await client.drained();
 
@@ -199,7 +199,7 @@ describe('npm run ops, against the local stack', () => {
 
   it('forget: a done claim goes, so the next delivery effects it again for that subscriber only', async () => {
     const body = envelope([messagesChange(inboundMessagesWithIds([wamid(3)]))]);
-    const [key] = keysOfBody(body) as [string];
+    const key = `msg:${wamid(3)}`;
     await post(body);
     expect(await effectsOf('bot', key)).toBe(1);
 
@@ -243,7 +243,7 @@ describe('npm run ops, against the local stack', () => {
     const paused = await opsJson<{ state: string }>('pause', '--subscriber', 'bot');
     expect(paused.state).toBe('Disabled');
     const body = envelope([messagesChange(inboundMessagesWithIds([wamid(5)]))]);
-    const [key] = keysOfBody(body) as [string];
+    const key = `msg:${wamid(5)}`;
     await post(body);
 
     await waitFor(
@@ -263,7 +263,7 @@ describe('npm run ops, against the local stack', () => {
   it('dlq stats | peek | redrive: a failed record back to the delivery queue, effected once', async () => {
     const bot = subscriberInfo('bot');
     const body = envelope([messagesChange(inboundMessagesWithIds([wamid(6), wamid(7)]))]);
-    const keys = keysOfBody(body);
+    const keys = [`msg:${wamid(6)}`, `msg:${wamid(7)}`];
     // A record the consumer gave up on, as SQS redrive leaves it in the DLQ (the attributes the receiver wrote).
     await sqs.send(
       new SendMessageCommand({
@@ -349,7 +349,7 @@ describe('npm run ops, against the local stack', () => {
     expect(shown.stdout.endsWith(`\n${valid}\n`)).toBe(true);
     expectOneLineFailure(await ops('quarantine', 'show', 'no-such-id'), 2, /no quarantined body no-such-id/);
 
-    const keys = keysOfBody(valid);
+    const keys = [`msg:${wamid(8)}`, `msg:${wamid(9)}`];
     const requeue = await ops('quarantine', 'requeue', '--all');
     expect(requeue.code).toBe(1);
     expect(requeue.stdout).toContain(`${chunked.id}  requeued, 2 events to bot, crm`);
