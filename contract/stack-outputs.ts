@@ -23,6 +23,14 @@ export interface SubscriberOutputKeys {
   readonly consumerFunctionName: string;
   /** The UUID of the consumer's event source mapping (what `pause` and `resume` update). */
   readonly eventSourceMappingId: string;
+  /**
+   * The message lane's (contract/lanes.ts) queue, DLQ, consumer and mapping: outputs only of a subscriber that
+   * has the lane (it wants `messages`); the four keys above are then its status lane.
+   */
+  readonly messageQueueUrl: string;
+  readonly messageDeadLetterQueueUrl: string;
+  readonly messageConsumerFunctionName: string;
+  readonly messageEventSourceMappingId: string;
 }
 
 /**
@@ -36,7 +44,11 @@ export function subscriberIdPart(name: string): string {
     .join('');
 }
 
-/** `bot` → `BotDeliveryQueueUrl`, `BotDeadLetterQueueUrl`, `BotConsumerFunctionName`, `BotEventSourceMappingId`. */
+/**
+ * `bot` → `BotDeliveryQueueUrl`, `BotDeadLetterQueueUrl`, `BotConsumerFunctionName`, `BotEventSourceMappingId`,
+ * and for its message lane `BotMessageQueueUrl`, `BotMessageDeadLetterQueueUrl`, `BotMessageConsumerFunctionName`,
+ * `BotMessageEventSourceMappingId`.
+ */
 export function subscriberOutputKeys(name: string): SubscriberOutputKeys {
   const prefix = subscriberIdPart(name);
   return {
@@ -44,6 +56,10 @@ export function subscriberOutputKeys(name: string): SubscriberOutputKeys {
     deadLetterQueueUrl: `${prefix}DeadLetterQueueUrl`,
     consumerFunctionName: `${prefix}ConsumerFunctionName`,
     eventSourceMappingId: `${prefix}EventSourceMappingId`,
+    messageQueueUrl: `${prefix}MessageQueueUrl`,
+    messageDeadLetterQueueUrl: `${prefix}MessageDeadLetterQueueUrl`,
+    messageConsumerFunctionName: `${prefix}MessageConsumerFunctionName`,
+    messageEventSourceMappingId: `${prefix}MessageEventSourceMappingId`,
   };
 }
 

@@ -171,4 +171,13 @@ export const ALARM_DEFAULTS = {
   claimTableThrottledRequests: 10,
   /** DynamoDB 500s are retried by the SDK; a handful in a period means DynamoDB itself is struggling. */
   claimTableSystemErrors: 5,
+  /**
+   * p99 of the message lane's `EventWaitTime` (enqueue → first handler call) above 5 s in 3 one-minute periods
+   * in a row: people wait for their replies, far beyond the second a webhook endpoint is held to, and for
+   * longer than one slow batch or a cold start explains.
+   */
+  messageEventWaitTimeP99Ms: 5_000,
+  messageEventWaitTimeEvaluationPeriods: 3,
+  /** Each one is a failed record coming back sooner than its backoff, spending receives towards the DLQ. */
+  redeliveriesNotScheduled: 1,
 } as const;

@@ -9,7 +9,7 @@ import {
   resolveSettings,
   UnsafeSettingsError,
 } from '../contract/settings.ts';
-import { subscriberIdPart } from '../contract/stack-outputs.ts';
+import { subscriberIdPart, subscriberOutputKeys } from '../contract/stack-outputs.ts';
 import {
   DEFAULT_SUBSCRIBER_NAME,
   type ResolvedSubscriber,
@@ -115,6 +115,19 @@ function resolveConstructSubscribers(
     }
     byIdPart.set(subscriberIdPart(name), name);
   }
+  // `x`'s message lane outputs (`XMessageDeadLetterQueueUrl`) are `x-message`'s status lane outputs.
+  const byOutputKey = new Map<string, string>();
+  for (const { name } of resolved) {
+    for (const key of Object.values(subscriberOutputKeys(name))) {
+      const other = byOutputKey.get(key);
+      if (other !== undefined) {
+        throw new UnsafeSettingsError(
+          `Subscribers ${other} and ${name} would share the stack output key ${key}: rename one.`,
+        );
+      }
+      byOutputKey.set(key, name);
+    }
+  }
   for (const { name, entry } of resolved) {
     if (!existsSync(entry)) {
       throw new UnsafeSettingsError(
@@ -158,6 +171,9 @@ function validateInfrastructureProps(s: PipelineSettings, props: WhatsAppWebhook
 function validateSubscriber(subscriber: ResolvedSubscriber): void {
   const context = `Subscriber ${subscriber.name}: `;
   checkDeadLetterRetention(subscriber.settings, context);
+  if (subscriber.messageLane !== undefined) {
+    checkDeadLetterRetention(subscriber.messageLane.settings, `${context}messageLane: `);
+  }
   if (subscriber.keyNamespace !== undefined) checkKeyNamespace(subscriber.keyNamespace, context);
   if (subscriber.statusLedger !== undefined) checkStatusLedger(subscriber.statusLedger, context);
 }

@@ -65,23 +65,47 @@ export class WhatsAppWebhookDedupStack extends Stack {
     );
     output(
       STACK_OUTPUT.subscriberNames,
-      'The subscribers, comma-separated; each has the outputs <Name>DeliveryQueueUrl, <Name>DeadLetterQueueUrl, <Name>ConsumerFunctionName, <Name>EventSourceMappingId.',
+      'The subscribers, comma-separated; each has the outputs <Name>DeliveryQueueUrl, <Name>DeadLetterQueueUrl, <Name>ConsumerFunctionName, <Name>EventSourceMappingId, and with a message lane <Name>MessageQueueUrl, <Name>MessageDeadLetterQueueUrl, <Name>MessageConsumerFunctionName, <Name>MessageEventSourceMappingId.',
       pipeline.subscribers.map(({ name }) => name).join(','),
     );
     for (const subscriber of pipeline.subscribers) {
       const keys = subscriberOutputKeys(subscriber.name);
       const of = `Subscriber ${subscriber.name}:`;
-      output(keys.deliveryQueueUrl, `${of} delivery queue.`, subscriber.deliveryQueue.queueUrl);
+      const status = subscriber.messageLane === undefined ? '' : ' (status lane)';
+      output(keys.deliveryQueueUrl, `${of} delivery queue${status}.`, subscriber.deliveryQueue.queueUrl);
       output(
         keys.deadLetterQueueUrl,
-        `${of} dead-letter queue (records that failed maxReceiveCount times).`,
+        `${of} dead-letter queue${status} (records that failed maxReceiveCount times).`,
         subscriber.deadLetterQueue.queueUrl,
       );
-      output(keys.consumerFunctionName, `${of} consumer Lambda.`, subscriber.consumerFunction.functionName);
+      output(
+        keys.consumerFunctionName,
+        `${of} consumer Lambda${status}.`,
+        subscriber.consumerFunction.functionName,
+      );
       output(
         keys.eventSourceMappingId,
-        `${of} UUID of the consumer's event source mapping (disable it to pause the consumer).`,
+        `${of} UUID of the consumer's event source mapping${status} (disable it to pause the consumer).`,
         subscriber.eventSource.eventSourceMappingId,
+      );
+      const lane = subscriber.messageLane;
+      if (lane === undefined) continue;
+      const kind = lane.ordered ? 'FIFO, grouped by conversation' : 'standard';
+      output(keys.messageQueueUrl, `${of} message lane queue (${kind}).`, lane.queue.queueUrl);
+      output(
+        keys.messageDeadLetterQueueUrl,
+        `${of} message lane dead-letter queue (${kind}).`,
+        lane.deadLetterQueue.queueUrl,
+      );
+      output(
+        keys.messageConsumerFunctionName,
+        `${of} message lane consumer Lambda.`,
+        lane.consumerFunction.functionName,
+      );
+      output(
+        keys.messageEventSourceMappingId,
+        `${of} UUID of the message lane consumer's event source mapping (disable it to pause that consumer).`,
+        lane.eventSource.eventSourceMappingId,
       );
     }
   }

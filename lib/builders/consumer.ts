@@ -8,16 +8,28 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { consumerEnvironment } from '../../contract/environment.ts';
+import type { LaneName } from '../../contract/lanes.ts';
+import type { PipelineSettings } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
 import { DEFAULT_CONSUMER_MEMORY_MB } from '../defaults.ts';
 import { claimTableWriteStatements } from './claim-table-access.ts';
 import { buildLambdaFunction } from './lambda-function.ts';
-import type { SubscriberQueues } from './queues.ts';
+
+/** The lane a consumer reads (contract/lanes.ts). */
+export interface ConsumerLane {
+  readonly name: LaneName;
+  /** The queue it reads: the subscriber's delivery queue (status lane) or its message queue. */
+  readonly queue: IQueue;
+  /** The lane's settings: the subscriber's for the status lane, `ResolvedMessageLane.settings` otherwise. */
+  readonly settings: PipelineSettings;
+  /** A FIFO queue run in conversation order (an ordered message lane). */
+  readonly ordered: boolean;
+}
 
 export interface ConsumerOptions {
-  /** The subscriber this consumer runs for: entry, fields, namespace, settings, ledger and memory choices. */
+  /** The subscriber this consumer runs for: entry, fields, namespace, ledger and memory choices. */
   readonly subscriber: ResolvedSubscriber;
-  readonly queues: SubscriberQueues;
+  readonly lane: ConsumerLane;
   readonly quarantineQueue: IQueue;
   readonly claimTable: TableV2;
   /** The other subscribers' namespaces (an unprefixed consumer is denied writes under them). */
@@ -32,18 +44,20 @@ export interface BuiltConsumer {
   readonly eventSource: SqsEventSource;
 }
 
+/** Construct id of a lane's consumer: the status lane's keeps the id the single consumer always had. */
+const CONSUMER_ID: Record<LaneName, string> = { status: 'Consumer', message: 'MessageConsumer' };
+
 /**
- * One subscriber's consumer Lambda (`Consumer` in `scope`), fed by its delivery queue, allowed to write the
- * claims and ledger entries of its own namespace and to quarantine records in the pipeline's quarantine queue.
+ * One lane's consumer Lambda of a subscriber (`Consumer` for the status lane, `MessageConsumer` for the
+ * message lane, in `scope`), both over the subscriber's entry, fed by the lane's queue, allowed to write the
+ * claims and ledger entries of the subscriber's namespace and to quarantine records in the pipeline's
+ * quarantine queue.
  */
 export function buildConsumer(scope: Construct, options: ConsumerOptions): BuiltConsumer {
-  const { subscriber, queues, claimTable } = options;
-  const { settings } = subscriber;
-  const { lambdaFunction, role } = buildLambdaFunction(scope, 'Consumer', {
-    description:
-      subscriber.name === DEFAULT_SUBSCRIBER_NAME
-        ? 'WhatsApp webhook consumer: claims each event once in DynamoDB and runs its side effect.'
-        : `WhatsApp webhook consumer of subscriber ${subscriber.name}: claims each event once in DynamoDB and runs its side effect.`,
+  const { subscriber, lane, claimTable } = options;
+  const { settings } = lane;
+  const { lambdaFunction, role } = buildLambdaFunction(scope, CONSUMER_ID[lane.name], {
+    description: consumerDescription(subscriber.name, lane.name),
     entry: subscriber.entry,
     memorySize: subscriber.memorySize ?? DEFAULT_CONSUMER_MEMORY_MB,
     timeoutSeconds: settings.consumerTimeoutSeconds,
@@ -55,7 +69,7 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
       fields: subscriber.fields,
       keyNamespace: subscriber.keyNamespace,
       quarantineQueueUrl: options.quarantineQueue.queueUrl,
-      deliveryQueueUrl: queues.deliveryQueue.queueUrl,
+      deliveryQueueUrl: lane.queue.queueUrl,
       retentionDays: settings.retentionDays,
       leaseMarginMs: settings.leaseMarginMs,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
@@ -63,6 +77,9 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
       claimUnhandledEvents: subscriber.claimUnhandledEvents,
       retryBaseDelaySeconds: settings.retryBaseDelaySeconds,
       retryMaxDelaySeconds: settings.retryMaxDelaySeconds,
+      lane: lane.name,
+      // The status lane is never ordered: no variable, the consumer's default.
+      laneOrdered: lane.name === 'message' ? lane.ordered : undefined,
     }),
   });
   for (const statement of claimTableWriteStatements({
@@ -81,13 +98,21 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
     }),
   );
   // The event source mapping grants itself Receive/Delete/ChangeMessageVisibility/GetQueueAttributes on the
-  // delivery queue (Queue.grantConsumeMessages), scoped to that queue.
-  const eventSource = new SqsEventSource(queues.deliveryQueue, {
+  // lane's queue (Queue.grantConsumeMessages), scoped to that queue. Lambda has no batching window on a FIFO
+  // queue (it refuses MaximumBatchingWindowInSeconds there), so an ordered lane sets none.
+  const eventSource = new SqsEventSource(lane.queue, {
     batchSize: settings.batchSize,
-    maxBatchingWindow: Duration.seconds(settings.maxBatchingWindowSeconds),
+    ...(lane.ordered ? {} : { maxBatchingWindow: Duration.seconds(settings.maxBatchingWindowSeconds) }),
     maxConcurrency: settings.maxConcurrency,
     reportBatchItemFailures: true,
   });
   lambdaFunction.addEventSource(eventSource);
   return { consumerFunction: lambdaFunction, eventSource };
+}
+
+function consumerDescription(subscriber: string, lane: LaneName): string {
+  const of = subscriber === DEFAULT_SUBSCRIBER_NAME ? '' : ` of subscriber ${subscriber}`;
+  return lane === 'status'
+    ? `WhatsApp webhook consumer${of}: claims each event once in DynamoDB and runs its side effect.`
+    : `WhatsApp webhook message-lane consumer${of}: runs inbound messages, claimed once in DynamoDB, in conversation order when ordered.`;
 }

@@ -1,6 +1,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { DeduplicationScope, FifoThroughputLimit, Queue, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import type { ResolvedMessageLane } from '../../contract/lanes.ts';
 import type { PipelineSettings } from '../../contract/settings.ts';
 import { QUARANTINE_RETENTION_DAYS, QUEUE_DEFAULTS } from '../defaults.ts';
 
@@ -31,6 +32,51 @@ export function buildSubscriberQueues(scope: Construct, settings: PipelineSettin
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
   });
   return { deliveryQueue, deadLetterQueue };
+}
+
+/** One subscriber's message lane queues (contract/lanes.ts). */
+export interface MessageLaneQueues {
+  /** Inbound messages only, one queue message per conversation and delivery; FIFO when the lane is ordered. */
+  readonly messageQueue: Queue;
+  /** The lane's records that failed its `maxReceiveCount` times; FIFO too when the lane is, as SQS requires. */
+  readonly messageDeadLetterQueue: Queue;
+}
+
+/**
+ * SQS FIFO in high-throughput mode: deduplication and the throughput quota per message group (the
+ * conversation), not per queue, so that one busy queue is not capped at 300 messages/s. The receiver sets a
+ * `MessageDeduplicationId` from the part's event keys; content-based deduplication would hash the body, whose
+ * bytes differ between Meta's retries of the same event.
+ */
+const HIGH_THROUGHPUT_FIFO = {
+  fifo: true,
+  deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+  fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+  contentBasedDeduplication: false,
+} as const satisfies QueueProps;
+
+/**
+ * A subscriber's message lane queue and its DLQ (`MessageQueue`, `MessageDeadLetterQueue` in `scope`), with
+ * the lane's own settings: a high-throughput FIFO pair when the lane is ordered, a standard pair otherwise.
+ */
+export function buildMessageLaneQueues(scope: Construct, lane: ResolvedMessageLane): MessageLaneQueues {
+  const { settings } = lane;
+  const kind = lane.ordered ? HIGH_THROUGHPUT_FIFO : {};
+  const messageDeadLetterQueue = new Queue(scope, 'MessageDeadLetterQueue', {
+    ...QUEUE_DEFAULTS,
+    ...kind,
+    retentionPeriod: Duration.days(settings.deadLetterRetentionDays),
+    maxMessageSizeBytes: settings.maximumMessageSizeBytes,
+  });
+  const messageQueue = new Queue(scope, 'MessageQueue', {
+    ...QUEUE_DEFAULTS,
+    ...kind,
+    retentionPeriod: Duration.days(settings.queueRetentionDays),
+    visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
+    maxMessageSizeBytes: settings.maximumMessageSizeBytes,
+    deadLetterQueue: { queue: messageDeadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+  });
+  return { messageQueue, messageDeadLetterQueue };
 }
 
 /**

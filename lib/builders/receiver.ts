@@ -15,7 +15,10 @@ export interface ReceiverSubscriber {
   readonly name: string;
   /** `undefined`: every field. */
   readonly fields: readonly string[] | undefined;
+  /** The status lane; every event when the subscriber has no message lane. */
   readonly deliveryQueue: IQueue;
+  /** Its message lane: where inbound messages go instead, one queue message per conversation. */
+  readonly messageLane: { readonly queue: IQueue; readonly ordered: boolean } | undefined;
 }
 
 export interface ReceiverOptions {
@@ -31,8 +34,8 @@ export interface ReceiverOptions {
 }
 
 /**
- * The receiver Lambda, allowed to enqueue (every subscriber's delivery queue, the quarantine queue) and to read
- * the webhook secret.
+ * The receiver Lambda, allowed to enqueue (every subscriber's delivery queue and message queue, the quarantine
+ * queue) and to read the webhook secret.
  */
 export function buildReceiver(scope: Construct, options: ReceiverOptions): NodejsFunction {
   const { settings, subscribers, quarantineQueue, secret } = options;
@@ -44,10 +47,13 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
     logRetention: options.logRetention,
     environment: receiverEnvironment({
       logLevel: options.logLevel,
-      subscriberQueues: subscribers.map(({ name, fields, deliveryQueue }) => ({
+      subscriberQueues: subscribers.map(({ name, fields, deliveryQueue, messageLane }) => ({
         name,
         queueUrl: deliveryQueue.queueUrl,
         ...(fields === undefined ? {} : { fields }),
+        ...(messageLane === undefined
+          ? {}
+          : { messageQueueUrl: messageLane.queue.queueUrl, messageLaneOrdered: messageLane.ordered }),
       })),
       quarantineQueueUrl: quarantineQueue.queueUrl,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
@@ -61,7 +67,10 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
       effect: Effect.ALLOW,
       actions: ['sqs:SendMessage'],
       resources: [
-        ...subscribers.map(({ deliveryQueue }) => deliveryQueue.queueArn),
+        ...subscribers.flatMap(({ deliveryQueue, messageLane }) => [
+          deliveryQueue.queueArn,
+          ...(messageLane === undefined ? [] : [messageLane.queue.queueArn]),
+        ]),
         quarantineQueue.queueArn,
       ],
     }),

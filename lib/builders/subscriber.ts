@@ -8,7 +8,17 @@ import { Construct } from 'constructs';
 import { subscriberIdPart } from '../../contract/stack-outputs.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
 import { buildConsumer } from './consumer.ts';
-import { buildSubscriberQueues } from './queues.ts';
+import { buildMessageLaneQueues, buildSubscriberQueues } from './queues.ts';
+
+/** A subscriber's message lane (contract/lanes.ts): inbound messages, apart from its status lane. */
+export interface WebhookMessageLane {
+  /** A FIFO queue grouped by conversation; `false`: a standard queue. */
+  readonly ordered: boolean;
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly consumerFunction: NodejsFunction;
+  readonly eventSource: SqsEventSource;
+}
 
 /** One subscriber's resources, as the construct exposes them. */
 export interface WebhookSubscriber {
@@ -17,11 +27,15 @@ export interface WebhookSubscriber {
   readonly fields: readonly string[] | undefined;
   /** Prefix of its claim and ledger keys; `undefined`: unprefixed. */
   readonly keyNamespace: string | undefined;
+  /** The status lane: statuses, errors and every other field (all of them without a message lane). */
   readonly deliveryQueue: Queue;
   readonly deadLetterQueue: Queue;
+  /** The status lane's consumer. */
   readonly consumerFunction: NodejsFunction;
-  /** The SQS event source of its consumer (`eventSourceMappingId`, `eventSourceMappingArn`). */
+  /** The SQS event source of its status lane consumer (`eventSourceMappingId`, `eventSourceMappingArn`). */
   readonly eventSource: SqsEventSource;
+  /** `undefined`: it does not want `messages`, so it has no message lane. */
+  readonly messageLane: WebhookMessageLane | undefined;
 }
 
 /** What every subscriber's consumer shares. */
@@ -38,11 +52,12 @@ export function subscriberConstructId(name: string): string {
 }
 
 /**
- * Every subscriber's queue, DLQ, consumer and event source mapping. The `default` subscriber is built in the
- * pipeline construct itself with the ids a single-consumer stack always had (`DeliveryQueue`,
+ * Every subscriber's queue, DLQ, consumer and event source mapping, and those of its message lane when it has
+ * one (`MessageQueue`, `MessageDeadLetterQueue`, `MessageConsumer`, …, beside them). The `default` subscriber
+ * is built in the pipeline construct itself with the ids a single-consumer stack always had (`DeliveryQueue`,
  * `DeadLetterQueue`, `Consumer`, …), so that such a stack updates in place, and still does when subscribers
- * are added beside it: replacing a delivery queue would delete the deliveries it holds. Every other subscriber
- * gets its own child construct, `Subscriber<Name>`.
+ * or lanes are added beside it: replacing a delivery queue would delete the deliveries it holds. Every other
+ * subscriber gets its own child construct, `Subscriber<Name>`.
  */
 export function buildSubscribers(
   pipeline: Construct,
@@ -58,11 +73,10 @@ export function buildSubscribers(
     const otherNamespaces = subscribers
       .filter((other) => other !== subscriber)
       .flatMap((other) => (other.keyNamespace === undefined ? [] : [other.keyNamespace]));
+    const consumerOptions = { ...shared, subscriber, otherNamespaces };
     const { consumerFunction, eventSource } = buildConsumer(scope, {
-      ...shared,
-      subscriber,
-      queues,
-      otherNamespaces,
+      ...consumerOptions,
+      lane: { name: 'status', queue: queues.deliveryQueue, settings: subscriber.settings, ordered: false },
     });
     return {
       name: subscriber.name,
@@ -71,6 +85,28 @@ export function buildSubscribers(
       ...queues,
       consumerFunction,
       eventSource,
+      messageLane: buildMessageLane(scope, subscriber, consumerOptions),
     };
   });
+}
+
+function buildMessageLane(
+  scope: Construct,
+  subscriber: ResolvedSubscriber,
+  consumerOptions: Omit<Parameters<typeof buildConsumer>[1], 'lane'>,
+): WebhookMessageLane | undefined {
+  const lane = subscriber.messageLane;
+  if (lane === undefined) return undefined;
+  const { messageQueue, messageDeadLetterQueue } = buildMessageLaneQueues(scope, lane);
+  const { consumerFunction, eventSource } = buildConsumer(scope, {
+    ...consumerOptions,
+    lane: { name: 'message', queue: messageQueue, settings: lane.settings, ordered: lane.ordered },
+  });
+  return {
+    ordered: lane.ordered,
+    queue: messageQueue,
+    deadLetterQueue: messageDeadLetterQueue,
+    consumerFunction,
+    eventSource,
+  };
 }

@@ -18,7 +18,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { ConsumerMetric, ReceiverMetric } from '../../contract/metric-names.ts';
+import { ConsumerLaneMetric, ConsumerMetric, ReceiverMetric } from '../../contract/metric-names.ts';
 import { withoutUndefined } from '../../contract/settings.ts';
 import { ALARM_DEFAULTS } from '../defaults.ts';
 import {
@@ -26,6 +26,7 @@ import {
   claimTableThrottledWrites,
   combinedDuplicateRatePercent,
   combinedHandlerErrorRatePercent,
+  consumerLaneMetric,
   consumerMetric,
   dynamoDbAccountUserErrors,
   MAX_ALARM_FIELDS,
@@ -176,6 +177,25 @@ export interface WebhookAlarmThresholds {
    * @default - no alarm
    */
   readonly dynamoDbAccountUserErrors?: number;
+  /**
+   * Alarm when the p99 of the message lane's `EventWaitTime` (from the receiver's enqueue to the record's
+   * first handler call, in ms) is above this in `messageEventWaitTimeEvaluationPeriods` one-minute periods in
+   * a row: people are waiting for replies. Each subscriber with a message lane has one.
+   * @default 5000
+   */
+  readonly messageEventWaitTimeP99Ms?: number;
+  /**
+   * Consecutive one-minute periods above `messageEventWaitTimeP99Ms` before the alarm fires.
+   * @default 3
+   */
+  readonly messageEventWaitTimeEvaluationPeriods?: number;
+  /**
+   * Alarm when at least this many failed records of a subscriber could not be given their backoff
+   * (`RedeliveriesNotScheduled`: ChangeMessageVisibility refused or failed) in one period: they come back
+   * after the visibility timeout instead, sooner, spending their receives towards the DLQ faster.
+   * @default 1
+   */
+  readonly redeliveriesNotScheduled?: number;
 }
 
 /** What the pipeline-wide alarms watch: the receiver's side, the claim table and the quarantine queue. */
@@ -193,6 +213,15 @@ export interface SubscriberAlarmSources {
   readonly consumerFunction: IFunction;
   readonly deliveryQueue: IQueue;
   readonly deadLetterQueue: IQueue;
+  /** `undefined`: the subscriber has no message lane. */
+  readonly messageLane: MessageLaneAlarmSources | undefined;
+}
+
+/** What a subscriber's message lane alarms watch. */
+export interface MessageLaneAlarmSources {
+  readonly queue: IQueue;
+  readonly deadLetterQueue: IQueue;
+  readonly consumerFunction: IFunction;
 }
 
 /** The alarms of the whole pipeline, once whatever the number of subscribers. */
@@ -220,6 +249,14 @@ export interface SubscriberAlarms {
   readonly completionFailures: Alarm;
   readonly handlerErrorRate: Alarm;
   readonly claimFailures: Alarm;
+  /** Both lanes' consumers: the metric has no `Lane` dimension. */
+  readonly redeliveriesNotScheduled: Alarm;
+  /** The message lane's alarms, only for a subscriber that has the lane. */
+  readonly messageDeadLetterQueueNotEmpty?: Alarm;
+  readonly messageDeadLetterQueueArrivals?: Alarm;
+  readonly messageConsumerErrors?: Alarm;
+  readonly messageConsumerThrottles?: Alarm;
+  readonly messageEventWaitTime?: Alarm;
 }
 
 /** The pipeline's alarms with those of its first subscriber: every alarm of a single-subscriber pipeline. */
@@ -420,6 +457,83 @@ export function createSubscriberAlarms(
       t.claimFailures,
       t.claimFailuresEvaluationPeriods,
     ),
+    redeliveriesNotScheduled: count(
+      'RedeliveriesNotScheduled',
+      'Failed records could not be given their backoff (ChangeMessageVisibility refused or failed): they come back after the visibility timeout instead, sooner, and spend their receives towards the DLQ faster. Check the consumer role (sqs:ChangeMessageVisibility on its queue) and the consumer logs.',
+      consumerMetric(ConsumerMetric.RedeliveriesNotScheduled, window),
+      t.redeliveriesNotScheduled,
+    ),
+    ...(sources.messageLane === undefined
+      ? {}
+      : messageLaneAlarms(scope, { ...sources.messageLane, subscriber }, t)),
+  };
+}
+
+/**
+ * A subscriber's message lane alarms: its DLQ and its consumer like the status lane's, and the wait people
+ * feel, the p99 of `EventWaitTime` on the lane.
+ */
+function messageLaneAlarms(
+  scope: Construct,
+  lane: MessageLaneAlarmSources & { readonly subscriber: string },
+  t: ResolvedThresholds,
+): Required<
+  Pick<
+    SubscriberAlarms,
+    | 'messageDeadLetterQueueNotEmpty'
+    | 'messageDeadLetterQueueArrivals'
+    | 'messageConsumerErrors'
+    | 'messageConsumerThrottles'
+    | 'messageEventWaitTime'
+  >
+> {
+  const about = (text: string) => `Subscriber ${lane.subscriber}: ${text}`;
+  const count: CountAlarm = (id, description, ...rest) =>
+    countAlarmIn(scope)(id, about(description), ...rest);
+  const sum = { period: t.period, statistic: Stats.SUM };
+  return {
+    messageDeadLetterQueueNotEmpty: count(
+      'MessageDeadLetterQueueNotEmpty',
+      'Inbound messages wait in the message lane dead-letter queue: they failed the lane’s maxReceiveCount times, and their conversations moved on without them. Find the cause in the message consumer logs, fix it, then redrive them (the claims turn already processed events into duplicates).',
+      lane.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: Stats.MAXIMUM,
+      }),
+      t.deadLetterQueueMessages,
+    ),
+    messageDeadLetterQueueArrivals: count(
+      'MessageDeadLetterQueueArrivals',
+      'New inbound messages reached the message lane dead-letter queue in the last minute: another message gave up and its conversation moved on. Same steps as MessageDeadLetterQueueNotEmpty.',
+      queueDepthGrowth(lane.deadLetterQueue, 'Message DLQ growth in one minute'),
+      t.deadLetterQueueArrivals,
+    ),
+    messageConsumerErrors: count(
+      'MessageConsumerErrors',
+      'Message lane consumer invocations failed as a whole (crash or timeout): their whole batch returns to the queue after the visibility timeout, and in an ordered lane its conversations wait for it. Check the message consumer logs and its duration against its timeout.',
+      lane.consumerFunction.metricErrors(sum),
+      t.consumerErrors,
+    ),
+    messageConsumerThrottles: count(
+      'MessageConsumerThrottles',
+      'The message lane consumer was throttled: the account or function concurrency is exhausted, and replies wait. Check the account concurrency and other functions.',
+      lane.consumerFunction.metricThrottles(sum),
+      t.consumerThrottles,
+    ),
+    messageEventWaitTime: new Alarm(scope, 'MessageEventWaitTime', {
+      alarmDescription: about(
+        'Inbound messages wait too long before their handler (p99 of EventWaitTime on the message lane): people wait for replies. Check the message consumer errors and throttles, its duration, held-back records (a failing message blocks its conversation when ordered), and raise the lane’s maxConcurrency if it is only busy.',
+      ),
+      metric: consumerLaneMetric(ConsumerLaneMetric.EventWaitTime, 'message', {
+        subscriber: lane.subscriber,
+        period: Duration.minutes(1),
+        statistic: Stats.percentile(99),
+      }),
+      threshold: t.messageEventWaitTimeP99Ms,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: t.messageEventWaitTimeEvaluationPeriods,
+      datapointsToAlarm: t.messageEventWaitTimeEvaluationPeriods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }),
   };
 }
 
@@ -457,6 +571,7 @@ export function resolveThresholds(input: WebhookAlarmThresholds = {}): ResolvedT
     'claimTableThrottledRequests',
     'claimTableSystemErrors',
     'dynamoDbAccountUserErrors',
+    'redeliveriesNotScheduled',
   ] as const) {
     const value = t[name];
     if (value !== undefined && !(value >= 1 && Number.isFinite(value))) {
@@ -468,6 +583,7 @@ export function resolveThresholds(input: WebhookAlarmThresholds = {}): ResolvedT
     'duplicateRateEvaluationPeriods',
     'handlerErrorRateEvaluationPeriods',
     'claimFailuresEvaluationPeriods',
+    'messageEventWaitTimeEvaluationPeriods',
   ] as const) {
     if (!(Number.isInteger(t[name]) && t[name] >= 1)) {
       throw new Error(
@@ -479,6 +595,11 @@ export function resolveThresholds(input: WebhookAlarmThresholds = {}): ResolvedT
     if (!(t[name] >= 0 && Number.isFinite(t[name]))) {
       throw new Error(`alarmThresholds.${name} must be a number >= 0; got ${t[name]}.`);
     }
+  }
+  if (!(t.messageEventWaitTimeP99Ms > 0 && Number.isFinite(t.messageEventWaitTimeP99Ms))) {
+    throw new Error(
+      `alarmThresholds.messageEventWaitTimeP99Ms must be a number of milliseconds above 0; got ${t.messageEventWaitTimeP99Ms}.`,
+    );
   }
   return t;
 }

@@ -8,9 +8,11 @@ import { Duration } from 'aws-cdk-lib';
 import { type IMetric, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { type ITableV2, Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { LANE_DIMENSION, type LaneName } from '../../contract/lanes.ts';
 import {
   ConsumerFieldMetric,
   type ConsumerFieldMetricName,
+  type ConsumerLaneMetricName,
   type ConsumerMetricName,
   FIELD_DIMENSION,
   MANAGEMENT_FIELDS,
@@ -75,6 +77,25 @@ export function consumerMetric(
     statistic: Stats.SUM,
     period: window.period,
     label: window.label ?? name,
+  });
+}
+
+/**
+ * One subscriber's per-lane consumer metric (`EventWaitTime`: one value per record, so percentiles apply),
+ * with `Lane` next to `Subscriber` and `service`.
+ */
+export function consumerLaneMetric(
+  name: ConsumerLaneMetricName,
+  lane: LaneName,
+  window: ConsumerMetricWindow & { readonly statistic: string; readonly label?: string },
+): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { ...consumerDimensions(window.subscriber), [LANE_DIMENSION]: lane },
+    statistic: window.statistic,
+    period: window.period,
+    label: window.label ?? `${lane} lane ${name} (${window.statistic})`,
   });
 }
 

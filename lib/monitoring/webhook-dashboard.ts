@@ -1,8 +1,9 @@
 /**
  * The pipeline's CloudWatch dashboard: the alarms' states, the rows of the pipeline's shared parts (receiver,
- * API, claim table, quarantine), then one row per subscriber (are its events duplicated, are its handlers
- * failing, is its queue keeping up, is its consumer healthy). Metrics come from `metrics.ts` and from the
- * constructs themselves.
+ * API, claim table, quarantine), then per subscriber one row (are its events duplicated, are its handlers
+ * failing, is its queue keeping up, is its consumer healthy) and one for its lanes (how long events wait
+ * before their handler in each lane, and the message lane's queue and consumer). Metrics come from
+ * `metrics.ts` and from the constructs themselves.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -21,8 +22,10 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import type { LaneName } from '../../contract/lanes.ts';
 import {
   ConsumerFieldMetric,
+  ConsumerLaneMetric,
   ConsumerMetric,
   MESSAGES_FIELD_DIMENSIONS,
   ReceiverMetric,
@@ -32,6 +35,7 @@ import {
   claimTableSystemErrors,
   claimTableThrottledWrites,
   combinedHandlerErrorRatePercent,
+  consumerLaneMetric,
   consumerMetric,
   duplicateRatePercent,
   dynamoDbAccountUserErrors,
@@ -47,6 +51,14 @@ export interface SubscriberDashboardSources {
   readonly consumerFunction: IFunction;
   readonly deliveryQueue: IQueue;
   readonly deadLetterQueue: IQueue;
+  /** `undefined`: no message lane. */
+  readonly messageLane:
+    | {
+        readonly queue: IQueue;
+        readonly deadLetterQueue: IQueue;
+        readonly consumerFunction: IFunction;
+      }
+    | undefined;
 }
 
 export interface WebhookDashboardProps {
@@ -100,6 +112,7 @@ export function buildWebhookDashboard(
   for (const row of pipelineRows(props, window)) dashboard.addWidgets(...row);
   for (const subscriber of props.subscribers) {
     dashboard.addWidgets(...subscriberRow(subscriber, window, thresholds));
+    dashboard.addWidgets(...laneRow(subscriber, window, thresholds));
   }
   return dashboard;
 }
@@ -245,28 +258,117 @@ function subscriberRow(
       width: QUARTER,
       height: HEIGHT,
     }),
+    consumerWidget(
+      `${name}: consumer errors, throttles, concurrency; duration`,
+      sources.consumerFunction,
+      window,
+    ),
+  ];
+}
+
+/**
+ * One subscriber's lanes: for each, the time its events waited before their handler (`EventWaitTime` p50 and
+ * p99, from the queue's `SentTimestamp`) beside its queue's oldest message; for the message lane also its
+ * queue and DLQ, the records an ordered lane held back, and its consumer. Titles start with
+ * `<name> message lane:` and `<name> status lane:`.
+ */
+function laneRow(
+  sources: SubscriberDashboardSources,
+  window: MetricWindow,
+  t: ResolvedThresholds,
+): IWidget[] {
+  const { name, messageLane } = sources;
+  const mine = { ...window, subscriber: name };
+  const oneMinute = { period: Duration.minutes(1) };
+  const status = waitWidget(name, 'status', sources.deliveryQueue, window);
+  if (messageLane === undefined) return [status];
+  const held = (metric: (typeof ConsumerMetric)[keyof typeof ConsumerMetric]) => consumerMetric(metric, mine);
+  return [
+    waitWidget(name, 'message', messageLane.queue, window, t.messageEventWaitTimeP99Ms),
     new GraphWidget({
-      title: `${name}: consumer errors, throttles, concurrency; duration`,
+      title: `${name} message lane: queue, DLQ; records held behind a failure or for a burst, conversation turns`,
       left: [
-        sources.consumerFunction.metricErrors({ ...window, statistic: Stats.SUM, label: 'Errors' }),
-        sources.consumerFunction.metricThrottles({ ...window, statistic: Stats.SUM, label: 'Throttles' }),
-        sources.consumerFunction.metric('ConcurrentExecutions', {
-          ...window,
-          statistic: Stats.MAXIMUM,
-          label: 'Concurrent executions (max)',
+        messageLane.queue.metricApproximateNumberOfMessagesVisible({ ...oneMinute, label: 'Visible' }),
+        messageLane.queue.metricApproximateNumberOfMessagesNotVisible({ ...oneMinute, label: 'In flight' }),
+        messageLane.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          ...oneMinute,
+          label: 'DLQ visible',
         }),
       ],
       right: [
-        sources.consumerFunction.metricDuration({ ...window, statistic: Stats.percentile(50), label: 'p50' }),
-        sources.consumerFunction.metricDuration({ ...window, statistic: Stats.percentile(99), label: 'p99' }),
-        sources.consumerFunction.metricDuration({ ...window, statistic: Stats.MAXIMUM, label: 'max' }),
+        held(ConsumerMetric.RecordsHeldBehindFailure),
+        held(ConsumerMetric.RecordsHeldForBurst),
+        held(ConsumerMetric.ConversationTurns),
       ],
       leftYAxis: { min: 0 },
       rightYAxis: { min: 0 },
       width: QUARTER,
       height: HEIGHT,
     }),
+    consumerWidget(
+      `${name} message lane: consumer errors, throttles, concurrency; duration`,
+      messageLane.consumerFunction,
+      window,
+    ),
+    status,
   ];
+}
+
+function waitWidget(
+  subscriber: string,
+  lane: LaneName,
+  queue: IQueue,
+  window: MetricWindow,
+  alarmThresholdMs?: number,
+): GraphWidget {
+  const wait = (percentile: number) =>
+    consumerLaneMetric(ConsumerLaneMetric.EventWaitTime, lane, {
+      ...window,
+      subscriber,
+      statistic: Stats.percentile(percentile),
+      label: `Wait before the handler p${percentile} (ms)`,
+    });
+  return new GraphWidget({
+    title: `${subscriber} ${lane} lane: wait before the handler p50 / p99; age of oldest message`,
+    left: [wait(50), wait(99)],
+    right: [
+      queue.metricApproximateAgeOfOldestMessage({
+        period: Duration.minutes(1),
+        label: 'Age of oldest message (s)',
+      }),
+    ],
+    ...(alarmThresholdMs === undefined
+      ? {}
+      : { leftAnnotations: [{ value: alarmThresholdMs, label: 'MessageEventWaitTime alarm (p99)' }] }),
+    leftYAxis: { min: 0 },
+    rightYAxis: { min: 0 },
+    width: QUARTER,
+    height: HEIGHT,
+  });
+}
+
+function consumerWidget(title: string, consumer: IFunction, window: MetricWindow): GraphWidget {
+  return new GraphWidget({
+    title,
+    left: [
+      consumer.metricErrors({ ...window, statistic: Stats.SUM, label: 'Errors' }),
+      consumer.metricThrottles({ ...window, statistic: Stats.SUM, label: 'Throttles' }),
+      consumer.metric('ConcurrentExecutions', {
+        ...window,
+        statistic: Stats.MAXIMUM,
+        label: 'Concurrent executions (max)',
+      }),
+    ],
+    right: [
+      consumer.metricDuration({ ...window, statistic: Stats.percentile(50), label: 'p50' }),
+      consumer.metricDuration({ ...window, statistic: Stats.percentile(99), label: 'p99' }),
+      consumer.metricDuration({ ...window, statistic: Stats.MAXIMUM, label: 'max' }),
+    ],
+    leftYAxis: { min: 0 },
+    rightYAxis: { min: 0 },
+    width: QUARTER,
+    height: HEIGHT,
+  });
 }
 
 function graph(title: string, metrics: IMetric[]): GraphWidget {

@@ -11,6 +11,7 @@ import { subscriberConstructId } from '../builders/subscriber.ts';
 import {
   createPipelineAlarms,
   createSubscriberAlarms,
+  type MessageLaneAlarmSources,
   type PipelineAlarms,
   resolveThresholds,
   type SubscriberAlarms,
@@ -24,6 +25,8 @@ export interface MonitoredSubscriber {
   readonly consumerFunction: IFunction;
   readonly deliveryQueue: IQueue;
   readonly deadLetterQueue: IQueue;
+  /** `undefined`: no message lane. */
+  readonly messageLane: MessageLaneAlarmSources | undefined;
 }
 
 export interface WebhookMonitoringProps {
@@ -42,7 +45,7 @@ export interface WebhookMonitoringProps {
 
 /**
  * The pipeline's alarms (`alarms.ts`): the shared ones once, each subscriber's own, all notifying
- * `alarmTopic` on alarm and on recovery; and the dashboard, with one row per subscriber.
+ * `alarmTopic` on alarm and on recovery; and the dashboard, with one row per subscriber and one for its lanes.
  */
 export class WebhookMonitoring extends Construct {
   public readonly dashboard: Dashboard;
