@@ -44,11 +44,12 @@ const MUTANTS: readonly {
     variant: 'ledger-repeated',
     targets: 'at-least-once',
     keptSeeds: [
-      { seed: 1, violates: ['at-least-once', 'unstable-change'] },
-      // The first ledger write applied but its answer was lost; the retry is told `repeated`: only the loss shows.
-      { seed: 60, violates: ['at-least-once'] },
+      { seed: 1, violates: ['at-least-once', 'ledger-change', 'unstable-change'] },
+      // The first ledger write applied but its answer was lost; the only handler call is told `repeated`,
+      // not the `advanced` the status made: the loss shows, and the wrong change, but nothing unstable.
+      { seed: 60, violates: ['at-least-once', 'ledger-change'] },
       // The effect ran as its invocation timed out; the takeover's handler is told something else.
-      { seed: 8, violates: ['unstable-change'] },
+      { seed: 8, violates: ['ledger-change', 'unstable-change'] },
     ],
   },
   {
@@ -57,19 +58,22 @@ const MUTANTS: readonly {
     variant: 'lease-at-claim',
     targets: 'double-effect',
     keptSeeds: [
+      { seed: 12, violates: ['double-effect'] },
       { seed: 55, violates: ['double-effect'] },
       { seed: 85, violates: ['double-effect'] },
-      { seed: 91, violates: ['double-effect'] },
     ],
   },
   {
-    // The ledger advances on any other rank: a late `sent` or `delivered` replaces a current `read` or `failed`.
+    // The ledger advances on any other rank: a late `sent` or `delivered` replaces a current `read` or
+    // `failed`, and its handler is told `advanced` where the model expects `merged`.
     variant: 'rank-any-change',
     targets: 'ledger-backwards',
     keptSeeds: [
-      { seed: 1, violates: ['ledger-backwards'] },
-      { seed: 5, violates: ['ledger-backwards'] },
-      { seed: 8, violates: ['ledger-backwards'] },
+      { seed: 1, violates: ['ledger-backwards', 'ledger-change'] },
+      { seed: 5, violates: ['ledger-backwards', 'ledger-change'] },
+      // A retried `sent` (its first handler deferred) moves the ledger back from `delivered`; it keeps its first
+      // change, `advanced`, so only the ledger's watched ranks show it.
+      { seed: 21, violates: ['ledger-backwards'] },
     ],
   },
 ];
