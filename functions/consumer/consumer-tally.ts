@@ -4,6 +4,8 @@ export interface TallySnapshot {
   /** `Field` dimension value → metric → count. */
   readonly byField: ReadonlyMap<string, ReadonlyMap<ConsumerFieldMetricName, number>>;
   readonly plain: ReadonlyMap<ConsumerMetricName, number>;
+  /** Milliseconds each record waited from its enqueue to its first handler call (`EventWaitTime`). */
+  readonly waitsMs: readonly number[];
 }
 
 /**
@@ -13,6 +15,7 @@ export interface TallySnapshot {
 export class ConsumerTally {
   readonly #byField = new Map<string, Map<ConsumerFieldMetricName, number>>();
   readonly #plain = new Map<ConsumerMetricName, number>();
+  readonly #waitsMs: number[] = [];
 
   countForField(metric: ConsumerFieldMetricName, field: string, count = 1): void {
     let counts = this.#byField.get(field);
@@ -27,8 +30,12 @@ export class ConsumerTally {
     this.#plain.set(metric, (this.#plain.get(metric) ?? 0) + count);
   }
 
+  observeWait(milliseconds: number): void {
+    this.#waitsMs.push(milliseconds);
+  }
+
   snapshot(): TallySnapshot {
-    return { byField: this.#byField, plain: this.#plain };
+    return { byField: this.#byField, plain: this.#plain, waitsMs: this.#waitsMs };
   }
 
   /** Flat view for tests and summaries: `Metric` or `Metric/Field` → count. */

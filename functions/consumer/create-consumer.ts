@@ -16,6 +16,7 @@ import {
   STATUS_LEDGER_MODES,
   type StatusLedgerMode,
 } from '../../contract/environment.ts';
+import { LANES, type LaneName } from '../../contract/lanes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME, SUBSCRIBER_DIMENSION } from '../../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
@@ -50,6 +51,10 @@ export interface ConsumerConfig {
   /** Backoff of failed records and cap of `RetryLater` delays (contract/retry-budget.ts). */
   readonly retryBaseDelaySeconds: number;
   readonly retryMaxDelaySeconds: number;
+  /** The lane this consumer reads (contract/lanes.ts). @default 'status' */
+  readonly lane?: LaneName;
+  /** Its lane is a FIFO queue grouped by conversation: records run in conversation order. @default false */
+  readonly ordered?: boolean;
 }
 
 export interface ConsumerDependencies {
@@ -106,6 +111,8 @@ export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Con
       DEFAULT_SETTINGS.retryMaxDelaySeconds,
       env,
     ),
+    lane: getChoiceFromEnv(ENV.lane, LANES, 'status', env),
+    ordered: getChoiceFromEnv(ENV.laneOrdered, ['true', 'false'], 'false', env) === 'true',
   };
 }
 
@@ -136,7 +143,9 @@ export function createConsumerMetrics(): Metrics {
 export function createConsumerHandler(config: ConsumerConfig, dependencies: ConsumerDependencies) {
   const logger = dependencies.logger ?? createConsumerLogger();
   const metrics = dependencies.metrics ?? createConsumerMetrics();
-  logger.appendPersistentKeys({ subscriber: config.subscriberName });
+  const lane = config.lane ?? 'status';
+  const ordered = config.ordered === true;
+  logger.appendPersistentKeys({ subscriber: config.subscriberName, lane });
   metrics.setDefaultDimensions({ [SUBSCRIBER_DIMENSION]: config.subscriberName });
   const claimStore = dependencies.claimStore ?? ((options) => new ClaimStore(options));
   const claims = claimStore({
@@ -176,12 +185,26 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
       retryMaxDelaySeconds: config.retryMaxDelaySeconds,
     },
     fields: config.fields,
+    ordered,
     logger,
     ...(dependencies.completionRetry === undefined ? {} : { completionRetry: dependencies.completionRetry }),
     ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
     ...(dependencies.sleep === undefined ? {} : { sleep: dependencies.sleep }),
   });
-  return createSqsBatchHandler({ consumer, metrics, logger });
+  return createSqsBatchHandler({
+    consumer,
+    metrics,
+    logger,
+    lane,
+    ...(ordered
+      ? {
+          ordered: {
+            handlers: dependencies.handlers,
+            ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
+          },
+        }
+      : {}),
+  });
 }
 
 /**

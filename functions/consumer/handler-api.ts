@@ -65,11 +65,41 @@ export type WebhookEventContext = MessageContext | StatusContext | ErrorContext 
 export type WebhookHandler<C> = (context: C) => void | Promise<void>;
 
 /**
+ * One turn of a conversation (docs/design.md §8, "Bursts"): the fresh inbound messages of one conversation
+ * that arrived within `burstWindowMs` of the first, in the order the receiver accepted them, handed over
+ * together and once. Their keys were claimed together and are completed together when the handler returns;
+ * when it throws, every claim is released and the whole turn comes back as one.
+ */
+export interface ConversationTurnContext {
+  /** `<phone_number_id>:<customer wa_id>` (`-` for a part that could not be read). */
+  readonly conversationId: string;
+  /** Every fresh message of the turn, oldest first; never empty. Duplicates of answered messages are left out. */
+  readonly messages: readonly MessageContext[];
+  /** Milliseconds left in this invocation (the leases end `leaseMarginMs` later). */
+  remainingTimeMs(): number;
+  /** Lines carry the conversation's message count and the first message's key. */
+  readonly logger: HandlerLogger;
+}
+
+/**
  * Leave a handler out and its events are acknowledged with no side effect: recorded as done in one write and
  * counted, so their duplicates are counted too (or not claimed at all with `claimUnhandledEvents: false`).
  */
 export interface WebhookHandlers {
   readonly onMessage?: WebhookHandler<MessageContext>;
+  /**
+   * Instead of `onMessage`: one call per conversation turn, every message a person typed in a burst together
+   * (three lines typed in a row get one reply). Needs the ordered message lane for bursts to form; elsewhere
+   * each queued record's messages make a turn of their own.
+   */
+  readonly onConversationTurn?: WebhookHandler<ConversationTurnContext>;
+  /**
+   * How long after a conversation's first fresh message later ones still join its turn, in ms. The turn is
+   * handed over once the window has passed (so the first reply waits this long); 0 hands over whatever the
+   * batch holds at once. Only with `onConversationTurn`.
+   * @default 0
+   */
+  readonly burstWindowMs?: number;
   readonly onStatus?: WebhookHandler<StatusContext>;
   readonly onError?: WebhookHandler<ErrorContext>;
   readonly onManagementEvent?: WebhookHandler<ManagementEventContext>;
@@ -104,9 +134,48 @@ export class RetryLater extends Error {
   }
 }
 
-/** Identity function that gives the object literal its types (and editor completion). */
+export class InvalidHandlersError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidHandlersError';
+  }
+}
+
+/** The longest burst window: a turn held longer would eat into the lease and the reply's relevance alike. */
+export const MAX_BURST_WINDOW_MS = 60_000;
+
+/**
+ * Gives the object literal its types (and editor completion), and refuses combinations the consumer cannot
+ * honour, at import, so a unit test or `npm start` shows the mistake before a deploy does.
+ */
 export function defineWebhookHandlers<const H extends WebhookHandlers>(handlers: H): H {
+  if (handlers.onConversationTurn !== undefined && handlers.onMessage !== undefined) {
+    throw new InvalidHandlersError(
+      'onMessage and onConversationTurn both handle inbound messages: define one of them.',
+    );
+  }
+  const window = handlers.burstWindowMs;
+  if (window !== undefined) {
+    if (handlers.onConversationTurn === undefined) {
+      throw new InvalidHandlersError('burstWindowMs only applies with onConversationTurn.');
+    }
+    if (!Number.isInteger(window) || window < 0 || window > MAX_BURST_WINDOW_MS) {
+      throw new InvalidHandlersError(
+        `burstWindowMs is ${window}: use whole milliseconds from 0 to ${MAX_BURST_WINDOW_MS}.`,
+      );
+    }
+  }
   return handlers;
+}
+
+/** Whether an event of `kind` has a side effect: a handler of its own, or, for a message, a turn handler. */
+export function hasHandler(handlers: WebhookHandlers, kind: EventKind): boolean {
+  return handlerFor(handlers, kind) !== undefined || (kind === 'message' && handlesTurns(handlers));
+}
+
+/** Whether inbound messages are handled in turns (`onConversationTurn`) rather than one by one. */
+export function handlesTurns(handlers: WebhookHandlers): boolean {
+  return handlers.onConversationTurn !== undefined;
 }
 
 /** The handler registered for an event's kind, if any. */

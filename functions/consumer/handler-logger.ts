@@ -8,9 +8,14 @@ import { loggableKey } from './loggable-key.ts';
  * not scalars are dropped at runtime too (JavaScript callers bypass the types), so a payload or a contact
  * object never reaches the logs through it.
  */
-export function createHandlerLogger(logger: Logger, event: WebhookEvent): HandlerLogger {
+export function createHandlerLogger(
+  logger: Logger,
+  event: WebhookEvent,
+  fixed: LogDetails = {},
+): HandlerLogger {
   const line = (details: LogDetails | undefined) => ({
     ...scalarsOnly(details),
+    ...scalarsOnly(fixed),
     key: loggableKey(event),
     field: event.field,
     kind: event.kind,

@@ -2,13 +2,23 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { LaneName } from '../../contract/lanes.ts';
 import { publishTally } from './consumer-metrics.ts';
-import type { WebhookConsumer } from './webhook-consumer.ts';
+import { planTurns, runInConversationOrder } from './conversation-turns.ts';
+import { handlesTurns, type WebhookHandlers } from './handler-api.ts';
+import type { ConsumerBatch, WebhookConsumer } from './webhook-consumer.ts';
 
 export interface SqsBatchHandlerDependencies {
   readonly consumer: WebhookConsumer;
   readonly metrics: Metrics;
   readonly logger: Logger;
+  /** The lane this consumer reads: the `Lane` dimension of `EventWaitTime`. @default 'status' */
+  readonly lane?: LaneName;
+  /**
+   * The records come from a FIFO queue grouped by conversation: run each group's records in order. Needs the
+   * handlers, for `onConversationTurn` and its burst window. @default - unordered
+   */
+  readonly ordered?: { readonly handlers: WebhookHandlers; readonly clock?: () => number };
 }
 
 export type ConsumerContext = Pick<Context, 'getRemainingTimeInMillis'>;
@@ -23,34 +33,61 @@ export type ConsumerContext = Pick<Context, 'getRemainingTimeInMillis'>;
  * messageId). `throwOnFullBatchFailure: false`: when every record fails the same list is returned rather
  * than an exception, which Lambda would treat the same way but log as a function error.
  *
- * Records held back for a lease (the same message in flight elsewhere) are then given their return time.
+ * On an ordered lane the records are run by conversation instead (conversation-turns.ts): groups in
+ * parallel, a group's records one after the other, the rest of a group failed unrun after a failure.
+ * Powertools' FIFO processor would run the whole batch one record at a time, so that one conversation's slow
+ * handler delayed up to nine others.
+ *
+ * Records held back (a lease, a burst window, a failure ahead in their conversation) are then given their
+ * return time.
  *
  * A fresh BatchProcessor per invocation: it keeps per-batch state, and the local event source runs several
  * invocations at once in one process.
  */
 export function createSqsBatchHandler(dependencies: SqsBatchHandlerDependencies) {
-  const { consumer, metrics, logger } = dependencies;
+  const { consumer, metrics, logger, ordered } = dependencies;
+  const lane = dependencies.lane ?? 'status';
   return async (event: SQSEvent, context: ConsumerContext): Promise<SQSBatchResponse> => {
-    const batch = await consumer.prepareBatch(event.Records, {
-      remainingTimeMs: () => context.getRemainingTimeInMillis(),
-    });
+    const invocation = { remainingTimeMs: () => context.getRemainingTimeInMillis() };
+    let batch: ConsumerBatch | undefined;
     try {
-      const processor = new BatchProcessor(EventType.SQS);
-      const response = await processPartialResponse(
-        event,
-        (record: SQSRecord) => batch.processRecord(record),
-        processor,
-        { throwOnFullBatchFailure: false },
-      );
-      await batch.scheduleRedeliveries();
-      return { batchItemFailures: response.batchItemFailures };
-    } finally {
-      logger.info('Batch processed', {
-        records: batch.records,
-        failedRecords: batch.failedRecords,
-        counts: batch.tally.toRecord(),
+      if (ordered === undefined) {
+        batch = await consumer.prepareBatch(event.Records, invocation);
+        const prepared = batch;
+        const processor = new BatchProcessor(EventType.SQS);
+        const response = await processPartialResponse(
+          event,
+          (record: SQSRecord) => prepared.processRecord(record),
+          processor,
+          { throwOnFullBatchFailure: false },
+        );
+        await batch.scheduleRedeliveries();
+        return { batchItemFailures: response.batchItemFailures };
+      }
+      const plan = planTurns(event.Records, {
+        burstWindowMs: ordered.handlers.burstWindowMs ?? 0,
+        handlesTurns: handlesTurns(ordered.handlers),
+        now: (ordered.clock ?? Date.now)(),
       });
-      publishTally(metrics, batch.tally.snapshot());
+      batch = await consumer.prepareBatch(plan.ready, invocation);
+      for (const { record, delaySeconds } of plan.held) batch.holdForBurst(record, delaySeconds);
+      const failed = await runInConversationOrder(plan.groups, batch);
+      await batch.scheduleRedeliveries();
+      return {
+        batchItemFailures: [...failed, ...plan.held.map(({ record }) => record.messageId)].map(
+          (itemIdentifier) => ({ itemIdentifier }),
+        ),
+      };
+    } finally {
+      if (batch !== undefined) {
+        logger.info('Batch processed', {
+          lane,
+          records: event.Records.length,
+          failedRecords: batch.failedRecords,
+          counts: batch.tally.toRecord(),
+        });
+        publishTally(metrics, batch.tally.snapshot(), lane);
+      }
     }
   };
 }

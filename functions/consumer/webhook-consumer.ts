@@ -21,6 +21,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { StatusLedgerMode } from '../../contract/environment.ts';
+import { conversationId } from '../../contract/lanes.ts';
 import { ConsumerFieldMetric, ConsumerMetric } from '../../contract/metric-names.ts';
 import type { BackoffSettings } from '../../contract/retry-budget.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
@@ -47,7 +48,16 @@ import {
 } from './complete-with-retry.ts';
 import { ConsumerTally } from './consumer-tally.ts';
 import { type FilteredOut, selectFields } from './field-selection.ts';
-import { handlerFor, RetryLater, type WebhookEventContext, type WebhookHandlers } from './handler-api.ts';
+import {
+  type ConversationTurnContext,
+  handlerFor,
+  handlesTurns,
+  hasHandler,
+  type MessageContext,
+  RetryLater,
+  type WebhookEventContext,
+  type WebhookHandlers,
+} from './handler-api.ts';
 import { createHandlerLogger, describeError } from './handler-logger.ts';
 import { decideInFlight } from './in-flight.ts';
 import { loggableKey } from './loggable-key.ts';
@@ -59,8 +69,16 @@ export interface QueueRecord {
   readonly body: string;
   /** Needed to bring a failed record back at a chosen time; without it the queue's visibility timeout rules. */
   readonly receiptHandle?: string;
-  /** `ApproximateReceiveCount` sets the backoff of a failed record; absent, it counts as a first receive. */
-  readonly attributes?: { readonly ApproximateReceiveCount?: string };
+  /**
+   * `ApproximateReceiveCount` sets the backoff of a failed record (absent: a first receive); `SentTimestamp`
+   * (epoch ms, the receiver's enqueue) is where the wait before the handler is counted from, and where a
+   * conversation's burst window starts; `MessageGroupId` is the conversation on an ordered lane.
+   */
+  readonly attributes?: {
+    readonly ApproximateReceiveCount?: string;
+    readonly SentTimestamp?: string;
+    readonly MessageGroupId?: string;
+  };
 }
 
 export interface Invocation {
@@ -113,6 +131,12 @@ export interface WebhookConsumerOptions {
   readonly fields?: readonly string[] | undefined;
   /** Without it, a failed record returns after the queue's visibility timeout. */
   readonly redelivery?: RedeliveryScheduler;
+  /**
+   * The records come from an ordered lane (docs/design.md §8): a record's events stop at the first that
+   * fails, the later ones released unrun, so that nothing of a conversation runs ahead of what failed.
+   * @default false
+   */
+  readonly ordered?: boolean;
   /** Backoff of failed records and cap of `RetryLater` delays. @default the delays of DEFAULT_SETTINGS */
   readonly retry?: BackoffSettings;
   /** Draws the backoff's jitter, in [0, 1). @default Math.random */
@@ -146,6 +170,19 @@ interface PreparedRecord {
   readonly claims: readonly (BatchClaimResult | undefined)[];
   /** Events of fields this subscriber does not want: never claimed, only counted. */
   readonly filteredOut: readonly FilteredOut[];
+}
+
+/** A fresh message read into a conversation turn, its side effect not yet run. */
+interface TurnMessage {
+  readonly record: QueueRecord;
+  readonly event: WebhookEvent;
+  readonly claim: HeldClaim;
+}
+
+/** The conversation of an inbound message (docs/design.md §8). */
+export function conversationOf(event: WebhookEvent): string {
+  const metadata = event.value.metadata as { phone_number_id?: unknown } | undefined;
+  return conversationId(metadata?.phone_number_id, event.payload.from);
 }
 
 export class WebhookConsumer {
@@ -190,7 +227,7 @@ export class WebhookConsumer {
   /** What to claim for an event: with a lease when it has a side effect, as done when not, or nothing. */
   #claimRequest(event: WebhookEvent, messageId: string): ClaimRequest | undefined {
     const sideEffect =
-      handlerFor(this.#options.handlers, event.kind) !== undefined ||
+      hasHandler(this.#options.handlers, event.kind) ||
       (event.kind === 'status' && this.#options.statusLedger === 'always');
     if (!sideEffect && this.#options.claimUnhandledEvents === false) return undefined;
     return { key: event.key, field: event.field, messageId, sideEffect };
@@ -249,7 +286,12 @@ export class ConsumerBatch {
   readonly #backedOff = new Set<string>();
   readonly #retry: BackoffSettings;
   readonly #random: () => number;
-  #failedRecords = 0;
+  /** Records that failed in this batch, however (their own failure, held behind another, held for a burst). */
+  readonly #failed = new Set<string>();
+  /** Held claims already completed or released: never released (again) when their record is held behind. */
+  readonly #settled = new Set<HeldClaim>();
+  /** Records whose wait before the handler was counted: once per record. */
+  readonly #waited = new Set<string>();
 
   constructor(prepared: readonly PreparedRecord[], invocation: Invocation, options: WebhookConsumerOptions) {
     for (const entry of prepared) {
@@ -270,20 +312,104 @@ export class ConsumerBatch {
   }
 
   get failedRecords(): number {
-    return this.#failedRecords;
+    return this.#failed.size;
   }
 
   /** Runs one record's events in order. Resolves when the record is done; throws {@link RecordFailedError}. */
   async processRecord(record: QueueRecord): Promise<void> {
-    const prepared = this.#byRecord.get(record) ?? this.#byMessageId.get(record.messageId);
-    if (prepared === undefined) throw new RecordFailedError(record.messageId, ['not-in-batch']);
-    const failures = prepared.extraction.ok
-      ? await this.#processEvents(prepared)
-      : await this.#quarantine(prepared.record, prepared.extraction.reason);
-    if (failures.length > 0) {
-      this.#failedRecords++;
-      throw new RecordFailedError(record.messageId, failures);
+    if (handlesTurns(this.#options.handlers)) {
+      const done = await this.runTurn([record]);
+      if (done === 0) throw new RecordFailedError(record.messageId, ['turn']);
+      return;
     }
+    const failures = await this.#processRecordEvents(record);
+    if (failures.length > 0) this.#fail(record, failures);
+  }
+
+  /**
+   * Runs the records of one conversation turn in order: each record's events, with the fresh messages of all
+   * of them handed to `onConversationTurn` in one call once every record was read (without a turn handler,
+   * `records` is one record, run as {@link processRecord} does). A record that fails ends the turn there:
+   * the messages read before it still make the turn, the records after it are not run. A turn handler that
+   * throws fails every record of the turn, its claims released together.
+   *
+   * Returns how many records, from the first, are done; the record at that index (if any) failed and has its
+   * return time; the caller holds the later ones behind it ({@link holdBehind}). Never throws.
+   */
+  async runTurn(records: readonly QueueRecord[]): Promise<number> {
+    if (!handlesTurns(this.#options.handlers)) {
+      const [record] = records;
+      if (record === undefined) return 0;
+      try {
+        await this.processRecord(record);
+        return 1;
+      } catch {
+        return 0;
+      }
+    }
+    const turn: TurnMessage[] = [];
+    let done = 0;
+    for (const record of records) {
+      const failures = await this.#processRecordEvents(record, turn);
+      if (failures.length > 0) {
+        this.#failed.add(record.messageId);
+        this.#logger.info('Record failed; the conversation waits for it', {
+          messageId: record.messageId,
+          failures,
+        });
+        break;
+      }
+      done++;
+    }
+    if (turn.length === 0) return done;
+    const turnRecords = records.slice(0, Math.min(done + 1, records.length));
+    return (await this.#runTurnHandler(turn, turnRecords)) ? done : 0;
+  }
+
+  /**
+   * Fails `record` unrun because `blocker`, earlier in its conversation, failed: its held claims are released
+   * and it comes back no sooner than the blocker (SQS keeps the group's order; returning earlier would only
+   * cost a receive). Call after the blocker was run.
+   */
+  async holdBehind(record: QueueRecord, blocker: QueueRecord): Promise<void> {
+    const delaySeconds = this.#redeliveries.get(blocker.messageId)?.delaySeconds;
+    if (delaySeconds !== undefined) this.#bringBackAfter(record, delaySeconds);
+    if (this.#failed.has(record.messageId)) return;
+    this.#failed.add(record.messageId);
+    this.tally.count(ConsumerMetric.RecordsHeldBehindFailure);
+    const prepared = this.#prepared(record);
+    if (prepared === undefined || !prepared.extraction.ok) return;
+    for (const [index, claim] of prepared.claims.entries()) {
+      const event = prepared.extraction.events[index];
+      if (claim !== undefined && event !== undefined && isHeld(claim)) await this.#release(event, claim);
+    }
+  }
+
+  /**
+   * Hands `record` back unclaimed for `delaySeconds`: its conversation's burst window is still open, and it
+   * returns with whatever the conversation adds meanwhile. A record never seen by `prepareBatch`.
+   */
+  holdForBurst(record: QueueRecord, delaySeconds: number): void {
+    this.#failed.add(record.messageId);
+    this.tally.count(ConsumerMetric.RecordsHeldForBurst);
+    this.#bringBackAfter(record, delaySeconds);
+  }
+
+  #prepared(record: QueueRecord): PreparedRecord | undefined {
+    return this.#byRecord.get(record) ?? this.#byMessageId.get(record.messageId);
+  }
+
+  #fail(record: QueueRecord, failures: readonly string[]): never {
+    this.#failed.add(record.messageId);
+    throw new RecordFailedError(record.messageId, failures);
+  }
+
+  async #processRecordEvents(record: QueueRecord, turn?: TurnMessage[]): Promise<string[]> {
+    const prepared = this.#prepared(record);
+    if (prepared === undefined) return ['not-in-batch'];
+    return prepared.extraction.ok
+      ? this.#processEvents(prepared, turn)
+      : this.#quarantine(prepared.record, prepared.extraction.reason);
   }
 
   /**
@@ -337,7 +463,7 @@ export class ConsumerBatch {
     }
   }
 
-  async #processEvents(prepared: PreparedRecord): Promise<string[]> {
+  async #processEvents(prepared: PreparedRecord, turn?: TurnMessage[]): Promise<string[]> {
     const extraction = prepared.extraction;
     if (!extraction.ok) return [];
     for (const skipped of prepared.filteredOut) {
@@ -358,6 +484,16 @@ export class ConsumerBatch {
     for (const [index, event] of extraction.events.entries()) {
       const claim = prepared.claims[index];
       if (claim === undefined) continue;
+      if (failures.length > 0 && this.#options.ordered === true) {
+        // Nothing of the conversation may run ahead of the event that failed.
+        if (isHeld(claim)) await this.#release(event, claim);
+        continue;
+      }
+      if (turn !== undefined && event.kind === 'message' && isHeld(claim)) {
+        this.#countClaimed(event, claim.outcome, claim.attempt);
+        turn.push({ record: prepared.record, event, claim });
+        continue;
+      }
       const failure = await this.#processEvent(prepared.record, event, claim);
       if (failure !== undefined) failures.push(failure);
     }
@@ -448,6 +584,7 @@ export class ConsumerBatch {
 
     const handler = handlerFor(this.#options.handlers, event.kind);
     if (handler !== undefined && context !== undefined) {
+      this.#observeWait(record);
       try {
         await handler(context);
       } catch (error) {
@@ -471,6 +608,18 @@ export class ConsumerBatch {
       }
     }
 
+    await this.#complete(event, claim);
+    return undefined;
+  }
+
+  /**
+   * Marks the claim done after its side effect ran. Never throws: running the effect again could only double
+   * it. Failing the record would have SQS redeliver it after the visibility timeout, when the lease has
+   * lapsed, and the redelivery would take the claim over and run the effect a second time.
+   */
+  async #complete(event: WebhookEvent, claim: HeldClaim): Promise<void> {
+    const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
+    this.#settled.add(claim);
     try {
       await completeWithRetry(this.#options.claims, claim, {
         remainingTimeMs: () => this.#invocation.remainingTimeMs(),
@@ -479,9 +628,6 @@ export class ConsumerBatch {
       });
       this.#logger.debug('Event handled', { ...logged, outcome: claim.outcome });
     } catch (error) {
-      // The side effect ran; running it again here could only double it. The record succeeds: failing it
-      // would have SQS redeliver it after the visibility timeout, when the lease has lapsed, and the
-      // redelivery would take the claim over and run the effect a second time.
       this.tally.count(ConsumerMetric.CompletionFailures);
       this.#logger.error('Completing the claim failed after the side effect ran', {
         ...logged,
@@ -489,7 +635,71 @@ export class ConsumerBatch {
         ...describeError(error),
       });
     }
-    return undefined;
+  }
+
+  /** The record's wait from its enqueue to its first handler call, once per record (`EventWaitTime`). */
+  #observeWait(record: QueueRecord): void {
+    if (this.#waited.has(record.messageId)) return;
+    this.#waited.add(record.messageId);
+    const sentAt = Number(record.attributes?.SentTimestamp);
+    if (Number.isFinite(sentAt) && sentAt > 0) this.tally.observeWait(Math.max(0, this.#clock() - sentAt));
+  }
+
+  /**
+   * Calls `onConversationTurn` once with every message of `turn`, then completes all their claims; when it
+   * throws, releases them all and brings every record of the turn back (after the `RetryLater` delay, or its
+   * backoff). Returns whether the turn was handled.
+   */
+  async #runTurnHandler(turn: readonly TurnMessage[], records: readonly QueueRecord[]): Promise<boolean> {
+    const handler = this.#options.handlers.onConversationTurn;
+    const first = turn[0] as TurnMessage;
+    const logged = { key: loggableKey(first.event), field: first.event.field, messages: turn.length };
+    const context: ConversationTurnContext = {
+      conversationId: conversationOf(first.event),
+      messages: turn.map(({ event, claim }) => this.#messageContext(event, claim)),
+      remainingTimeMs: () => this.#invocation.remainingTimeMs(),
+      logger: createHandlerLogger(this.#logger, first.event, { messages: turn.length }),
+    };
+    for (const { record } of turn) this.#observeWait(record);
+    try {
+      await handler?.(context);
+    } catch (error) {
+      const deferred = error instanceof RetryLater;
+      for (const { event } of turn) {
+        this.tally.countForField(
+          deferred ? ConsumerFieldMetric.RetriesDeferred : ConsumerFieldMetric.HandlerErrors,
+          event.metricField,
+        );
+      }
+      this.#logger[deferred ? 'info' : 'error']('Conversation turn failed; its claims are released', {
+        ...logged,
+        ...describeError(error),
+      });
+      await Promise.all(turn.map(({ event, claim }) => this.#release(event, claim)));
+      for (const record of records) {
+        this.#failed.add(record.messageId);
+        if (deferred) this.#bringBackAfter(record, deferredDelaySeconds(error.afterSeconds, this.#retry));
+        else this.#backOff(record);
+      }
+      return false;
+    }
+    this.tally.count(ConsumerMetric.ConversationTurns);
+    await Promise.all(turn.map(({ event, claim }) => this.#complete(event, claim)));
+    return true;
+  }
+
+  #messageContext(event: WebhookEvent, claim: HeldClaim): MessageContext {
+    return {
+      event,
+      key: event.key,
+      field: event.field,
+      kind: 'message',
+      payload: event.payload,
+      value: event.value,
+      claimedAs: claim.outcome,
+      remainingTimeMs: () => this.#invocation.remainingTimeMs(),
+      logger: createHandlerLogger(this.#logger, event),
+    };
   }
 
   /** The handler's context; for a status, after the ledger merged it. Undefined: acknowledge only. */
@@ -522,6 +732,8 @@ export class ConsumerBatch {
   }
 
   async #release(event: WebhookEvent, claim: HeldClaim): Promise<void> {
+    if (this.#settled.has(claim)) return;
+    this.#settled.add(claim);
     try {
       if (await this.#options.claims.release(claim)) {
         this.tally.countForField(ConsumerFieldMetric.ClaimReleases, event.metricField);

@@ -83,11 +83,16 @@ describe('consumer metrics', () => {
 
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-errors' }] });
     const documents = emfDocuments(lines);
-    const fields = documents.map((document) => document.values.Field ?? '(none)');
+    const fields = documents.map(
+      (document) =>
+        document.values.Field ??
+        (document.values.Lane === undefined ? '(none)' : `lane:${document.values.Lane}`),
+    );
     expect(fields.sort()).toEqual([
       '(none)',
       'account_update',
       'error',
+      'lane:status',
       'message',
       'some_future_field',
       'status',
@@ -99,7 +104,11 @@ describe('consumer metrics', () => {
       expect(document.values.service).toBe(SERVICE_NAME);
       expect(document.values.Subscriber).toBe('crm');
       expect(document.dimensions).toEqual([
-        document.values.Field === undefined ? ['service', 'Subscriber'] : ['service', 'Subscriber', 'Field'],
+        document.values.Field !== undefined
+          ? ['service', 'Subscriber', 'Field']
+          : document.values.Lane !== undefined
+            ? ['service', 'Subscriber', 'Lane']
+            : ['service', 'Subscriber'],
       ]);
     }
     expect(metricValue(documents, 'EventsFresh', 'message')).toBe(25);
