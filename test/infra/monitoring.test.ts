@@ -6,8 +6,10 @@
 import { readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LANE_DIMENSION } from '../../contract/lanes.ts';
 import {
   ConsumerFieldMetric,
+  ConsumerLaneMetric,
   ConsumerMetric,
   METRICS_NAMESPACE,
   ReceiverMetric,
@@ -43,6 +45,12 @@ const DEFAULT_ALARMS = [
   'ClaimTableSystemErrors',
   'QuarantineQueueNotEmpty',
   'QuarantineQueueArrivals',
+  'RedeliveriesNotScheduled',
+  'MessageDeadLetterQueueNotEmpty',
+  'MessageDeadLetterQueueArrivals',
+  'MessageConsumerErrors',
+  'MessageConsumerThrottles',
+  'MessageEventWaitTime',
 ] as const;
 
 interface AlarmQuery {
@@ -92,9 +100,13 @@ describe('default alarms', () => {
   let dlqId: string;
   let quarantineId: string;
   let tableId: string;
+  let messageConsumerId: string;
+  let messageDlqId: string;
 
   beforeAll(() => {
     template = synthStack().template;
+    messageConsumerId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookMessageConsumer');
+    messageDlqId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookMessageDeadLetterQueue');
     quarantineId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookQuarantineQueue');
     receiverId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookReceiver');
     consumerId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookConsumer');
@@ -102,7 +114,7 @@ describe('default alarms', () => {
     tableId = logicalIdStartingWith(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
   });
 
-  it('are the seventeen listed, each saying what to do, none breaching on missing data', () => {
+  it('are the twenty-three listed, each saying what to do, none breaching on missing data', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', DEFAULT_ALARMS.length);
     for (const id of DEFAULT_ALARMS) {
       const alarm = alarmProperties(template, id);
@@ -116,13 +128,20 @@ describe('default alarms', () => {
     ['ConsumerThrottles', 'Throttles', 'consumer'],
     ['ReceiverErrors', 'Errors', 'receiver'],
     ['ReceiverThrottles', 'Throttles', 'receiver'],
+    ['MessageConsumerErrors', 'Errors', 'message consumer'],
+    ['MessageConsumerThrottles', 'Throttles', 'message consumer'],
   ] as const)(
     '%s: Lambda %s of the %s function, summed over 5 minutes, at the first one',
     (id, metric, fn) => {
+      const functionId = {
+        consumer: consumerId,
+        receiver: receiverId,
+        'message consumer': messageConsumerId,
+      }[fn];
       expect(alarmProperties(template, id)).toMatchObject({
         Namespace: 'AWS/Lambda',
         MetricName: metric,
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn === 'consumer' ? consumerId : receiverId } }],
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
         Statistic: 'Sum',
         Period: 300,
         Threshold: 1,
@@ -264,6 +283,64 @@ describe('default alarms', () => {
     );
   });
 
+  it('MessageEventWaitTime: p99 of the message lane’s wait before the handler above 5 s in 3 of 3 minutes', () => {
+    expect(alarmProperties(template, 'MessageEventWaitTime')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: ConsumerLaneMetric.EventWaitTime,
+      Dimensions: [{ Name: LANE_DIMENSION, Value: 'message' }, SUBSCRIBER, SERVICE],
+      ExtendedStatistic: 'p99',
+      Period: 60,
+      Threshold: ALARM_DEFAULTS.messageEventWaitTimeP99Ms,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(ALARM_DEFAULTS.messageEventWaitTimeP99Ms).toBe(5000);
+  });
+
+  it('RedeliveriesNotScheduled: the first failed record that could not get its backoff, over 5 minutes', () => {
+    const alarm = alarmProperties(template, 'RedeliveriesNotScheduled');
+    expect(alarm).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+    });
+    expect(alarm.Metrics).toEqual([
+      expect.objectContaining({
+        MetricStat: {
+          Metric: {
+            Namespace: METRICS_NAMESPACE,
+            MetricName: ConsumerMetric.RedeliveriesNotScheduled,
+            Dimensions: [SUBSCRIBER, SERVICE],
+          },
+          Period: 300,
+          Stat: 'Sum',
+        },
+      }),
+    ]);
+  });
+
+  it('MessageDeadLetterQueueNotEmpty and MessageDeadLetterQueueArrivals: the message lane DLQ’s depth and growth, with the DLQ thresholds', () => {
+    expect(alarmProperties(template, 'MessageDeadLetterQueueNotEmpty')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [messageDlqId, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    const arrivals = alarmProperties(template, 'MessageDeadLetterQueueArrivals');
+    expect(arrivals).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(returnedExpression(arrivals.Metrics)).toBe('DIFF(visible)');
+    expect(fetched(arrivals.Metrics).visible?.Metric.Dimensions).toEqual([
+      { Name: 'QueueName', Value: { 'Fn::GetAtt': [messageDlqId, 'QueueName'] } },
+    ]);
+    // The status lane's DLQ alarms watch its own DLQ only.
+    expect(JSON.stringify(alarmProperties(template, 'DeadLetterQueueNotEmpty'))).not.toContain(messageDlqId);
+  });
+
   it('QuarantineQueueNotEmpty and QuarantineQueueArrivals: the quarantine queue’s depth and its growth, with the DLQ thresholds', () => {
     expect(alarmProperties(template, 'QuarantineQueueNotEmpty')).toMatchObject({
       Namespace: 'AWS/SQS',
@@ -383,6 +460,9 @@ describe('thresholds from props', () => {
           claimTableThrottledRequests: 50,
           claimTableSystemErrors: 9,
           dynamoDbAccountUserErrors: 11,
+          messageEventWaitTimeP99Ms: 2500,
+          messageEventWaitTimeEvaluationPeriods: 5,
+          redeliveriesNotScheduled: 12,
         },
       },
     }).template;
@@ -410,6 +490,12 @@ describe('thresholds from props', () => {
       ['ClaimTableThrottledRequests', 50],
       ['ClaimTableSystemErrors', 9],
       ['DynamoDbAccountUserErrors', 11],
+      ['RedeliveriesNotScheduled', 12],
+      ['MessageEventWaitTime', 2500, 5],
+      // The message lane's DLQ and consumer alarms share the status lane's thresholds.
+      ['MessageDeadLetterQueueArrivals', 2],
+      ['MessageConsumerErrors', 3],
+      ['MessageConsumerThrottles', 4],
     ];
     for (const [id, threshold, evaluationPeriods = 1] of thresholds) {
       expect(alarmProperties(template, id), id).toMatchObject({
@@ -417,6 +503,7 @@ describe('thresholds from props', () => {
         EvaluationPeriods: evaluationPeriods,
       });
     }
+    expect(alarmProperties(template, 'MessageEventWaitTime').DatapointsToAlarm).toBe(5);
     const rate = alarmProperties(template, 'HandlerErrorRate');
     expect(returnedExpression(rate.Metrics)).toMatch(
       /^IF\(\(FILL\(fresh_message, 0\) \+ FILL\(fresh_calls, 0\)\) >= 100, /,
@@ -477,6 +564,21 @@ describe('unusable thresholds are refused', () => {
       /handlerErrorRateEvaluationPeriods must be a whole number/,
     ],
     [
+      'a message wait threshold of 0 ms',
+      { messageEventWaitTimeP99Ms: 0 },
+      /messageEventWaitTimeP99Ms must be a number of milliseconds above 0/,
+    ],
+    [
+      'zero message wait periods',
+      { messageEventWaitTimeEvaluationPeriods: 0 },
+      /messageEventWaitTimeEvaluationPeriods must be a whole number/,
+    ],
+    [
+      'an always-on RedeliveriesNotScheduled alarm',
+      { redeliveriesNotScheduled: 0 },
+      /redeliveriesNotScheduled must be at least 1/,
+    ],
+    [
       'a negative volume floor',
       { handlerErrorRateMinimumEvents: -1 },
       /handlerErrorRateMinimumEvents must be a number >= 0/,
@@ -524,6 +626,16 @@ describe('docs', () => {
     QuarantineQueueNotEmpty: [d.deadLetterQueueMessages],
     QuarantineQueueArrivals: [d.deadLetterQueueArrivals],
     DynamoDbAccountUserErrors: [],
+    RedeliveriesNotScheduled: [d.redeliveriesNotScheduled, minutes],
+    MessageDeadLetterQueueNotEmpty: [d.deadLetterQueueMessages],
+    MessageDeadLetterQueueArrivals: [d.deadLetterQueueArrivals],
+    MessageConsumerErrors: [d.consumerErrors, minutes],
+    MessageConsumerThrottles: [d.consumerThrottles, minutes],
+    MessageEventWaitTime: [
+      d.messageEventWaitTimeP99Ms,
+      d.messageEventWaitTimeEvaluationPeriods,
+      d.messageEventWaitTimeEvaluationPeriods,
+    ],
   };
 
   it('docs/deploy.md has one row per alarm, quoting its defaults from ALARM_DEFAULTS', () => {

@@ -7,8 +7,10 @@ import * as path from 'node:path';
 import { Capture, Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/environment.ts';
+import { FIFO_MAX_BATCH_SIZE, LANE_DIMENSION, ORDERED_MESSAGE_LANE_RETRY } from '../../contract/lanes.ts';
 import {
   ConsumerFieldMetric,
+  ConsumerLaneMetric,
   ConsumerMetric,
   MESSAGES_FIELD_DIMENSIONS,
   METRICS_NAMESPACE,
@@ -41,6 +43,9 @@ let dlqId: string;
 let quarantineId: string;
 let tableId: string;
 let secretId: string;
+let messageConsumerId: string;
+let messageQueueId: string;
+let messageDlqId: string;
 
 beforeAll(() => {
   const synthesised = synthStack({}, { bundle: true });
@@ -54,6 +59,9 @@ beforeAll(() => {
   quarantineId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookQuarantineQueue');
   tableId = logicalIdStartingWith(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
   secretId = logicalIdStartingWith(template, 'AWS::SecretsManager::Secret', 'WebhookWebhookSecret');
+  messageConsumerId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookMessageConsumer');
+  messageQueueId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookMessageQueue');
+  messageDlqId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookMessageDeadLetterQueue');
 });
 
 describe('Lambda functions', () => {
@@ -99,7 +107,14 @@ describe('Lambda functions', () => {
     const text = parts
       .map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`))
       .join(separator);
-    expect(decodeSubscriberQueues(text)).toEqual([{ name: 'default', queueUrl: `<${queueId}>` }]);
+    expect(decodeSubscriberQueues(text)).toEqual([
+      {
+        name: 'default',
+        queueUrl: `<${queueId}>`,
+        messageQueueUrl: `<${messageQueueId}>`,
+        messageLaneOrdered: true,
+      },
+    ]);
     expect(variables).not.toHaveProperty(ENV.deliveryQueueUrl);
   });
 
@@ -114,7 +129,11 @@ describe('Lambda functions', () => {
       [ENV.deliveryQueueUrl]: { Ref: queueId },
       [ENV.quarantineQueueUrl]: { Ref: quarantineId },
       [ENV.maximumMessageSizeBytes]: String(defaults.maximumMessageSizeBytes),
+      [ENV.lane]: 'status',
+      [ENV.retryBaseDelaySeconds]: String(defaults.retryBaseDelaySeconds),
+      [ENV.retryMaxDelaySeconds]: String(defaults.retryMaxDelaySeconds),
     });
+    expect(variables).not.toHaveProperty(ENV.laneOrdered);
     expect(variables).not.toHaveProperty(ENV.keyNamespace);
     expect(variables).not.toHaveProperty(ENV.subscriberFields);
     // Absent, the consumer uses its own defaults: the ledger with an onStatus handler, unhandled events claimed.
@@ -123,8 +142,28 @@ describe('Lambda functions', () => {
     expect(variables).not.toHaveProperty(ENV.webhookSecretId);
   });
 
+  it('give the message lane consumer the same subscriber, its FIFO queue, LANE=message, LANE_ORDERED=true and a chat’s retry delays', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    const variables = functions[messageConsumerId]?.Properties.Environment.Variables;
+    const statusVariables = functions[consumerId]?.Properties.Environment.Variables;
+    expect(variables).toEqual({
+      ...statusVariables,
+      [ENV.deliveryQueueUrl]: { Ref: messageQueueId },
+      [ENV.lane]: 'message',
+      [ENV.laneOrdered]: 'true',
+      [ENV.retryBaseDelaySeconds]: String(ORDERED_MESSAGE_LANE_RETRY.retryBaseDelaySeconds),
+      [ENV.retryMaxDelaySeconds]: String(ORDERED_MESSAGE_LANE_RETRY.retryMaxDelaySeconds),
+    });
+    // Same module, same runtime and memory: the two consumers differ only in what they read and how.
+    for (const property of ['Handler', 'Runtime', 'Architectures', 'MemorySize', 'Timeout']) {
+      expect(functions[messageConsumerId]?.Properties[property], property).toEqual(
+        functions[consumerId]?.Properties[property],
+      );
+    }
+  });
+
   it('are bundled by the local esbuild as minified ESM with a source map and the createRequire banner', () => {
-    for (const id of [receiverId, consumerId]) {
+    for (const id of [receiverId, consumerId, messageConsumerId]) {
       const assetPath = template.findResources('AWS::Lambda::Function')[id]?.Metadata['aws:asset:path'];
       const bundle = path.join(outdir, assetPath, 'index.mjs');
       expect(existsSync(bundle)).toBe(true);
@@ -139,8 +178,8 @@ describe('Lambda functions', () => {
     }
   });
 
-  it('log into three log groups (receiver, consumer, API access) with a retention', () => {
-    template.resourceCountIs('AWS::Logs::LogGroup', 3);
+  it('log into four log groups (receiver, both lanes’ consumers, API access) with a retention', () => {
+    template.resourceCountIs('AWS::Logs::LogGroup', 4);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 });
@@ -169,8 +208,37 @@ describe('SQS', () => {
     });
   });
 
+  it('message lane queue: high-throughput FIFO (deduplication and quota per group, ids from the receiver), SSE, 14 days, no window in its visibility, redrive after a chat’s 20 receives', () => {
+    expect(template.findResources('AWS::SQS::Queue')[messageQueueId]?.Properties).toEqual({
+      FifoQueue: true,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      ContentBasedDeduplication: false,
+      SqsManagedSseEnabled: true,
+      MaximumMessageSize: defaults.maximumMessageSizeBytes,
+      MessageRetentionPeriod: 14 * 86_400,
+      VisibilityTimeout: 6 * defaults.consumerTimeoutSeconds,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [messageDlqId, 'Arn'] },
+        maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount,
+      },
+    });
+  });
+
+  it('message lane DLQ: FIFO too (SQS redrives a FIFO queue only into one), SSE, same size and retention', () => {
+    expect(template.findResources('AWS::SQS::Queue')[messageDlqId]?.Properties).toEqual({
+      FifoQueue: true,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      ContentBasedDeduplication: false,
+      SqsManagedSseEnabled: true,
+      MaximumMessageSize: defaults.maximumMessageSizeBytes,
+      MessageRetentionPeriod: 14 * 86_400,
+    });
+  });
+
   it('quarantine queue: SSE, same maximum size, 14 days, no redrive policy, and no queue redrives into it', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 3);
+    template.resourceCountIs('AWS::SQS::Queue', 5);
     const quarantine = template.findResources('AWS::SQS::Queue')[quarantineId];
     expect(quarantine?.Properties).toEqual({
       SqsManagedSseEnabled: true,
@@ -182,8 +250,8 @@ describe('SQS', () => {
     );
   });
 
-  it('all three queues refuse requests without TLS', () => {
-    for (const id of [queueId, dlqId, quarantineId]) {
+  it('all five queues refuse requests without TLS', () => {
+    for (const id of [queueId, dlqId, quarantineId, messageQueueId, messageDlqId]) {
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: id }],
         PolicyDocument: {
@@ -200,8 +268,22 @@ describe('SQS', () => {
     }
   });
 
+  it('the message lane mapping: at most 10 records, no batching window (FIFO), reports batch item failures, caps concurrency', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).find(
+      (resource) => resource.Properties.EventSourceArn['Fn::GetAtt'][0] === messageQueueId,
+    );
+    expect(mapping?.Properties).toEqual({
+      EventSourceArn: { 'Fn::GetAtt': [messageQueueId, 'Arn'] },
+      FunctionName: { Ref: messageConsumerId },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: Math.min(defaults.batchSize, FIFO_MAX_BATCH_SIZE),
+      ScalingConfig: { MaximumConcurrency: defaults.maxConcurrency },
+    });
+    expect(mapping?.Properties.BatchSize).toBeLessThanOrEqual(FIFO_MAX_BATCH_SIZE);
+  });
+
   it('the event source mapping reports batch item failures and caps concurrency with MaximumConcurrency', () => {
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
       FunctionName: { Ref: consumerId },
@@ -274,38 +356,46 @@ describe('IAM: least privilege', () => {
     const send = statements.find((s) => actionsOf(s).includes('sqs:SendMessage'));
     expect(send?.Resource).toEqual([
       { 'Fn::GetAtt': [queueId, 'Arn'] },
+      { 'Fn::GetAtt': [messageQueueId, 'Arn'] },
       { 'Fn::GetAtt': [quarantineId, 'Arn'] },
     ]);
     const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
     expect(secret?.Resource).toEqual({ Ref: secretId });
   });
 
-  it('the consumer may Put/Update/Delete items on its table, send to the quarantine queue, consume its queue: nothing else', () => {
-    const statements = statementsOfRole(template, 'WebhookConsumerRole');
-    const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
-    expect(dynamo).toHaveLength(1);
-    expect(actionsOf(dynamo[0] as never).sort()).toEqual([
-      'dynamodb:DeleteItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-    ]);
-    expect(dynamo[0]?.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
+  it.each([
+    ['status lane', 'WebhookConsumerRole', () => queueId],
+    ['message lane', 'WebhookMessageConsumerRole', () => messageQueueId],
+  ])(
+    'the %s consumer may Put/Update/Delete items on its table, send to the quarantine queue, consume its queue: nothing else',
+    (_lane, role, ownQueue) => {
+      const queueId = ownQueue();
+      const statements = statementsOfRole(template, role);
+      const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+      expect(dynamo).toHaveLength(1);
+      expect(actionsOf(dynamo[0] as never).sort()).toEqual([
+        'dynamodb:DeleteItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ]);
+      expect(dynamo[0]?.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
 
-    const send = statements.filter((s) => actionsOf(s).includes('sqs:SendMessage'));
-    expect(send.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [quarantineId, 'Arn'] }]);
+      const send = statements.filter((s) => actionsOf(s).includes('sqs:SendMessage'));
+      expect(send.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [quarantineId, 'Arn'] }]);
 
-    const consume = statements.find((s) => actionsOf(s).includes('sqs:ReceiveMessage'));
-    expect(consume?.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
-    expect(actionsOf(consume as never).sort()).toEqual([
-      'sqs:ChangeMessageVisibility',
-      'sqs:DeleteMessage',
-      'sqs:GetQueueAttributes',
-      'sqs:GetQueueUrl',
-      'sqs:ReceiveMessage',
-    ]);
-    const all = statements.flatMap(actionsOf);
-    expect(all.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
-  });
+      const consume = statements.find((s) => actionsOf(s).includes('sqs:ReceiveMessage'));
+      expect(consume?.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+      expect(actionsOf(consume as never).sort()).toEqual([
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+      ]);
+      const all = statements.flatMap(actionsOf);
+      expect(all.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    },
+  );
 
   it('API Gateway may invoke the receiver only through the webhook route', () => {
     template.resourcePropertiesCountIs(
@@ -362,8 +452,8 @@ describe('Monitoring', () => {
       JSON.stringify(alarm.Properties).includes(`"MetricName":"${metricName}"`),
     );
 
-  it('creates the seventeen alarms, none with actions by default (monitoring.test.ts checks each)', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 17);
+  it('creates the twenty-three alarms, none with actions by default (monitoring.test.ts checks each)', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 23);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
       expect(alarm.Properties.AlarmActions).toBeUndefined();
       expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
@@ -438,24 +528,40 @@ describe('Monitoring', () => {
       .map((row) => (row[0] as { expression?: string }).expression ?? '')
       .filter((expression) => expression !== '');
     const explicitNames = new Set(custom.map((row) => row[1]));
-    for (const name of [...Object.values(ConsumerMetric), ...Object.values(ReceiverMetric)]) {
+    for (const name of [
+      ...Object.values(ConsumerMetric),
+      ...Object.values(ConsumerLaneMetric),
+      ...Object.values(ReceiverMetric),
+    ]) {
       expect(explicitNames, name).toContain(name);
     }
     // Every custom metric is queried with exactly the dimensions its function emits: service, and for the
     // consumer Subscriber (+ Field).
+    const laneNames = new Set<string>(Object.values(ConsumerLaneMetric));
     const consumerNames = new Set<string>([
       ...Object.values(ConsumerMetric),
       ...Object.values(ConsumerFieldMetric),
+      ...laneNames,
     ]);
+    const lanes: string[] = [];
     for (const row of custom) {
       const dimensions = row.slice(2).filter((part) => typeof part === 'string');
       expect(dimensions[dimensions.indexOf(SERVICE_DIMENSION) + 1]).toBe(SERVICE_NAME);
       if (consumerNames.has(row[1] as string)) {
         expect(dimensions[dimensions.indexOf(SUBSCRIBER_DIMENSION) + 1], row[1] as string).toBe('default');
+        if (laneNames.has(row[1] as string)) {
+          lanes.push(
+            `${dimensions[dimensions.indexOf(LANE_DIMENSION) + 1]} ${(row.at(-1) as { stat: string }).stat}`,
+          );
+        } else {
+          expect(dimensions, row[1] as string).not.toContain(LANE_DIMENSION);
+        }
       } else {
         expect(dimensions, row[1] as string).not.toContain(SUBSCRIBER_DIMENSION);
       }
     }
+    // Each lane's wait before the handler, p50 and p99.
+    expect(lanes.sort()).toEqual(['message p50', 'message p99', 'status p50', 'status p99']);
     // The per-field counts are SEARCHed over the exact dimension set, so every field shows up, known or not:
     // in the subscriber's row for its own, once for the pipeline for the rare ones.
     const schema = `{${METRICS_NAMESPACE},Field,${SUBSCRIBER_DIMENSION},${SERVICE_DIMENSION}}`;
@@ -547,6 +653,15 @@ describe('Outputs', () => {
     template.hasOutput(keys.consumerFunctionName, { Value: { Ref: consumerId } });
     const mappingId = logicalIdStartingWith(template, 'AWS::Lambda::EventSourceMapping', 'WebhookConsumer');
     template.hasOutput(keys.eventSourceMappingId, { Value: { Ref: mappingId } });
-    expect(Object.keys(template.toJSON().Outputs)).toHaveLength(11);
+    template.hasOutput(keys.messageQueueUrl, { Value: { Ref: messageQueueId } });
+    template.hasOutput(keys.messageDeadLetterQueueUrl, { Value: { Ref: messageDlqId } });
+    template.hasOutput(keys.messageConsumerFunctionName, { Value: { Ref: messageConsumerId } });
+    const messageMappingId = logicalIdStartingWith(
+      template,
+      'AWS::Lambda::EventSourceMapping',
+      'WebhookMessageConsumer',
+    );
+    template.hasOutput(keys.messageEventSourceMappingId, { Value: { Ref: messageMappingId } });
+    expect(Object.keys(template.toJSON().Outputs)).toHaveLength(15);
   });
 });
