@@ -1,9 +1,8 @@
 /**
  * What the receiver's orchestration and the consumer's quarantine need from the queues, and the shapes they
- * exchange with them: the subscribers' delivery queues (`SubscriberFanOut`) and the pipeline's quarantine
- * queue (`SqsQuarantineQueue`). Tests substitute recording queues.
+ * exchange with them: the subscribers' delivery queues, both lanes (`SubscriberFanOut`), and the pipeline's
+ * quarantine queue (`SqsQuarantineQueue`). Tests substitute recording queues.
  */
-import type { SubscriberQueue } from '../../contract/subscribers.ts';
 
 export type QuarantineReason =
   /** The signed body is not UTF-8 JSON. */
@@ -43,17 +42,39 @@ export interface QuarantineResult {
   readonly messages: number;
 }
 
-/** The delivery side: the same parts into the queue of each subscriber that wants the delivery. */
+/** One queue message's body: a part of a delivery. */
+export interface DeliveryPart {
+  readonly body: string;
+  /** A message-lane part's conversation: its message group on an ordered lane, and an attribute for ops. */
+  readonly conversationId?: string;
+  /** The part's event keys, in order: on an ordered lane their SHA-256 is its deduplication id. */
+  readonly eventKeys?: readonly string[];
+}
+
+/** Which parts go into one queue: a subscriber's status lane (its `queueUrl`) or its message lane. */
+export interface DeliveryRoute {
+  readonly subscriber: string;
+  readonly queueUrl: string;
+  /** Indexes into the parts of the `enqueue` call, in the order they are to be stored. */
+  readonly parts: readonly number[];
+  /**
+   * A FIFO queue (an ordered message lane): each message carries its conversation as `MessageGroupId` and a
+   * deduplication id, and a conversation's messages are stored in order, retries included.
+   */
+  readonly ordered?: boolean;
+}
+
+/** The delivery side: each route's parts into its queue, the queues in parallel. */
 export interface FanOutPort {
   /** Largest part body `enqueue` takes, in UTF-8 bytes: the message size limit minus our attributes. */
   readonly maximumBodyBytes: number;
   /**
-   * Stores every part in each subscriber's queue, the subscribers in parallel, and returns once all are settled.
+   * Stores every route's parts in its queue, the queues in parallel, and returns once all are settled.
    * @throws EnqueueFailedError naming the subscribers whose queue still misses a part after the retries.
    */
   enqueue(
-    subscribers: readonly SubscriberQueue[],
-    parts: readonly string[],
+    parts: readonly DeliveryPart[],
+    routes: readonly DeliveryRoute[],
     meta: DeliveryMeta,
   ): Promise<FanOutResult>;
 }

@@ -2,6 +2,7 @@
  * One SQS message as the adapters send it: body and attributes, sized as SQS counts them against the message
  * size limit, with the attributes every delivery and quarantine message carries.
  */
+import { createHash } from 'node:crypto';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { DeliveryMeta } from './delivery-queue-port.ts';
 
@@ -18,7 +19,7 @@ const MAX_DELIVERY_ID_LENGTH = 64;
  * check their attributes against these (`satisfies`), the readers take only these names, so a renamed
  * attribute fails the typecheck on both sides.
  */
-export type DeliveryAttributeName = 'receivedAt' | 'deliveryId' | 'part' | 'parts';
+export type DeliveryAttributeName = 'receivedAt' | 'deliveryId' | 'part' | 'parts' | 'conversation';
 export type QuarantineAttributeName =
   | 'receivedAt'
   | 'deliveryId'
@@ -33,10 +34,43 @@ export interface OutgoingMessage {
   readonly body: string;
   readonly attributes: Record<string, MessageAttributeValue>;
   readonly bytes: number;
+  /** For a FIFO queue. */
+  readonly fifo?: FifoIds;
 }
 
-export function outgoing(body: string, attributes: Record<string, MessageAttributeValue>): OutgoingMessage {
-  return { body, attributes, bytes: Buffer.byteLength(body, 'utf8') + attributesBytes(attributes) };
+/** What a FIFO queue's message carries: its group, and the id SQS deduplicates it on for 5 minutes. */
+export interface FifoIds {
+  readonly messageGroupId: string;
+  readonly messageDeduplicationId: string;
+}
+
+export function outgoing(
+  body: string,
+  attributes: Record<string, MessageAttributeValue>,
+  fifo?: FifoIds,
+): OutgoingMessage {
+  const bytes = Buffer.byteLength(body, 'utf8') + attributesBytes(attributes);
+  return fifo === undefined ? { body, attributes, bytes } : { body, attributes, bytes, fifo };
+}
+
+// SQS: a group id is 1 to 128 characters, alphanumerics and punctuation (!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~).
+const VALID_GROUP_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * A message-lane part's FIFO ids: its conversation as the group (Meta's ids are digits; a conversation id SQS
+ * would refuse is replaced by its SHA-256, still one group per conversation), and the SHA-256 hex of its event
+ * keys joined by "\n" as the deduplication id, so that a repeat of the same messages within SQS's 5 minutes
+ * (Meta's fast retries, a 503 answered after a partial store) is stored once.
+ */
+export function fifoIds(conversationId: string, eventKeys: readonly string[]): FifoIds {
+  return {
+    messageGroupId: VALID_GROUP_ID.test(conversationId) ? conversationId : sha256Hex(conversationId),
+    messageDeduplicationId: sha256Hex(eventKeys.join('\n')),
+  };
+}
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 export function commonAttributes(

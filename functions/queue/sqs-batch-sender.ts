@@ -63,7 +63,13 @@ export class SqsBatchSender {
     this.#clock = options.clock ?? Date.now;
   }
 
-  /** Sends every message, retrying only those that failed for a reason a retry can fix. */
+  /**
+   * Sends every message, retrying only those that failed for a reason a retry can fix. Messages with FIFO ids
+   * (an ordered lane) are stored in order within their group: batches go one after the other, a group's
+   * messages after a failed one wait for its retry, and the retry resends the failed message with every later
+   * message of its group (those already stored are absorbed by their deduplication id), so that no retry
+   * puts a message behind a later one of its conversation.
+   */
   async sendAll(
     queueUrl: string,
     queue: QueueRole,
@@ -77,31 +83,83 @@ export class SqsBatchSender {
         );
       }
     }
+    const ordered = messages.some((message) => message.fifo !== undefined);
     const rejected: RefusedMessage[] = [];
+    const stored = new Set<number>();
     let pending = messages.map((_, index) => index);
     let lastError = '';
     for (let attempt = 1; ; attempt++) {
-      const outcomes = await Promise.all(
-        packInBatches(
-          pending,
-          (index) => messages[index]?.bytes ?? 0,
-          this.#options.maximumMessageSizeBytes,
-        ).map((batch) => this.#sendBatch(queueUrl, messages, batch)),
-      );
-      pending = [];
-      for (const outcome of outcomes) {
-        pending.push(...outcome.retryable);
-        rejected.push(...outcome.rejected);
-        if (outcome.lastError !== undefined) lastError = outcome.lastError;
-      }
+      const outcome = ordered
+        ? await this.#sendInOrder(queueUrl, messages, pending)
+        : await this.#sendInParallel(queueUrl, messages, pending);
+      for (const index of outcome.stored) stored.add(index);
+      rejected.push(...outcome.rejected);
+      if (outcome.lastError !== undefined) lastError = outcome.lastError;
+      pending = outcome.retry;
       if (pending.length === 0) break;
       if (attempt >= this.#retryPolicy.maxAttempts) break;
       const delay = this.#backoff(attempt);
       if (this.#clock() + delay >= meta.retryDeadline) break;
       await this.#sleep(delay);
     }
-    if (pending.length > 0) throw new EnqueueFailedError(queue, pending.length, messages.length, lastError);
+    const unstored = pending.filter((index) => !stored.has(index)).length;
+    if (pending.length > 0) throw new EnqueueFailedError(queue, unstored, messages.length, lastError);
     return rejected.sort((a, b) => a.index - b.index);
+  }
+
+  async #sendInParallel(
+    queueUrl: string,
+    messages: readonly OutgoingMessage[],
+    pending: readonly number[],
+  ): Promise<AttemptOutcome> {
+    const outcomes = await Promise.all(
+      this.#batches(messages, pending).map((batch) => this.#sendBatch(queueUrl, messages, batch)),
+    );
+    const attempt: AttemptOutcome = { stored: [], retry: [], rejected: [] };
+    for (const outcome of outcomes) {
+      attempt.stored.push(...outcome.stored);
+      attempt.retry.push(...outcome.retryable);
+      attempt.rejected.push(...outcome.rejected);
+      if (outcome.lastError !== undefined) attempt.lastError = outcome.lastError;
+    }
+    return attempt;
+  }
+
+  async #sendInOrder(
+    queueUrl: string,
+    messages: readonly OutgoingMessage[],
+    pending: readonly number[],
+  ): Promise<AttemptOutcome> {
+    const groupOf = (index: number) => messages[index]?.fifo?.messageGroupId ?? '';
+    /** Groups with a message that failed in this attempt: their later messages go with its retry. */
+    const held = new Set<string>();
+    const attempt: AttemptOutcome = { stored: [], retry: [], rejected: [] };
+    for (const batch of this.#batches(messages, pending)) {
+      const sendable = batch.filter((index) => !held.has(groupOf(index)));
+      const outcome =
+        sendable.length === 0
+          ? { stored: [], retryable: [], rejected: [] }
+          : await this.#sendBatch(queueUrl, messages, sendable);
+      const failed = new Set(outcome.retryable);
+      for (const index of batch) {
+        const group = groupOf(index);
+        if (failed.has(index)) held.add(group);
+        // Resent even when stored in this batch: behind a failed one of its group, it must follow its retry.
+        if (held.has(group)) attempt.retry.push(index);
+      }
+      attempt.stored.push(...outcome.stored);
+      attempt.rejected.push(...outcome.rejected);
+      if (outcome.lastError !== undefined) attempt.lastError = outcome.lastError;
+    }
+    return attempt;
+  }
+
+  #batches(messages: readonly OutgoingMessage[], pending: readonly number[]): number[][] {
+    return packInBatches(
+      pending,
+      (index) => messages[index]?.bytes ?? 0,
+      this.#options.maximumMessageSizeBytes,
+    );
   }
 
   #backoff(retry: number): number {
@@ -113,12 +171,19 @@ export class SqsBatchSender {
     queueUrl: string,
     messages: readonly OutgoingMessage[],
     batch: readonly number[],
-  ): Promise<{ retryable: number[]; rejected: RefusedMessage[]; lastError?: string }> {
-    const entries: SendMessageBatchRequestEntry[] = batch.map((index) => ({
-      Id: `m${index}`,
-      MessageBody: messages[index]?.body,
-      MessageAttributes: messages[index]?.attributes,
-    }));
+  ): Promise<BatchOutcome> {
+    const entries: SendMessageBatchRequestEntry[] = batch.map((index) => {
+      const message = messages[index];
+      return {
+        Id: `m${index}`,
+        MessageBody: message?.body,
+        MessageAttributes: message?.attributes,
+        ...(message?.fifo !== undefined && {
+          MessageGroupId: message.fifo.messageGroupId,
+          MessageDeduplicationId: message.fifo.messageDeduplicationId,
+        }),
+      };
+    });
     let response: SendMessageBatchCommandOutput;
     try {
       response = await this.#options.sqs.send(
@@ -126,24 +191,45 @@ export class SqsBatchSender {
       );
     } catch (error) {
       // The whole call failed (throttled, 5xx, network, timeout): every entry of it may be retried.
-      return { retryable: [...batch], rejected: [], lastError: errorName(error) };
+      return { stored: [], retryable: [...batch], rejected: [], lastError: errorName(error) };
     }
     const succeeded = new Set((response.Successful ?? []).map((entry) => entry.Id));
     const failures = new Map((response.Failed ?? []).map((entry) => [entry.Id, entry]));
+    const stored: number[] = [];
     const retryable: number[] = [];
     const rejected: RefusedMessage[] = [];
     let lastError: string | undefined;
     for (const index of batch) {
       const id = `m${index}`;
-      if (succeeded.has(id)) continue;
+      if (succeeded.has(id)) {
+        stored.push(index);
+        continue;
+      }
       const failure = failures.get(id);
       const code = failure?.Code ?? 'MissingFromResponse';
       lastError = code;
       if (failure?.SenderFault === true && !/throttl/i.test(code)) rejected.push({ index, code });
       else retryable.push(index);
     }
-    return lastError === undefined ? { retryable, rejected } : { retryable, rejected, lastError };
+    return lastError === undefined
+      ? { stored, retryable, rejected }
+      : { stored, retryable, rejected, lastError };
   }
+}
+
+interface BatchOutcome {
+  readonly stored: number[];
+  readonly retryable: number[];
+  readonly rejected: RefusedMessage[];
+  readonly lastError?: string;
+}
+
+interface AttemptOutcome {
+  readonly stored: number[];
+  /** What the next attempt sends, in index order. */
+  readonly retry: number[];
+  readonly rejected: RefusedMessage[];
+  lastError?: string;
 }
 
 function errorName(error: unknown): string {

@@ -1,20 +1,33 @@
 /**
  * The receiver's delivery side: the parts of one delivery, each as one message with `part`/`parts`,
- * `receivedAt` and `deliveryId` attributes, into the queue of every subscriber it is given, the subscribers in
- * parallel. Knows nothing about WhatsApp or fields: the receiver decides the parts and the subscribers.
+ * `receivedAt` and `deliveryId` attributes (and `conversation` for a message-lane part), into the queues the
+ * routes name, the queues in parallel; on an ordered lane with its FIFO ids. Knows nothing about WhatsApp or
+ * fields: the receiver decides the parts and which queue gets which.
  */
-import type { SubscriberQueue } from '../../contract/subscribers.ts';
-import type { DeliveryMeta, FanOutPort, FanOutResult, RejectedPart } from './delivery-queue-port.ts';
+import type {
+  DeliveryMeta,
+  DeliveryPart,
+  DeliveryRoute,
+  FanOutPort,
+  FanOutResult,
+  RejectedPart,
+} from './delivery-queue-port.ts';
 import { EnqueueFailedError } from './errors.ts';
 import {
   commonAttributes,
   type DeliveryAttributeName,
+  fifoIds,
   MESSAGE_ATTRIBUTES_RESERVE_BYTES,
   type MessageAttributesOf,
   numberAttribute,
+  type OutgoingMessage,
   outgoing,
+  stringAttribute,
 } from './outgoing-message.ts';
 import { SqsBatchSender, type SqsBatchSenderOptions } from './sqs-batch-sender.ts';
+
+/** SQS's longest message group id; Meta's conversation ids are far shorter. */
+const MAX_CONVERSATION_ATTRIBUTE_LENGTH = 128;
 
 export class SubscriberFanOut implements FanOutPort {
   readonly maximumBodyBytes: number;
@@ -26,36 +39,66 @@ export class SubscriberFanOut implements FanOutPort {
   }
 
   async enqueue(
-    subscribers: readonly SubscriberQueue[],
-    parts: readonly string[],
+    parts: readonly DeliveryPart[],
+    routes: readonly DeliveryRoute[],
     meta: DeliveryMeta,
   ): Promise<FanOutResult> {
-    // Built once: every subscriber gets the same messages.
-    const messages = parts.map((body, index) =>
-      outgoing(body, {
-        ...commonAttributes(meta),
-        part: numberAttribute(index + 1),
-        parts: numberAttribute(parts.length),
-      } satisfies MessageAttributesOf<DeliveryAttributeName>),
+    // Built once: every queue that gets a part gets the same message (with FIFO ids on an ordered lane).
+    const standard = parts.map((part, index) =>
+      outgoing(part.body, attributesOf(part, index, parts.length, meta)),
     );
+    const fifo = new Map<number, OutgoingMessage>();
+    const fifoMessage = (index: number): OutgoingMessage => {
+      const part = parts[index] as DeliveryPart;
+      const { body, attributes } = standard[index] as OutgoingMessage;
+      const message =
+        fifo.get(index) ??
+        outgoing(body, attributes, fifoIds(part.conversationId ?? '-', part.eventKeys ?? []));
+      fifo.set(index, message);
+      return message;
+    };
     // Settled, not raced: each queue gets its full retries even when another has already failed, so that a
-    // retry of the delivery finds as many subscribers as possible already served.
+    // retry of the delivery finds as many queues as possible already served.
     const outcomes = await Promise.allSettled(
-      subscribers.map(({ queueUrl }) => this.#sender.sendAll(queueUrl, 'delivery', messages, meta)),
+      routes.map((route) => {
+        const routed = route.parts.map((index) =>
+          route.ordered === true ? fifoMessage(index) : (standard[index] as OutgoingMessage),
+        );
+        return this.#sender.sendAll(route.queueUrl, 'delivery', routed, meta);
+      }),
     );
     const rejected: RejectedPart[] = [];
     const failed: { subscriber: string; error: unknown }[] = [];
-    outcomes.forEach((outcome, index) => {
-      const subscriber = subscribers[index]?.name ?? '';
-      if (outcome.status === 'rejected') failed.push({ subscriber, error: outcome.reason });
-      else for (const { index: part, code } of outcome.value) rejected.push({ subscriber, part, code });
+    let unstoredTotal = 0;
+    outcomes.forEach((outcome, routeIndex) => {
+      const route = routes[routeIndex] as DeliveryRoute;
+      if (outcome.status === 'rejected') {
+        unstoredTotal += route.parts.length;
+        failed.push({ subscriber: route.subscriber, error: outcome.reason });
+        return;
+      }
+      for (const { index, code } of outcome.value) {
+        rejected.push({ subscriber: route.subscriber, part: route.parts[index] as number, code });
+      }
     });
-    if (failed.length > 0) throw unstoredIn(failed, messages.length);
+    if (failed.length > 0) throw unstoredIn(failed, unstoredTotal);
     return { rejected };
   }
 }
 
 /** One error for every subscriber whose queue still misses messages; anything else is rethrown as is. */
+function attributesOf(part: DeliveryPart, index: number, count: number, meta: DeliveryMeta) {
+  return {
+    ...commonAttributes(meta),
+    part: numberAttribute(index + 1),
+    parts: numberAttribute(count),
+    ...(part.conversationId !== undefined && {
+      conversation: stringAttribute(part.conversationId.slice(0, MAX_CONVERSATION_ATTRIBUTE_LENGTH)),
+    }),
+  } satisfies MessageAttributesOf<DeliveryAttributeName>;
+}
+
+/** `total`: the messages of the failed queues. */
 function unstoredIn(failed: readonly { subscriber: string; error: unknown }[], total: number): unknown {
   const unexpected = failed.find(({ error }) => !(error instanceof EnqueueFailedError));
   if (unexpected !== undefined) return unexpected.error;
@@ -63,8 +106,8 @@ function unstoredIn(failed: readonly { subscriber: string; error: unknown }[], t
   return new EnqueueFailedError(
     'delivery',
     errors.reduce((sum, error) => sum + error.unstored, 0),
-    total * failed.length,
+    total,
     errors.at(-1)?.lastError ?? '',
-    failed.map(({ subscriber }) => subscriber),
+    [...new Set(failed.map(({ subscriber }) => subscriber))],
   );
 }

@@ -14,6 +14,8 @@ export type DeliveryReading =
       /** UTF-8 bytes of `text`. */
       readonly bytes: number;
       readonly events: number;
+      /** Events that are inbound messages (`messages[]` items of a `messages` change): the message lane's. */
+      readonly inboundMessages: number;
       /** The distinct fields of those events, in first-seen order (what subscribers are routed on). */
       readonly eventFields: readonly string[];
       /** Names of undocumented fields (acknowledged without a key, docs/design.md §1), one per change. */
@@ -47,7 +49,11 @@ export function readDelivery(body: Uint8Array | string, bodyBytes?: number): Del
   const extraction = extractEventsFromEnvelope(parsed);
   if (!extraction.ok) return extraction;
   const eventFields = new Set<string>();
-  for (const event of extraction.events) eventFields.add(event.field);
+  let inboundMessages = 0;
+  for (const event of extraction.events) {
+    eventFields.add(event.field);
+    if (event.kind === 'message') inboundMessages++;
+  }
   const queueText = escapeForQueue(text);
   return {
     ok: true,
@@ -59,6 +65,7 @@ export function readDelivery(body: Uint8Array | string, bodyBytes?: number): Del
           ? (bodyBytes ?? Buffer.byteLength(body))
           : body.byteLength,
     events: extraction.events.length,
+    inboundMessages,
     eventFields: [...eventFields],
     unknownFields: extraction.unknownFields.map((change) => change.field),
     malformedParts: extraction.malformed.length,

@@ -11,7 +11,7 @@
  * | POST, no app secret stored yet                | 401, nothing enqueued, logged as an error            |
  * | POST, signed, not JSON / not an envelope      | 200, raw body in the quarantine queue (once)         |
  * | POST, signed envelope                         | 200 once every part is in the queue of every         |
- * |                                               | subscriber that wants it (split if large)            |
+ * |                                               | subscriber that wants it (per lane, split if large)  |
  * | POST, signed envelope no subscriber wants     | 200, nothing enqueued, counted (`DeliveriesUnrouted`) |
  * | POST, a part refused by a queue (sender fault) | 200, that part quarantined once                     |
  * | POST, a subscriber's queue still missing a    | 503, so that Meta retries; subscribers that have it  |
@@ -24,10 +24,10 @@ import type { SubscriberQueue } from '../../contract/subscribers.ts';
 import type { DeliveryMeta, FanOutPort, QuarantinePort, RejectedPart } from '../queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../queue/errors.ts';
 import { WebhookSecretsMisconfiguredError } from './errors.ts';
+import { planDelivery } from './plan-delivery.ts';
 import { type DeliveryReading, readDelivery } from './read-delivery.ts';
 import { subscribersWanting } from './route-delivery.ts';
 import { checkSignature, findHeader, SIGNATURE_HEADER } from './signature.ts';
-import { splitDelivery } from './split-delivery.ts';
 import { answerVerificationHandshake } from './verification-handshake.ts';
 import type { WebhookSecrets, WebhookSecretsSource } from './webhook-secrets.ts';
 
@@ -223,14 +223,11 @@ async function enqueueForSubscribers(
   secretIndex: number,
 ): Promise<WebhookResponse> {
   const { fanOut, quarantine, metrics, logger } = deps;
-  const { parts, oversized } =
-    reading.bytes <= fanOut.maximumBodyBytes
-      ? { parts: [reading.text], oversized: [] as string[] }
-      : splitDelivery(reading.text, fanOut.maximumBodyBytes);
+  const { parts, routes, oversized } = planDelivery(reading, targets, fanOut.maximumBodyBytes);
   let quarantined = 0;
   try {
     const [enqueued] = await Promise.all([
-      parts.length > 0 ? fanOut.enqueue(targets, parts, meta) : { rejected: [] },
+      routes.length > 0 ? fanOut.enqueue(parts, routes, meta) : { rejected: [] },
       ...oversized.map((piece) => quarantine.quarantine(Buffer.from(piece, 'utf8'), 'event-too-large', meta)),
     ]);
     quarantined += oversized.length;
@@ -241,7 +238,7 @@ async function enqueueForSubscribers(
       refusals.set(refusal.part, [...(refusals.get(refusal.part) ?? []), refusal]);
     }
     for (const [part, refused] of refusals) {
-      await quarantine.quarantine(Buffer.from(parts[part] ?? '', 'utf8'), 'rejected-by-queue', meta);
+      await quarantine.quarantine(Buffer.from(parts[part]?.body ?? '', 'utf8'), 'rejected-by-queue', meta);
       logger.warn('Part refused by the queue, quarantined', {
         ...logKeys,
         part,
@@ -268,6 +265,9 @@ async function enqueueForSubscribers(
     ...logKeys,
     ...readingSummary(reading),
     parts: parts.length,
+    ...(reading.inboundMessages > 0 && {
+      conversations: new Set(parts.flatMap(({ conversationId }) => conversationId ?? [])).size,
+    }),
     quarantined,
     secretIndex,
     subscribers: targets.map(({ name }) => name),

@@ -7,6 +7,8 @@
 import type { SubscriberQueue } from '../../contract/subscribers.ts';
 import type {
   DeliveryMeta,
+  DeliveryPart,
+  DeliveryRoute,
   FanOutPort,
   FanOutResult,
   QuarantinePort,
@@ -30,8 +32,10 @@ export interface RecordingQueuesBehaviour {
 }
 
 export class RecordingQueues implements FanOutPort, QuarantinePort {
-  /** Subscriber name → the parts of each delivery its queue stored, in order. */
+  /** Subscriber name → the parts of each delivery its queues stored (both lanes), in order. */
   readonly stored = new Map<string, string[][]>();
+  /** Queue URL → the parts of each delivery it stored, with the route's ordering. */
+  readonly storedIn = new Map<string, { parts: DeliveryPart[]; ordered: boolean }[]>();
   readonly quarantined: QuarantinedBody[] = [];
 
   constructor(
@@ -39,26 +43,33 @@ export class RecordingQueues implements FanOutPort, QuarantinePort {
     private readonly behaviour: RecordingQueuesBehaviour = {},
   ) {}
 
-  async enqueue(subscribers: readonly SubscriberQueue[], parts: readonly string[]): Promise<FanOutResult> {
-    const unavailable = subscribers.filter(({ name }) => this.behaviour.unavailable?.includes(name));
+  async enqueue(parts: readonly DeliveryPart[], routes: readonly DeliveryRoute[]): Promise<FanOutResult> {
+    const unavailable = routes.filter(({ subscriber }) => this.behaviour.unavailable?.includes(subscriber));
     const rejected: RejectedPart[] = [];
-    for (const { name } of subscribers) {
-      if (unavailable.some((subscriber) => subscriber.name === name)) continue;
-      const refused = this.behaviour.refuse?.[name] ?? [];
-      for (const part of refused) rejected.push({ subscriber: name, part, code: 'InvalidMessageContents' });
-      this.stored.set(name, [
-        ...(this.stored.get(name) ?? []),
-        parts.filter((_, index) => !refused.includes(index)),
+    const delivered = new Map<string, string[]>();
+    for (const { subscriber, queueUrl, parts: routed, ordered } of routes) {
+      if (unavailable.some((route) => route.subscriber === subscriber)) continue;
+      const refused = this.behaviour.refuse?.[subscriber] ?? [];
+      const kept = routed.filter((part) => !refused.includes(part));
+      for (const part of routed.filter((index) => refused.includes(index)))
+        rejected.push({ subscriber, part, code: 'InvalidMessageContents' });
+      delivered.set(subscriber, [
+        ...(delivered.get(subscriber) ?? []),
+        ...kept.map((part) => parts[part]?.body ?? ''),
+      ]);
+      this.storedIn.set(queueUrl, [
+        ...(this.storedIn.get(queueUrl) ?? []),
+        { parts: kept.map((part) => parts[part] as DeliveryPart), ordered: ordered === true },
       ]);
     }
+    for (const [subscriber, bodies] of delivered) {
+      this.stored.set(subscriber, [...(this.stored.get(subscriber) ?? []), bodies]);
+    }
     if (unavailable.length > 0) {
-      throw new EnqueueFailedError(
-        'delivery',
-        parts.length * unavailable.length,
-        parts.length * unavailable.length,
-        'InternalError',
-        unavailable.map(({ name }) => name),
-      );
+      const missing = unavailable.reduce((sum, route) => sum + route.parts.length, 0);
+      throw new EnqueueFailedError('delivery', missing, missing, 'InternalError', [
+        ...new Set(unavailable.map(({ subscriber }) => subscriber)),
+      ]);
     }
     return { rejected };
   }

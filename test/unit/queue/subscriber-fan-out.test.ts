@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   InvalidMessageContents,
   RequestThrottled,
@@ -8,9 +9,13 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
-import type { DeliveryMeta } from '../../../functions/queue/delivery-queue-port.ts';
+import type {
+  DeliveryMeta,
+  DeliveryPart,
+  DeliveryRoute,
+} from '../../../functions/queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../../../functions/queue/errors.ts';
-import { attributesBytes } from '../../../functions/queue/outgoing-message.ts';
+import { attributesBytes, fifoIds } from '../../../functions/queue/outgoing-message.ts';
 import { DEFAULT_RETRY_POLICY, MAX_BATCH_ENTRIES } from '../../../functions/queue/sqs-batch-sender.ts';
 import { SqsQuarantineQueue } from '../../../functions/queue/sqs-quarantine-queue.ts';
 import { SubscriberFanOut } from '../../../functions/queue/subscriber-fan-out.ts';
@@ -39,8 +44,24 @@ function makeQueues(options: { maximumMessageSizeBytes?: number; clock?: () => n
   const fanOut = new SubscriberFanOut(senderOptions);
   const quarantine = new SqsQuarantineQueue({ ...senderOptions, quarantineQueueUrl: QUARANTINE_URL });
   // The single subscriber of a pipeline configured without subscribers.
-  const queue = { enqueue: (parts: readonly string[], m: DeliveryMeta) => fanOut.enqueue(ONE, parts, m) };
+  const queue = { enqueue: (parts: readonly string[], m: DeliveryMeta) => toEvery(fanOut, ONE, parts, m) };
   return { fanOut, queue, quarantine, sleeps };
+}
+
+/** The same parts to every subscriber's `queueUrl`, as a delivery without lanes. */
+function toEvery(
+  fanOut: SubscriberFanOut,
+  subscribers: readonly SubscriberQueue[],
+  bodies: readonly string[],
+  m: DeliveryMeta,
+) {
+  const parts = bodies.map((body) => ({ body }));
+  const routes = subscribers.map(({ name, queueUrl }) => ({
+    subscriber: name,
+    queueUrl,
+    parts: parts.map((_, index) => index),
+  }));
+  return fanOut.enqueue(parts, routes, m);
 }
 
 const meta: DeliveryMeta = {
@@ -238,7 +259,9 @@ describe('SubscriberFanOut, several subscribers', () => {
   it('sends every part to each queue with the same attributes', async () => {
     sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
     const { fanOut } = makeQueues();
-    await expect(fanOut.enqueue([BOT, CRM], ['{"a":1}', '{"b":2}'], meta)).resolves.toEqual({ rejected: [] });
+    await expect(toEvery(fanOut, [BOT, CRM], ['{"a":1}', '{"b":2}'], meta)).resolves.toEqual({
+      rejected: [],
+    });
     expect(bodiesSentTo(BOT.queueUrl)).toEqual(['{"a":1}', '{"b":2}']);
     expect(bodiesSentTo(CRM.queueUrl)).toEqual(['{"a":1}', '{"b":2}']);
     const [toBot, toCrm] = batchCalls();
@@ -257,7 +280,7 @@ describe('SubscriberFanOut, several subscribers', () => {
       inFlight--;
       return succeedAll(input);
     });
-    await makeQueues().fanOut.enqueue([BOT, CRM], ['{"a":1}'], meta);
+    await toEvery(makeQueues().fanOut, [BOT, CRM], ['{"a":1}'], meta);
     expect(most).toBe(2);
   });
 
@@ -269,7 +292,7 @@ describe('SubscriberFanOut, several subscribers', () => {
       .rejectsOnce(throttled())
       .callsFake(succeedAll);
     const { fanOut } = makeQueues();
-    await expect(fanOut.enqueue([BOT, CRM], ['{"a":1}'], meta)).resolves.toEqual({ rejected: [] });
+    await expect(toEvery(fanOut, [BOT, CRM], ['{"a":1}'], meta)).resolves.toEqual({ rejected: [] });
     expect(bodiesSentTo(BOT.queueUrl)).toEqual(['{"a":1}']);
     expect(bodiesSentTo(CRM.queueUrl)).toEqual(['{"a":1}', '{"a":1}']);
   });
@@ -281,7 +304,7 @@ describe('SubscriberFanOut, several subscribers', () => {
       .on(SendMessageBatchCommand, { QueueUrl: CRM.queueUrl })
       .rejects(throttled());
     const { fanOut } = makeQueues();
-    const failure = await fanOut.enqueue([BOT, CRM], ['{"a":0}', '{"a":1}'], meta).catch((e: unknown) => e);
+    const failure = await toEvery(fanOut, [BOT, CRM], ['{"a":0}', '{"a":1}'], meta).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(EnqueueFailedError);
     expect(failure).toMatchObject({
       queue: 'delivery',
@@ -301,9 +324,9 @@ describe('SubscriberFanOut, several subscribers', () => {
       Successful: [],
       Failed: [{ Id: 'm0', SenderFault: false, Code: 'InternalError' }],
     });
-    const failure = await makeQueues()
-      .fanOut.enqueue([BOT, CRM], ['{"a":0}'], meta)
-      .catch((e: unknown) => e);
+    const failure = await toEvery(makeQueues().fanOut, [BOT, CRM], ['{"a":0}'], meta).catch(
+      (e: unknown) => e,
+    );
     expect(failure).toMatchObject({ subscribers: ['bot', 'crm'], unstored: 2, total: 2 });
     expect((failure as Error).message).toContain('the delivery queues of subscribers bot, crm');
   });
@@ -318,13 +341,131 @@ describe('SubscriberFanOut, several subscribers', () => {
         Failed: [{ Id: 'm1', SenderFault: true, Code: 'InvalidMessageContents' }],
       });
     const { fanOut } = makeQueues();
-    await expect(fanOut.enqueue([BOT, CRM], ['{"a":0}', '{"a":1}'], meta)).resolves.toEqual({
+    await expect(toEvery(fanOut, [BOT, CRM], ['{"a":0}', '{"a":1}'], meta)).resolves.toEqual({
       rejected: [{ subscriber: 'crm', part: 1, code: 'InvalidMessageContents' }],
     });
   });
 
   it('sends nothing when no subscriber is given', async () => {
-    await expect(makeQueues().fanOut.enqueue([], ['{"a":0}'], meta)).resolves.toEqual({ rejected: [] });
+    await expect(toEvery(makeQueues().fanOut, [], ['{"a":0}'], meta)).resolves.toEqual({ rejected: [] });
     expect(batchCalls()).toEqual([]);
+  });
+});
+
+describe('SubscriberFanOut, an ordered message lane (FIFO)', () => {
+  const LANE = `${QUEUES}/bot-messages.fifo`;
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const part = (conversationId: string, ...eventKeys: string[]): DeliveryPart => ({
+    body: JSON.stringify({ conversationId, eventKeys }),
+    conversationId,
+    eventKeys,
+  });
+  const ordered = (parts: readonly DeliveryPart[]): DeliveryRoute => ({
+    subscriber: 'bot',
+    queueUrl: LANE,
+    parts: parts.map((_, index) => index),
+    ordered: true,
+  });
+  const sentEntries = () => batchCalls().map((call) => call.Entries?.map((entry) => entry.Id));
+
+  it('gives each entry its conversation as group and the SHA-256 of its keys as deduplication id', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
+    const parts = [part('1065:111', 'msg:wamid.a1', 'msg:wamid.a2'), part('1065:222', 'msg:wamid.b1')];
+    const statusLane = { subscriber: 'bot', queueUrl: `${QUEUES}/bot`, parts: [0] };
+    await makeQueues().fanOut.enqueue(parts, [ordered(parts), statusLane], meta);
+    const [toLane, toStatusLane] = batchCalls();
+    expect(
+      toLane?.Entries?.map(({ MessageGroupId, MessageDeduplicationId }) => ({
+        MessageGroupId,
+        MessageDeduplicationId,
+      })),
+    ).toEqual([
+      { MessageGroupId: '1065:111', MessageDeduplicationId: sha256('msg:wamid.a1\nmsg:wamid.a2') },
+      { MessageGroupId: '1065:222', MessageDeduplicationId: sha256('msg:wamid.b1') },
+    ]);
+    expect(toLane?.Entries?.[1]?.MessageAttributes).toEqual({
+      receivedAt: { DataType: 'String', StringValue: meta.receivedAt },
+      deliveryId: { DataType: 'String', StringValue: 'req-1' },
+      part: { DataType: 'Number', StringValue: '2' },
+      parts: { DataType: 'Number', StringValue: '2' },
+      conversation: { DataType: 'String', StringValue: '1065:222' },
+    });
+    // The same part on a standard queue carries no FIFO ids.
+    expect(toStatusLane?.Entries?.[0]).not.toHaveProperty('MessageGroupId');
+    expect(toStatusLane?.Entries?.[0]).not.toHaveProperty('MessageDeduplicationId');
+  });
+
+  it('resends a failed entry with the later entries of its group, in order, and leaves other groups alone', async () => {
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({
+        Successful: ['m0', 'm1', 'm3'].map((Id) => ({ Id, MessageId: Id, MD5OfMessageBody: '' })),
+        Failed: [{ Id: 'm2', SenderFault: false, Code: 'InternalError' }],
+      })
+      .callsFake(succeedAll);
+    const parts = [
+      part('p:A', 'msg:a1'),
+      part('p:B', 'msg:b1'),
+      part('p:A', 'msg:a2'),
+      part('p:A', 'msg:a3'),
+    ];
+    await expect(makeQueues().fanOut.enqueue(parts, [ordered(parts)], meta)).resolves.toEqual({
+      rejected: [],
+    });
+    expect(sentEntries()).toEqual([
+      ['m0', 'm1', 'm2', 'm3'],
+      ['m2', 'm3'],
+    ]);
+  });
+
+  it('sends its batches one after the other, holding back a group after its failure until the retry', async () => {
+    let inFlight = 0;
+    let most = 0;
+    let first = true;
+    sqsMock.on(SendMessageBatchCommand).callsFake(async (input: SendMessageBatchCommandInput) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight--;
+      if (!first) return succeedAll(input);
+      first = false;
+      const entries = input.Entries ?? [];
+      return {
+        Successful: entries.filter(({ Id }) => Id !== 'm3').map(({ Id }) => ({ Id, MessageId: Id })),
+        Failed: [{ Id: 'm3', SenderFault: false, Code: 'InternalError' }],
+      };
+    });
+    const parts = [
+      ...Array.from({ length: 11 }, (_, index) => part('p:A', `msg:a${index}`)),
+      part('p:B', 'msg:b0'),
+    ];
+    await expect(makeQueues().fanOut.enqueue(parts, [ordered(parts)], meta)).resolves.toEqual({
+      rejected: [],
+    });
+    expect(most).toBe(1);
+    const ids = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, index) => `m${from + index}`);
+    // The second batch held back m10 (group A, behind the failed m3) and sent only group B's m11.
+    expect(sentEntries()).toEqual([ids(0, 10), ['m11'], ids(3, 11)]);
+  });
+
+  it('counts as unstored only the entries no attempt stored', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) => ({
+      Successful: (input.Entries ?? [])
+        .filter(({ Id }) => Id !== 'm0')
+        .map(({ Id }) => ({ Id, MessageId: Id })),
+      Failed: [{ Id: 'm0', SenderFault: false, Code: 'InternalError' }],
+    }));
+    const parts = [part('p:A', 'msg:a0'), part('p:A', 'msg:a1')];
+    const failure = await makeQueues()
+      .fanOut.enqueue(parts, [ordered(parts)], meta)
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ unstored: 1, total: 2, subscribers: ['bot'] });
+  });
+
+  it('replaces a conversation id SQS would refuse as a group id by its SHA-256', () => {
+    expect(fifoIds('1065:111', ['k']).messageGroupId).toBe('1065:111');
+    expect(fifoIds('1065:é', ['k']).messageGroupId).toBe(sha256('1065:é'));
+    expect(fifoIds(`1:${'9'.repeat(200)}`, ['k']).messageGroupId).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -12,6 +12,7 @@ describe('readDelivery', () => {
       text: body,
       bytes: Buffer.byteLength(body),
       events: 3,
+      inboundMessages: 3,
       eventFields: ['messages'],
       unknownFields: [],
       malformedParts: 0,
@@ -54,7 +55,12 @@ describe('readDelivery', () => {
     const reading = readDelivery(
       readFileSync(new URL('../../fixtures/webhooks/account_update.json', import.meta.url)),
     );
-    expect(reading).toMatchObject({ ok: true, events: 2, eventFields: ['account_update'] });
+    expect(reading).toMatchObject({
+      ok: true,
+      events: 2,
+      inboundMessages: 0,
+      eventFields: ['account_update'],
+    });
     const mixed = JSON.parse(body);
     mixed.entry.push({
       id: '2',
@@ -66,6 +72,7 @@ describe('readDelivery', () => {
     });
     expect(readDelivery(JSON.stringify(mixed))).toMatchObject({
       events: 4,
+      inboundMessages: 3,
       eventFields: ['messages', 'account_update'],
       unknownFields: ['future_field'],
     });
