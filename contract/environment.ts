@@ -43,6 +43,12 @@ export const ENV = {
   lane: 'LANE',
   /** Consumer: `true` when its lane is a FIFO queue run in conversation order; absent = `false`. */
   laneOrdered: 'LANE_ORDERED',
+  /**
+   * Consumer of an ordered lane: the lane's DLQ, where the consumer itself moves a record failing on its
+   * `LANE_MAX_RECEIVES`-th receive (contract/lanes.ts); absent = SQS redrive only.
+   */
+  laneDeadLetterQueueUrl: 'LANE_DEAD_LETTER_QUEUE_URL',
+  laneMaxReceives: 'LANE_MAX_RECEIVES',
   /** Local stack only: file the example handler appends each effected key to. */
   effectsJournal: 'LOCAL_EFFECTS_JOURNAL',
 } as const;
@@ -156,6 +162,8 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
   readonly lane?: LaneName;
   /** No variable when absent (unordered). */
   readonly laneOrdered?: boolean;
+  /** An ordered lane's own dead-lettering (give both, or neither: SQS redrive only). */
+  readonly laneDeadLetters?: { readonly queueUrl: string; readonly maxReceives: number };
 }
 
 /** The receiver Lambda's variables (values may be CDK tokens: they are strings). */
@@ -195,6 +203,12 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
       : { [ENV.retryMaxDelaySeconds]: String(input.retryMaxDelaySeconds) }),
     ...(input.lane === undefined ? {} : { [ENV.lane]: input.lane }),
     ...(input.laneOrdered === undefined ? {} : { [ENV.laneOrdered]: String(input.laneOrdered) }),
+    ...(input.laneDeadLetters === undefined
+      ? {}
+      : {
+          [ENV.laneDeadLetterQueueUrl]: input.laneDeadLetters.queueUrl,
+          [ENV.laneMaxReceives]: String(input.laneDeadLetters.maxReceives),
+        }),
   };
 }
 

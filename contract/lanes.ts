@@ -69,6 +69,20 @@ export const ORDERED_MESSAGE_LANE_RETRY = {
 } as const satisfies PipelineSettingsInput;
 
 /**
+ * An ordered lane's queue redrives a record to its DLQ this many receives after the consumer would have moved
+ * it there itself: the consumer moves a record failing on its `maxReceiveCount`-th receive (and its
+ * conversation goes on in the same invocation), because the records queued behind it are received with it
+ * every time and would reach SQS's count too. Redrive stays as the net for a record whose consumer never
+ * gets to act (a crash, a timeout on every receive).
+ */
+export const ORDERED_LANE_REDRIVE_MARGIN = 5;
+
+/** The `maxReceiveCount` of the lane queue's redrive policy. */
+export function redriveMaxReceiveCount(lane: ResolvedMessageLane): number {
+  return lane.settings.maxReceiveCount + (lane.ordered ? ORDERED_LANE_REDRIVE_MARGIN : 0);
+}
+
+/**
  * The shortest outage an ordered message lane's budget must ride out: SDK retries, a throttled downstream, a
  * deploy. Shorter budgets are refused, as the 24 h minimum is for the other lanes.
  */

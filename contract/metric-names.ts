@@ -54,6 +54,11 @@ export const ConsumerMetric = {
    * the same batch; they come back with it, behind it.
    */
   RecordsHeldBehindFailure: 'RecordsHeldBehindFailure',
+  /**
+   * Ordered lane: records that failed on their last receive, moved to the DLQ by the consumer so that their
+   * conversation goes on (SQS redrive would take the records behind them too).
+   */
+  RecordsDeadLettered: 'RecordsDeadLettered',
   /** Ordered lane with bursts: records handed back unclaimed until their conversation's burst window ends. */
   RecordsHeldForBurst: 'RecordsHeldForBurst',
   /** `onConversationTurn` calls that returned (one per answered burst). */

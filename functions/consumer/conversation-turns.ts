@@ -7,7 +7,7 @@
  * but handed back unclaimed until the window closes, so that what the person types meanwhile joins it (SQS
  * keeps the group locked while it waits, so nothing of the conversation overtakes it).
  */
-import type { QueueRecord } from './webhook-consumer.ts';
+import type { QueueRecord, TurnOutcome } from './webhook-consumer.ts';
 
 export interface ConversationGroup {
   /** Turns to run one after the other; never empty. */
@@ -101,40 +101,47 @@ function sentAtOf(record: QueueRecord): number | undefined {
   return Number.isFinite(sentAt) && sentAt > 0 ? sentAt : undefined;
 }
 
-/** What running the groups needs of the batch: {@link ConsumerBatch.runTurn} and `holdBehind`. */
+/** What running the groups needs of the batch: {@link ConsumerBatch.runTurn}, `moveAside`, `holdBehind`. */
 export interface TurnRunner {
-  runTurn(records: readonly QueueRecord[]): Promise<number>;
+  runTurn(records: readonly QueueRecord[]): Promise<TurnOutcome>;
+  moveAside(failed: readonly QueueRecord[]): Promise<boolean>;
   holdBehind(record: QueueRecord, blocker: QueueRecord): Promise<void>;
 }
 
 /**
  * Runs the groups in parallel, each group's turns one after the other. After a record fails, the rest of its
  * group is held behind it (failed unrun) while the other groups go on, as Powertools'
- * `SqsFifoPartialProcessor` does with `skipGroupOnError`; unlike it, groups do not wait for each other.
+ * `SqsFifoPartialProcessor` does with `skipGroupOnError`; unlike it, groups do not wait for each other. A
+ * failure on its last receive is moved aside instead, and the group goes on.
  * Returns the message ids of every record that did not complete, in no particular order.
  */
 export async function runInConversationOrder(
   groups: readonly ConversationGroup[],
   runner: TurnRunner,
 ): Promise<string[]> {
-  const failed: string[] = [];
+  const failedIds: string[] = [];
   await Promise.all(
     groups.map(async ({ turns }) => {
-      const records = turns.flat();
-      let position = 0;
-      for (const turn of turns) {
-        const done = await runner.runTurn(turn);
-        position += done;
-        if (done < turn.length) break;
-      }
-      const blocker = records[position];
-      if (blocker === undefined) return;
-      failed.push(blocker.messageId);
-      for (const record of records.slice(position + 1)) {
-        await runner.holdBehind(record, blocker);
-        failed.push(record.messageId);
+      const pending = turns.map((turn) => [...turn]);
+      while (pending.length > 0) {
+        const turn = pending.shift() as QueueRecord[];
+        const { done, failed } = await runner.runTurn(turn);
+        if (done === turn.length) continue;
+        const failedRecords = turn.slice(done, done + failed);
+        const rest = turn.slice(done + failed);
+        if (await runner.moveAside(failedRecords)) {
+          if (rest.length > 0) pending.unshift(rest);
+          continue;
+        }
+        const blocker = failedRecords[0] as QueueRecord;
+        for (const record of failedRecords) failedIds.push(record.messageId);
+        for (const record of [...rest, ...pending.flat()]) {
+          await runner.holdBehind(record, blocker);
+          failedIds.push(record.messageId);
+        }
+        return;
       }
     }),
   );
-  return failed;
+  return failedIds;
 }

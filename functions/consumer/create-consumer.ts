@@ -23,6 +23,7 @@ import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { ClaimStore, type ClaimStoreOptions } from '../claims/claim-store.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
 import { StatusLedger, type StatusLedgerOptions } from '../ledger/status-ledger.ts';
+import { SqsConversationDeadLetters } from '../queue/sqs-conversation-dead-letters.ts';
 import { SqsQuarantineQueue } from '../queue/sqs-quarantine-queue.ts';
 import { SqsRedeliveryScheduler } from '../queue/sqs-redelivery-scheduler.ts';
 import type { CompletionRetryPolicy } from './complete-with-retry.ts';
@@ -55,6 +56,8 @@ export interface ConsumerConfig {
   readonly lane?: LaneName;
   /** Its lane is a FIFO queue grouped by conversation: records run in conversation order. @default false */
   readonly ordered?: boolean;
+  /** An ordered lane's DLQ and the receive on which the consumer moves a failing record there itself. */
+  readonly laneDeadLetters?: { readonly queueUrl: string; readonly maxReceives: number };
 }
 
 export interface ConsumerDependencies {
@@ -113,7 +116,20 @@ export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Con
     ),
     lane: getChoiceFromEnv(ENV.lane, LANES, 'status', env),
     ordered: getChoiceFromEnv(ENV.laneOrdered, ['true', 'false'], 'false', env) === 'true',
+    ...laneDeadLettersFromEnv(env),
   };
+}
+
+function laneDeadLettersFromEnv(env: NodeJS.ProcessEnv): Pick<ConsumerConfig, 'laneDeadLetters'> {
+  const queueUrl = env[ENV.laneDeadLetterQueueUrl];
+  if (queueUrl === undefined || queueUrl === '') return {};
+  const maxReceives = getNumberFromEnv(ENV.laneMaxReceives, Number.NaN, env);
+  if (!Number.isInteger(maxReceives) || maxReceives < 1) {
+    throw new Error(
+      `Environment variable ${ENV.laneMaxReceives} must be a whole number >= 1 with ${ENV.laneDeadLetterQueueUrl}.`,
+    );
+  }
+  return { laneDeadLetters: { queueUrl, maxReceives } };
 }
 
 /** `SUBSCRIBER_FIELDS`: comma-separated; absent or empty = every field. */
@@ -186,6 +202,15 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     },
     fields: config.fields,
     ordered,
+    ...(ordered && config.laneDeadLetters !== undefined
+      ? {
+          deadLetters: new SqsConversationDeadLetters({
+            sqs: dependencies.sqs,
+            deadLetterQueueUrl: config.laneDeadLetters.queueUrl,
+            maxReceives: config.laneDeadLetters.maxReceives,
+          }),
+        }
+      : {}),
     logger,
     ...(dependencies.completionRetry === undefined ? {} : { completionRetry: dependencies.completionRetry }),
     ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),

@@ -79,6 +79,13 @@ export interface QueueRecord {
     readonly SentTimestamp?: string;
     readonly MessageGroupId?: string;
   };
+  /** As Lambda passes them; kept when a record is moved to the dead-letter queue. */
+  readonly messageAttributes?: Readonly<
+    Record<
+      string,
+      { readonly dataType: string; readonly stringValue?: string; readonly binaryValue?: string }
+    >
+  >;
 }
 
 export interface Invocation {
@@ -99,6 +106,15 @@ export type ConsumerClaims = Pick<ClaimStore, 'claimMany' | 'complete' | 'releas
 export interface RecordRedelivery {
   readonly record: QueueRecord;
   readonly delaySeconds: number;
+}
+
+/**
+ * An ordered lane's own dead-lettering: a record that fails on its `maxReceives`-th receive is moved to the
+ * DLQ by the consumer, and its conversation goes on in the same invocation. Throws when it could not.
+ */
+export interface DeadLetterPort {
+  readonly maxReceives: number;
+  move(records: readonly QueueRecord[]): Promise<void>;
 }
 
 /** Sets when failed records come back (SQS: their visibility timeout). Throws when it could not. */
@@ -137,6 +153,8 @@ export interface WebhookConsumerOptions {
    * @default false
    */
   readonly ordered?: boolean;
+  /** An ordered lane moves a record that fails on its last receive aside itself (see {@link DeadLetterPort}). */
+  readonly deadLetters?: DeadLetterPort;
   /** Backoff of failed records and cap of `RetryLater` delays. @default the delays of DEFAULT_SETTINGS */
   readonly retry?: BackoffSettings;
   /** Draws the backoff's jitter, in [0, 1). @default Math.random */
@@ -170,6 +188,12 @@ interface PreparedRecord {
   readonly claims: readonly (BatchClaimResult | undefined)[];
   /** Events of fields this subscriber does not want: never claimed, only counted. */
   readonly filteredOut: readonly FilteredOut[];
+}
+
+/** How far a turn got: `done` records from the first completed, then `failed` records that failed. */
+export interface TurnOutcome {
+  readonly done: number;
+  readonly failed: number;
 }
 
 /** A fresh message read into a conversation turn, its side effect not yet run. */
@@ -318,7 +342,7 @@ export class ConsumerBatch {
   /** Runs one record's events in order. Resolves when the record is done; throws {@link RecordFailedError}. */
   async processRecord(record: QueueRecord): Promise<void> {
     if (handlesTurns(this.#options.handlers)) {
-      const done = await this.runTurn([record]);
+      const { done } = await this.runTurn([record]);
       if (done === 0) throw new RecordFailedError(record.messageId, ['turn']);
       return;
     }
@@ -333,37 +357,71 @@ export class ConsumerBatch {
    * the messages read before it still make the turn, the records after it are not run. A turn handler that
    * throws fails every record of the turn, its claims released together.
    *
-   * Returns how many records, from the first, are done; the record at that index (if any) failed and has its
-   * return time; the caller holds the later ones behind it ({@link holdBehind}). Never throws.
+   * `records[0, done)` are done; `records[done, done + failed)` failed and have their return time; the
+   * caller holds the later ones behind them ({@link holdBehind}) or, once the failed ones were moved aside
+   * ({@link moveAside}), runs them. Never throws.
    */
-  async runTurn(records: readonly QueueRecord[]): Promise<number> {
+  async runTurn(records: readonly QueueRecord[]): Promise<TurnOutcome> {
     if (!handlesTurns(this.#options.handlers)) {
       const [record] = records;
-      if (record === undefined) return 0;
+      if (record === undefined) return { done: 0, failed: 0 };
       try {
         await this.processRecord(record);
-        return 1;
+        return { done: 1, failed: 0 };
       } catch {
-        return 0;
+        return { done: 0, failed: 1 };
       }
     }
     const turn: TurnMessage[] = [];
     let done = 0;
+    let failed = 0;
     for (const record of records) {
       const failures = await this.#processRecordEvents(record, turn);
       if (failures.length > 0) {
         this.#failed.add(record.messageId);
-        this.#logger.info('Record failed; the conversation waits for it', {
-          messageId: record.messageId,
-          failures,
-        });
+        failed = 1;
         break;
       }
       done++;
     }
-    if (turn.length === 0) return done;
-    const turnRecords = records.slice(0, Math.min(done + 1, records.length));
-    return (await this.#runTurnHandler(turn, turnRecords)) ? done : 0;
+    if (turn.length === 0) return { done, failed };
+    const turnRecords = records.slice(0, done + failed);
+    return (await this.#runTurnHandler(turn, turnRecords))
+      ? { done, failed }
+      : { done: 0, failed: turnRecords.length };
+  }
+
+  /**
+   * On an ordered lane, moves `failed` (records that just failed together) to the dead-letter queue when the
+   * first of them was on its last receive, so that its conversation goes on now: the records behind it were
+   * received with it every time, and SQS redrive would soon take them too. Returns whether they were moved;
+   * a moved record is reported as done (the queue deletes it) and counted in `RecordsDeadLettered`.
+   */
+  async moveAside(failed: readonly QueueRecord[]): Promise<boolean> {
+    const deadLetters = this.#options.deadLetters;
+    const [first] = failed;
+    if (deadLetters === undefined || first === undefined) return false;
+    const receiveCount = receiveCountOf(first.attributes);
+    if (receiveCount < deadLetters.maxReceives) return false;
+    try {
+      await deadLetters.move(failed);
+    } catch (error) {
+      this.#logger.error('Moving a failed record to the dead-letter queue failed; it stays in its lane', {
+        records: failed.length,
+        ...describeError(error),
+      });
+      return false;
+    }
+    for (const record of failed) {
+      this.#failed.delete(record.messageId);
+      this.#redeliveries.delete(record.messageId);
+    }
+    this.tally.count(ConsumerMetric.RecordsDeadLettered, failed.length);
+    this.#logger.warn('Record dead-lettered on its last receive; its conversation moves on', {
+      messageIds: failed.map(({ messageId }) => messageId),
+      receiveCount,
+    });
+    return true;
   }
 
   /**

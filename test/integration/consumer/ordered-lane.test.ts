@@ -97,10 +97,15 @@ async function poll(): Promise<SQSEvent> {
   return { Records: Messages.map((received) => toLambdaRecord(received, queueArn)) };
 }
 
-function orderedConsumer(handlers: WebhookHandlers, clock: () => number = Date.now) {
+function orderedConsumer(
+  handlers: WebhookHandlers,
+  clock: () => number = Date.now,
+  laneDeadLetters?: { queueUrl: string; maxReceives: number },
+) {
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
   const handler = createConsumerHandler(
     testConsumerConfig({
+      ...(laneDeadLetters === undefined ? {} : { laneDeadLetters }),
       tableName,
       deliveryQueueUrl: queueUrl,
       lane: 'message',
@@ -198,6 +203,56 @@ describe('an ordered message lane', () => {
     expect(second.Records.map(bodyId)).toEqual(['wamid.c1', 'wamid.c2']);
     expect(await consume(second)).toEqual({ batchItemFailures: [] });
     expect(effected).toEqual(['msg:wamid.d1', 'msg:wamid.c1', 'msg:wamid.c2']);
+  });
+
+  it('moves a record failing on its last receive to the DLQ itself, and runs its conversation on at once', async () => {
+    const created = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: `${uniqueName('ordered-lane-dlq')}.fifo`,
+        Attributes: { FifoQueue: 'true' },
+      }),
+    );
+    const dlqUrl = created.QueueUrl as string;
+    await enqueue([
+      ['wamid.h1', '888'],
+      ['wamid.h2', '888'],
+    ]);
+    const effected: string[] = [];
+    const consume = orderedConsumer(
+      defineWebhookHandlers({
+        onMessage({ key }: MessageContext) {
+          if (key === 'msg:wamid.h1') throw new Error('poison message');
+          effected.push(key);
+        },
+      }),
+      Date.now,
+      { queueUrl: dlqUrl, maxReceives: 2 },
+    );
+    const first = await poll();
+    expect(failedIds(await consume(first), first)).toEqual(['wamid.h1', 'wamid.h2']);
+    expect(effected).toEqual([]);
+
+    // Its second receive is its last: h1 goes to the DLQ, h2 runs in the same invocation.
+    const second = await redeliveredWithin(5_000);
+    expect(second.Records.map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['2', '2']);
+    const { result, lines } = await captureOutput(() => consume(second));
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(effected).toEqual(['msg:wamid.h2']);
+    const moved = emfDocuments(lines).find((document) => 'RecordsDeadLettered' in document.values);
+    expect(moved?.values.RecordsDeadLettered).toBe(1);
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: dlqUrl,
+        MaxNumberOfMessages: 10,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    expect(
+      Messages.map((received) => JSON.parse(received.Body ?? '{}').entry[0].changes[0].value.messages[0].id),
+    ).toEqual(['wamid.h1']);
+    expect(Messages[0]?.Attributes?.MessageGroupId).toBe(conversationId(PHONE_NUMBER_ID, '888'));
+    expect(Messages[0]?.MessageAttributes?.deadLetteredBy?.StringValue).toBe('consumer');
   });
 
   it('counts each record’s wait before its handler as EventWaitTime on the message lane', async () => {

@@ -86,8 +86,9 @@ describe('runInConversationOrder', () => {
         log.push(`start ${only.messageId}`);
         await new Promise((resolve) => setTimeout(resolve, 5));
         log.push(`end ${only.messageId}`);
-        return failing.has(only.messageId) ? 0 : 1;
+        return failing.has(only.messageId) ? { done: 0, failed: 1 } : { done: 1, failed: 0 };
       },
+      moveAside: async () => false,
       async holdBehind(record, blocker) {
         held.push([record.messageId, blocker.messageId]);
       },
@@ -103,5 +104,32 @@ describe('runInConversationOrder', () => {
     expect(log).not.toContain('start a3');
     // B ran beside A, not after it.
     expect(log.indexOf('start b1')).toBeLessThan(log.indexOf('end a1'));
+  });
+
+  it('goes on with the group once a failure on its last receive was moved aside', async () => {
+    const ran: string[] = [];
+    const moved: string[] = [];
+    const plan = planTurns([record('a1', 'A', T0), record('a2', 'A', T0), record('a3', 'A', T0)], {
+      burstWindowMs: 0,
+      handlesTurns: true,
+      now: T0,
+    });
+    const failed = await runInConversationOrder(plan.groups, {
+      async runTurn(records) {
+        ran.push(records.map(({ messageId }) => messageId).join('+'));
+        // The turn fails at its second record the first time; the rest then runs as its own turn.
+        return records.length === 3 ? { done: 1, failed: 1 } : { done: records.length, failed: 0 };
+      },
+      async moveAside(records) {
+        moved.push(...records.map(({ messageId }) => messageId));
+        return true;
+      },
+      holdBehind: async () => {
+        throw new Error('nothing is held behind a record moved aside');
+      },
+    });
+    expect(failed).toEqual([]);
+    expect(moved).toEqual(['a2']);
+    expect(ran).toEqual(['a1+a2+a3', 'a3']);
   });
 });

@@ -1,0 +1,79 @@
+/**
+ * Moves the records an ordered lane gives up on into its FIFO dead-letter queue, in one
+ * `SendMessageBatch` per ten records: the consumer does it on a record's last receive (contract/lanes.ts,
+ * "the conversation moves on") so that the records queued behind it, whose receive counts rose with every
+ * retry of it, are run in the same invocation instead of following it into the DLQ by SQS redrive. Each
+ * keeps its body, its message attributes and its conversation as group; its deduplication id is its queue
+ * message id, so a resend after a lost answer is not stored twice.
+ */
+import { type MessageAttributeValue, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DeadLetterPort, QueueRecord } from '../consumer/webhook-consumer.ts';
+
+const MAX_BATCH_ENTRIES = 10;
+
+/** The attribute naming why a record is in the DLQ without SQS's `DeadLetterQueueSourceArn`. */
+export const DEAD_LETTERED_BY_ATTRIBUTE = 'deadLetteredBy';
+
+export interface SqsConversationDeadLettersOptions {
+  readonly sqs: SQSClient;
+  readonly deadLetterQueueUrl: string;
+  /** The receive on which a record that fails again is moved (the lane's retry budget). */
+  readonly maxReceives: number;
+}
+
+export class SqsConversationDeadLetters implements DeadLetterPort {
+  readonly maxReceives: number;
+  readonly #sqs: SQSClient;
+  readonly #queueUrl: string;
+
+  constructor(options: SqsConversationDeadLettersOptions) {
+    this.#sqs = options.sqs;
+    this.#queueUrl = options.deadLetterQueueUrl;
+    this.maxReceives = options.maxReceives;
+  }
+
+  /** @throws when SQS refused or failed any entry: the records then stay in the lane. */
+  async move(records: readonly QueueRecord[]): Promise<void> {
+    for (let start = 0; start < records.length; start += MAX_BATCH_ENTRIES) {
+      const chunk = records.slice(start, start + MAX_BATCH_ENTRIES);
+      const output = await this.#sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.#queueUrl,
+          Entries: chunk.map((record, index) => ({
+            Id: String(index),
+            MessageBody: record.body,
+            MessageAttributes: {
+              ...sdkAttributes(record.messageAttributes),
+              [DEAD_LETTERED_BY_ATTRIBUTE]: { DataType: 'String', StringValue: 'consumer' },
+            },
+            ...(record.attributes?.MessageGroupId === undefined
+              ? {}
+              : {
+                  MessageGroupId: record.attributes.MessageGroupId,
+                  MessageDeduplicationId: record.messageId,
+                }),
+          })),
+        }),
+      );
+      const failed = output.Failed ?? [];
+      if (failed.length > 0) {
+        throw new Error(
+          `${failed.length} record(s) not moved to the dead-letter queue: ${[...new Set(failed.map(({ Code }) => Code))].join(', ')}`,
+        );
+      }
+    }
+  }
+}
+
+/** Lambda's record attributes (`stringValue`, `dataType`) as SendMessage takes them. */
+function sdkAttributes(attributes: QueueRecord['messageAttributes']): Record<string, MessageAttributeValue> {
+  const result: Record<string, MessageAttributeValue> = {};
+  for (const [name, value] of Object.entries(attributes ?? {})) {
+    if (value.stringValue !== undefined) {
+      result[name] = { DataType: value.dataType, StringValue: value.stringValue };
+    } else if (value.binaryValue !== undefined) {
+      result[name] = { DataType: value.dataType, BinaryValue: Buffer.from(value.binaryValue, 'base64') };
+    }
+  }
+  return result;
+}
