@@ -296,6 +296,43 @@ describe('at least once: a key is exempt only when the DLQ answers for every mes
     expect([report.eventsChecked, report.eventsExempt, report.eventsHandedOff]).toEqual([0, 1, 1]);
   });
 
+  it('a chain of hand-offs ending at a dead-lettered holder hands the key to the DLQ too', () => {
+    const story = new Story();
+    story.journal.recordReceipt({ invocation: 'inv1', messageId: 'msg-003', receiveCount: 1 });
+    story.claim('inv1', 100, 5_000, 'msg-003').end('inv1', 'timeout');
+    story.journal.recordReceipt({ invocation: 'inv2', messageId: 'msg-002', receiveCount: 1 });
+    story.refusedClaim('inv2', 200, {
+      state: 'processing',
+      worker: 'inv1',
+      leaseUntil: 5_000,
+      messageId: 'msg-003',
+    });
+    story.journal.recordReceipt({ invocation: 'inv3', messageId: 'msg-001', receiveCount: 1 });
+    story.claim('inv3', 6_000, 11_000, 'msg-001').end('inv3', 'timeout');
+    story.journal.recordReceipt({ invocation: 'inv4', messageId: 'msg-003', receiveCount: 2 });
+    story.refusedClaim('inv4', 6_100, {
+      state: 'processing',
+      worker: 'inv3',
+      leaseUntil: 11_000,
+      messageId: 'msg-001',
+    });
+    const chained = workloadOf([[KEY], [KEY], [KEY]]);
+    const messages = [
+      message('msg-001', 'body1', 'dead-letter', 1),
+      message('msg-002', 'body2', 'deleted', 1),
+      message('msg-003', 'body3', 'deleted', 2),
+    ];
+    const report = checkInvariants({ ...baseInput(story, chained, messages), maxReceiveCount: 1 });
+    expect(report.violations).toEqual([]);
+    expect([report.eventsChecked, report.eventsExempt, report.eventsHandedOff]).toEqual([0, 1, 1]);
+    // Without the last link (msg-001 deleted too), nothing holds the event: it is checked, and lost.
+    const lost = checkInvariants({
+      ...baseInput(story, chained, [message('msg-001', 'body1', 'deleted', 1), ...messages.slice(1)]),
+      maxReceiveCount: 1,
+    });
+    expect(invariantsOf(lost)).toEqual(['at-least-once']);
+  });
+
   it('a message dead-lettered before maxReceiveCount, or at a count no invocation saw, is a violation', () => {
     const story = new Story();
     story.journal.recordReceipt({ invocation: 'inv1', messageId: 'msg-001', receiveCount: 1 });

@@ -395,14 +395,12 @@ function checkStableChange(journal: ProtocolJournal, violations: Violation[]): v
  * Keys the DLQ answers for: every queue message carrying them was dead-lettered, or each message carrying
  * them that was deleted was acknowledged on a claim held for another message's record — found in flight
  * (another message's record carries the retry, docs/consumer.md) or claimed by the same batch for another
- * record carrying the key too — and that holder message was dead-lettered. A message deleted after
+ * record carrying the key too — and that holder message was dead-lettered, or deleted having handed the key
+ * on the same way. A message deleted after
  * processing in any other way makes the key checked.
  */
 function exemptKeys(input: InvariantInput): { exempt: Set<string>; handedOff: Set<string> } {
   const keysOf = new Map(input.workload.bodies.map((body) => [body.bodyId, body.keys]));
-  const deadLettered = new Set(
-    input.messages.filter((message) => message.state === 'dead-letter').map((message) => message.messageId),
-  );
   const carriers = new Map<string, QueueMessage[]>();
   for (const message of input.messages) {
     for (const key of new Set(keysOf.get(message.bodyId) ?? [])) {
@@ -416,16 +414,19 @@ function exemptKeys(input: InvariantInput): { exempt: Set<string>; handedOff: Se
     input.journal.writes.filter((write) => write.operation === 'claim'),
     (write) => `${write.worker} ${write.pk}`,
   );
-  // The claim as the invocation's claim write found or left it: held for which message's record.
-  const handedToDeadLetter = (key: string, message: QueueMessage): boolean =>
+  const byId = new Map(input.messages.map((message) => [message.messageId, message]));
+  // The claim as the invocation's claim write found or left it: held for which message's record. That holder
+  // was dead-lettered, or was deleted having handed the key on in turn (a chain of hand-offs).
+  const handedToDeadLetter = (key: string, message: QueueMessage, seen: ReadonlySet<string>): boolean =>
     (receivedBy.get(message.messageId) ?? []).some((receipt) =>
       (claimWrites.get(`${receipt.invocation} ${key}`) ?? []).some((write) => {
-        const holder = write.claim;
+        const holder =
+          write.claim?.state === 'processing' ? byId.get(write.claim.messageId ?? '') : undefined;
+        if (holder === undefined || holder.messageId === message.messageId || seen.has(holder.messageId))
+          return false;
         return (
-          holder?.state === 'processing' &&
-          holder.messageId !== undefined &&
-          holder.messageId !== message.messageId &&
-          deadLettered.has(holder.messageId)
+          holder.state === 'dead-letter' ||
+          handedToDeadLetter(key, holder, new Set([...seen, message.messageId]))
         );
       }),
     );
@@ -435,7 +436,7 @@ function exemptKeys(input: InvariantInput): { exempt: Set<string>; handedOff: Se
     const deleted = messages.filter((message) => message.state !== 'dead-letter');
     if (deleted.length === messages.length) continue;
     if (deleted.length === 0) exempt.add(key);
-    else if (deleted.every((message) => handedToDeadLetter(key, message))) {
+    else if (deleted.every((message) => handedToDeadLetter(key, message, new Set()))) {
       exempt.add(key);
       handedOff.add(key);
     }

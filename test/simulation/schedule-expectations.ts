@@ -1,6 +1,7 @@
 /**
- * What the protocol tests assert about a run of schedules: no schedule violated an invariant, and each
- * schedule checked something (events, invocations). On failure the message carries the failing seeds, the
+ * What the protocol tests assert about a run of schedules: no schedule violated an invariant, and the run
+ * checked something: events (more checked than exempt, since the DLQ answers for the exempt ones),
+ * invocations, faults, and TTL deletions among them. On failure the message carries the failing seeds, the
  * replay command and the first failing schedule's trace.
  */
 import { expect } from 'vitest';
@@ -20,4 +21,6 @@ export function expectEveryScheduleToHold(summary: RunSummary, schedules: number
   expect(summary.eventsChecked).toBeGreaterThanOrEqual(schedules);
   expect(summary.invocations).toBeGreaterThanOrEqual(schedules);
   expect(summary.totalFaults).toBeGreaterThan(schedules);
+  expect(summary.eventsChecked).toBeGreaterThan(summary.eventsExempt);
+  expect(summary.faults['ttl-deletion']).toBeGreaterThan(0);
 }
