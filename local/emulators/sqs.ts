@@ -12,6 +12,12 @@ export interface SqsEmulator {
   /** `http://127.0.0.1:<port>`; any region and credentials work. */
   readonly endpoint: string;
   readonly port: number;
+  /**
+   * The oldest `SentTimestamp` (epoch ms) among a queue's messages not yet deleted (waiting, delayed or in
+   * flight: what CloudWatch's `ApproximateAgeOfOldestMessage` counts), or undefined when it holds none. Read
+   * from fauxqs's own inspection, which neither receives nor hides a message, and never returns a body.
+   */
+  oldestMessageSentAt(queueUrl: string): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -22,6 +28,20 @@ export async function startSqsEmulator(options: { port?: number } = {}): Promise
   return {
     endpoint: server.address,
     port: server.port,
+    oldestMessageSentAt(queueUrl) {
+      const name = decodeURIComponent(new URL(queueUrl).pathname.split('/').pop() ?? '');
+      const messages = server.inspectQueue(name)?.messages;
+      if (messages === undefined) return undefined;
+      let oldest: number | undefined;
+      for (const message of [
+        ...messages.ready,
+        ...messages.delayed,
+        ...messages.inflight.map((entry) => entry.message),
+      ]) {
+        if (oldest === undefined || message.sentTimestamp < oldest) oldest = message.sentTimestamp;
+      }
+      return oldest;
+    },
     stop: () => {
       stopping ??= server.stop();
       return stopping;

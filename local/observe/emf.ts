@@ -9,6 +9,8 @@ export interface MetricPoint {
   readonly name: string;
   /** The sum of the values (EMF allows an array of values for one metric). */
   readonly value: number;
+  /** Each value, for metrics read as a distribution (`EventWaitTime`); `[value]` when absent. */
+  readonly values?: readonly number[];
   /** Dimension name → value, for the dimension set the metric was declared with. */
   readonly dimensions: Readonly<Record<string, string>>;
   /** Epoch ms. */
@@ -48,7 +50,14 @@ export function parseEmf(document: unknown): MetricPoint[] | undefined {
       const raw = root[name];
       const values = (Array.isArray(raw) ? raw : [raw]).filter((v): v is number => typeof v === 'number');
       if (values.length === 0) continue;
-      points.push({ namespace, name, value: values.reduce((a, b) => a + b, 0), dimensions, timestamp });
+      points.push({
+        namespace,
+        name,
+        value: values.reduce((a, b) => a + b, 0),
+        values,
+        dimensions,
+        timestamp,
+      });
     }
   }
   return points;

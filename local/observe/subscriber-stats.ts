@@ -3,8 +3,10 @@
  * `/local/stats` with one subscriber, which the dashboard's charts and the simulator read), and each
  * subscriber's own totals, queue depths and skipped duplicates beside it.
  */
+import type { LaneName } from '../../contract/lanes.ts';
 import type { InvocationReport } from '../sqs-event-source.ts';
 import type { MetricPoint } from './emf.ts';
+import type { LaneStatsSnapshot } from './lane-stats.ts';
 import {
   type DuplicateSighting,
   PipelineStats,
@@ -16,8 +18,11 @@ export interface SubscriberStatsSnapshot {
   /** Side effects its handlers completed (the local stack's effects journal). */
   readonly effects: number;
   readonly totals: StatsSnapshot['totals'];
+  /** Both lanes summed. */
   readonly queue: QueueSample | undefined;
   readonly recentDuplicates: readonly DuplicateSighting[];
+  /** Each lane's waits, oldest message age and queue: `status` always, `message` with a message lane. */
+  readonly lanes: Partial<Record<LaneName, LaneStatsSnapshot>>;
 }
 
 export interface LocalStatsSnapshot extends StatsSnapshot {
@@ -30,16 +35,20 @@ export class SubscriberStats {
   readonly #bySubscriber: ReadonlyMap<string, PipelineStats>;
   readonly #clock: () => number;
   readonly #effectsOf: (subscriber: string) => number;
+  readonly #lanes: () => Readonly<Record<string, Partial<Record<LaneName, LaneStatsSnapshot>>>>;
 
   constructor(
     subscriberNames: readonly string[],
     options: ConstructorParameters<typeof PipelineStats>[0] & {
       /** A subscriber's effect count so far. */
       readonly effectsOf?: (subscriber: string) => number;
+      /** Subscriber → lane → its statistics (a `LaneStats` snapshot). */
+      readonly lanes?: () => Readonly<Record<string, Partial<Record<LaneName, LaneStatsSnapshot>>>>;
     } = {},
   ) {
     this.#clock = options.clock ?? Date.now;
     this.#effectsOf = options.effectsOf ?? (() => 0);
+    this.#lanes = options.lanes ?? (() => ({}));
     this.#pipeline = new PipelineStats(options);
     this.#bySubscriber = new Map(subscriberNames.map((name) => [name, new PipelineStats(options)]));
   }
@@ -77,10 +86,17 @@ export class SubscriberStats {
 
   snapshot(sinceSeconds?: number): LocalStatsSnapshot {
     const subscribers: Record<string, SubscriberStatsSnapshot> = {};
+    const lanes = this.#lanes();
     for (const [name, stats] of this.#bySubscriber) {
       // The per-second series stays pipeline-wide: a subscriber's totals need only the latest second.
       const { totals, queue, recentDuplicates } = stats.snapshot(Math.floor(this.#clock() / 1000));
-      subscribers[name] = { effects: this.#effectsOf(name), totals, queue, recentDuplicates };
+      subscribers[name] = {
+        effects: this.#effectsOf(name),
+        totals,
+        queue,
+        recentDuplicates,
+        lanes: lanes[name] ?? {},
+      };
     }
     return { ...this.#pipeline.snapshot(sinceSeconds), subscribers };
   }

@@ -36,6 +36,8 @@ export function withLocalEffects(handlers: WebhookHandlers, options: LocalEffect
           options.recordEffect(context.key);
         };
   return {
+    // Whatever else the module sets (handlers and options this wrapper does not know) passes through.
+    ...handlers,
     ...(handlers.onMessage && { onMessage: wrap(handlers.onMessage) }),
     ...(handlers.onStatus && { onStatus: wrap(handlers.onStatus) }),
     ...(handlers.onError && { onError: wrap(handlers.onError) }),

@@ -33,9 +33,17 @@ export interface LocalSubscriberInfo {
   readonly keyNamespace: string | null;
   /** The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`). */
   readonly handlers: readonly string[];
+  /** Its status lane (every field but inbound messages; those too without a message lane). */
   readonly queueUrl: string;
   readonly dlqUrl: string;
-  /** Its consumer's settings: the pipeline's with its own on top. */
+  /** Its message lane (contract/lanes.ts), when it wants `messages`: inbound messages only. */
+  readonly messageQueueUrl?: string;
+  readonly messageDlqUrl?: string;
+  /** The message lane is a FIFO queue run in conversation order. */
+  readonly messageLaneOrdered?: boolean;
+  /** The message lane consumer's settings (no batching window; a chat's retry budget when ordered). */
+  readonly messageLaneSettings?: PipelineSettings;
+  /** Its status lane consumer's settings: the pipeline's with its own on top. */
   readonly settings: PipelineSettings;
 }
 

@@ -1,8 +1,10 @@
 /**
  * The whole pipeline on one machine (docs/design.md §6, docs/local.md): DynamoDB Local and the SQS emulator,
- * the claim table, each subscriber's queue and DLQ and the pipeline's quarantine queue created from the
- * shared definitions and settings, the real receiver behind an API Gateway v2 adapter, and each subscriber's
- * real consumer driven by a Lambda-like SQS event source of its own.
+ * the claim table, each subscriber's lanes (contract/lanes.ts: its status lane queue and DLQ, and for a
+ * subscriber that wants `messages` its message lane queue and DLQ, FIFO when ordered) and the pipeline's
+ * quarantine queue created from the shared definitions and settings, the real receiver behind an API Gateway
+ * v2 adapter, and one real consumer per lane, over the subscriber's module, each driven by a Lambda-like SQS
+ * event source of its own.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,7 +17,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { interceptLocalhostDns } from 'fauxqs';
 import { consumerEnvironment, ENV, receiverEnvironment } from '../../contract/environment.ts';
-import { SUBSCRIBER_DIMENSION } from '../../contract/metric-names.ts';
+import { LANE_DIMENSION, type LaneName } from '../../contract/lanes.ts';
+import { ConsumerLaneMetric, SUBSCRIBER_DIMENSION } from '../../contract/metric-names.ts';
+import type { PipelineSettings } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
 import { StatusLedger } from '../../functions/ledger/status-ledger.ts';
 import { createClaimTable } from '../emulators/claim-table.ts';
@@ -23,12 +27,14 @@ import { type DynamoDbLocal, startDynamoDbLocal } from '../emulators/dynamodb-lo
 import {
   createPipelineQueues,
   createQuarantineQueue,
+  messageLaneQueueNames,
   type PipelineQueues,
   type SqsEmulator,
   startSqsEmulator,
   subscriberQueueNames,
 } from '../emulators/sqs.ts';
 import { parseEmf, parseJsonLine } from '../observe/emf.ts';
+import { type LaneQueueSample, LaneStats } from '../observe/lane-stats.ts';
 import type { QueueSample } from '../observe/pipeline-stats.ts';
 import { type StdoutTap, tapStdout } from '../observe/stdout-tap.ts';
 import { SubscriberStats } from '../observe/subscriber-stats.ts';
@@ -44,6 +50,7 @@ import { EffectsJournal } from './effects-journal.ts';
 import { FaultSwitch } from './fault-switch.ts';
 import type { LocalStackConfig } from './local-config.ts';
 import {
+  type ConsumerPoller,
   createLocalServer,
   type LocalEffectsView,
   type LocalInfo,
@@ -88,14 +95,35 @@ export interface StartLocalStackOptions {
   readonly log?: (line: string) => void;
 }
 
+/** One lane of a subscriber: its queues, its consumer's settings and the event source driving it. */
+interface RunningLane {
+  readonly lane: LaneName;
+  readonly ordered: boolean;
+  readonly settings: PipelineSettings;
+  readonly queues: PipelineQueues;
+  readonly eventSource: SqsEventSource;
+}
+
 /** One subscriber as the local stack runs it. */
 interface RunningSubscriber {
   readonly subscriber: ResolvedSubscriber;
+  /** The status lane's queues (every field but inbound messages, and those too without a message lane). */
   readonly queues: PipelineQueues;
+  /** The status lane first, then the message lane when the subscriber has one. */
+  readonly lanes: readonly RunningLane[];
   readonly journal: EffectsJournal;
   readonly ledger: StatusLedger;
-  readonly eventSource: SqsEventSource;
+  /** Both lanes' pollers switched together (`npm run ops -- pause|resume`). */
+  readonly poller: ConsumerPoller;
   readonly info: LocalSubscriberInfo;
+}
+
+/** A lane's queues, before its consumer runs. */
+interface LaneQueues {
+  readonly lane: LaneName;
+  readonly ordered: boolean;
+  readonly settings: PipelineSettings;
+  readonly queues: PipelineQueues;
 }
 
 export async function startLocalStack(options: StartLocalStackOptions): Promise<LocalStack> {
@@ -144,14 +172,35 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     );
     await createClaimTable(dynamodbClient, LOCAL_TABLE_NAME);
     const quarantineQueueUrl = await createQuarantineQueue(sqs, settings);
-    const queuesOf = new Map<string, PipelineQueues>();
+    const lanesOf = new Map<string, LaneQueues[]>();
     for (const subscriber of subscribers) {
-      queuesOf.set(
-        subscriber.name,
-        await createPipelineQueues(sqs, subscriber.settings, subscriberQueueNames(subscriber.name)),
-      );
+      const lanes: LaneQueues[] = [
+        {
+          lane: 'status',
+          ordered: false,
+          settings: subscriber.settings,
+          queues: await createPipelineQueues(sqs, subscriber.settings, subscriberQueueNames(subscriber.name)),
+        },
+      ];
+      const messageLane = subscriber.messageLane;
+      if (messageLane !== undefined) {
+        lanes.push({
+          lane: 'message',
+          ordered: messageLane.ordered,
+          settings: messageLane.settings,
+          queues: await createPipelineQueues(
+            sqs,
+            messageLane.settings,
+            messageLaneQueueNames(subscriber.name, messageLane.ordered),
+            { fifo: messageLane.ordered },
+          ),
+        });
+      }
+      lanesOf.set(subscriber.name, lanes);
     }
-    const queues = (name: string) => queuesOf.get(name) as PipelineQueues;
+    const lanesFor = (name: string) => lanesOf.get(name) as LaneQueues[];
+    const queues = (name: string) => (lanesFor(name)[0] as LaneQueues).queues;
+    const messageLaneOf = (name: string) => lanesFor(name).find((lane) => lane.lane === 'message');
 
     const dataDirectory = mkdtempSync(join(tmpdir(), 'whatsapp-webhook-dedup-'));
     cleanups.push(() => rmSync(dataDirectory, { recursive: true, force: true }));
@@ -177,11 +226,17 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
       AWS_ENDPOINT_URL_SQS: handlerSqsEndpoint,
       ...receiverEnvironment({
-        subscriberQueues: subscribers.map(({ name, fields }) => ({
-          name,
-          queueUrl: queues(name).queueUrl,
-          ...(fields === undefined ? {} : { fields }),
-        })),
+        subscriberQueues: subscribers.map(({ name, fields }) => {
+          const messageLane = messageLaneOf(name);
+          return {
+            name,
+            queueUrl: queues(name).queueUrl,
+            ...(fields === undefined ? {} : { fields }),
+            ...(messageLane === undefined
+              ? {}
+              : { messageQueueUrl: messageLane.queues.queueUrl, messageLaneOrdered: messageLane.ordered }),
+          };
+        }),
         quarantineQueueUrl,
         maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
         webhookSecrets: { appSecrets: config.appSecrets, verifyToken: config.verifyToken },
@@ -196,14 +251,20 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       }),
     );
     const journal = (name: string) => journals.get(name) as EffectsJournal;
+    const laneStats = new LaneStats(
+      subscribers.flatMap(({ name }) =>
+        lanesFor(name).map(({ lane, ordered }) => ({ subscriber: name, lane, ordered })),
+      ),
+    );
     const stats = new SubscriberStats(
       subscribers.map(({ name }) => name),
-      { effectsOf: (name) => journal(name).read().total },
+      { effectsOf: (name) => journal(name).read().total, lanes: () => laneStats.snapshot() },
     );
-    // Which subscriber's consumer printed a line: every consumer invocation runs inside its own scope.
-    const invokedSubscriber = new AsyncLocalStorage<string>();
+    // Which subscriber's consumer, and which of its lanes, printed a line: every consumer invocation runs
+    // inside its own scope.
+    const invoked = new AsyncLocalStorage<InvocationScope>();
     const tap: StdoutTap = tapStdout({
-      onLine: (line) => observeHandlerOutput(line, stats, invokedSubscriber.getStore()),
+      onLine: (line) => observeHandlerOutput(line, stats, laneStats, invoked.getStore()),
       echo: (line) => config.verbose || !isRoutineHandlerOutput(line),
     });
     cleanups.push(() => tap.restore());
@@ -215,32 +276,44 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     const running: RunningSubscriber[] = [];
     for (const subscriber of subscribers) {
       const { name } = subscriber;
-      const handlers = await importSubscriberHandlers(subscriber, REPOSITORY_ROOT);
-      const consumer = await createLocalConsumer(
-        withLocalEffects(handlers, { delay: faults, recordEffect: (key) => journal(name).append(key) }),
-        { ...process.env, ...consumerVariables(subscriber, queues(name), quarantineQueueUrl) },
-      );
-      const functionName = subscriber.name === DEFAULT_SUBSCRIBER_NAME ? 'consumer' : `consumer-${name}`;
-      const eventSource: SqsEventSource = createSqsEventSource({
-        sqs,
-        queueUrl: queues(name).queueUrl,
-        handler: (event, context) => invokedSubscriber.run(name, () => consumer(event, context)),
-        batchSize: subscriber.settings.batchSize,
-        maxBatchingWindowSeconds: subscriber.settings.maxBatchingWindowSeconds,
-        functionTimeoutSeconds: subscriber.settings.consumerTimeoutSeconds,
-        pollers: subscriber.settings.maxConcurrency,
-        functionName,
-        onInvocation: (report) => {
-          stats.addInvocation(report, name);
-          if (!config.verbose) log(summariseInvocation(functionName, report));
-        },
-        log,
+      const handlers = withLocalEffects(await importSubscriberHandlers(subscriber, REPOSITORY_ROOT), {
+        delay: faults,
+        recordEffect: (key) => journal(name).append(key),
       });
-      await eventSource.start();
-      cleanups.push(() => eventSource.stop());
+      const lanes: RunningLane[] = [];
+      for (const laneQueues of lanesFor(name)) {
+        const { lane, settings: laneSettings, queues: laneQueueUrls } = laneQueues;
+        // Each lane has its own consumer over the same module, as each has its own Lambda function in AWS.
+        const consumer = await createLocalConsumer(handlers, {
+          ...process.env,
+          ...consumerVariables(subscriber, laneQueues, quarantineQueueUrl),
+        });
+        const functionName = consumerFunctionName(name, lane);
+        const eventSource: SqsEventSource = createSqsEventSource({
+          sqs,
+          queueUrl: laneQueueUrls.queueUrl,
+          handler: (event, context) =>
+            invoked.run({ subscriber: name, lane }, () => consumer(event, context)),
+          batchSize: laneSettings.batchSize,
+          maxBatchingWindowSeconds: laneSettings.maxBatchingWindowSeconds,
+          functionTimeoutSeconds: laneSettings.consumerTimeoutSeconds,
+          pollers: laneSettings.maxConcurrency,
+          functionName,
+          onInvocation: (report) => {
+            stats.addInvocation(report, name);
+            if (!config.verbose) log(summariseInvocation(functionName, report));
+          },
+          log,
+        });
+        await eventSource.start();
+        cleanups.push(() => eventSource.stop());
+        lanes.push({ ...laneQueues, eventSource });
+      }
+      const messageLane = lanes.find((lane) => lane.lane === 'message');
       running.push({
         subscriber,
         queues: queues(name),
+        lanes,
         journal: journal(name),
         ledger: new StatusLedger({
           documentClient,
@@ -248,7 +321,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
           keyNamespace: subscriber.keyNamespace,
           retentionDays: subscriber.settings.retentionDays,
         }),
-        eventSource,
+        poller: lanesPoller(lanes.map((lane) => lane.eventSource)),
         info: {
           name,
           entry: subscriber.entry,
@@ -257,16 +330,30 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
           handlers: definedHandlers(handlers),
           queueUrl: queues(name).queueUrl,
           dlqUrl: queues(name).dlqUrl,
+          ...(messageLane === undefined
+            ? {}
+            : {
+                messageQueueUrl: messageLane.queues.queueUrl,
+                messageDlqUrl: messageLane.queues.dlqUrl,
+                messageLaneOrdered: messageLane.ordered,
+                messageLaneSettings: messageLane.settings,
+              }),
           settings: subscriber.settings,
         },
       });
     }
 
-    const sampler = startQueueSampler(sqs, running, quarantineQueueUrl, stats, log);
+    const sampler = startQueueSampler(
+      { sqs, oldestMessageSentAt: (url) => sqsEmulator.oldestMessageSentAt(url) },
+      running,
+      quarantineQueueUrl,
+      { stats, laneStats },
+      log,
+    );
     cleanups.push(() => sampler.stop());
 
     const [first] = running as [RunningSubscriber, ...RunningSubscriber[]];
-    const consumerOf = (name: string) => running.find((r) => r.subscriber.name === name)?.eventSource;
+    const consumerOf = (name: string) => running.find((r) => r.subscriber.name === name)?.poller;
     const info: LocalInfo = {
       dynamodbEndpoint: dynamodb.endpoint,
       sqsEndpoint: sqsEmulator.endpoint,
@@ -287,7 +374,9 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         (running.find((r) => r.subscriber.name === subscriber) ?? first).ledger.view(wamid, participant),
       stats: (since) => stats.snapshot(since),
       waitUntilDrained: (timeoutMs) =>
-        Promise.all(running.map((r) => r.eventSource.waitUntilDrained({ timeoutMs }))).then(
+        Promise.all(
+          running.flatMap((r) => r.lanes.map((lane) => lane.eventSource.waitUntilDrained({ timeoutMs }))),
+        ).then(
           () => true,
           () => false,
         ),
@@ -322,30 +411,57 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
   }
 }
 
-/** One subscriber's consumer variables, as the CDK construct sets them on its function. */
+/** One lane's consumer variables, as the CDK construct sets them on that lane's function. */
 function consumerVariables(
   subscriber: ResolvedSubscriber,
-  queues: PipelineQueues,
+  lane: LaneQueues,
   quarantineQueueUrl: string,
 ): Record<string, string> {
-  const { settings } = subscriber;
+  const { settings } = lane;
   return consumerEnvironment({
     tableName: LOCAL_TABLE_NAME,
     subscriberName: subscriber.name,
     fields: subscriber.fields,
     keyNamespace: subscriber.keyNamespace,
     quarantineQueueUrl,
-    deliveryQueueUrl: queues.queueUrl,
+    deliveryQueueUrl: lane.queues.queueUrl,
     retentionDays: settings.retentionDays,
     leaseMarginMs: settings.leaseMarginMs,
     maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
     retryBaseDelaySeconds: settings.retryBaseDelaySeconds,
     retryMaxDelaySeconds: settings.retryMaxDelaySeconds,
+    lane: lane.lane,
+    laneOrdered: lane.ordered,
     ...(subscriber.statusLedger === undefined ? {} : { statusLedger: subscriber.statusLedger }),
     ...(subscriber.claimUnhandledEvents === undefined
       ? {}
       : { claimUnhandledEvents: subscriber.claimUnhandledEvents }),
   });
+}
+
+/** `consumer` for the default subscriber's status lane, as in a single-subscriber stack. */
+function consumerFunctionName(subscriber: string, lane: LaneName): string {
+  const base = subscriber === DEFAULT_SUBSCRIBER_NAME ? 'consumer' : `consumer-${subscriber}`;
+  return lane === 'status' ? base : `${base}-messages`;
+}
+
+/**
+ * A subscriber's pollers, one per lane, switched together: paused, no lane starts a receive. `Disabled`
+ * once every lane is, `Enabled` when every lane is, `Disabling` in between.
+ */
+function lanesPoller(sources: readonly SqsEventSource[]): ConsumerPoller {
+  return {
+    pause: () => {
+      for (const source of sources) source.pause();
+    },
+    resume: () => {
+      for (const source of sources) source.resume();
+    },
+    get state() {
+      const states = new Set(sources.map((source) => source.state));
+      return states.size === 1 ? (sources[0] as SqsEventSource).state : 'Disabling';
+    },
+  };
 }
 
 /** Each subscriber's effects, and all of them summed (a single subscriber's, when it is the only one). */
@@ -387,13 +503,35 @@ function isRoutineHandlerOutput(line: string): boolean {
   return line.startsWith('{"_aws"') || /^\{"level":"(INFO|DEBUG|TRACE)"/.test(line);
 }
 
-/** `invoked`: the subscriber whose consumer was running when the line was printed (none: the receiver). */
-function observeHandlerOutput(line: string, stats: SubscriberStats, invoked: string | undefined): void {
+/** The consumer invocation a line was printed in. */
+interface InvocationScope {
+  readonly subscriber: string;
+  readonly lane: LaneName;
+}
+
+/** `invoked`: the consumer that was running when the line was printed (none: the receiver). */
+function observeHandlerOutput(
+  line: string,
+  stats: SubscriberStats,
+  laneStats: LaneStats,
+  scope: InvocationScope | undefined,
+): void {
+  const invoked = scope?.subscriber;
   const document = parseJsonLine(line);
   if (document === undefined) return;
   const points = parseEmf(document);
   if (points !== undefined) {
-    for (const point of points) stats.addMetric(point, point.dimensions[SUBSCRIBER_DIMENSION] ?? invoked);
+    for (const point of points) {
+      const subscriber = point.dimensions[SUBSCRIBER_DIMENSION] ?? invoked;
+      if (point.name === ConsumerLaneMetric.EventWaitTime) {
+        const lane = point.dimensions[LANE_DIMENSION] ?? scope?.lane;
+        if (subscriber !== undefined && lane !== undefined) {
+          laneStats.addWaits(subscriber, lane, point.values ?? [point.value]);
+        }
+        continue;
+      }
+      stats.addMetric(point, subscriber);
+    }
     return;
   }
   const entry = document as {
@@ -420,23 +558,48 @@ function summariseInvocation(functionName: string, report: InvocationReport): st
   return `${functionName}: ${records} record${records === 1 ? '' : 's'} in ${report.durationMs} ms, ${report.outcome}${failed > 0 ? ` (${failed} left for retry)` : ''}`;
 }
 
+interface QueueReader {
+  readonly sqs: SQSClient;
+  readonly oldestMessageSentAt: (queueUrl: string) => number | undefined;
+}
+
 function startQueueSampler(
-  sqs: SQSClient,
+  reader: QueueReader,
   running: readonly RunningSubscriber[],
   quarantineQueueUrl: string,
-  stats: SubscriberStats,
+  sinks: { readonly stats: SubscriberStats; readonly laneStats: LaneStats },
   log: (line: string) => void,
 ): { stop(): Promise<void> } {
+  const { sqs } = reader;
   let active = true;
   let warned = false;
-  const sample = async ({ subscriber, queues }: RunningSubscriber): Promise<[string, QueueSample]> => {
+  const sampleLane = async ({ queues }: RunningLane): Promise<LaneQueueSample> => {
     const [queue, dlq] = await Promise.all([
       readQueueCounts(sqs, queues.queueUrl),
       readQueueCounts(sqs, queues.dlqUrl),
     ]);
+    const sampledAt = Date.now();
+    const oldest = reader.oldestMessageSentAt(queues.queueUrl);
+    return {
+      backlog: queue.visible,
+      inFlight: queue.inFlight,
+      dlq: dlq.visible + dlq.inFlight,
+      oldestMessageAgeMs: oldest === undefined ? null : Math.max(0, sampledAt - oldest),
+    };
+  };
+  /** A subscriber's sample sums its lanes; each lane's goes to the lane statistics. */
+  const sample = async ({ subscriber, lanes }: RunningSubscriber): Promise<[string, QueueSample]> => {
+    const samples = await Promise.all(lanes.map(sampleLane));
+    lanes.forEach(({ lane }, index) => {
+      sinks.laneStats.addQueueSample(subscriber.name, lane, samples[index] as LaneQueueSample);
+    });
     return [
       subscriber.name,
-      { backlog: queue.visible, inFlight: queue.inFlight, dlq: dlq.visible + dlq.inFlight },
+      {
+        backlog: samples.reduce((sum, s) => sum + s.backlog, 0),
+        inFlight: samples.reduce((sum, s) => sum + s.inFlight, 0),
+        dlq: samples.reduce((sum, s) => sum + s.dlq, 0),
+      },
     ];
   };
   const loop = (async () => {
@@ -446,7 +609,7 @@ function startQueueSampler(
           Promise.all(running.map(sample)),
           readQueueCounts(sqs, quarantineQueueUrl),
         ]);
-        stats.addQueueSamples(Object.fromEntries(samples), quarantine.visible + quarantine.inFlight);
+        sinks.stats.addQueueSamples(Object.fromEntries(samples), quarantine.visible + quarantine.inFlight);
       } catch (error) {
         if (active && !warned)
           log(`queue sampler: ${error instanceof Error ? error.message : String(error)}`);

@@ -41,14 +41,38 @@ export function startBanner(options: {
 }
 
 function subscriberLines(subscriber: LocalSubscriberInfo): string[] {
-  const s = subscriber.settings;
   const fields = subscriber.fields === null ? 'every field' : `fields ${subscriber.fields.join(', ')}`;
   const keys = subscriber.keyNamespace === null ? 'keys unprefixed' : `keys ${subscriber.keyNamespace}#…`;
+  const head = `    ${subscriber.name}  ${subscriber.entry} (${subscriber.handlers.join(', ') || 'no handlers'}), ${fields}, ${keys}`;
+  const status = { queueUrl: subscriber.queueUrl, dlqUrl: subscriber.dlqUrl, settings: subscriber.settings };
+  const { messageQueueUrl, messageDlqUrl, messageLaneSettings } = subscriber;
+  if (messageQueueUrl === undefined || messageDlqUrl === undefined || messageLaneSettings === undefined) {
+    return [head, ...laneLines(status, '      ')];
+  }
+  const order = subscriber.messageLaneOrdered
+    ? 'FIFO, in order per conversation'
+    : 'standard queue, no order';
   return [
-    `    ${subscriber.name}  ${subscriber.entry} (${subscriber.handlers.join(', ') || 'no handlers'}), ${fields}, ${keys}`,
-    `      queue ${subscriber.queueUrl}`,
-    `      DLQ   ${subscriber.dlqUrl}`,
-    `      consumer: batch size ${s.batchSize}, batching window ${s.maxBatchingWindowSeconds} s, ${s.maxConcurrency} pollers (maxConcurrency), timeout ${s.consumerTimeoutSeconds} s`,
-    `      queue: visibility timeout ${s.visibilityTimeoutSeconds} s, maxReceiveCount ${s.maxReceiveCount}, then the DLQ`,
+    head,
+    `      message lane: inbound messages (${order})`,
+    ...laneLines(
+      { queueUrl: messageQueueUrl, dlqUrl: messageDlqUrl, settings: messageLaneSettings },
+      '        ',
+    ),
+    '      status lane: statuses, errors and every other field',
+    ...laneLines(status, '        '),
+  ];
+}
+
+function laneLines(
+  lane: { queueUrl: string; dlqUrl: string; settings: LocalSubscriberInfo['settings'] },
+  indent: string,
+): string[] {
+  const s = lane.settings;
+  return [
+    `${indent}queue ${lane.queueUrl}`,
+    `${indent}DLQ   ${lane.dlqUrl}`,
+    `${indent}consumer: batch size ${s.batchSize}, batching window ${s.maxBatchingWindowSeconds} s, ${s.maxConcurrency} pollers (maxConcurrency), timeout ${s.consumerTimeoutSeconds} s`,
+    `${indent}queue: visibility timeout ${s.visibilityTimeoutSeconds} s, maxReceiveCount ${s.maxReceiveCount}, then the DLQ`,
   ];
 }

@@ -23,7 +23,7 @@ function consumerEmf(field: string, metrics: Record<string, number>, timestamp: 
 }
 
 describe('parseEmf', () => {
-  it('reads each metric with its dimensions and sums value arrays', () => {
+  it('reads each metric with its dimensions, keeps its values and sums them', () => {
     const points = parseEmf({
       ...consumerEmf('status', { EventsFresh: 2, EventsDuplicate: 1 }, 1000),
       EventsDuplicate: [1, 2],
@@ -33,6 +33,7 @@ describe('parseEmf', () => {
         namespace: 'WhatsAppWebhookDedup',
         name: 'EventsFresh',
         value: 2,
+        values: [2],
         dimensions: { service: 'whatsapp-webhook-dedup', Field: 'status' },
         timestamp: 1000,
       },
@@ -40,6 +41,7 @@ describe('parseEmf', () => {
         namespace: 'WhatsAppWebhookDedup',
         name: 'EventsDuplicate',
         value: 3,
+        values: [1, 2],
         dimensions: { service: 'whatsapp-webhook-dedup', Field: 'status' },
         timestamp: 1000,
       },
