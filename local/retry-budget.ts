@@ -3,13 +3,19 @@
  * [--queueRetentionDays D] [--deadLetterRetentionDays D] [--write-docs]`
  *
  * Prints the retry budget of the default settings, or of the ones given (checked by `resolveSettings`, whose
- * refusal is printed as is, exit 2). `--write-docs` writes the defaults' budget into docs/consumer.md.
+ * refusal is printed as is, exit 2). `--write-docs` writes the defaults' budget and an ordered message lane's
+ * into docs/consumer.md.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { replaceRegion } from '../bench/markdown/regions.ts';
 import { type PipelineSettingsInput, resolveSettings, UnsafeSettingsError } from '../contract/settings.ts';
-import { RETRY_BUDGET_REGION, retryBudgetMarkdown } from './retry-budget-markdown.ts';
+import {
+  ORDERED_LANE_RETRY_BUDGET_REGION,
+  orderedLaneRetryBudgetMarkdown,
+  RETRY_BUDGET_REGION,
+  retryBudgetMarkdown,
+} from './retry-budget-markdown.ts';
 
 const NUMERIC = [
   'maxReceiveCount',
@@ -47,8 +53,12 @@ try {
     if (Object.keys(input).length > 0)
       throw new UnsafeSettingsError('--write-docs writes the defaults only.');
     const path = new URL('../docs/consumer.md', import.meta.url);
-    writeFileSync(path, replaceRegion(readFileSync(path, 'utf8'), RETRY_BUDGET_REGION, markdown));
-    console.log('docs/consumer.md: retry budget of the defaults written');
+    const page = replaceRegion(readFileSync(path, 'utf8'), RETRY_BUDGET_REGION, markdown);
+    writeFileSync(
+      path,
+      replaceRegion(page, ORDERED_LANE_RETRY_BUDGET_REGION, orderedLaneRetryBudgetMarkdown()),
+    );
+    console.log('docs/consumer.md: retry budgets of the defaults and of an ordered message lane written');
   } else {
     console.log(markdown);
   }

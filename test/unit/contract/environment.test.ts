@@ -174,6 +174,9 @@ describe('consumerEnvironment', () => {
       claimUnhandledEvents: false,
       retryBaseDelaySeconds: defaults.retryBaseDelaySeconds + 5,
       retryMaxDelaySeconds: defaults.retryMaxDelaySeconds + 600,
+      lane: 'message',
+      laneOrdered: true,
+      laneDeadLetters: { queueUrl: 'https://sqs/lane-dlq.fifo', maxReceives: 20 },
     });
     expect(Object.keys(env).sort()).toEqual(
       [
@@ -193,6 +196,10 @@ describe('consumerEnvironment', () => {
         ENV.claimUnhandledEvents,
         ENV.retryBaseDelaySeconds,
         ENV.retryMaxDelaySeconds,
+        ENV.lane,
+        ENV.laneOrdered,
+        ENV.laneDeadLetterQueueUrl,
+        ENV.laneMaxReceives,
       ].sort(),
     );
     expect(env).toMatchObject({
@@ -213,6 +220,9 @@ describe('consumerEnvironment', () => {
       claimUnhandledEvents: false,
       retryBaseDelaySeconds: defaults.retryBaseDelaySeconds + 5,
       retryMaxDelaySeconds: defaults.retryMaxDelaySeconds + 600,
+      lane: 'message',
+      ordered: true,
+      laneDeadLetters: { queueUrl: 'https://sqs/lane-dlq.fifo', maxReceives: 20 },
     });
     expect(appVariables(env).filter((name) => name !== ENV.effectsJournal && !read.has(name))).toEqual([]);
   });
@@ -240,6 +250,8 @@ describe('consumerEnvironment', () => {
       claimUnhandledEvents: true,
       retryBaseDelaySeconds: defaults.retryBaseDelaySeconds,
       retryMaxDelaySeconds: defaults.retryMaxDelaySeconds,
+      lane: 'status',
+      ordered: false,
     });
   });
 
@@ -248,6 +260,8 @@ describe('consumerEnvironment', () => {
     [ENV.claimUnhandledEvents, 'yes'],
     [ENV.subscriberFields, 'messages,,statuses'],
     [ENV.retryBaseDelaySeconds, 'soon'],
+    [ENV.lane, 'express'],
+    [ENV.laneOrdered, 'yes'],
   ])('refuses %s=%s instead of guessing', (name, value) => {
     const env = { ...consumerEnvironment(consumerInput), [name]: value };
     expect(() => consumerConfigFromEnv(env)).toThrow(name);

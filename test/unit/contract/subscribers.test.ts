@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { resolveMessageLane } from '../../../contract/lanes.ts';
 import { resolveSettings, UnsafeSettingsError } from '../../../contract/settings.ts';
 import {
   decodeSubscriberQueues,
@@ -39,7 +40,9 @@ describe('resolveSubscribers', () => {
       statusLedger: undefined,
       claimUnhandledEvents: undefined,
       memorySize: undefined,
+      messageLane: resolveMessageLane({ batchSize: 5 }, {}, ['messages']),
     });
+    expect(bot?.messageLane?.ordered).toBe(true);
     expect(crm?.fields).toBeUndefined();
     expect(crm?.keyNamespace).toBe('crm');
     expect(crm?.settings).toEqual(resolveSettings({ batchSize: 5, maxConcurrency: 2 }));
@@ -187,7 +190,7 @@ describe('SUBSCRIBER_QUEUES encoding', () => {
   ])('refuses an entry with %s, naming its index', (_, entry) => {
     const raw = JSON.stringify([{ name: 'bot', queueUrl: 'https://q/bot' }, entry]);
     expect(() => decodeSubscriberQueues(raw)).toThrow(
-      'SUBSCRIBER_QUEUES[1] must be {name, queueUrl, fields?}.',
+      'SUBSCRIBER_QUEUES[1] must be {name, queueUrl, fields?, messageQueueUrl?, messageLaneOrdered?}.',
     );
   });
 });

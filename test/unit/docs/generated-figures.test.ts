@@ -32,7 +32,13 @@ import { dollars, times } from '../../../bench/markdown/table.ts';
 import type { ResultsFile } from '../../../bench/results.ts';
 import { generatedRegions, readResults, staleRegions } from '../../../bench/results-markdown.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
-import { RETRY_BUDGET_REGION, retryBudgetMarkdown } from '../../../local/retry-budget-markdown.ts';
+import {
+  ORDERED_LANE_RETRY_BUDGET_REGION,
+  orderedLaneRetryBudgetMarkdown,
+  RETRY_BUDGET_REGION,
+  retryBudgetMarkdown,
+} from '../../../local/retry-budget-markdown.ts';
+import { runRegions } from '../../../local/run-regions.ts';
 import { type AllowedFigures, CONSTANT_FIGURES, PENDING_FIGURES } from './figure-allow-list.ts';
 
 const ROOT = new URL('../../../', import.meta.url);
@@ -55,7 +61,13 @@ function regionGenerators(results: ResultsFile): Record<string, Record<string, s
       generators[path] = { ...generators[path], ...byName };
   };
   add(generatedRegions(results)); // bench/results-markdown.ts: npm run bench, or its --write
-  add({ 'docs/consumer.md': { [RETRY_BUDGET_REGION]: retryBudgetMarkdown(resolveSettings()) } }); // npm run retry-budget -- --write-docs
+  add({
+    'docs/consumer.md': {
+      [RETRY_BUDGET_REGION]: retryBudgetMarkdown(resolveSettings()),
+      [ORDERED_LANE_RETRY_BUDGET_REGION]: orderedLaneRetryBudgetMarkdown(),
+    },
+  }); // npm run retry-budget -- --write-docs
+  add(runRegions(ROOT)); // npm run docs:runs: the M/M/c example, the committed simulate runs and kill-test runs
   return generators;
 }
 
