@@ -1,7 +1,7 @@
 /**
  * npm run simulate -- [--short] [--url URL] [--rate λ] [--effect-ms S] [--workers c] [--duration s]
  *                     [--outage-start s] [--outage s] [--outage-mode mixed|error|timeout|lost-ack]
- *                     [--interval s] [--target-wait-ms ms] [--seed n] [--report PATH] [--json]
+ *                     [--interval s] [--target-wait-ms ms] [--seed n] [--report PATH] [--json] [--save PATH]
  *
  * Drives the local stack through an outage as Meta would (docs/simulator.md). Without --url it uses the
  * stack answering on http://localhost:$PORT (3000) if there is one, and otherwise starts its own (with
@@ -10,6 +10,7 @@
  */
 import './silence-sdk-node-version-warning.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ENV } from '../contract/environment.ts';
@@ -17,40 +18,16 @@ import type { PipelineSettings } from '../contract/settings.ts';
 import { INTERVAL_HEADER, intervalLine, progressLine, summary } from './simulator/console-output.ts';
 import { renderReport } from './simulator/html-report.ts';
 import { COMPRESSED_META_RETRIES } from './simulator/meta-retries.ts';
+import { DEFAULTS, SHORT } from './simulator/presets.ts';
+import { simulationRecord, writeSimulationRecord } from './simulator/run-record.ts';
 import { runSimulation, type SimulationOptions } from './simulator/run-simulation.ts';
 import { WEBHOOK_FAULT_MODES } from './stack/fault-switch.ts';
 import { DEFAULT_PORT, DEV_APP_SECRET } from './stack/local-config.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from './stack/spawn-local-stack.ts';
 
-const DEFAULTS = {
-  rate: 8,
-  effectMs: 150,
-  workers: 2,
-  duration: 60,
-  outageStart: 20,
-  outage: 15,
-  interval: 5,
-  metaTimeoutMs: 3_000,
-  retryInitialMs: COMPRESSED_META_RETRIES.initialDelayMs,
-  retryMaxMs: COMPRESSED_META_RETRIES.maxDelayMs,
-  drain: 45,
-};
-/** A quick run for tests and a first look: about 20 s of traffic. */
-const SHORT = {
-  rate: 6,
-  effectMs: 40,
-  workers: 2,
-  duration: 16,
-  outageStart: 5,
-  outage: 4,
-  interval: 2,
-  metaTimeoutMs: 1_500,
-  retryInitialMs: 500,
-  retryMaxMs: 4_000,
-  drain: 40,
-};
-
 async function main(): Promise<number> {
+  const commandStartedAt = Date.now();
+  const loadAtStart = loadavg()[0] as number;
   const { values } = parseArgs({
     options: {
       short: { type: 'boolean' },
@@ -70,6 +47,7 @@ async function main(): Promise<number> {
       seed: { type: 'string' },
       report: { type: 'string', default: 'local/.data/simulation-report.html' },
       json: { type: 'boolean' },
+      save: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -199,6 +177,20 @@ async function main(): Promise<number> {
         }),
       );
     }
+    if (values.save !== undefined) {
+      const savePath = resolve(values.save);
+      mkdirSync(dirname(savePath), { recursive: true });
+      writeSimulationRecord(
+        savePath,
+        simulationRecord(result, {
+          command: `npm run simulate -- ${process.argv.slice(2).join(' ')}`,
+          cores: availableParallelism(),
+          loadAverage: [loadAtStart, loadavg()[0] as number],
+          wallSeconds: (Date.now() - commandStartedAt) / 1000,
+        }),
+      );
+      log(`Run record: ${savePath} (npm run simulate:docs prints it in docs/simulator.md)`);
+    }
     return result.verdict.exactlyOnce ? 0 : 1;
   } finally {
     clearBar();
@@ -243,7 +235,8 @@ const HELP = `npm run simulate -- [options]   (docs/simulator.md)
   --target-wait-ms ms      target mean queue wait for the maxConcurrency recommendation (default 100)
   --seed n                 replay a run
   --report PATH            HTML report (default local/.data/simulation-report.html)
-  --json                   also print a one-line JSON summary`;
+  --json                   also print a one-line JSON summary
+  --save PATH              also write the run's record as JSON (docs/simulator.md prints the committed ones)`;
 
 main().then(
   (code) => process.exit(code),

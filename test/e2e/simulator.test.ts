@@ -8,9 +8,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findFreePort } from '../../local/emulators/free-port.ts';
+import { readSimulationRecord } from '../../local/simulator/run-record.ts';
+import { simulateRunsMarkdown } from '../../local/simulator/simulator-markdown.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const REPORT = fileURLToPath(new URL('../output/simulation-report.html', import.meta.url));
+const RECORD = fileURLToPath(new URL('../output/simulation-run.json', import.meta.url));
 
 interface JsonSummary {
   verdict: { exactlyOnce: boolean; distinctEvents: number; effectedOnce: number; missing: number };
@@ -35,7 +38,19 @@ describe('npm run simulate -- --short', () => {
     }>((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', 'local/simulate.ts', '--short', '--json', '--seed', '42', '--report', REPORT],
+        [
+          '--import',
+          'tsx',
+          'local/simulate.ts',
+          '--short',
+          '--json',
+          '--seed',
+          '42',
+          '--report',
+          REPORT,
+          '--save',
+          RECORD,
+        ],
         {
           cwd: ROOT,
           // The SDK's warning switch unset, as in a user's shell (vitest.config.ts sets it for the tests).
@@ -66,5 +81,27 @@ describe('npm run simulate -- --short', () => {
     expect(report).toContain(`EXACTLY ONCE: all ${summary.verdict.distinctEvents} distinct events`);
     expect(report).toContain('Duplicate rate per field over time');
     expect(report).not.toMatch(/<script src=/);
+
+    // --save: the record docs/simulator.md prints (npm run docs:runs) holds the run the summary reports.
+    const record = readSimulationRecord(RECORD);
+    expect(record.command).toBe(
+      `npm run simulate -- --short --json --seed 42 --report ${REPORT} --save ${RECORD}`,
+    );
+    expect(record.options).toMatchObject({ seed: 42, workers: 2, ratePerSecond: 6, effectMeanMs: 40 });
+    expect(record.verdict).toMatchObject({
+      exactlyOnce: true,
+      inconclusive: false,
+      distinctEvents: summary.verdict.distinctEvents,
+      missing: 0,
+      duplicated: 0,
+    });
+    expect(record.totals).toMatchObject(summary.totals);
+    expect(record.queueing.records).toBe(summary.queueing.records);
+    expect(record.queueing.recommendedServers).toBe(summary.queueing.recommendation?.servers);
+    expect(record.machine.loadAverage).toHaveLength(2);
+    expect(record.wallSeconds).toBeGreaterThan(record.options.durationSeconds);
+    expect(simulateRunsMarkdown([{ name: 'this run', record }])).toContain(
+      `exactly once (${summary.verdict.distinctEvents} events)`,
+    );
   }, 180_000);
 });

@@ -4,8 +4,10 @@
  * and only events inside the effectâ†’complete window (effect journalled, claim still `processing` at the
  * kill) may be effected twice; those are counted, printed and capped (WINDOW_CAP). See docs/consumer.md.
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { type ConsumerWorker, startConsumerWorker } from '../../support/consumer-worker-process.ts';
+import { appendKillRun, KILL_RUNS_PATH, type KillRun, killTestLine } from '../../support/kill-run-record.ts';
 import {
   createPipeline,
   type Pipeline,
@@ -73,6 +75,7 @@ it('effects every event after a SIGKILL mid-batch, twice only inside the effectâ
   expect(p.settings.visibilityTimeoutSeconds).toBe(6 * FUNCTION_TIMEOUT_SECONDS);
 
   const t0 = Date.now();
+  const loadAtStart = loadavg()[0] as number;
   const messages = inboundMessages(DELIVERIES * EVENTS_PER_DELIVERY, 'kill');
   // Expected keys from the generator's ids; the extractor under test must derive the same, body by body.
   const keys = messages.map(messageKey);
@@ -136,11 +139,20 @@ it('effects every event after a SIGKILL mid-batch, twice only inside the effectâ
 
   const effects = readEffects(p.journalPath);
   const twice = [...effects].filter(([, count]) => count > 1).map(([key]) => key);
+  const run: KillRun = {
+    recordedAt: new Date().toISOString(),
+    machine: { cores: availableParallelism(), loadAverage: [loadAtStart, loadavg()[0] as number] },
+    events: keys.length,
+    killedAfterEffects: total(effectedByA),
+    claimsLeftProcessing: processingAtKill.size,
+    inWindow: inWindow.size,
+    windowCap: WINDOW_CAP,
+    effectedTwice: twice.length,
+    killedAfterFirstEffectMs: killedAfterMs,
+    wallSeconds: (Date.now() - t0) / 1000,
+  };
   console.info(
-    `kill test: ${keys.length} events, killed after ${total(effectedByA)} effects, ` +
-      `${processingAtKill.size} claims left processing, ${inWindow.size} in the effectâ†’complete window ` +
-      `(cap ${WINDOW_CAP}), ` +
-      `${twice.length} effected twice (A killed ${killedAfterMs} ms after its first effect; ` +
+    `${killTestLine(run)} (A killed ${killedAfterMs} ms after its first effect; ` +
       `A invocations: ${a.invocationOutcomes()}; B invocations: ${b.invocationOutcomes()}; ` +
       `${phases.join(', ')})`,
   );
@@ -165,4 +177,7 @@ it('effects every event after a SIGKILL mid-batch, twice only inside the effectâ
   // Every claim ends done.
   const claims = await p.claims();
   expect(Object.fromEntries(claims)).toEqual(Object.fromEntries(keys.map((key) => [key, 'done'])));
+  // docs/consumer.md shows the recorded runs (npm run docs:runs); only a run that passed is recorded.
+  if (process.env.KILL_TEST_RECORD === '1')
+    appendKillRun(new URL(`../../../${KILL_RUNS_PATH}`, import.meta.url), run);
 }, 120_000);

@@ -147,33 +147,4 @@ export const PENDING_FIGURES: readonly AllowedFigures[] = [
     ],
     reason: `pasted outputs of npx vitest run test/reliability, of a replayed trace and of npm run check:protocol; ${SIMULATOR_ENGINEER}`,
   },
-  {
-    page: 'docs/simulator.md',
-    figures: [
-      '84 ms',
-      '9 ms',
-      '22 %',
-      '26 %',
-      '63 %',
-      '29 %',
-      '25 %',
-      '204 ms',
-      '241 ms',
-      '365 ms',
-      '616 ms',
-      '1144 ms',
-      '116 ms',
-      '11 ms',
-      '12 ms',
-      '7 ms',
-      '906 ms',
-    ],
-    reason: `a worked M/M/c example and two pasted npm run simulate runs; ${SIMULATOR_ENGINEER}`,
-  },
-  {
-    page: 'docs/consumer.md',
-    figures: ['20 effects', '107 effects'],
-    reason:
-      "a pasted kill-test output and its earlier runs (test/reliability/consumer-kills.test.ts), outside consumer.md's generated region; the reliability pages' owner",
-  },
 ];
