@@ -34,6 +34,7 @@ export type InvariantName =
   | 'ledger-change'
   | 'ledger-backwards'
   | 'unstable-change'
+  | 'conversation-order'
   | 'quiescence'
   | 'simulator';
 
@@ -101,8 +102,8 @@ export interface InvariantInput {
   readonly quarantined: readonly QuarantinedMessage[];
   /** Ledger partition key → current rank at the end. */
   readonly finalLedgerRanks: ReadonlyMap<string, number>;
-  /** The queue's redrive policy. */
-  readonly maxReceiveCount: number;
+  /** The redrive policy of the message's queue (one number: every message's). */
+  readonly maxReceiveCount: number | ((message: QueueMessage) => number);
 }
 
 export function checkInvariants(input: InvariantInput): InvariantReport {
@@ -192,10 +193,12 @@ function checkDeadLetters(input: InvariantInput, violations: Violation[]): void 
   for (const message of input.messages) {
     if (message.state !== 'dead-letter') continue;
     const handed = receipts.get(message.messageId) ?? 0;
-    if (message.receiveCount < input.maxReceiveCount) {
+    const maxReceiveCount =
+      typeof input.maxReceiveCount === 'number' ? input.maxReceiveCount : input.maxReceiveCount(message);
+    if (message.receiveCount < maxReceiveCount) {
       violations.push({
         invariant: 'dead-letter',
-        detail: `${message.messageId} was dead-lettered after ${message.receiveCount} receives, below maxReceiveCount ${input.maxReceiveCount}`,
+        detail: `${message.messageId} was dead-lettered after ${message.receiveCount} receives, below maxReceiveCount ${maxReceiveCount}`,
       });
     } else if (handed !== message.receiveCount) {
       violations.push({
