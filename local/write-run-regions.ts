@@ -1,7 +1,14 @@
-/** `npm run docs:runs`: rewrites the regions of local/run-regions.ts from the committed records. */
+/**
+ * `npm run docs:runs`: rewrites the regions of local/run-regions.ts from the committed records, and lays the
+ * records out as the repository's formatter does (the recorders write plain JSON.stringify).
+ */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { replaceRegion } from '../bench/markdown/regions.ts';
+import { KILL_RUNS_PATH } from '../test/support/kill-run-record.ts';
 import { runRegions } from './run-regions.ts';
+import { SIMULATE_RUNS } from './simulator/simulator-markdown.ts';
 
 const ROOT = new URL('../', import.meta.url);
 
@@ -12,3 +19,9 @@ for (const [page, regions] of Object.entries(runRegions(ROOT))) {
   writeFileSync(path, text);
   console.log(`${page}: ${Object.keys(regions).join(', ')} written`);
 }
+
+const records = [...SIMULATE_RUNS.map((run) => run.path), KILL_RUNS_PATH];
+execFileSync(fileURLToPath(new URL('node_modules/.bin/biome', ROOT)), ['format', '--write', ...records], {
+  cwd: fileURLToPath(ROOT),
+  stdio: 'inherit',
+});
