@@ -15,6 +15,7 @@ const MODULES = [
   '../../../functions/consumer.ts',
   '../../../functions/examples/subscribers/bot.ts',
   '../../../functions/examples/subscribers/crm.ts',
+  '../../../functions/examples/subscribers/turn-bot.ts',
 ] as const;
 
 afterEach(() => {
