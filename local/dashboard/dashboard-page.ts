@@ -1,7 +1,9 @@
 /**
  * The live dashboard served at `/` by the local stack: one static page that polls `/local/stats` every
  * second and draws it with Chart.js, served from node_modules (no CDN: the page works offline). The charts
- * and tiles sum over the subscribers; the subscribers table shows each one's effects, duplicates and queues.
+ * and tiles sum over the subscribers; the subscribers table shows each one's effects, duplicates and queues,
+ * and the lanes table each subscriber's lanes (contract/lanes.ts): how long records waited before their
+ * handler (p50, p99 of the consumers' `EventWaitTime` over the last minute) and the oldest message's age.
  * Two operator panels show what `npm run ops` shows: an event key's claim per subscriber (`/local/key`), and
  * the DLQs and the quarantine queue with their newest records (`/local/dead-letters`, polled with the stats).
  */
@@ -35,7 +37,7 @@ export function dashboardHtml(): string {
   th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid #eef0f3; }
   td.key { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all; }
   .empty { color: #9ca3af; font-size: 13px; padding: 8px 0; }
-  .subscribers { margin-bottom: 16px; }
+  .subscribers, .lanes { margin-bottom: 16px; }
   td.number { font-variant-numeric: tabular-nums; }
   .operator { margin-bottom: 16px; }
   .card h3 { font-size: 12px; margin: 12px 0 4px; color: #4b5563; }
@@ -72,6 +74,10 @@ export function dashboardHtml(): string {
 <section class="card subscribers">
   <h2>Subscribers</h2>
   <table><thead><tr><th>subscriber</th><th>fields</th><th>effects</th><th>fresh</th><th>duplicates skipped</th><th>backlog</th><th>in flight</th><th>DLQ</th></tr></thead><tbody id="subscribers"></tbody></table>
+</section>
+<section class="card lanes">
+  <h2>Lanes: wait before the handler (last minute) and oldest message</h2>
+  <table><thead><tr><th>subscriber</th><th>lane</th><th>order</th><th>wait p50</th><th>wait p99</th><th>records</th><th>oldest message</th><th>backlog</th><th>in flight</th><th>DLQ</th></tr></thead><tbody id="lanes"></tbody></table>
 </section>
 <section class="grid operator">
   <div class="card" id="key-lookup"><h2>Key lookup</h2>
@@ -208,6 +214,39 @@ function renderSubscribers(subscribers) {
   document.getElementById('subscribers').replaceChildren(...rows);
 }
 
+const LANE_TEXT = { message: 'message (inbound messages)', status: 'status (statuses, other fields)' };
+const ms = (value) => (value === null || value === undefined ? '–' : Math.round(value) + ' ms');
+
+function renderLanes(subscribers) {
+  const rows = [];
+  for (const [name, s] of Object.entries(subscribers || {})) {
+    for (const lane of ['message', 'status']) {
+      const l = s.lanes && s.lanes[lane];
+      if (!l) continue;
+      const q = l.queue;
+      const row = cellsRow(
+        [
+          name,
+          LANE_TEXT[lane],
+          l.ordered ? 'per conversation (FIFO)' : 'none',
+          ms(l.waitP50Ms),
+          ms(l.waitP99Ms),
+          l.waitCount,
+          q ? (q.oldestMessageAgeMs === null ? 'none waiting' : span(q.oldestMessageAgeMs)) : '–',
+          q ? q.backlog : '–',
+          q ? q.inFlight : '–',
+          q ? q.dlq : '–',
+        ],
+        ['name', 'lane', '', 'number wait-p50', 'number wait-p99', 'number waits', 'oldest', 'number', 'number', 'number'],
+      );
+      row.dataset.subscriber = name;
+      row.dataset.lane = lane;
+      rows.push(row);
+    }
+  }
+  document.getElementById('lanes').replaceChildren(...rows);
+}
+
 function render(stats) {
   const fields = Object.keys(stats.totals.byField).sort();
   const fresh = sumFields(stats.totals.byField, 'fresh');
@@ -220,6 +259,7 @@ function render(stats) {
   document.getElementById('tile-dlq').textContent = stats.queue ? stats.queue.dlq : '–';
   document.getElementById('tile-quarantine').textContent = stats.queue && stats.queue.quarantine !== undefined ? stats.queue.quarantine : '–';
   renderSubscribers(stats.subscribers);
+  renderLanes(stats.subscribers);
   document.getElementById('tile-wait').textContent = Math.round(stats.totals.meanWaitMs) + ' ms';
 
   fieldsChart.data.labels = fields;

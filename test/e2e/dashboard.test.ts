@@ -1,12 +1,15 @@
 /**
  * The live dashboard in real headless Chromium (the system's, else the one inside @sparticuz/chromium): the
  * page loads its charts from the local stack (no network), and shows fresh and duplicate events after a few
- * deliveries; its key lookup shows an effected event's claim, and its dead letters panel a quarantined body
- * with its reason but without its content.
+ * deliveries; its lanes table shows each lane's wait before the handler and oldest message; its key lookup
+ * shows an effected event's claim, and its dead letters panel a quarantined body with its reason but without
+ * its content.
  */
 import { mkdirSync, statSync } from 'node:fs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversationId } from '../../contract/lanes.ts';
 import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
@@ -15,6 +18,7 @@ import {
   envelope,
   inboundMessagesWithIds,
   messagesChange,
+  PHONE_NUMBER_ID,
   statusesChange,
   wamidFactory,
 } from '../support/webhooks/webhook-bodies.ts';
@@ -58,14 +62,17 @@ describe('dashboard at /', () => {
     expect((await client.postWebhook(body, DEV_APP_SECRET)).status).toBe(200);
     await client.drained();
 
+    // The repeated body's status reaches the status lane's consumer, which skips it as a duplicate; its two
+    // messages never reach a consumer: the message lane's FIFO queue drops each conversation's repeated part
+    // (same deduplication id, from its event keys, within SQS's 5 minutes).
     await page.waitForFunction(
-      'Number(document.body.dataset.freshEvents) === 3 && Number(document.body.dataset.duplicateEvents) === 3',
+      'Number(document.body.dataset.freshEvents) === 3 && Number(document.body.dataset.duplicateEvents) === 1',
       undefined,
       { timeout: 15_000 },
     );
     const duplicateKeys = await page.$$eval('#duplicates td.key', (cells) => cells.map((c) => c.textContent));
-    expect(duplicateKeys).toEqual(expect.arrayContaining([`msg:${wamid(1)}`, `msg:${wamid(2)}`]));
-    expect(await page.textContent('#tile-rate')).toBe('50.0 %');
+    expect(duplicateKeys).toEqual([`st:${wamid(9)}:delivered`]);
+    expect(await page.textContent('#tile-rate')).toBe('25.0 %');
     const fieldLabels = await page.evaluate(() => {
       const chart = (globalThis as { Chart?: { getChart(id: string): { data: { labels: string[] } } } })
         .Chart;
@@ -152,6 +159,65 @@ describe('dashboard at /', () => {
     mkdirSync(new URL('.', SCREENSHOT), { recursive: true });
     await page.screenshot({
       path: new URL('../output/dashboard-operator.png', import.meta.url).pathname,
+      fullPage: true,
+    });
+  });
+
+  it("shows each lane's row: its order, the wait before the handler, the oldest message and its queue", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(`${stack.url}/`);
+    await page.waitForFunction("document.getElementById('status').textContent.startsWith('live')");
+    const client = new LocalStackClient(stack.url);
+    const info = await client.info();
+    const sqs = new SQSClient({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      endpoint: info.sqsEndpoint,
+    });
+    const wamid = wamidFactory('lanes');
+    try {
+      // Straight into the message lane, as the receiver queues a conversation's part.
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: info.subscribers[0]?.messageQueueUrl,
+          MessageBody: envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]),
+          MessageGroupId: conversationId(PHONE_NUMBER_ID, '16505551000'),
+          MessageDeduplicationId: `msg:${wamid(1)}`,
+        }),
+      );
+    } finally {
+      sqs.destroy();
+    }
+    expect(await client.effectCounts([`msg:${wamid(1)}`])).toEqual({ [`msg:${wamid(1)}`]: 1 });
+
+    const laneRow = (lane: string) =>
+      page.$$eval(`#lanes tr[data-subscriber="default"][data-lane="${lane}"] td`, (cells) =>
+        cells.map((cell) => cell.textContent),
+      );
+    await page.waitForFunction(
+      `Number(document.querySelector('#lanes tr[data-lane="message"] td.waits')?.textContent) >= 1 &&
+       document.querySelector('#lanes tr[data-lane="message"] td.oldest')?.textContent === 'none waiting'`,
+      undefined,
+      { timeout: 15_000 },
+    );
+    const message = await laneRow('message');
+    const status = await laneRow('status');
+
+    expect(
+      await page.$$eval('#lanes tr', (rows) => rows.map((row) => row.getAttribute('data-lane'))),
+    ).toEqual(['message', 'status']);
+    expect(message.slice(0, 3)).toEqual(['default', 'message (inbound messages)', 'per conversation (FIFO)']);
+    expect(message[3]).toMatch(/^\d+ ms$/);
+    expect(message[4]).toMatch(/^\d+ ms$/);
+    expect(Number.parseInt(message[4] ?? '', 10)).toBeGreaterThanOrEqual(
+      Number.parseInt(message[3] ?? '', 10),
+    );
+    expect(message.slice(6)).toEqual(['none waiting', '0', '0', '0']);
+    expect(status.slice(0, 3)).toEqual(['default', 'status (statuses, other fields)', 'none']);
+    expect(status.slice(7)).toEqual(['0', '0', '0']);
+
+    await page.screenshot({
+      path: new URL('../output/dashboard-lanes.png', import.meta.url).pathname,
       fullPage: true,
     });
   });
