@@ -58,29 +58,32 @@ interface ArrayRead {
   readonly elements: Span[];
 }
 
-interface InboundMessage {
-  readonly span: Span;
-  readonly conversationId: string;
+/** One conversation's messages in one change. */
+interface ConversationInChange {
+  /** The customer's `wa_id` (`from`), `undefined` when unreadable. */
+  readonly waId: string | undefined;
+  readonly messages: Span[];
 }
 
-interface Contact {
-  readonly span: Span;
-  /** `undefined` for a contact without a string `wa_id`. */
-  readonly waId: string | undefined;
+interface Contacts {
+  readonly array: Span;
+  /** Contacts with a string `wa_id`, by it. */
+  readonly byWaId: ReadonlyMap<string, Span[]>;
+  /** Contacts without one: kept in every part, nothing says whose they are. */
+  readonly anonymous: readonly Span[];
 }
 
 /** A `messages` change holding at least one inbound message (an object item of its `messages` array). */
 interface MessagesChange {
   readonly span: Span;
   readonly messagesArray: Span;
-  readonly messages: readonly InboundMessage[];
+  /** Its inbound messages by conversation id, in first-seen order. */
+  readonly conversations: ReadonlyMap<string, ConversationInChange>;
   /** Items of `messages` that are not objects: they stay in the rest. */
   readonly strays: readonly Span[];
-  readonly contacts: { readonly array: Span; readonly items: readonly Contact[] } | undefined;
+  readonly contacts: Contacts | undefined;
   /** The change's other event arrays, emptied in a message part. */
   readonly others: readonly Span[];
-  /** `from` of each conversation of the change, by conversation id (`undefined`: no readable `from`). */
-  readonly waIds: ReadonlyMap<string, string | undefined>;
 }
 
 interface EntryWithMessages {
@@ -96,14 +99,21 @@ export function splitByLane(text: string): LaneSplit {
   if (envelope === undefined || envelope.entries.length === 0) {
     return { messageParts: [], rest: restOf(text) };
   }
-  const conversations = new Set<string>();
+  // Where each conversation has messages, in walk order: a part is rendered from its own changes only.
+  const occurrences = new Map<string, { entry: EntryWithMessages; changes: MessagesChange[] }[]>();
   for (const entry of envelope.entries) {
     for (const change of entry.changes) {
-      for (const message of change.messages) conversations.add(message.conversationId);
+      for (const conversation of change.conversations.keys()) {
+        const places = occurrences.get(conversation) ?? [];
+        occurrences.set(conversation, places);
+        const last = places.at(-1);
+        if (last?.entry === entry) last.changes.push(change);
+        else places.push({ entry, changes: [change] });
+      }
     }
   }
-  const messageParts = [...conversations].map((conversation) => {
-    const partText = renderConversation(text, envelope, conversation);
+  const messageParts = [...occurrences].map(([conversation, places]) => {
+    const partText = renderConversation(text, envelope, conversation, places);
     return { conversationId: conversation, text: partText, eventKeys: keysOf(partText) };
   });
   const cuts: Replacement[] = envelope.entries.flatMap((entry) =>
@@ -144,32 +154,30 @@ function splice(text: string, container: Span, replacements: readonly Replacemen
 
 const sliceOf = (text: string, span: Span) => text.slice(span.start, span.end);
 
-function renderConversation(text: string, envelope: EnvelopeRead, conversation: string): string {
-  const entries: string[] = [];
-  for (const entry of envelope.entries) {
-    const changes: string[] = [];
-    for (const change of entry.changes) {
-      const mine = change.messages.filter((message) => message.conversationId === conversation);
-      if (mine.length === 0) continue;
+function renderConversation(
+  text: string,
+  envelope: EnvelopeRead,
+  conversation: string,
+  places: readonly { entry: EntryWithMessages; changes: readonly MessagesChange[] }[],
+): string {
+  const spans = (list: readonly Span[]) => `[${list.map((span) => sliceOf(text, span)).join(',')}]`;
+  const entries = places.map(({ entry, changes }) => {
+    const rendered = changes.map((change) => {
+      const mine = change.conversations.get(conversation) as ConversationInChange;
       const replacements: Replacement[] = [
-        { span: change.messagesArray, text: `[${mine.map(({ span }) => sliceOf(text, span)).join(',')}]` },
+        { span: change.messagesArray, text: spans(mine.messages) },
         ...change.others.map((span) => ({ span, text: '[]' })),
       ];
-      if (change.contacts !== undefined) {
-        const waId = change.waIds.get(conversation);
-        const kept = change.contacts.items.filter(
-          (contact) => contact.waId === undefined || contact.waId === waId,
-        );
-        replacements.push({
-          span: change.contacts.array,
-          text: `[${kept.map(({ span }) => sliceOf(text, span)).join(',')}]`,
-        });
+      const { contacts } = change;
+      if (contacts !== undefined) {
+        const own = mine.waId === undefined ? [] : (contacts.byWaId.get(mine.waId) ?? []);
+        const kept = [...own, ...contacts.anonymous].sort((a, b) => a.start - b.start);
+        replacements.push({ span: contacts.array, text: spans(kept) });
       }
-      changes.push(splice(text, change.span, replacements));
-    }
-    if (changes.length === 0) continue;
-    entries.push(splice(text, entry.span, [{ span: entry.changesArray, text: `[${changes.join(',')}]` }]));
-  }
+      return splice(text, change.span, replacements);
+    });
+    return splice(text, entry.span, [{ span: entry.changesArray, text: `[${rendered.join(',')}]` }]);
+  });
   return splice(text, envelope.span, [{ span: envelope.entryArray, text: `[${entries.join(',')}]` }]);
 }
 
@@ -259,9 +267,8 @@ class LaneReader {
     });
     if (messages === undefined) return undefined;
 
-    const inbound: InboundMessage[] = [];
+    const conversations = new Map<string, ConversationInChange>();
     const strays: Span[] = [];
-    const waIds = new Map<string, string | undefined>();
     for (const element of messages.elements) {
       if (!isObjectAt(text, element.start)) {
         strays.push(element);
@@ -269,28 +276,30 @@ class LaneReader {
       }
       const from = this.#memberString(element, 'from');
       const id = conversationId(phoneNumberId, from);
-      waIds.set(id, from);
-      inbound.push({ span: element, conversationId: id });
+      const conversation = conversations.get(id) ?? { waId: from, messages: [] };
+      conversations.set(id, conversation);
+      conversation.messages.push(element);
     }
-    if (inbound.length === 0) return undefined;
+    if (conversations.size === 0) return undefined;
     return {
       span,
       messagesArray: messages.span,
-      messages: inbound,
+      conversations,
       strays,
-      contacts:
-        contacts === undefined
-          ? undefined
-          : {
-              array: contacts.span,
-              items: contacts.elements.map((contact) => ({
-                span: contact,
-                waId: this.#memberString(contact, 'wa_id'),
-              })),
-            },
+      contacts: contacts === undefined ? undefined : this.#contacts(contacts),
       others: [...others.values()],
-      waIds,
     };
+  }
+
+  #contacts({ span, elements }: ArrayRead): Contacts {
+    const byWaId = new Map<string, Span[]>();
+    const anonymous: Span[] = [];
+    for (const contact of elements) {
+      const waId = this.#memberString(contact, 'wa_id');
+      if (waId === undefined) anonymous.push(contact);
+      else byWaId.set(waId, [...(byWaId.get(waId) ?? []), contact]);
+    }
+    return { array: span, byWaId, anonymous };
   }
 
   /** The elements of the array at `start`, or `undefined` when the value there is not an array. */
