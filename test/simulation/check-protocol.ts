@@ -5,14 +5,16 @@
  * summary (faults injected by kind, effect→complete windows, double effects and why, failing seeds) and the
  * trace of the first failing schedule; exits 1 when a schedule failed. `--trace` prints every schedule's
  * trace (meant for one seed). `--variant` runs a mutant (a reverted fix) instead of the product.
- * `--report FILE` writes the summary as JSON (docs/reliability.md, "Figures", says what it holds).
+ * `--report FILE` writes the summary as JSON (docs/reliability.md, "Figures", says what it holds). `--docs`
+ * then rewrites docs/reliability.md's generated regions from the two committed reports
+ * (protocol-report.json and protocol-report-200.json).
  */
 import '../../local/silence-sdk-node-version-warning.ts';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CONSUMER_VARIANTS, type ConsumerVariant } from './consumer-under-test.ts';
 import { describeFailure, describeViolations } from './failure-report.ts';
-import { formatReport, toReport } from './protocol-report.ts';
+import { formatReport, toReport, writeReliabilityRegions } from './protocol-report.ts';
 import { runMany } from './run-many.ts';
 import { runSchedule } from './run-schedule.ts';
 
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     variant: { type: 'string', default: 'product' },
     trace: { type: 'boolean', default: false },
     report: { type: 'string' },
+    docs: { type: 'boolean', default: false },
   },
 });
 
@@ -55,5 +58,8 @@ if (summary.firstFailure !== undefined && !values.trace)
 if (values.report !== undefined) {
   writeFileSync(values.report, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`report written to ${values.report}`);
+}
+if (values.docs) {
+  console.log(writeReliabilityRegions() ? 'docs/reliability.md rewritten' : 'docs/reliability.md unchanged');
 }
 process.exitCode = summary.failures.length === 0 ? 0 : 1;
