@@ -284,12 +284,19 @@ describe('default alarms', () => {
   });
 
   it('MessageEventWaitTime: p99 of the message lane’s wait before the handler above 5 s in 3 of 3 minutes', () => {
-    expect(alarmProperties(template, 'MessageEventWaitTime')).toMatchObject({
-      Namespace: METRICS_NAMESPACE,
-      MetricName: ConsumerLaneMetric.EventWaitTime,
-      Dimensions: [{ Name: LANE_DIMENSION, Value: 'message' }, SUBSCRIBER, SERVICE],
-      ExtendedStatistic: 'p99',
-      Period: 60,
+    const alarm = alarmProperties(template, 'MessageEventWaitTime');
+    expect(fetched(alarm.Metrics)).toEqual({
+      m1: {
+        Metric: {
+          Namespace: METRICS_NAMESPACE,
+          MetricName: ConsumerLaneMetric.EventWaitTime,
+          Dimensions: [{ Name: LANE_DIMENSION, Value: 'message' }, SUBSCRIBER, SERVICE],
+        },
+        Period: 60,
+        Stat: 'p99',
+      },
+    });
+    expect(alarm).toMatchObject({
       Threshold: ALARM_DEFAULTS.messageEventWaitTimeP99Ms,
       ComparisonOperator: 'GreaterThanThreshold',
       EvaluationPeriods: 3,

@@ -9,6 +9,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/environment.ts';
+import { FIFO_MAX_BATCH_SIZE, ORDERED_MESSAGE_LANE_RETRY } from '../../contract/lanes.ts';
 import {
   ConsumerFieldMetric,
   ConsumerMetric,
@@ -23,6 +24,7 @@ import type { SubscriberDefinitions } from '../../contract/subscribers.ts';
 import { WhatsAppWebhookDedup, type WhatsAppWebhookDedupProps } from '../../lib/whatsapp-webhook-dedup.ts';
 import type { WhatsAppWebhookDedupStack } from '../../lib/whatsapp-webhook-dedup-stack.ts';
 import { actionsOf, type Statement, statementsOfRole, synthStack } from '../support/synth-stack.ts';
+import LOGICAL_IDS_BEFORE_LANES from './fixtures/logical-ids-before-lanes.json' with { type: 'json' };
 
 const ENTRY = 'functions/consumer.ts';
 const BOT_ENTRY = 'functions/examples/subscribers/bot.ts';
@@ -51,6 +53,15 @@ const SUBSCRIBER_ALARMS = [
   'CompletionFailures',
   'HandlerErrorRate',
   'ClaimFailures',
+  'RedeliveriesNotScheduled',
+];
+/** The alarms of a subscriber's message lane (alarms.ts messageLaneAlarms). */
+const MESSAGE_LANE_ALARMS = [
+  'MessageDeadLetterQueueNotEmpty',
+  'MessageDeadLetterQueueArrivals',
+  'MessageConsumerErrors',
+  'MessageConsumerThrottles',
+  'MessageEventWaitTime',
 ];
 const PIPELINE_ALARMS = [
   'ApiServerErrors',
@@ -110,6 +121,32 @@ const LOGICAL_IDS_BEFORE_SUBSCRIBERS = [
   'WebhookWebhookSecret67EFFCDF',
 ];
 
+/** Logical ids of one subscriber's resources in a synthesised template. */
+interface Ids {
+  queue: string;
+  dlq: string;
+  consumer: string;
+  role: string;
+  messageQueue: string;
+  messageDlq: string;
+  messageConsumer: string;
+  messageRole: string;
+}
+
+const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+/** The CDK hash a logical id ends with; an event source mapping's id holds its queue's too. */
+const HASHES = /(?:[0-9A-F]{8}){1,2}$/;
+
+/** Logical id → resource type. */
+function typesById(template: Template): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(template.toJSON().Resources as Record<string, { Type: string }>).map(([id, { Type }]) => [
+      id,
+      Type,
+    ]),
+  );
+}
+
 /** The one logical id of `type` whose id starts with `prefix` followed by the CDK hash (8 hex digits). */
 function idOf(template: Template, type: string, prefix: string): string {
   const pattern = new RegExp(`^${prefix}[0-9A-F]{8}$`);
@@ -133,7 +170,7 @@ function joinedWithRefs(value: unknown): string {
 describe('three subscribers', () => {
   let template: Template;
   let stack: WhatsAppWebhookDedupStack;
-  const ids: Record<string, { queue: string; dlq: string; consumer: string; role: string }> = {};
+  const ids: Record<string, Ids> = {};
   let quarantineId: string;
   let receiverId: string;
 
@@ -149,25 +186,90 @@ describe('three subscribers', () => {
         dlq: idOf(template, 'AWS::SQS::Queue', `WebhookSubscriber${part}DeadLetterQueue`),
         consumer: idOf(template, 'AWS::Lambda::Function', `WebhookSubscriber${part}Consumer`),
         role: idOf(template, 'AWS::IAM::Role', `WebhookSubscriber${part}ConsumerRole`),
+        messageQueue: idOf(template, 'AWS::SQS::Queue', `WebhookSubscriber${part}MessageQueue`),
+        messageDlq: idOf(template, 'AWS::SQS::Queue', `WebhookSubscriber${part}MessageDeadLetterQueue`),
+        messageConsumer: idOf(template, 'AWS::Lambda::Function', `WebhookSubscriber${part}MessageConsumer`),
+        messageRole: idOf(template, 'AWS::IAM::Role', `WebhookSubscriber${part}MessageConsumerRole`),
       };
     }
     quarantineId = idOf(template, 'AWS::SQS::Queue', 'WebhookQuarantineQueue');
     receiverId = idOf(template, 'AWS::Lambda::Function', 'WebhookReceiver');
   });
 
-  const of = (name: string) => ids[name] as { queue: string; dlq: string; consumer: string; role: string };
-  const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+  const of = (name: string) => ids[name] as Ids;
 
-  it('synthesise 3 delivery queues, 3 DLQs, 3 consumers, 3 mappings, one quarantine queue and one receiver', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 7);
-    template.resourceCountIs('AWS::Lambda::Function', 4);
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
-    template.resourceCountIs('AWS::Logs::LogGroup', 5);
+  it('synthesise per subscriber two lanes (queue, DLQ, consumer, mapping each), one quarantine queue and one receiver', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 13);
+    template.resourceCountIs('AWS::Lambda::Function', 7);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 6);
+    template.resourceCountIs('AWS::Logs::LogGroup', 8);
     // None at the root ids of the single-subscriber stack: no subscriber is called `default`.
     expect(
       Object.keys(template.findResources('AWS::SQS::Queue')).some((id) => /^WebhookDeliveryQueue/.test(id)),
     ).toBe(false);
     expect(stack.pipeline.subscribers.map(({ name }) => name)).toEqual(['bot', 'crm', 'archive']);
+  });
+
+  it('give each message lane a high-throughput FIFO queue and FIFO DLQ with the lane’s redrive, whatever the subscriber’s maxReceiveCount', () => {
+    for (const name of ['bot', 'crm', 'archive']) {
+      const fifo = {
+        FifoQueue: true,
+        DeduplicationScope: 'messageGroup',
+        FifoThroughputLimit: 'perMessageGroupId',
+        ContentBasedDeduplication: false,
+      };
+      expect(propertiesOf(template, 'AWS::SQS::Queue', of(name).messageQueue), name).toMatchObject({
+        ...fifo,
+        RedrivePolicy: {
+          deadLetterTargetArn: arn(of(name).messageDlq),
+          maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount,
+        },
+      });
+      expect(propertiesOf(template, 'AWS::SQS::Queue', of(name).messageDlq), name).toMatchObject(fifo);
+      // The status lane stays the standard queue it was.
+      expect(propertiesOf(template, 'AWS::SQS::Queue', of(name).queue)).not.toHaveProperty('FifoQueue');
+    }
+  });
+
+  it('map each message queue to its own message consumer: the subscriber’s batch size (≤ 10) and concurrency, no batching window', () => {
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).map(
+      (mapping) => mapping.Properties,
+    );
+    for (const [name, batchSize, maximumConcurrency] of [
+      ['bot', 5, DEFAULTS.maxConcurrency],
+      ['crm', Math.min(DEFAULTS.batchSize, FIFO_MAX_BATCH_SIZE), 2],
+      ['archive', Math.min(DEFAULTS.batchSize, FIFO_MAX_BATCH_SIZE), DEFAULTS.maxConcurrency],
+    ] as const) {
+      const mapping = mappings.find(
+        (properties) => properties.EventSourceArn['Fn::GetAtt'][0] === of(name).messageQueue,
+      );
+      expect(mapping, name).toEqual({
+        EventSourceArn: arn(of(name).messageQueue),
+        FunctionName: { Ref: of(name).messageConsumer },
+        BatchSize: batchSize,
+        ScalingConfig: { MaximumConcurrency: maximumConcurrency },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    }
+  });
+
+  it('give both consumers of a subscriber its entry, name, fields and namespace, each its own lane, queue and retry delays', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    for (const name of ['bot', 'crm', 'archive']) {
+      const status = functions[of(name).consumer]?.Properties;
+      const message = functions[of(name).messageConsumer]?.Properties;
+      expect(status.Environment.Variables[ENV.lane], name).toBe('status');
+      expect(status.Environment.Variables).not.toHaveProperty(ENV.laneOrdered);
+      expect(message.Environment.Variables, name).toEqual({
+        ...status.Environment.Variables,
+        [ENV.deliveryQueueUrl]: { Ref: of(name).messageQueue },
+        [ENV.lane]: 'message',
+        [ENV.laneOrdered]: 'true',
+        [ENV.retryBaseDelaySeconds]: String(ORDERED_MESSAGE_LANE_RETRY.retryBaseDelaySeconds),
+        [ENV.retryMaxDelaySeconds]: String(ORDERED_MESSAGE_LANE_RETRY.retryMaxDelaySeconds),
+      });
+      expect(message.MemorySize, name).toBe(status.MemorySize);
+    }
   });
 
   it('give each delivery queue its own DLQ with its own maxReceiveCount, the others the pipeline’s', () => {
@@ -232,34 +334,39 @@ describe('three subscribers', () => {
 
   it('give the receiver every subscriber queue with its fields, and the quarantine queue', () => {
     const variables = propertiesOf(template, 'AWS::Lambda::Function', receiverId).Environment.Variables;
+    const lane = (name: string) => ({
+      messageQueueUrl: `<${of(name).messageQueue}>`,
+      messageLaneOrdered: true,
+    });
     expect(JSON.parse(joinedWithRefs(variables[ENV.subscriberQueues]))).toEqual([
-      { name: 'bot', queueUrl: `<${of('bot').queue}>`, fields: ['messages'] },
-      { name: 'crm', queueUrl: `<${of('crm').queue}>` },
-      { name: 'archive', queueUrl: `<${of('archive').queue}>` },
+      { name: 'bot', queueUrl: `<${of('bot').queue}>`, fields: ['messages'], ...lane('bot') },
+      { name: 'crm', queueUrl: `<${of('crm').queue}>`, ...lane('crm') },
+      { name: 'archive', queueUrl: `<${of('archive').queue}>`, ...lane('archive') },
     ]);
     expect(variables[ENV.quarantineQueueUrl]).toEqual({ Ref: quarantineId });
   });
 
-  it('let the receiver send to every subscriber queue and the quarantine queue, and to no DLQ', () => {
+  it('let the receiver send to every subscriber’s two lane queues and the quarantine queue, and to no DLQ', () => {
     const send = statementsOfRole(template, 'WebhookReceiverRole').filter((s) =>
       actionsOf(s).includes('sqs:SendMessage'),
     );
     expect(send).toHaveLength(1);
     expect(send[0]?.Resource).toEqual(
       expect.arrayContaining([
-        arn(of('bot').queue),
-        arn(of('crm').queue),
-        arn(of('archive').queue),
+        ...['bot', 'crm', 'archive'].flatMap((name) => [arn(of(name).queue), arn(of(name).messageQueue)]),
         arn(quarantineId),
       ]),
     );
-    expect(send[0]?.Resource).toHaveLength(4);
+    expect(send[0]?.Resource).toHaveLength(7);
   });
 
-  it('confine a namespaced consumer’s writes to keys starting with its namespace', () => {
+  it('confine a namespaced subscriber’s consumers (both lanes) to keys starting with its namespace', () => {
     const tableId = idOf(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
-    for (const name of ['bot', 'crm']) {
-      const dynamo = dynamoStatements(template, of(name).role);
+    for (const [name, role] of ['bot', 'crm'].flatMap((name) => [
+      [name, of(name).role],
+      [name, of(name).messageRole],
+    ])) {
+      const dynamo = dynamoStatements(template, role as string);
       expect(dynamo, name).toEqual([
         expect.objectContaining({
           Effect: 'Allow',
@@ -275,20 +382,26 @@ describe('three subscribers', () => {
     }
   });
 
-  it('give the unprefixed consumer the table with an explicit Deny on the other subscribers’ prefixes', () => {
-    const tableId = idOf(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
-    const dynamo = dynamoStatements(template, of('archive').role);
-    expect(dynamo).toHaveLength(2);
-    const allow = dynamo.find((s) => s.Effect === 'Allow');
-    expect(allow?.Resource).toEqual(arn(tableId));
-    expect(allow).not.toHaveProperty('Condition');
-    const deny = dynamo.find((s) => s.Effect === 'Deny') as Statement & { Condition: unknown };
-    expect(deny.Resource).toEqual(arn(tableId));
-    expect(actionsOf(deny).sort()).toEqual(actionsOf(allow as Statement).sort());
-    expect(deny.Condition).toEqual({
-      'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['bot#*', 'crm#*'] },
-    });
-  });
+  it.each([
+    ['status', 'role'],
+    ['message', 'messageRole'],
+  ] as const)(
+    'give the unprefixed %s lane consumer the table with an explicit Deny on the other subscribers’ prefixes',
+    (_lane, role) => {
+      const tableId = idOf(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
+      const dynamo = dynamoStatements(template, of('archive')[role]);
+      expect(dynamo).toHaveLength(2);
+      const allow = dynamo.find((s) => s.Effect === 'Allow');
+      expect(allow?.Resource).toEqual(arn(tableId));
+      expect(allow).not.toHaveProperty('Condition');
+      const deny = dynamo.find((s) => s.Effect === 'Deny') as Statement & { Condition: unknown };
+      expect(deny.Resource).toEqual(arn(tableId));
+      expect(actionsOf(deny).sort()).toEqual(actionsOf(allow as Statement).sort());
+      expect(deny.Condition).toEqual({
+        'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['bot#*', 'crm#*'] },
+      });
+    },
+  );
 
   it('let each consumer send only to the quarantine queue and consume only its own queue', () => {
     for (const name of ['bot', 'crm', 'archive']) {
@@ -303,11 +416,23 @@ describe('three subscribers', () => {
         consume.map((s) => s.Resource),
         name,
       ).toEqual([arn(of(name).queue)]);
+      const message = statementsOfRole(template, of(name).messageRole);
+      expect(
+        message.filter((s) => actionsOf(s).includes('sqs:SendMessage')).map((s) => s.Resource),
+        name,
+      ).toEqual([arn(quarantineId)]);
+      expect(
+        message.filter((s) => actionsOf(s).includes('sqs:ReceiveMessage')).map((s) => s.Resource),
+        name,
+      ).toEqual([arn(of(name).messageQueue)]);
     }
   });
 
   it('create each subscriber’s alarms on its own resources and metrics, the pipeline’s once', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 3 * SUBSCRIBER_ALARMS.length + PIPELINE_ALARMS.length);
+    template.resourceCountIs(
+      'AWS::CloudWatch::Alarm',
+      3 * (SUBSCRIBER_ALARMS.length + MESSAGE_LANE_ALARMS.length) + PIPELINE_ALARMS.length,
+    );
     for (const alarm of PIPELINE_ALARMS)
       idOf(template, 'AWS::CloudWatch::Alarm', `WebhookMonitoring${alarm}`);
     for (const [name, part] of [
@@ -321,8 +446,17 @@ describe('three subscribers', () => {
           'AWS::CloudWatch::Alarm',
           idOf(template, 'AWS::CloudWatch::Alarm', `WebhookMonitoringSubscriber${part}${id}`),
         );
-      for (const id of SUBSCRIBER_ALARMS)
+      for (const id of [...SUBSCRIBER_ALARMS, ...MESSAGE_LANE_ALARMS])
         expect(alarm(id).AlarmDescription, id).toMatch(`Subscriber ${name}: `);
+      expect(alarm('MessageConsumerErrors').Dimensions).toEqual([
+        { Name: 'FunctionName', Value: { Ref: of(name).messageConsumer } },
+      ]);
+      expect(JSON.stringify(alarm('MessageDeadLetterQueueArrivals').Metrics)).toContain(
+        `"${of(name).messageDlq}"`,
+      );
+      expect(alarm('MessageEventWaitTime').Metrics[0].MetricStat.Metric.Dimensions).toEqual(
+        expect.arrayContaining([{ Name: SUBSCRIBER_DIMENSION, Value: name }]),
+      );
       expect(alarm('ConsumerErrors').Dimensions).toEqual([
         { Name: 'FunctionName', Value: { Ref: of(name).consumer } },
       ]);
@@ -331,7 +465,13 @@ describe('three subscribers', () => {
       ]);
       expect(JSON.stringify(alarm('DeadLetterQueueArrivals').Metrics)).toContain(`"${of(name).dlq}"`);
       // Every custom metric an alarm reads carries the subscriber's dimension next to service.
-      for (const id of ['CompletionFailures', 'ClaimFailures', 'HandlerErrorRate', 'DuplicateRate']) {
+      for (const id of [
+        'CompletionFailures',
+        'ClaimFailures',
+        'HandlerErrorRate',
+        'DuplicateRate',
+        'RedeliveriesNotScheduled',
+      ]) {
         const metrics = (
           alarm(id).Metrics as Array<{ MetricStat?: { Metric: { Dimensions: unknown[] } } }>
         ).flatMap((query) => (query.MetricStat ? [query.MetricStat.Metric] : []));
@@ -370,6 +510,26 @@ describe('three subscribers', () => {
         expect.arrayContaining([ConsumerMetric.ClaimFailures, ConsumerMetric.CompletionFailures]),
       );
       expect(text).toContain(`MetricName=\\"${ConsumerFieldMetric.EventsFilteredOut}\\"`);
+      // Its lanes' row: the message lane's three graphs, then the status lane's wait.
+      const lanes = widgets.filter((widget) =>
+        /^\S+ (message|status) lane: /.test(widget.properties?.title ?? ''),
+      );
+      const own = lanes.filter((widget) => widget.properties?.title?.startsWith(`${name} `));
+      expect(own.map((widget) => widget.properties?.title?.split(':')[0])).toEqual([
+        `${name} message lane`,
+        `${name} message lane`,
+        `${name} message lane`,
+        `${name} status lane`,
+      ]);
+      expect(new Set(own.map((widget) => widget.y)).size, name).toBe(1);
+      const laneMetrics = own.flatMap((widget) => (widget.properties?.metrics ?? []) as unknown[][]);
+      const waits = laneMetrics.filter(
+        (metric) => metric[0] === METRICS_NAMESPACE && metric[1] === 'EventWaitTime',
+      );
+      expect(waits, name).toHaveLength(4);
+      for (const metric of waits)
+        expect(metric, name).toEqual(expect.arrayContaining([SUBSCRIBER_DIMENSION, name]));
+      expect(laneMetrics.filter((metric) => metric[1] === 'ApproximateAgeOfOldestMessage')).toHaveLength(2);
     }
   });
 
@@ -393,7 +553,18 @@ describe('three subscribers', () => {
       const mappingRef =
         (outputs[keys.eventSourceMappingId]?.Value as { Ref: string } | undefined)?.Ref ?? '';
       expect(mappings[mappingRef]?.Properties.FunctionName, name).toEqual({ Ref: of(name).consumer });
+      expect(outputs[keys.messageQueueUrl]?.Value, name).toEqual({ Ref: of(name).messageQueue });
+      expect(outputs[keys.messageDeadLetterQueueUrl]?.Value, name).toEqual({ Ref: of(name).messageDlq });
+      expect(outputs[keys.messageConsumerFunctionName]?.Value, name).toEqual({
+        Ref: of(name).messageConsumer,
+      });
+      const messageMappingRef =
+        (outputs[keys.messageEventSourceMappingId]?.Value as { Ref: string } | undefined)?.Ref ?? '';
+      expect(mappings[messageMappingRef]?.Properties.FunctionName, name).toEqual({
+        Ref: of(name).messageConsumer,
+      });
     }
+    expect(subscriberOutputKeys('crm').messageQueueUrl).toBe('CrmMessageQueueUrl');
     expect(subscriberOutputKeys('crm').deliveryQueueUrl).toBe('CrmDeliveryQueueUrl');
   });
 
@@ -402,6 +573,7 @@ describe('three subscribers', () => {
     const bots = alarms.filter(([id]) => id.startsWith('WebhookMonitoringSubscriberBot'));
     const perSubscriber = bots.length;
     const withOne = alarms.length - 2 * perSubscriber;
+    const withoutMessageLane = perSubscriber - MESSAGE_LANE_ALARMS.length;
     // What CloudWatch bills per alarm: one metric, or each metric a metric-math alarm reads.
     const metrics = bots.reduce(
       (total, [, alarm]) =>
@@ -416,11 +588,16 @@ describe('three subscribers', () => {
       'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(
         ' ',
       );
-    const inWords = (count: number) => words[count] ?? `${count} (no word for it in this test)`;
+    const tens = ['', '', 'twenty', 'thirty'];
+    const inWords = (count: number) =>
+      words[count] ??
+      (count < 40
+        ? `${tens[Math.floor(count / 10)]}${count % 10 === 0 ? '' : `-${words[count % 10]}`}`
+        : `${count} (no word for it in this test)`);
     const read = (file: string) =>
       readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
     expect(read('docs/deploy.md')).toContain(
-      `its alarms (${inWords(withOne)} with one subscriber, ${inWords(perSubscriber)} more for each further subscriber)`,
+      `its alarms (${inWords(withOne)} with one subscriber, ${inWords(perSubscriber)} more for each further subscriber, ${inWords(withoutMessageLane)} for one without \`messages\`)`,
     );
     expect(read('README.md')).toContain(`${inWords(withOne)} alarms with one subscriber`);
     expect(read('README.md')).toContain(`${inWords(perSubscriber)} more per further subscriber`);
@@ -449,27 +626,240 @@ describe('a subscriber named default beside new ones', () => {
     });
     const present = new Set(Object.keys(template.toJSON().Resources));
     expect(LOGICAL_IDS_BEFORE_SUBSCRIBERS.filter((id) => !present.has(id))).toEqual([]);
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    // Each with its two lanes.
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
     idOf(template, 'AWS::SQS::Queue', 'WebhookSubscriberCrmDeliveryQueue');
   });
 });
 
 describe('without subscribers', () => {
-  it('keeps every logical id of the stack as it was before subscribers, adding the quarantine queue and its alarms', () => {
-    const { template } = synthStack();
+  let template: Template;
+  beforeAll(() => {
+    ({ template } = synthStack());
+  });
+
+  it('keeps every logical id of the stack as it was before subscribers, adding the quarantine queue, the message lane and their alarms', () => {
     const present = Object.keys(template.toJSON().Resources);
     expect(LOGICAL_IDS_BEFORE_SUBSCRIBERS.filter((id) => !present.includes(id))).toEqual([]);
     expect(
       present
         .filter((id) => !LOGICAL_IDS_BEFORE_SUBSCRIBERS.includes(id))
-        .map((id) => id.slice(0, -8))
+        .map((id) => id.replace(HASHES, ''))
         .sort(),
     ).toEqual([
+      'WebhookMessageConsumer',
+      'WebhookMessageConsumerLogGroup',
+      'WebhookMessageConsumerRole',
+      'WebhookMessageConsumerRoleDefaultPolicy',
+      // The event source's id names the queue by its path, then the CDK hash.
+      'WebhookMessageConsumerSqsEventSourceTestStackWebhookMessageQueue',
+      'WebhookMessageDeadLetterQueue',
+      'WebhookMessageDeadLetterQueuePolicy',
+      'WebhookMessageQueue',
+      'WebhookMessageQueuePolicy',
+      'WebhookMonitoringMessageConsumerErrors',
+      'WebhookMonitoringMessageConsumerThrottles',
+      'WebhookMonitoringMessageDeadLetterQueueArrivals',
+      'WebhookMonitoringMessageDeadLetterQueueNotEmpty',
+      'WebhookMonitoringMessageEventWaitTime',
       'WebhookMonitoringQuarantineQueueArrivals',
       'WebhookMonitoringQuarantineQueueNotEmpty',
+      'WebhookMonitoringRedeliveriesNotScheduled',
       'WebhookQuarantineQueue',
       'WebhookQuarantineQueuePolicy',
     ]);
+  });
+
+  it('keeps every resource of the stack before lanes under its logical id with its type: the status lane is the queue it had', () => {
+    const now = typesById(template);
+    const before = LOGICAL_IDS_BEFORE_LANES.default as Record<string, string>;
+    expect(Object.entries(before).filter(([id, type]) => now[id] !== type)).toEqual([]);
+    expect(
+      Object.keys(now)
+        .filter((id) => !(id in before))
+        .map((id) => `${now[id]} ${id.replace(HASHES, '')}`)
+        .sort(),
+    ).toEqual([
+      'AWS::CloudWatch::Alarm WebhookMonitoringMessageConsumerErrors',
+      'AWS::CloudWatch::Alarm WebhookMonitoringMessageConsumerThrottles',
+      'AWS::CloudWatch::Alarm WebhookMonitoringMessageDeadLetterQueueArrivals',
+      'AWS::CloudWatch::Alarm WebhookMonitoringMessageDeadLetterQueueNotEmpty',
+      'AWS::CloudWatch::Alarm WebhookMonitoringMessageEventWaitTime',
+      'AWS::CloudWatch::Alarm WebhookMonitoringRedeliveriesNotScheduled',
+      'AWS::IAM::Policy WebhookMessageConsumerRoleDefaultPolicy',
+      'AWS::IAM::Role WebhookMessageConsumerRole',
+      'AWS::Lambda::EventSourceMapping WebhookMessageConsumerSqsEventSourceTestStackWebhookMessageQueue',
+      'AWS::Lambda::Function WebhookMessageConsumer',
+      'AWS::Logs::LogGroup WebhookMessageConsumerLogGroup',
+      'AWS::SQS::Queue WebhookMessageDeadLetterQueue',
+      'AWS::SQS::Queue WebhookMessageQueue',
+      'AWS::SQS::QueuePolicy WebhookMessageDeadLetterQueuePolicy',
+      'AWS::SQS::QueuePolicy WebhookMessageQueuePolicy',
+    ]);
+    // The status lane keeps the standard queue it was (a FIFO queue cannot replace it in place).
+    const queueId = idOf(template, 'AWS::SQS::Queue', 'WebhookDeliveryQueue');
+    expect(propertiesOf(template, 'AWS::SQS::Queue', queueId)).not.toHaveProperty('FifoQueue');
+  });
+});
+
+describe('three subscribers, upgraded to lanes', () => {
+  it('keep every resource they had under its logical id with its type, and gain a message lane each', () => {
+    const now = typesById(synthStack({ pipeline: { subscribers: THREE } }).template);
+    const before = LOGICAL_IDS_BEFORE_LANES.three as Record<string, string>;
+    expect(Object.entries(before).filter(([id, type]) => now[id] !== type)).toEqual([]);
+    const added = Object.keys(now).filter((id) => !(id in before));
+    for (const part of ['Bot', 'Crm', 'Archive']) {
+      const mine = added.filter(
+        (id) =>
+          id.startsWith(`WebhookSubscriber${part}`) || id.startsWith(`WebhookMonitoringSubscriber${part}`),
+      );
+      expect(mine.map((id) => `${now[id]} ${id.replace(HASHES, '')}`).sort(), part).toEqual(
+        [
+          `AWS::CloudWatch::Alarm WebhookMonitoringSubscriber${part}RedeliveriesNotScheduled`,
+          ...MESSAGE_LANE_ALARMS.map(
+            (alarm) => `AWS::CloudWatch::Alarm WebhookMonitoringSubscriber${part}${alarm}`,
+          ),
+          `AWS::IAM::Policy WebhookSubscriber${part}MessageConsumerRoleDefaultPolicy`,
+          `AWS::IAM::Role WebhookSubscriber${part}MessageConsumerRole`,
+          `AWS::Lambda::EventSourceMapping WebhookSubscriber${part}MessageConsumerSqsEventSourceTestStackWebhookSubscriber${part}MessageQueue`,
+          `AWS::Lambda::Function WebhookSubscriber${part}MessageConsumer`,
+          `AWS::Logs::LogGroup WebhookSubscriber${part}MessageConsumerLogGroup`,
+          `AWS::SQS::Queue WebhookSubscriber${part}MessageDeadLetterQueue`,
+          `AWS::SQS::Queue WebhookSubscriber${part}MessageQueue`,
+          `AWS::SQS::QueuePolicy WebhookSubscriber${part}MessageDeadLetterQueuePolicy`,
+          `AWS::SQS::QueuePolicy WebhookSubscriber${part}MessageQueuePolicy`,
+        ].sort(),
+      );
+    }
+    expect(added).toHaveLength(3 * 15);
+  });
+});
+
+describe('a subscriber without messages beside one with them', () => {
+  let template: Template;
+  let stack: WhatsAppWebhookDedupStack;
+  beforeAll(() => {
+    ({ template, stack } = synthStack({
+      pipeline: {
+        subscribers: {
+          bot: { entry: BOT_ENTRY, fields: ['messages'] },
+          templates: { entry: CRM_ENTRY, fields: ['message_template_status_update'] },
+        },
+      },
+    }));
+  });
+
+  it('has only its status lane: no message queue, consumer, mapping, alarms or outputs, and LANE=status', () => {
+    const ids = Object.keys(template.toJSON().Resources);
+    expect(ids.filter((id) => /^WebhookSubscriberTemplatesMessage/.test(id))).toEqual([]);
+    expect(ids.filter((id) => /^WebhookMonitoringSubscriberTemplatesMessage/.test(id))).toEqual([]);
+    expect(ids.filter((id) => /^WebhookSubscriberBotMessageQueue[0-9A-F]{8}$/.test(id))).toHaveLength(1);
+    template.resourceCountIs('AWS::Lambda::Function', 4);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+    idOf(template, 'AWS::CloudWatch::Alarm', 'WebhookMonitoringSubscriberTemplatesRedeliveriesNotScheduled');
+    const outputs = template.toJSON().Outputs as Record<string, unknown>;
+    const keys = subscriberOutputKeys('templates');
+    expect(outputs).toHaveProperty(keys.deliveryQueueUrl);
+    for (const key of [
+      keys.messageQueueUrl,
+      keys.messageDeadLetterQueueUrl,
+      keys.messageConsumerFunctionName,
+      keys.messageEventSourceMappingId,
+    ]) {
+      expect(outputs).not.toHaveProperty(key);
+    }
+    expect(outputs).toHaveProperty(subscriberOutputKeys('bot').messageQueueUrl);
+    const consumer = idOf(template, 'AWS::Lambda::Function', 'WebhookSubscriberTemplatesConsumer');
+    expect(propertiesOf(template, 'AWS::Lambda::Function', consumer).Environment.Variables[ENV.lane]).toBe(
+      'status',
+    );
+    expect(stack.pipeline.subscribers.map(({ name, messageLane }) => [name, messageLane?.ordered])).toEqual([
+      ['bot', true],
+      ['templates', undefined],
+    ]);
+    expect(Object.keys(stack.pipeline.subscriberAlarms.templates ?? {})).not.toContain(
+      'messageEventWaitTime',
+    );
+  });
+
+  it('reaches the receiver without a message queue; the other with its FIFO lane', () => {
+    const receiver = idOf(template, 'AWS::Lambda::Function', 'WebhookReceiver');
+    const variables = propertiesOf(template, 'AWS::Lambda::Function', receiver).Environment.Variables;
+    expect(JSON.parse(joinedWithRefs(variables[ENV.subscriberQueues]))).toEqual([
+      {
+        name: 'bot',
+        queueUrl: `<${idOf(template, 'AWS::SQS::Queue', 'WebhookSubscriberBotDeliveryQueue')}>`,
+        fields: ['messages'],
+        messageQueueUrl: `<${idOf(template, 'AWS::SQS::Queue', 'WebhookSubscriberBotMessageQueue')}>`,
+        messageLaneOrdered: true,
+      },
+      {
+        name: 'templates',
+        queueUrl: `<${idOf(template, 'AWS::SQS::Queue', 'WebhookSubscriberTemplatesDeliveryQueue')}>`,
+        fields: ['message_template_status_update'],
+      },
+    ]);
+  });
+});
+
+describe('an unordered message lane (ordered: false)', () => {
+  let template: Template;
+  beforeAll(() => {
+    ({ template } = synthStack({
+      pipeline: {
+        subscribers: {
+          crm: {
+            entry: CRM_ENTRY,
+            messageLane: { ordered: false, settings: { maxBatchingWindowSeconds: 2 } },
+          },
+        },
+      },
+    }));
+  });
+
+  it('is a standard queue and DLQ with the subscriber’s own retry budget', () => {
+    const queue = idOf(template, 'AWS::SQS::Queue', 'WebhookSubscriberCrmMessageQueue');
+    const dlq = idOf(template, 'AWS::SQS::Queue', 'WebhookSubscriberCrmMessageDeadLetterQueue');
+    for (const id of [queue, dlq]) {
+      const properties = propertiesOf(template, 'AWS::SQS::Queue', id);
+      for (const fifoOnly of [
+        'FifoQueue',
+        'DeduplicationScope',
+        'FifoThroughputLimit',
+        'ContentBasedDeduplication',
+      ])
+        expect(properties, fifoOnly).not.toHaveProperty(fifoOnly);
+    }
+    expect(propertiesOf(template, 'AWS::SQS::Queue', queue)).toMatchObject({
+      // Its own window is in the visibility timeout, as on the status lane.
+      VisibilityTimeout: 6 * DEFAULTS.consumerTimeoutSeconds + 2,
+      RedrivePolicy: { deadLetterTargetArn: arn(dlq), maxReceiveCount: DEFAULTS.maxReceiveCount },
+    });
+  });
+
+  it('keeps the batching window it asks for, and its consumer and the receiver know it is unordered', () => {
+    const queue = idOf(template, 'AWS::SQS::Queue', 'WebhookSubscriberCrmMessageQueue');
+    const consumer = idOf(template, 'AWS::Lambda::Function', 'WebhookSubscriberCrmMessageConsumer');
+    const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).find(
+      (resource) => resource.Properties.EventSourceArn['Fn::GetAtt'][0] === queue,
+    );
+    expect(mapping?.Properties).toMatchObject({
+      FunctionName: { Ref: consumer },
+      MaximumBatchingWindowInSeconds: 2,
+      BatchSize: DEFAULTS.batchSize,
+    });
+    expect(propertiesOf(template, 'AWS::Lambda::Function', consumer).Environment.Variables).toMatchObject({
+      [ENV.lane]: 'message',
+      [ENV.laneOrdered]: 'false',
+      [ENV.retryBaseDelaySeconds]: String(DEFAULTS.retryBaseDelaySeconds),
+      [ENV.retryMaxDelaySeconds]: String(DEFAULTS.retryMaxDelaySeconds),
+    });
+    const receiver = idOf(template, 'AWS::Lambda::Function', 'WebhookReceiver');
+    const variables = propertiesOf(template, 'AWS::Lambda::Function', receiver).Environment.Variables;
+    expect(JSON.parse(joinedWithRefs(variables[ENV.subscriberQueues]))[0]).toMatchObject({
+      messageQueueUrl: `<${queue}>`,
+      messageLaneOrdered: false,
+    });
   });
 });
 
@@ -543,6 +933,31 @@ describe('subscriber definitions that cannot work are refused before anything is
       /Subscriber bot: statusLedger is "never"/,
     ],
     ['no subscriber at all', { subscribers: {} }, /subscribers is empty/],
+    [
+      'an ordered message lane with a batching window (Lambda has none on FIFO queues)',
+      { subscribers: { bot: { entry: ENTRY, messageLane: { settings: { maxBatchingWindowSeconds: 1 } } } } },
+      /Subscriber bot: messageLane: maxBatchingWindowSeconds is 1, but an ordered lane is a FIFO queue/,
+    ],
+    [
+      'the pipeline’s ordered message lane with a batching window, without subscribers',
+      { messageLane: { settings: { maxBatchingWindowSeconds: 1 } } },
+      /messageLane: maxBatchingWindowSeconds is 1, but an ordered lane is a FIFO queue/,
+    ],
+    [
+      'an ordered message lane batch above what Lambda hands out from a FIFO queue',
+      { subscribers: { bot: { entry: ENTRY, messageLane: { settings: { batchSize: 20 } } } } },
+      /Subscriber bot: messageLane: batchSize is 20/,
+    ],
+    [
+      'a message lane DLQ that keeps messages shorter than its queue',
+      { subscribers: { bot: { entry: ENTRY, messageLane: { settings: { deadLetterRetentionDays: 7 } } } } },
+      /Subscriber bot: messageLane: deadLetterRetentionDays \(7\) is shorter than queueRetentionDays \(14\)/,
+    ],
+    [
+      'a name whose status lane outputs are another’s message lane outputs',
+      { subscribers: { x: { entry: ENTRY }, 'x-message': { entry: ENTRY } } },
+      /Subscribers x and x-message would share the stack output key XMessageDeadLetterQueueUrl/,
+    ],
   ])('%s', (_case, props, message) => {
     expect(build(props)).toThrow(UnsafeSettingsError);
     expect(build(props)).toThrow(message);
