@@ -1,7 +1,7 @@
 /**
  * The generated regions that show recorded runs and the model's worked example, which `npm run docs:runs`
  * (write-run-regions.ts) writes: docs/simulator.md's from local/simulator/runs/*.json (`npm run simulate --
- * --save PATH`) and erlang-c.ts, docs/consumer.md's kill test from its recorded runs
+ * --save PATH`) and contract/erlang-c.ts, docs/consumer.md's kill test from its recorded runs
  * (test/support/kill-run-record.ts). Nothing is run here; test/unit/docs/generated-figures.test.ts fails when
  * a page and its records disagree.
  */

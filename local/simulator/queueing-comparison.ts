@@ -2,15 +2,16 @@
  * The steady part of the live phase (after a short warm-up, before the outage) against Erlang C: the
  * measured mean wait, and the prediction from the configured and from the measured λ and S.
  */
-import type { StatsBucket } from '../observe/pipeline-stats.ts';
-import { sumBuckets } from './bucket-sums.ts';
+
 import {
   allenCunneenWaitSeconds,
   meanWaitSeconds,
   recommendServers,
   type ServerRecommendation,
   utilisation,
-} from './erlang-c.ts';
+} from '../../contract/erlang-c.ts';
+import type { StatsBucket } from '../observe/pipeline-stats.ts';
+import { sumBuckets } from './bucket-sums.ts';
 
 export interface QueueingComparison {
   readonly windowSeconds: readonly [number, number];

@@ -1,10 +1,10 @@
 /**
- * The generated regions of docs/simulator.md: the worked M/M/c example (erlang-c.ts on the default scenario)
+ * The generated regions of docs/simulator.md: the worked M/M/c example (contract/erlang-c.ts on the default scenario)
  * and the committed `npm run simulate -- --save` runs (local/simulator/runs/*.json). `npm run docs:runs`
  * writes them; test/unit/docs/generated-figures.test.ts regenerates and compares them.
  */
 import { markdownTable } from '../../bench/markdown/table.ts';
-import { erlangB, erlangC, meanWaitSeconds, offeredLoad, utilisation } from './erlang-c.ts';
+import { erlangB, erlangC, meanWaitSeconds, offeredLoad, utilisation } from '../../contract/erlang-c.ts';
 import { DEFAULTS } from './presets.ts';
 import { type RecordedMs, readSimulationRecord, type SimulationRecord } from './run-record.ts';
 
