@@ -24,6 +24,8 @@ export const PRICES = {
   sqs: {
     /** Standard queue, first 100 billion requests a month; every 64 KB of a message is one request. */
     perRequest: 0.4 / 1e6,
+    /** FIFO queue (the ordered message lane), first 100 billion requests a month (aws.amazon.com/sqs/pricing). */
+    fifoPerRequest: 0.5 / 1e6,
     meteredKiB: 64,
   },
   sns: {
