@@ -67,8 +67,9 @@ export class SqsBatchSender {
    * Sends every message, retrying only those that failed for a reason a retry can fix. Messages with FIFO ids
    * (an ordered lane) are stored in order within their group: batches go one after the other, a group's
    * messages after a failed one wait for its retry, and the retry resends the failed message with every later
-   * message of its group (those already stored are absorbed by their deduplication id), so that no retry
-   * puts a message behind a later one of its conversation.
+   * message of its group, so that no retry sends a message after a later one of its conversation. A later
+   * message SQS stored in the batch where an earlier one failed is absorbed by its deduplication id on the
+   * resend and keeps its place: nothing a sender can do moves it back.
    */
   async sendAll(
     queueUrl: string,
