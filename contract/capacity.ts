@@ -1,0 +1,513 @@
+/**
+ * The capacity model (docs/capacity.md): from an expected peak of WhatsApp traffic and the pipeline's settings,
+ * every limit on a webhook's path with the figure it must carry, each lane's M/M/c queue (contract/erlang-c.ts),
+ * and the settings and quotas that cannot carry the peak, named with the figure that fails.
+ *
+ * `npm run capacity` (ops/capacity/) prints it; the construct's `expectedPeak` sizes from it. Plain TypeScript:
+ * no aws-cdk-lib, no AWS SDK.
+ */
+
+import type { StatusLedgerMode } from './environment.ts';
+import { meanWaitSeconds, utilisation, waitPercentileSeconds } from './erlang-c.ts';
+import { FIFO_MAX_BATCH_SIZE, type LaneName, MESSAGE_LANE_FIELD } from './lanes.ts';
+import type { PipelineSettings } from './settings.ts';
+
+// Meta's figures (issue 19): a number's throughput tiers and the sizing BSPs quote for a webhook endpoint.
+/** Messages/s per business phone number by default. https://developers.facebook.com/docs/whatsapp/cloud-api/overview#throughput */
+export const META_DEFAULT_MESSAGES_PER_SECOND = 80;
+/** Messages/s per number after the automatic upgrade. https://developers.facebook.com/docs/whatsapp/cloud-api/overview#throughput */
+export const META_UPGRADED_MESSAGES_PER_SECOND = 1_000;
+/**
+ * Webhook POSTs per outbound message: its sent, delivered and read statuses, one update per POST since Meta does
+ * not guarantee batching. https://developers.facebook.com/docs/whatsapp/cloud-api/guides/set-up-webhooks
+ */
+export const POSTS_PER_OUTBOUND_MESSAGE = 3;
+/** Webhook POSTs per inbound message. */
+export const POSTS_PER_INBOUND_MESSAGE = 1;
+
+// AWS limits, default values.
+/** Lambda concurrent executions per account and Region. https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html */
+export const LAMBDA_ACCOUNT_CONCURRENCY = 1_000;
+/**
+ * API Gateway requests/s per account and Region, shared by every API. https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html
+ */
+export const API_GATEWAY_ACCOUNT_RPS = 10_000;
+/**
+ * A new on-demand table's warm write throughput (write units/s); above twice the previous peak within 30 minutes
+ * it may throttle. https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html
+ */
+export const DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS = 4_000;
+/** On-demand write units/s per table, default quota. https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html */
+export const DYNAMODB_TABLE_WRITE_UNITS_QUOTA = 40_000;
+/** Write units/s one partition (one key's) takes. https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html */
+export const DYNAMODB_PARTITION_WRITE_UNITS = 1_000;
+/**
+ * The SQS event source starts at 5 concurrent batches and adds up to 300 per minute; `maxConcurrency` is at most
+ * 1,000. https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
+ */
+export const EVENT_SOURCE_INITIAL_CONCURRENCY = 5;
+export const EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE = 300;
+export const EVENT_SOURCE_MAX_CONCURRENCY = 1_000;
+
+// The model's assumptions where a user gives nothing.
+/**
+ * Milliseconds of one claim-table write (claim, complete, ledger): DynamoDB answers in single-digit
+ * milliseconds. https://aws.amazon.com/dynamodb/
+ */
+export const DEFAULT_CLAIM_WRITE_MS = 5;
+/** A handler's duration per record: one call to a downstream API in the same Region. */
+export const DEFAULT_HANDLER_MS: Readonly<Record<LaneName, number>> = { message: 50, status: 10 };
+/** The receiver's billed duration per POST, as docs/cost.md assumes (bench/cost/stack-cost.ts ASSUMPTIONS). */
+export const DEFAULT_RECEIVER_MS = 40;
+/** Active conversations: those whose customer wrote within this many seconds (they bound the FIFO lane). */
+export const ACTIVE_CONVERSATION_SECONDS = 60;
+/** The route's burst must hold this many seconds of the peak (Poisson arrivals bunch; Meta retries in bursts). */
+export const BURST_SECONDS_OF_PEAK = 1;
+/**
+ * The p99 wait each lane must keep at its peak: a person waits for a message (Meta's endpoint guidance is under
+ * 1 % above 1 s); a status only feeds a ledger or a report, and a minute late harms nobody.
+ */
+export const P99_WAIT_TARGET_SECONDS: Readonly<Record<LaneName, number>> = { message: 1, status: 60 };
+
+export interface ExpectedPeak {
+  /** Outbound messages/s per number (each brings 3 status POSTs). */
+  readonly messagesPerSecond: number;
+  /** Inbound messages/s per number. @default messagesPerSecond (a chat answers what it receives) */
+  readonly inboundPerSecond?: number;
+  /** @default 1 */
+  readonly numbers?: number;
+  /** @default inbound messages/s × ACTIVE_CONVERSATION_SECONDS */
+  readonly activeConversations?: number;
+}
+
+/** One subscriber as the model sees it: its lanes' settings and what its handlers write. */
+export interface CapacitySubscriber {
+  readonly name: string;
+  /** `undefined`: every field. */
+  readonly fields: readonly string[] | undefined;
+  /** The status lane's settings (the subscriber's own). */
+  readonly settings: PipelineSettings;
+  readonly messageLane: { readonly ordered: boolean; readonly settings: PipelineSettings } | undefined;
+  /** Which of its handlers exist: `onMessage` (or `onConversationTurn`) and `onStatus`. */
+  readonly handles: Readonly<Record<LaneName, boolean>>;
+  /** @default 'with-handler' */
+  readonly statusLedger?: StatusLedgerMode;
+  /** @default true */
+  readonly claimUnhandledEvents?: boolean;
+}
+
+export interface CapacityPipeline {
+  readonly throttlingRateLimit: number;
+  readonly throttlingBurstLimit: number;
+  readonly subscribers: readonly CapacitySubscriber[];
+  /** @default DEFAULT_HANDLER_MS */
+  readonly handlerMs?: Partial<Record<LaneName, number>>;
+  /** @default DEFAULT_RECEIVER_MS */
+  readonly receiverMs?: number;
+  /** @default DEFAULT_CLAIM_WRITE_MS */
+  readonly claimWriteMs?: number;
+  /** The claim table's warm write units/s. @default DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS */
+  readonly warmWriteUnits?: number;
+}
+
+export interface CapacityTraffic {
+  readonly numbers: number;
+  readonly outboundPerSecond: number;
+  readonly inboundPerSecond: number;
+  readonly postsPerSecond: number;
+  readonly statusesPerSecond: number;
+  readonly activeConversations: number;
+}
+
+export type LimitKind = 'setting' | 'quota';
+
+/** One limit on the path: what it allows, what the peak needs of it, and whether it carries it. */
+export interface CapacityLimit {
+  readonly name: string;
+  /** The construct setting or the account quota to raise. */
+  readonly setting: string;
+  readonly kind: LimitKind;
+  readonly allows: number;
+  readonly needs: number;
+  readonly unit: string;
+  readonly carries: boolean;
+  readonly source?: string;
+  readonly subscriber?: string;
+  readonly lane?: LaneName;
+  /** How `allows` is formed, when it is not a setting's value. */
+  readonly formula?: string;
+}
+
+export interface LanePlan {
+  readonly subscriber: string;
+  readonly lane: LaneName;
+  readonly ordered: boolean;
+  /** λ: events/s into the lane. */
+  readonly eventsPerSecond: number;
+  readonly maxConcurrency: number;
+  /** The concurrency the lane can use: `maxConcurrency`, bounded by active conversations on a FIFO lane. */
+  readonly usableConcurrency: number;
+  readonly batchSize: number;
+  readonly batchingWindowSeconds: number;
+  /** Records per batch at this λ (what the consumer's invocations, and so their cost, are counted from). */
+  readonly batchFill: number;
+  /** S: one batch's duration (claims, handler, completion, ledger). */
+  readonly batchSeconds: number;
+  /** Events/s the lane drains with full batches at its usable concurrency. */
+  readonly drainPerSecond: number;
+  /** ρ of the M/M/c queue of batches. */
+  readonly utilisation: number;
+  /** Mean events waiting (Little's law); `undefined` when the lane cannot keep up. */
+  readonly backlogEvents: number | undefined;
+  /** Events/s the backlog grows by when ρ ≥ 1, else 0. */
+  readonly backlogGrowthPerSecond: number;
+  /** From enqueue to the batch's start: the Erlang C wait plus the batch's filling. */
+  readonly meanWaitSeconds: number | undefined;
+  readonly p99WaitSeconds: number | undefined;
+  /** The smallest `maxConcurrency` whose p99 wait meets P99_WAIT_TARGET_SECONDS (undefined beyond the limits). */
+  readonly neededConcurrency: number | undefined;
+  readonly claimWriteUnitsPerSecond: number;
+  /** Seconds for the event source to ramp from its first batches to `usableConcurrency`. */
+  readonly rampSeconds: number;
+}
+
+export interface CapacityPlan {
+  readonly traffic: CapacityTraffic;
+  readonly receiverConcurrency: number;
+  readonly claimWriteUnitsPerSecond: number;
+  readonly limits: readonly CapacityLimit[];
+  readonly lanes: readonly LanePlan[];
+  /** One line per limit that does not carry the peak, naming it and the failing figure. */
+  readonly problems: readonly string[];
+}
+
+export function peakTraffic(peak: ExpectedPeak): CapacityTraffic {
+  const numbers = peak.numbers ?? 1;
+  const perNumberIn = peak.inboundPerSecond ?? peak.messagesPerSecond;
+  for (const [name, value] of Object.entries({
+    messagesPerSecond: peak.messagesPerSecond,
+    inboundPerSecond: perNumberIn,
+    numbers,
+  })) {
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number >= 0.`);
+  }
+  if (!Number.isInteger(numbers) || numbers < 1) throw new RangeError('numbers must be a whole number >= 1.');
+  const outboundPerSecond = numbers * peak.messagesPerSecond;
+  const inboundPerSecond = numbers * perNumberIn;
+  const statusesPerSecond = POSTS_PER_OUTBOUND_MESSAGE * outboundPerSecond;
+  return {
+    numbers,
+    outboundPerSecond,
+    inboundPerSecond,
+    statusesPerSecond,
+    postsPerSecond: statusesPerSecond + POSTS_PER_INBOUND_MESSAGE * inboundPerSecond,
+    activeConversations:
+      peak.activeConversations ?? Math.ceil(inboundPerSecond * ACTIVE_CONVERSATION_SECONDS),
+  };
+}
+
+/** Claim-table writes per event (docs/design.md §2, §3): claim and completion, and the status ledger's. */
+export function writesPerEvent(subscriber: CapacitySubscriber, lane: LaneName): number {
+  const handled = subscriber.handles[lane];
+  const claimUnhandled = subscriber.claimUnhandledEvents ?? true;
+  if (lane === 'message') return handled ? 2 : claimUnhandled ? 1 : 0;
+  const ledger = handled || subscriber.statusLedger === 'always';
+  // A status with the ledger is claimed, written to the ledger and completed (docs/design.md §2).
+  if (ledger) return 3;
+  return claimUnhandled ? 1 : 0;
+}
+
+/**
+ * One batch's duration: the claims of the batch in one parallel pre-pass, then its records in parallel (one
+ * record per conversation on a FIFO lane at the peak), each with its handler, ledger write and completion.
+ */
+export function batchSeconds(
+  subscriber: CapacitySubscriber,
+  lane: LaneName,
+  handlerMs: number,
+  claimWriteMs: number,
+): number {
+  const writes = writesPerEvent(subscriber, lane);
+  const handler = subscriber.handles[lane] ? handlerMs : 0;
+  return (Math.max(1, writes) * claimWriteMs + handler) / 1000;
+}
+
+function planLane(
+  subscriber: CapacitySubscriber,
+  lane: LaneName,
+  settings: PipelineSettings,
+  ordered: boolean,
+  eventsPerSecond: number,
+  traffic: CapacityTraffic,
+  handlerMs: number,
+  claimWriteMs: number,
+): LanePlan {
+  const batchSize = ordered ? Math.min(settings.batchSize, FIFO_MAX_BATCH_SIZE) : settings.batchSize;
+  const window = ordered ? 0 : settings.maxBatchingWindowSeconds;
+  const usableConcurrency = Math.max(
+    1,
+    ordered ? Math.min(settings.maxConcurrency, traffic.activeConversations) : settings.maxConcurrency,
+  );
+  const seconds = batchSeconds(subscriber, lane, handlerMs, claimWriteMs);
+  // Each poller takes what arrived for it during its window and its previous batch, up to the batch size.
+  const batchFill = Math.min(
+    batchSize,
+    Math.max(1, (eventsPerSecond * (window + seconds)) / usableConcurrency),
+  );
+  // With a window, a batch starts when it is full or when the window ends, whichever comes first.
+  const fillSeconds =
+    window === 0 || eventsPerSecond === 0
+      ? 0
+      : Math.min(window, (batchSize * usableConcurrency) / eventsPerSecond);
+  const drainPerSecond = (usableConcurrency * batchSize) / seconds;
+  const waits = (servers: number) => {
+    // Queued events go in full batches (a poller takes what waits), so the queue is one of batches of `batchSize`:
+    // ρ = λ / drain. At low load most events find an idle poller and hardly wait, whatever the batches hold.
+    const model = {
+      arrivalRatePerSecond: eventsPerSecond / batchSize,
+      meanServiceSeconds: seconds,
+      servers,
+    };
+    const rho = utilisation(model);
+    if (rho >= 1) return { rho, mean: undefined, p99: undefined };
+    return {
+      rho,
+      mean: meanWaitSeconds(model) + fillSeconds / 2,
+      p99: waitPercentileSeconds(model, 0.99) + fillSeconds,
+    };
+  };
+  const own = waits(usableConcurrency);
+  const target = P99_WAIT_TARGET_SECONDS[lane];
+  let neededConcurrency: number | undefined;
+  const most = ordered
+    ? Math.min(EVENT_SOURCE_MAX_CONCURRENCY, traffic.activeConversations)
+    : EVENT_SOURCE_MAX_CONCURRENCY;
+  for (let c = 2; c <= most; c++) {
+    const p99 = waits(c).p99;
+    if (p99 !== undefined && p99 <= target) {
+      neededConcurrency = c;
+      break;
+    }
+  }
+  const writeUnits = eventsPerSecond * writesPerEvent(subscriber, lane);
+  return {
+    subscriber: subscriber.name,
+    lane,
+    ordered,
+    eventsPerSecond,
+    maxConcurrency: settings.maxConcurrency,
+    usableConcurrency,
+    batchSize,
+    batchingWindowSeconds: window,
+    batchFill,
+    batchSeconds: seconds,
+    drainPerSecond,
+    utilisation: own.rho,
+    backlogEvents: own.mean === undefined ? undefined : eventsPerSecond * own.mean,
+    backlogGrowthPerSecond: own.mean === undefined ? Math.max(0, eventsPerSecond - drainPerSecond) : 0,
+    meanWaitSeconds: own.mean,
+    p99WaitSeconds: own.p99,
+    neededConcurrency,
+    claimWriteUnitsPerSecond: writeUnits,
+    rampSeconds:
+      (Math.max(0, usableConcurrency - EVENT_SOURCE_INITIAL_CONCURRENCY) /
+        EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE) *
+      60,
+  };
+}
+
+function wantsMessagesField(fields: readonly string[] | undefined): boolean {
+  // Meta sends both `messages[]` and `statuses[]` under the `messages` field.
+  return fields === undefined || fields.includes(MESSAGE_LANE_FIELD);
+}
+
+/** The lanes of every subscriber at the peak. */
+export function planLanes(peak: ExpectedPeak, pipeline: CapacityPipeline): LanePlan[] {
+  const traffic = peakTraffic(peak);
+  const claimWriteMs = pipeline.claimWriteMs ?? DEFAULT_CLAIM_WRITE_MS;
+  const handlerMs = { ...DEFAULT_HANDLER_MS, ...pipeline.handlerMs };
+  return pipeline.subscribers.flatMap((subscriber) => {
+    if (!wantsMessagesField(subscriber.fields)) return [];
+    const lanes: LanePlan[] = [];
+    const message = subscriber.messageLane;
+    if (message !== undefined) {
+      lanes.push(
+        planLane(
+          subscriber,
+          'message',
+          message.settings,
+          message.ordered,
+          traffic.inboundPerSecond,
+          traffic,
+          handlerMs.message,
+          claimWriteMs,
+        ),
+      );
+    }
+    // Without a message lane, inbound messages share the status lane's queue.
+    const statusEvents = traffic.statusesPerSecond + (message === undefined ? traffic.inboundPerSecond : 0);
+    lanes.push(
+      planLane(
+        subscriber,
+        'status',
+        subscriber.settings,
+        false,
+        statusEvents,
+        traffic,
+        handlerMs.status,
+        claimWriteMs,
+      ),
+    );
+    return lanes;
+  });
+}
+
+const fixed = (value: number, digits = 0) => Number(value.toFixed(digits));
+
+/** Every limit on the path, in order, and the problems: the construct's `expectedPeak` sizes from this. */
+export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): CapacityPlan {
+  const traffic = peakTraffic(peak);
+  const lanes = planLanes(peak, pipeline);
+  const receiverMs = pipeline.receiverMs ?? DEFAULT_RECEIVER_MS;
+  const receiverConcurrency = Math.ceil((traffic.postsPerSecond * receiverMs) / 1000);
+  const writeUnits = lanes.reduce((sum, lane) => sum + lane.claimWriteUnitsPerSecond, 0);
+  const warm = pipeline.warmWriteUnits ?? DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS;
+  const limit = (entry: Omit<CapacityLimit, 'carries'> & { carries?: boolean }): CapacityLimit => ({
+    ...entry,
+    carries: entry.carries ?? entry.needs <= entry.allows,
+  });
+  const limits: CapacityLimit[] = [
+    limit({
+      name: 'HTTP API route throttle, rate',
+      setting: 'throttlingRateLimit',
+      kind: 'setting',
+      allows: pipeline.throttlingRateLimit,
+      needs: traffic.postsPerSecond,
+      unit: 'POSTs/s',
+    }),
+    limit({
+      name: 'HTTP API route throttle, burst',
+      setting: 'throttlingBurstLimit',
+      kind: 'setting',
+      allows: pipeline.throttlingBurstLimit,
+      needs: Math.ceil(traffic.postsPerSecond * BURST_SECONDS_OF_PEAK),
+      unit: 'requests',
+      formula: `${BURST_SECONDS_OF_PEAK} s of the peak`,
+    }),
+    limit({
+      name: 'Receiver concurrency',
+      setting: 'Lambda concurrent executions',
+      kind: 'quota',
+      allows: LAMBDA_ACCOUNT_CONCURRENCY,
+      needs: receiverConcurrency,
+      unit: 'executions',
+      formula: `POSTs/s × ${receiverMs} ms`,
+      source: 'https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html',
+    }),
+  ];
+  for (const lane of lanes) {
+    const where = lane.lane === 'message' ? 'messageLane.settings.maxConcurrency' : 'maxConcurrency';
+    limits.push(
+      limit({
+        name: `${lane.subscriber}, ${lane.lane} lane: drain rate`,
+        setting: where,
+        kind: 'setting',
+        allows: fixed(lane.drainPerSecond),
+        needs: fixed(lane.eventsPerSecond),
+        unit: 'events/s',
+        subscriber: lane.subscriber,
+        lane: lane.lane,
+        carries: lane.p99WaitSeconds !== undefined,
+        formula: `${lane.usableConcurrency} concurrent × batch ${lane.batchSize} / ${fixed(lane.batchSeconds * 1000, 1)} ms${lane.ordered ? ', FIFO, concurrency bounded by active conversations' : `, window ${lane.batchingWindowSeconds} s`}`,
+      }),
+      limit({
+        name: `${lane.subscriber}, ${lane.lane} lane: p99 wait`,
+        setting: where,
+        kind: 'setting',
+        allows: lane.maxConcurrency,
+        needs: lane.neededConcurrency ?? Number.POSITIVE_INFINITY,
+        unit: 'concurrent batches',
+        subscriber: lane.subscriber,
+        lane: lane.lane,
+        formula: `M/M/c p99 wait ≤ ${P99_WAIT_TARGET_SECONDS[lane.lane]} s`,
+      }),
+    );
+  }
+  limits.push(
+    limit({
+      name: 'Claim table, warm write throughput',
+      setting: 'claim table warm throughput (WriteUnitsPerSecond)',
+      kind: 'setting',
+      allows: warm,
+      needs: fixed(writeUnits),
+      unit: 'WU/s',
+      source: 'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html',
+      formula: 'a new table; twice the previous peak within 30 minutes',
+    }),
+    limit({
+      name: 'Claim table, on-demand table quota',
+      setting: 'DynamoDB table-level write throughput',
+      kind: 'quota',
+      allows: DYNAMODB_TABLE_WRITE_UNITS_QUOTA,
+      needs: fixed(writeUnits),
+      unit: 'WU/s',
+      source: 'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html',
+    }),
+    limit({
+      name: 'Claim table, busiest key (a status ledger item)',
+      setting: 'DynamoDB partition throughput',
+      kind: 'quota',
+      allows: DYNAMODB_PARTITION_WRITE_UNITS,
+      // Claim keys are one per event and spread over partitions; a ledger item takes its message's statuses.
+      needs: POSTS_PER_OUTBOUND_MESSAGE,
+      unit: 'WU/s',
+      source: 'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html',
+    }),
+  );
+  const consumerConcurrency = lanes.reduce(
+    (sum, lane) => sum + Math.max(lane.usableConcurrency, lane.neededConcurrency ?? 0),
+    0,
+  );
+  limits.push(
+    limit({
+      name: 'Lambda concurrency, account',
+      setting: 'Lambda concurrent executions',
+      kind: 'quota',
+      allows: LAMBDA_ACCOUNT_CONCURRENCY,
+      needs: receiverConcurrency + consumerConcurrency,
+      unit: 'executions',
+      formula: 'receiver + every lane at its concurrency',
+      source: 'https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html',
+    }),
+    limit({
+      name: 'API Gateway, account',
+      setting: 'API Gateway throttle quota per Region',
+      kind: 'quota',
+      allows: API_GATEWAY_ACCOUNT_RPS,
+      needs: traffic.postsPerSecond,
+      unit: 'requests/s',
+      source: 'https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html',
+    }),
+  );
+  return {
+    traffic,
+    receiverConcurrency,
+    claimWriteUnitsPerSecond: writeUnits,
+    limits,
+    lanes,
+    problems: limits.filter((entry) => !entry.carries).map(problemLine),
+  };
+}
+
+function problemLine(entry: CapacityLimit): string {
+  const needs = Number.isFinite(entry.needs)
+    ? String(entry.needs)
+    : `more than ${EVENT_SOURCE_MAX_CONCURRENCY}`;
+  const where = entry.subscriber === undefined ? '' : `subscriber ${entry.subscriber}, ${entry.lane} lane: `;
+  const formula = entry.formula === undefined ? '' : ` (${entry.formula})`;
+  if (entry.name.endsWith('drain rate')) {
+    return `${where}drain ${entry.allows} ${entry.unit} < ${needs} ${entry.unit}${formula}: raise ${entry.setting}`;
+  }
+  const raise = entry.kind === 'quota' ? ': raise the quota' : '';
+  return `${where}${entry.setting} ${entry.allows} < ${needs} ${entry.unit}${formula}${raise}`;
+}
