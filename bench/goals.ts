@@ -17,8 +17,10 @@
  *   the consumer's share was equal by construction; replaced by a comparison at the milliseconds measured.
  */
 import type { BotMixContestant, BotMixResults } from './bot-mix-results.ts';
+import type { ConversationsResults } from './conversations/conversations-results.ts';
 import { PRICES } from './cost/prices.ts';
 import type { ConsumerResults, ReceiverResults } from './results.ts';
+import { median, percentile } from './support/stats.ts';
 
 /** The parts of the results the goals read; a part left out leaves its goals unmeasured. */
 export interface GoalInputs {
@@ -35,6 +37,14 @@ export interface GoalInputs {
     | 'roundsOffFloor'
   >;
   readonly receiver?: Pick<ReceiverResults, 'bodies'>;
+  readonly conversations?: {
+    readonly replyLatency: {
+      readonly ours: Pick<ConversationsResults['replyLatency']['ours'], 'samplesMs'>;
+      readonly floor: Pick<ConversationsResults['replyLatency']['floor'], 'samplesMs'>;
+    };
+    readonly storm: { readonly live: Pick<ConversationsResults['storm']['live'], 'samplesMs'> };
+    readonly order: Pick<ConversationsResults['order'], 'inversions' | 'judged' | 'pairs'>;
+  };
 }
 
 export interface GoalVerdict {
@@ -147,6 +157,44 @@ export const GOALS: readonly Goal[] = [
       if (thousand === undefined) return null;
       const ratio = thousand.msPerDelivery / thousand.floorMs;
       return { measured: ratio, met: ratio <= 3 };
+    },
+  },
+  {
+    name: 'conversationsReplyAtMost1_5xFloor',
+    asks: "conversations: a lone message's POST → handler start, median on the local stack with its defaults, at most 1.5 times the same stack's pass-through floor (the handler called with no claim)",
+    short: 'a lone reply within 1.5 times the pass-through floor',
+    format: fixed(2),
+    judge: ({ conversations }) => {
+      if (!conversations) return null;
+      const { ours, floor } = conversations.replyLatency;
+      const ratio = median(ours.samplesMs) / median(floor.samplesMs);
+      return { measured: ratio, met: ratio <= 1.5 };
+    },
+  },
+  {
+    name: 'conversationsStormAtMost2xLone',
+    asks: "conversations: during a status storm, the live messages' p99 POST → handler start at most twice the lone median",
+    short: 'a status storm costs a live message at most twice a lone one',
+    format: fixed(2),
+    judge: ({ conversations }) => {
+      if (!conversations) return null;
+      const live = conversations.storm.live.samplesMs;
+      if (live.length === 0) return null;
+      const ratio = percentile(live, 99) / median(conversations.replyLatency.ours.samplesMs);
+      return { measured: ratio, met: ratio <= 2 };
+    },
+  },
+  {
+    name: 'conversationsNoInversions',
+    asks: "conversations: no same-customer pair whose second message's handler started before the first's finished, every pair judged",
+    short: "no customer's follow-up handled before its question",
+    format: (value) => `${value} inversion${value === 1 ? '' : 's'}`,
+    judge: ({ conversations }) => {
+      if (!conversations) return null;
+      const { inversions, judged, pairs } = conversations.order;
+      return judged === pairs
+        ? { measured: inversions, met: inversions === 0 }
+        : { measured: inversions, met: false, note: `${pairs - judged} of ${pairs} pairs not judged` };
     },
   },
 ];

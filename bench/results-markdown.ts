@@ -11,6 +11,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { machineRegion, readmeRegion, resultsRegion } from './markdown/benchmarks-page.ts';
+import { conversationsRegion } from './markdown/conversations-page.ts';
 import { costRegions } from './markdown/cost-page.ts';
 import { readmeFanOutRegion } from './markdown/fan-out-table.ts';
 import { receiverPerformanceRegion } from './markdown/receiver-page.ts';
@@ -24,7 +25,11 @@ export const RESULTS_FILE = new URL('bench/results.json', ROOT);
 export function generatedRegions(results: ResultsFile): Record<string, Record<string, string>> {
   return {
     'README.md': { 'bench-summary': readmeRegion(results), 'fan-out-cost': readmeFanOutRegion() },
-    'docs/benchmarks.md': { machine: machineRegion(results), results: resultsRegion(results) },
+    'docs/benchmarks.md': {
+      machine: machineRegion(results),
+      results: resultsRegion(results),
+      conversations: conversationsRegion(results),
+    },
     'docs/cost.md': costRegions(results),
     'docs/receiver.md': { 'receiver-performance': receiverPerformanceRegion(results) },
   };

@@ -3,6 +3,7 @@
 import type { BotMixResults } from './bot-mix-results.ts';
 import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';
 import type { ConsumerBenchOutput, ConsumerRun, RebatchedProbeResult } from './consumer/worker.ts';
+import type { ConversationsResults } from './conversations/conversations-results.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import type { ReceiverBenchOutput, ReceiverFanOutResult } from './receiver/worker.ts';
 import { median, medianInterval, round } from './support/stats.ts';
@@ -353,6 +354,8 @@ export interface ResultsFile {
   readonly receiver: ReceiverResults;
   readonly bundles: BundlesResults;
   readonly endToEnd: EndToEndResult;
+  /** Absent until `npm run bench -- --only conversations --merge` (or a full run) measured it. */
+  readonly conversations?: ConversationsResults;
   readonly goals: Record<string, boolean | null>;
   readonly machine: {
     readonly cpus: number;

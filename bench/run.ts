@@ -10,14 +10,18 @@
  *                                         to bench/out/profiles/ (open them in Chrome DevTools)
  *   npm run bench -- --contestant ours    the consumer part with one contestant only (ours, powertools or
  *                                         contractFloor), to profile it alone
+ *   npm run bench -- --only conversations --merge
+ *                                         some parts, merged into bench/results.json (the other parts' figures
+ *                                         kept as committed, the goals judged again), then the figures regenerated
  *
  * Parts: consumer (ours vs Powertools Idempotency on DynamoDB Local), botmix (a bot's traffic in the units AWS
  * bills: capacity units, requests, Lambda milliseconds and dollars per million events), receiver (handler vs
  * HMAC + JSON.parse, and one body to three subscriber queues vs one), bundles (esbuild as the CDK construct,
- * size and load time), e2e (the local stack under autocannon).
+ * size and load time), e2e (the local stack under autocannon), conversations (the local stack's reply latency
+ * against its pass-through floor, a live message during a status storm, a customer's messages in order).
  * Progress goes to stderr, the table to stdout. Aborts if the two consumers' effects differ.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +35,9 @@ import { buildLambdaBundles, timeBundleInit } from './bundles/lambda-bundles.ts'
 import type { BotMixInput, BotMixOutput } from './consumer/bot-mix-worker.ts';
 import { CONTESTANTS, type ContestantName } from './consumer/contestant-names.ts';
 import type { ConsumerBenchInput, ConsumerBenchOutput } from './consumer/worker.ts';
+import { runConversations } from './conversations/conversations.ts';
+import { conversationsInput } from './conversations/conversations-input.ts';
+import type { ConversationsResults } from './conversations/conversations-results.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import { runEndToEnd } from './end-to-end/end-to-end.ts';
 import { goals } from './goals.ts';
@@ -49,7 +56,7 @@ import { readResults, writeGeneratedDocs } from './results-markdown.ts';
 import { round } from './support/stats.ts';
 import { runWorker } from './support/worker-process.ts';
 
-const PARTS = ['consumer', 'botmix', 'receiver', 'bundles', 'e2e'] as const;
+const PARTS = ['consumer', 'botmix', 'receiver', 'bundles', 'e2e', 'conversations'] as const;
 type Part = (typeof PARTS)[number];
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -61,6 +68,7 @@ export interface BenchResults {
   receiver?: ReceiverResults;
   bundles?: BundlesResults;
   endToEnd?: EndToEndResult;
+  conversations?: ConversationsResults;
   goals: Record<string, boolean | null>;
   machine: Record<string, unknown>;
   run: Record<string, unknown>;
@@ -188,6 +196,16 @@ async function benchEndToEnd(quick: boolean): Promise<EndToEndResult> {
   return summarizeEndToEnd(result);
 }
 
+async function benchConversations(quick: boolean): Promise<ConversationsResults> {
+  const result = await runConversations(conversationsInput(quick), log);
+  if (result.order.missing > 0 || result.storm.liveMissing > 0) {
+    throw new Error(
+      `Conversations: ${result.order.missing} ordered messages and ${result.storm.liveMissing} live messages reached no handler.`,
+    );
+  }
+  return result;
+}
+
 function machine(): Record<string, unknown> {
   const cores = cpus();
   return {
@@ -208,6 +226,7 @@ async function main(): Promise<void> {
       out: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       contestant: { type: 'string' },
+      merge: { type: 'boolean', default: false },
     },
   });
   const parts = (values.only?.split(',').map((part) => part.trim()) ?? [...PARTS]) as Part[];
@@ -219,7 +238,12 @@ async function main(): Promise<void> {
   if (contestant !== undefined && !CONTESTANTS.includes(contestant))
     throw new Error(`Unknown contestant ${contestant}; choose from ${CONTESTANTS.join(', ')}.`);
   const complete = parts.length === PARTS.length && !values.quick && !values['cpu-prof'] && !contestant;
-  const outFile = values.out ?? (complete ? join(BENCH_DIR, 'results.json') : join(OUT_DIR, 'results.json'));
+  if (values.merge && (values.only === undefined || values.quick || values.out !== undefined))
+    throw new Error(
+      '--merge takes --only PARTS, without --quick or --out: it merges into bench/results.json.',
+    );
+  const committedFile = join(BENCH_DIR, 'results.json');
+  const outFile = values.out ?? (complete || values.merge ? committedFile : join(OUT_DIR, 'results.json'));
 
   const started = Date.now();
   const results: BenchResults = { goals: {}, machine: machine(), run: {} };
@@ -259,6 +283,27 @@ async function main(): Promise<void> {
   await attempt('e2e', async () => {
     results.endToEnd = await benchEndToEnd(values.quick);
   });
+  await attempt('conversations', async () => {
+    results.conversations = await benchConversations(values.quick);
+  });
+  if (values.merge) {
+    if (failures.length > 0) throw new Error(`Nothing merged: ${failures.join('; ')}`);
+    const committed = JSON.parse(await readFile(committedFile, 'utf8')) as BenchResults;
+    const merged: BenchResults = {
+      ...committed,
+      ...Object.fromEntries(
+        Object.entries(results).filter(([key]) => !['goals', 'machine', 'run'].includes(key)),
+      ),
+    };
+    merged.goals = goals(merged);
+    await writeFile(committedFile, `${JSON.stringify(orderedResults(merged), null, 2)}\n`);
+    process.stdout.write(formatReport(merged));
+    const written = await writeGeneratedDocs(await readResults(committedFile));
+    log(
+      `\nMerged ${parts.join(', ')} into ${committedFile}; figures regenerated in ${written.join(', ') || 'no page'}.`,
+    );
+    return;
+  }
   results.goals = goals(results);
   results.machine.loadAverageAtEnd = loadavg().map((value) => round(value, 2));
   results.run = {
@@ -270,19 +315,8 @@ async function main(): Promise<void> {
     ...(failures.length > 0 ? { failures } : {}),
   };
 
-  // The issue's fields first, then ours.
-  const ordered = {
-    ...(results.consumer ? { consumer: results.consumer } : {}),
-    ...(results.botMix ? { botMix: results.botMix } : {}),
-    ...(results.receiver ? { receiver: results.receiver } : {}),
-    ...(results.bundles ? { bundles: results.bundles } : {}),
-    ...(results.endToEnd ? { endToEnd: results.endToEnd } : {}),
-    goals: results.goals,
-    machine: results.machine,
-    run: results.run,
-  };
   await mkdir(dirname(outFile), { recursive: true });
-  await writeFile(outFile, `${JSON.stringify(ordered, null, 2)}\n`);
+  await writeFile(outFile, `${JSON.stringify(orderedResults(results), null, 2)}\n`);
   process.stdout.write(formatReport(results));
   log(`\nResults written to ${outFile} (${results.run.durationSeconds} s).`);
   if (complete && failures.length === 0 && values.out === undefined) {
@@ -293,6 +327,21 @@ async function main(): Promise<void> {
     log(`Failed parts:\n  ${failures.join('\n  ')}`);
     process.exitCode = 1;
   }
+}
+
+/** The issue's fields first, then ours. */
+function orderedResults(results: BenchResults): BenchResults {
+  return {
+    ...(results.consumer ? { consumer: results.consumer } : {}),
+    ...(results.botMix ? { botMix: results.botMix } : {}),
+    ...(results.receiver ? { receiver: results.receiver } : {}),
+    ...(results.bundles ? { bundles: results.bundles } : {}),
+    ...(results.endToEnd ? { endToEnd: results.endToEnd } : {}),
+    ...(results.conversations ? { conversations: results.conversations } : {}),
+    goals: results.goals,
+    machine: results.machine,
+    run: results.run,
+  };
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,7 @@ import type {
   ResultsFile,
   RoundTripSummary,
 } from '../results.ts';
+import { readmeConversationsClause } from './conversations-page.ts';
 import { dollars, markdownTable, n, times, wrap } from './table.ts';
 
 const label = (name: ContestantName) =>
@@ -384,9 +385,11 @@ function goalsSentence(r: ResultsFile): string {
   };
   const judged = GOALS.filter((goal) => verdicts[goal.name] != null).length;
   const met = GOALS.filter((goal) => verdicts[goal.name]?.met === true).length;
+  const unmeasured = GOALS.filter((goal) => verdicts[goal.name] == null).map((goal) => goal.short);
   return (
     `**Goals** ([docs/benchmarks.md](docs/benchmarks.md#goals)): ${met} of ${judged} met. ` +
-    `Met: ${list(true)}. Not met: ${list(false)}.`
+    `Met: ${list(true)}. Not met: ${list(false)}.` +
+    (unmeasured.length > 0 ? ` Not measured yet: ${unmeasured.join('; ')}.` : '')
   );
 }
 
@@ -408,6 +411,6 @@ export function readmeRegion(r: ResultsFile): string {
       `${dollars(b.powertoolsPerMessage.dollarsPerMillionEvents)} with Powertools around the per-message function ` +
       `([docs/cost.md](docs/cost.md)). **Drain**: ${times(c.speedup)} Powertools' rate ` +
       `(${times(c.speedupInterval.low)}–${times(c.speedupInterval.high)}). **Receiver**: a 1000-update body in ` +
-      `${times(thousand.ratio)} the time of HMAC + one \`JSON.parse\`. ${goalsSentence(r)}`,
+      `${times(thousand.ratio)} the time of HMAC + one \`JSON.parse\`. ${readmeConversationsClause(r)}${goalsSentence(r)}`,
   );
 }

@@ -32,10 +32,24 @@ const receiver = (
 ): NonNullable<GoalInputs['receiver']> =>
   ({ bodies: [{ updates: 1000, msPerDelivery, floorMs, ratio }] }) as NonNullable<GoalInputs['receiver']>;
 
+type Conversations = NonNullable<GoalInputs['conversations']>;
+
+const conversations = (
+  oursMs: number[],
+  floorMs: number[],
+  liveMs: number[],
+  order: Partial<Conversations['order']> = {},
+): Conversations => ({
+  replyLatency: { ours: { samplesMs: oursMs }, floor: { samplesMs: floorMs } },
+  storm: { live: { samplesMs: liveMs } },
+  order: { inversions: 0, judged: 200, pairs: 200, ...order },
+});
+
 const met: GoalInputs = {
   consumer: consumer(1.6, 1.81),
   botMix: botMix(),
   receiver: receiver(16.4396, 5.7494, 2.86),
+  conversations: conversations([60, 64, 70], [50, 52, 55], [80, 90, 110, 120]),
 };
 
 describe('goals', () => {
@@ -103,6 +117,52 @@ describe('goals', () => {
     expect(
       judgeGoals({ botMix: botMix() }).botMixWholeStackBelowPowertoolsAtMeasuredMs?.measured,
     ).toBeCloseTo(3.71 / 4.14, 9);
+  });
+
+  it('judge the reply latency on the medians of the samples, not on a rounded ratio', () => {
+    const verdicts = judgeGoals(met);
+    expect(verdicts.conversationsReplyAtMost1_5xFloor?.measured).toBeCloseTo(64 / 52, 9);
+    // Even counts: the median is the mean of the middle two. 78.1 / 52 = 1.502, shown as ×1.50: not met.
+    const justAbove = conversations([70, 78, 78.2, 90], [50, 52, 52, 60], [80]);
+    expect(judgeGoals({ conversations: justAbove }).conversationsReplyAtMost1_5xFloor).toMatchObject({
+      met: false,
+    });
+    expect(judgeGoals({ conversations: justAbove }).conversationsReplyAtMost1_5xFloor?.measured).toBeCloseTo(
+      78.1 / 52,
+      9,
+    );
+    const atThreshold = conversations([78, 78, 78], [52, 52, 52], [80]);
+    expect(goals({ conversations: atThreshold }).conversationsReplyAtMost1_5xFloor).toBe(true);
+    // The window-bound stack of issue 18: ~1,057 ms against ~51 ms.
+    const windowBound = conversations([1040, 1057, 1090], [49, 51, 53], [7900]);
+    expect(goals({ conversations: windowBound }).conversationsReplyAtMost1_5xFloor).toBe(false);
+  });
+
+  it("judge the storm on the live messages' p99 against the lone median", () => {
+    const verdicts = judgeGoals(met);
+    // Nearest rank: the p99 of four samples is the largest.
+    expect(verdicts.conversationsStormAtMost2xLone?.measured).toBeCloseTo(120 / 64, 9);
+    expect(verdicts.conversationsStormAtMost2xLone?.met).toBe(true);
+    const oneSlow = conversations([60, 64, 70], [50], [80, 90, 110, 128.5]);
+    expect(judgeGoals({ conversations: oneSlow }).conversationsStormAtMost2xLone).toMatchObject({
+      met: false,
+    });
+    expect(goals({ conversations: conversations([64], [50], [128]) }).conversationsStormAtMost2xLone).toBe(
+      true,
+    );
+    expect(goals({ conversations: conversations([64], [50], []) }).conversationsStormAtMost2xLone).toBeNull();
+  });
+
+  it('miss the order goal on one inversion, or when a pair went unjudged', () => {
+    expect(judgeGoals(met).conversationsNoInversions).toEqual({ measured: 0, met: true });
+    const inverted = conversations([64], [50], [80], { inversions: 1 });
+    expect(goals({ conversations: inverted }).conversationsNoInversions).toBe(false);
+    const unjudged = conversations([64], [50], [80], { judged: 199 });
+    expect(judgeGoals({ conversations: unjudged }).conversationsNoInversions).toEqual({
+      measured: 0,
+      met: false,
+      note: '1 of 200 pairs not judged',
+    });
   });
 
   it('no longer include the retired goals', () => {

@@ -1,0 +1,408 @@
+/**
+ * Conversations on the local stack (issue 18 §7), side by side in one run:
+ *
+ * 1. Reply latency: a lone inbound message, POST → handler start, on the local stack with its defaults
+ *    (`npm start` as a user runs it, with LOCAL_SUBSCRIBERS giving the bench's journaling handlers) and on
+ *    its pass-through floor (./floor-stack.ts: the same receiver, queues and pollers, the handler called with
+ *    no claim), alternating between the two.
+ * 2. Storm: status deliveries (one status per POST) at a steady rate with a slow status handler, and live
+ *    inbound messages spread over the storm, each from its own customer: their POST → handler start.
+ * 3. Order: pairs of messages from one customer (a question and its follow-up, a new customer per pair), the
+ *    second POSTed `gapMs` after the first (and never before the first was answered: order is the order the
+ *    receiver accepted them), handler times drawn from a seeded generator.
+ *
+ * Handler start and end times come from the journal each stack's handlers write (./journal-handlers.ts).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { signBody } from '../../functions/receiver/signature.ts';
+import { killOnExit } from '../../local/emulators/child-process-reaper.ts';
+import { findFreePort } from '../../local/emulators/free-port.ts';
+import { seededRandom } from '../../local/seeded-random.ts';
+import { spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import {
+  type InboundTextMessage,
+  outboundStatus,
+  singleMessageBody,
+  statusesBody,
+} from '../../test/support/webhooks/webhook-bodies.ts';
+import { percentile, round } from '../support/stats.ts';
+import {
+  type ConversationsResults,
+  foldJournal,
+  type HandlerRun,
+  judgeOrder,
+  type Sent,
+  type SentPair,
+  summarizeLatencies,
+  waits,
+} from './conversations-results.ts';
+import { JOURNAL_ENV, nowMs, STATUS_HANDLER_MS_ENV, sleepText } from './journal-handlers.ts';
+
+export interface ConversationsInput {
+  /** Lone messages measured on each stack (after `warmupRuns` unmeasured ones). */
+  readonly loneRuns: number;
+  readonly warmupRuns: number;
+  /** Pause after a lone message's handler finished, so that the next one finds idle pollers. */
+  readonly loneGapMs: number;
+  readonly storm: {
+    readonly statuses: number;
+    readonly perSec: number;
+    readonly statusHandlerMs: number;
+    readonly liveMessages: number;
+    /** Most status POSTs awaiting an answer at once (the rate drops below `perSec` if they pile up). */
+    readonly maxInFlight: number;
+  };
+  readonly order: {
+    readonly pairs: number;
+    readonly gapMs: number;
+    /** A new pair starts this often. */
+    readonly pairIntervalMs: number;
+    readonly maxHandlerMs: number;
+    readonly seed: number;
+  };
+  /** Longest wait for a sent message's handler to finish. */
+  readonly settleTimeoutMs: number;
+}
+
+const APP_SECRET = 'bench-conversations-app-secret';
+const SUBSCRIBERS_MODULE = fileURLToPath(new URL('./journal-subscribers.ts', import.meta.url));
+const FLOOR_SCRIPT = fileURLToPath(new URL('./floor-stack.ts', import.meta.url));
+const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, Math.max(0, ms)));
+
+/** The journal a stack's handlers append to, read incrementally. */
+class JournalTail {
+  readonly runs = new Map<string, HandlerRun>();
+  #offset = 0;
+  #partial = '';
+  constructor(readonly path: string) {
+    writeFileSync(path, '');
+  }
+
+  poll(): ReadonlyMap<string, HandlerRun> {
+    const fd = openSync(this.path, 'r');
+    try {
+      const buffer = Buffer.alloc(1 << 20);
+      for (;;) {
+        const read = readSync(fd, buffer, 0, buffer.length, this.#offset);
+        if (read === 0) break;
+        this.#offset += read;
+        const lines = (this.#partial + buffer.toString('utf8', 0, read)).split('\n');
+        this.#partial = lines.pop() ?? '';
+        foldJournal(lines, this.runs);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return this.runs;
+  }
+
+  /** Waits until every key's handler finished, or the timeout. */
+  async settle(keys: readonly string[], timeoutMs: number, intervalMs = 10): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const runs = this.poll();
+      if (keys.every((key) => runs.get(key)?.endMs !== undefined)) return;
+      await sleep(intervalMs);
+    }
+  }
+}
+
+interface Target {
+  readonly name: string;
+  readonly url: string;
+  readonly journal: JournalTail;
+  stop(): Promise<void>;
+}
+
+let serial = 7_000_000;
+/** A text message of its own customer (or `from`), whose handler takes `handlerMs`. */
+function message(handlerMs: number, from?: string): InboundTextMessage {
+  const id = serial++;
+  return {
+    id: `wamid.bench-conversations-${id}`,
+    from: from ?? `1650777${String(id % 10_000_000).padStart(7, '0')}`,
+    name: `Customer ${id}`,
+    text: sleepText(handlerMs),
+    timestamp: String(1_749_416_383 + (id % 1_000_000)),
+  };
+}
+
+async function post(url: string, body: string): Promise<number> {
+  const bytes = Buffer.from(body);
+  const response = await fetch(`${url}/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signBody(bytes, APP_SECRET) },
+    body: bytes,
+    signal: AbortSignal.timeout(20_000),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** POSTs one message; the POST's start is the message's sent time. */
+async function send(target: Target, m: InboundTextMessage): Promise<Sent & { status: number }> {
+  const postedAtMs = nowMs();
+  // A POST that failed or timed out is status 0: counted, never thrown, so the rest of the run goes on.
+  const status = await post(target.url, singleMessageBody(m)).catch(() => 0);
+  return { key: `msg:${m.id}`, postedAtMs, status };
+}
+
+async function startFloor(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await findFreePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', FLOOR_SCRIPT], {
+    cwd: REPOSITORY_ROOT,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const unregister = killOnExit(child);
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    errors = (errors + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(
+      () => reject(new Error(`The floor stack was not ready in 60 s:\n${errors}`)),
+      60_000,
+    );
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out = (out + chunk.toString()).slice(-4000);
+      if (/^ready \d+$/m.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    void exited.then(() => reject(new Error(`The floor stack exited before it was ready:\n${errors}`)));
+  });
+  // The receiver's logs go to stdout: keep draining it.
+  child.stdout?.resume();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+      unregister();
+    },
+  };
+}
+
+/** Lone messages, alternating between the targets (which goes first alternates too). */
+async function replyLatency(
+  targets: readonly [Target, Target],
+  input: ConversationsInput,
+  progress: (line: string) => void,
+): Promise<[number[], number[]]> {
+  const samples: [number[], number[]] = [[], []];
+  for (let round = 0; round < input.warmupRuns + input.loneRuns; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    for (const index of order) {
+      const target = targets[index as 0 | 1];
+      const sent = await send(target, message(0));
+      if (sent.status !== 200) throw new Error(`${target.name}: a lone message got ${sent.status}.`);
+      await target.journal.settle([sent.key], input.settleTimeoutMs);
+      const [wait] = waits([sent], target.journal.runs).waitsMs;
+      if (wait === undefined) throw new Error(`${target.name}: a lone message reached no handler.`);
+      if (round >= input.warmupRuns) samples[index as 0 | 1].push(wait);
+      await sleep(input.loneGapMs);
+    }
+    if (round >= input.warmupRuns && (round - input.warmupRuns) % 8 === 7) {
+      progress(`conversations: ${round + 1 - input.warmupRuns} of ${input.loneRuns} lone rounds`);
+    }
+  }
+  return samples;
+}
+
+async function storm(target: Target, input: ConversationsInput) {
+  const s = input.storm;
+  const random = seededRandom(18);
+  const started = nowMs();
+  const durationMs = (s.statuses / s.perSec) * 1000;
+  let non200 = 0;
+  let inFlight = 0;
+  const pending: Promise<void>[] = [];
+  const liveAt = Array.from(
+    { length: s.liveMessages },
+    (_, i) => ((i + 1) / (s.liveMessages + 1)) * durationMs,
+  );
+  const live: Promise<Sent & { status: number }>[] = [];
+  const statusKeys: string[] = [];
+  const ackMs: number[] = [];
+  for (let i = 0; i < s.statuses; i++) {
+    const due = started + (i * 1000) / s.perSec;
+    while (liveAt.length > 0 && started + (liveAt[0] as number) <= due) {
+      liveAt.shift();
+      live.push(send(target, message(0)));
+    }
+    await sleep(due - nowMs());
+    while (inFlight >= s.maxInFlight) await sleep(1);
+    const status = outboundStatus(8_000_000 + i, random);
+    statusKeys.push(`st:${status.id}:${status.status}`);
+    inFlight++;
+    const postedAt = nowMs();
+    pending.push(
+      post(target.url, statusesBody([status]))
+        .then((code) => {
+          if (code !== 200) non200++;
+          ackMs.push(nowMs() - postedAt);
+        })
+        .catch(() => {
+          non200++;
+        })
+        .finally(() => {
+          inFlight--;
+        }),
+    );
+  }
+  const sentMs = nowMs() - started;
+  await Promise.all(pending);
+  const liveAll = await Promise.all(live);
+  non200 += liveAll.filter((sent) => sent.status !== 200).length;
+  // Only an acknowledged message must reach its handler.
+  const liveSent = liveAll.filter((sent) => sent.status === 200);
+  await target.journal.settle(
+    liveSent.map((sent) => sent.key),
+    input.settleTimeoutMs,
+  );
+  const runs = target.journal.poll();
+  const { waitsMs, missing } = waits(liveSent, runs);
+  const lastLiveStart = Math.max(...liveSent.map((sent) => runs.get(sent.key)?.startMs ?? 0));
+  const statusesHandledByLastLive = statusKeys.filter(
+    (key) => (runs.get(key)?.startMs ?? Number.POSITIVE_INFINITY) <= lastLiveStart,
+  ).length;
+  return {
+    waitsMs,
+    missing,
+    non200,
+    statusesPerSec: s.statuses / (sentMs / 1000),
+    statusesHandledByLastLive,
+    statusAck: summarizeLatencies(ackMs),
+  };
+}
+
+async function order(target: Target, input: ConversationsInput) {
+  const o = input.order;
+  const random = seededRandom(o.seed);
+  const handlerMs = () => Math.floor(random() * (o.maxHandlerMs + 1));
+  const started = nowMs();
+  const pairs: Promise<SentPair>[] = [];
+  for (let i = 0; i < o.pairs; i++) {
+    await sleep(started + i * o.pairIntervalMs - nowMs());
+    const question = message(handlerMs());
+    const followUp = message(handlerMs(), question.from);
+    pairs.push(
+      (async () => {
+        const first = await send(target, question);
+        await sleep(first.postedAtMs + o.gapMs - nowMs());
+        const second = await send(target, followUp);
+        if (first.status !== 200 || second.status !== 200) {
+          throw new Error(`order: a pair got ${first.status} and ${second.status}.`);
+        }
+        return { first, second };
+      })(),
+    );
+  }
+  const sent = await Promise.all(pairs);
+  await target.journal.settle(
+    sent.flatMap((pair) => [pair.first.key, pair.second.key]),
+    input.settleTimeoutMs,
+  );
+  return judgeOrder(sent, target.journal.poll());
+}
+
+export async function runConversations(
+  input: ConversationsInput,
+  progress: (line: string) => void,
+): Promise<ConversationsResults> {
+  const began = Date.now();
+  const loadAverageAtStart = loadavg().map((value) => round(value, 2));
+  const directory = mkdtempSync(join(tmpdir(), 'bench-conversations-'));
+  const targets: Target[] = [];
+  try {
+    const env = (journal: string) => ({
+      WHATSAPP_APP_SECRETS: APP_SECRET,
+      LOCAL_SUBSCRIBERS: SUBSCRIBERS_MODULE,
+      [JOURNAL_ENV]: journal,
+      [STATUS_HANDLER_MS_ENV]: String(input.storm.statusHandlerMs),
+    });
+    const oursJournal = new JournalTail(join(directory, 'ours.journal'));
+    const floorJournal = new JournalTail(join(directory, 'floor.journal'));
+    progress('conversations: starting the local stack and its pass-through floor');
+    const [stack, floor] = await Promise.all([
+      spawnLocalStack({ env: env(oursJournal.path) }),
+      startFloor(env(floorJournal.path)),
+    ]);
+    const ours: Target = {
+      name: 'local stack',
+      url: stack.url,
+      journal: oursJournal,
+      stop: async () => void (await stack.stop()),
+    };
+    const passThrough: Target = { name: 'floor', url: floor.url, journal: floorJournal, stop: floor.stop };
+    targets.push(ours, passThrough);
+    const info = (await (await fetch(`${stack.url}/local/info`)).json()) as { subscribers?: unknown };
+
+    const [oursMs, floorMs] = await replyLatency([ours, passThrough], input, progress);
+    await passThrough.stop();
+    targets.pop();
+    const lone = summarizeLatencies(oursMs);
+    const floorSummary = summarizeLatencies(floorMs);
+    progress(`conversations: lone median ${lone.medianMs} ms, floor ${floorSummary.medianMs} ms`);
+
+    const ordered = await order(ours, input);
+    progress(`conversations: order ${ordered.inversions} inversions of ${ordered.judged} pairs`);
+
+    const stormed = await storm(ours, input);
+    const live = summarizeLatencies(stormed.waitsMs);
+    const p99 = percentile(stormed.waitsMs, 99);
+    progress(
+      `conversations: storm live p99 ${round(p99, 1)} ms (${round(stormed.statusesPerSec, 1)} statuses/s)`,
+    );
+
+    return {
+      replyLatency: {
+        runs: input.loneRuns,
+        ours: lone,
+        floor: floorSummary,
+        ratio: round(lone.medianMs / floorSummary.medianMs, 2),
+      },
+      storm: {
+        statuses: input.storm.statuses,
+        statusesPerSec: round(stormed.statusesPerSec, 1),
+        targetPerSec: input.storm.perSec,
+        statusHandlerMs: input.storm.statusHandlerMs,
+        non200: stormed.non200,
+        statusesHandledByLastLive: stormed.statusesHandledByLastLive,
+        statusAckP50Ms: stormed.statusAck.medianMs,
+        statusAckMaxMs: stormed.statusAck.maxMs,
+        live: { ...live, p99Ms: round(p99, 1), count: stormed.waitsMs.length },
+        liveMissing: stormed.missing,
+        ratioToLoneMedian: round(p99 / lone.medianMs, 2),
+      },
+      order: {
+        pairs: input.order.pairs,
+        gapMs: input.order.gapMs,
+        maxHandlerMs: input.order.maxHandlerMs,
+        seed: input.order.seed,
+        ...ordered,
+      },
+      lanes: { subscribers: info.subscribers ?? null },
+      machine: {
+        cpus: cpus().length,
+        loadAverageAtStart,
+        loadAverageAtEnd: loadavg().map((v) => round(v, 2)),
+      },
+      durationSeconds: round((Date.now() - began) / 1000, 1),
+      finishedAt: new Date().toISOString(),
+    };
+  } finally {
+    for (const target of targets.reverse()) await target.stop().catch(() => undefined);
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
