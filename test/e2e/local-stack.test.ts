@@ -47,6 +47,92 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+describe('npm start, its lanes', () => {
+  let sqs: SQSClient;
+  beforeAll(async () => {
+    const info = await client.info();
+    sqs = new SQSClient({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      endpoint: info.sqsEndpoint,
+    });
+  });
+  afterAll(() => sqs?.destroy());
+
+  async function attributes(queueUrl: string): Promise<Record<string, string>> {
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }),
+    );
+    return Attributes ?? {};
+  }
+
+  it('lists the default subscriber with a FIFO message lane beside its status lane, which keeps its queue', async () => {
+    const info = await client.info();
+    const [subscriber] = info.subscribers;
+
+    expect(info.subscribers).toHaveLength(1);
+    expect(subscriber?.queueUrl).toBe(info.queueUrl);
+    expect(subscriber?.queueUrl).toMatch(/\/whatsapp-webhook-deliveries$/);
+    expect(subscriber?.dlqUrl).toMatch(/\/whatsapp-webhook-deliveries-dlq$/);
+    expect(subscriber?.messageQueueUrl).toMatch(/\/whatsapp-webhook-messages\.fifo$/);
+    expect(subscriber?.messageDlqUrl).toMatch(/\/whatsapp-webhook-messages-dlq\.fifo$/);
+    expect(subscriber?.messageLaneOrdered).toBe(true);
+    expect(subscriber?.messageLaneSettings).toMatchObject({
+      maxBatchingWindowSeconds: 0,
+      maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount,
+      retryBaseDelaySeconds: ORDERED_MESSAGE_LANE_RETRY.retryBaseDelaySeconds,
+      retryMaxDelaySeconds: ORDERED_MESSAGE_LANE_RETRY.retryMaxDelaySeconds,
+    });
+    expect(subscriber?.messageLaneSettings?.batchSize).toBeLessThanOrEqual(FIFO_MAX_BATCH_SIZE);
+
+    const lane = await attributes(subscriber?.messageQueueUrl ?? '');
+    const laneDlq = await attributes(subscriber?.messageDlqUrl ?? '');
+    expect(lane).toMatchObject({
+      FifoQueue: 'true',
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      VisibilityTimeout: String(subscriber?.messageLaneSettings?.visibilityTimeoutSeconds),
+    });
+    expect(JSON.parse(lane.RedrivePolicy ?? '{}')).toEqual({
+      deadLetterTargetArn: laneDlq.QueueArn,
+      maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount,
+    });
+    expect(laneDlq.FifoQueue).toBe('true');
+    expect((await attributes(subscriber?.queueUrl ?? '')).FifoQueue).toBeUndefined();
+  });
+
+  it("runs a consumer on the message lane: a conversation's messages queued there are effected once each, and their wait is in /local/stats", async () => {
+    const info = await client.info();
+    const messageQueueUrl = info.subscribers[0]?.messageQueueUrl ?? '';
+    const wamid = wamidFactory('message-lane');
+    const conversation = conversationId(PHONE_NUMBER_ID, '16505551000');
+    // As the receiver queues a conversation's part (its split is tested with the receiver): one FIFO message.
+    for (const n of [1, 2]) {
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: messageQueueUrl,
+          MessageBody: envelope([messagesChange(inboundMessagesWithIds([wamid(n)]))]),
+          MessageGroupId: conversation,
+          MessageDeduplicationId: `msg:${wamid(n)}`,
+        }),
+      );
+    }
+
+    expect(await client.effectCounts([1, 2].map((n) => `msg:${wamid(n)}`))).toEqual({
+      [`msg:${wamid(1)}`]: 1,
+      [`msg:${wamid(2)}`]: 1,
+    });
+    await waitFor(async () => {
+      const stats = (await client.get<LocalStatsSnapshot>('/local/stats')).body;
+      return (stats.subscribers.default?.lanes.message?.waitCount ?? 0) >= 2;
+    });
+    const lanes = (await client.get<LocalStatsSnapshot>('/local/stats')).body.subscribers.default?.lanes;
+    expect(lanes?.message).toMatchObject({ ordered: true, waitP50Ms: expect.any(Number) });
+    expect(lanes?.message?.waitP99Ms).toBeGreaterThanOrEqual(lanes?.message?.waitP50Ms ?? 0);
+    expect(lanes?.status).toMatchObject({ ordered: false });
+  });
+});
+
 describe('npm start, end to end', () => {
   it('prints no warnings, and `npm run send` prints its one status line and nothing else', async () => {
     const fixture = 'test/fixtures/webhooks/message-text.json';
@@ -312,91 +398,5 @@ describe('npm start, stopping', () => {
     expect(code).toBe(0);
     await expect(fetch(info.body.dynamodbEndpoint, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
     await expect(fetch(`${stack.url}/local/info`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
-  });
-});
-
-describe('npm start, its lanes', () => {
-  let sqs: SQSClient;
-  beforeAll(async () => {
-    const info = await client.info();
-    sqs = new SQSClient({
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      endpoint: info.sqsEndpoint,
-    });
-  });
-  afterAll(() => sqs?.destroy());
-
-  async function attributes(queueUrl: string): Promise<Record<string, string>> {
-    const { Attributes } = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }),
-    );
-    return Attributes ?? {};
-  }
-
-  it('lists the default subscriber with a FIFO message lane beside its status lane, which keeps its queue', async () => {
-    const info = await client.info();
-    const [subscriber] = info.subscribers;
-
-    expect(info.subscribers).toHaveLength(1);
-    expect(subscriber?.queueUrl).toBe(info.queueUrl);
-    expect(subscriber?.queueUrl).toMatch(/\/whatsapp-webhook-deliveries$/);
-    expect(subscriber?.dlqUrl).toMatch(/\/whatsapp-webhook-deliveries-dlq$/);
-    expect(subscriber?.messageQueueUrl).toMatch(/\/whatsapp-webhook-messages\.fifo$/);
-    expect(subscriber?.messageDlqUrl).toMatch(/\/whatsapp-webhook-messages-dlq\.fifo$/);
-    expect(subscriber?.messageLaneOrdered).toBe(true);
-    expect(subscriber?.messageLaneSettings).toMatchObject({
-      maxBatchingWindowSeconds: 0,
-      maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount,
-      retryBaseDelaySeconds: ORDERED_MESSAGE_LANE_RETRY.retryBaseDelaySeconds,
-      retryMaxDelaySeconds: ORDERED_MESSAGE_LANE_RETRY.retryMaxDelaySeconds,
-    });
-    expect(subscriber?.messageLaneSettings?.batchSize).toBeLessThanOrEqual(FIFO_MAX_BATCH_SIZE);
-
-    const lane = await attributes(subscriber?.messageQueueUrl ?? '');
-    const laneDlq = await attributes(subscriber?.messageDlqUrl ?? '');
-    expect(lane).toMatchObject({
-      FifoQueue: 'true',
-      DeduplicationScope: 'messageGroup',
-      FifoThroughputLimit: 'perMessageGroupId',
-      VisibilityTimeout: String(subscriber?.messageLaneSettings?.visibilityTimeoutSeconds),
-    });
-    expect(JSON.parse(lane.RedrivePolicy ?? '{}')).toEqual({
-      deadLetterTargetArn: laneDlq.QueueArn,
-      maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount,
-    });
-    expect(laneDlq.FifoQueue).toBe('true');
-    expect((await attributes(subscriber?.queueUrl ?? '')).FifoQueue).toBeUndefined();
-  });
-
-  it("runs a consumer on the message lane: a conversation's messages queued there are effected once each, and their wait is in /local/stats", async () => {
-    const info = await client.info();
-    const messageQueueUrl = info.subscribers[0]?.messageQueueUrl ?? '';
-    const wamid = wamidFactory('message-lane');
-    const conversation = conversationId(PHONE_NUMBER_ID, '16505551000');
-    // As the receiver queues a conversation's part (its split is tested with the receiver): one FIFO message.
-    for (const n of [1, 2]) {
-      await sqs.send(
-        new SendMessageCommand({
-          QueueUrl: messageQueueUrl,
-          MessageBody: envelope([messagesChange(inboundMessagesWithIds([wamid(n)]))]),
-          MessageGroupId: conversation,
-          MessageDeduplicationId: `msg:${wamid(n)}`,
-        }),
-      );
-    }
-
-    expect(await client.effectCounts([1, 2].map((n) => `msg:${wamid(n)}`))).toEqual({
-      [`msg:${wamid(1)}`]: 1,
-      [`msg:${wamid(2)}`]: 1,
-    });
-    await waitFor(async () => {
-      const stats = (await client.get<LocalStatsSnapshot>('/local/stats')).body;
-      return (stats.subscribers.default?.lanes.message?.waitCount ?? 0) >= 2;
-    });
-    const lanes = (await client.get<LocalStatsSnapshot>('/local/stats')).body.subscribers.default?.lanes;
-    expect(lanes?.message).toMatchObject({ ordered: true, waitP50Ms: expect.any(Number) });
-    expect(lanes?.message?.waitP99Ms).toBeGreaterThanOrEqual(lanes?.message?.waitP50Ms ?? 0);
-    expect(lanes?.status).toMatchObject({ ordered: false });
   });
 });
