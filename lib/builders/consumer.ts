@@ -24,6 +24,11 @@ export interface ConsumerLane {
   readonly settings: PipelineSettings;
   /** A FIFO queue run in conversation order (an ordered message lane). */
   readonly ordered: boolean;
+  /**
+   * An ordered lane's DLQ, into which its consumer moves a record failing on its `maxReceiveCount`-th receive
+   * so that the conversation goes on at once (contract/lanes.ts `ORDERED_LANE_REDRIVE_MARGIN`).
+   */
+  readonly deadLetterQueue?: IQueue;
 }
 
 export interface ConsumerOptions {
@@ -80,6 +85,10 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
       lane: lane.name,
       // The status lane is never ordered: no variable, the consumer's default.
       laneOrdered: lane.name === 'message' ? lane.ordered : undefined,
+      laneDeadLetters:
+        lane.deadLetterQueue === undefined
+          ? undefined
+          : { queueUrl: lane.deadLetterQueue.queueUrl, maxReceives: settings.maxReceiveCount },
     }),
   });
   for (const statement of claimTableWriteStatements({
@@ -97,6 +106,16 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
       resources: [options.quarantineQueue.queueArn],
     }),
   );
+  if (lane.deadLetterQueue !== undefined) {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'DeadLetterOnLastReceive',
+        effect: Effect.ALLOW,
+        actions: ['sqs:SendMessage'],
+        resources: [lane.deadLetterQueue.queueArn],
+      }),
+    );
+  }
   // The event source mapping grants itself Receive/Delete/ChangeMessageVisibility/GetQueueAttributes on the
   // lane's queue (Queue.grantConsumeMessages), scoped to that queue. Lambda has no batching window on a FIFO
   // queue (it refuses MaximumBatchingWindowInSeconds there), so an ordered lane sets none.

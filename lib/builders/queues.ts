@@ -1,7 +1,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { DeduplicationScope, FifoThroughputLimit, Queue, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { ResolvedMessageLane } from '../../contract/lanes.ts';
+import { type ResolvedMessageLane, redriveMaxReceiveCount } from '../../contract/lanes.ts';
 import type { PipelineSettings } from '../../contract/settings.ts';
 import { QUARANTINE_RETENTION_DAYS, QUEUE_DEFAULTS } from '../defaults.ts';
 
@@ -38,7 +38,10 @@ export function buildSubscriberQueues(scope: Construct, settings: PipelineSettin
 export interface MessageLaneQueues {
   /** Inbound messages only, one queue message per conversation and delivery; FIFO when the lane is ordered. */
   readonly messageQueue: Queue;
-  /** The lane's records that failed its `maxReceiveCount` times; FIFO too when the lane is, as SQS requires. */
+  /**
+   * The lane's records that failed its `maxReceiveCount` times; FIFO too when the lane is, as SQS requires. An
+   * ordered lane's consumer moves such a record here itself; SQS redrive is the net a few receives later.
+   */
   readonly messageDeadLetterQueue: Queue;
 }
 
@@ -74,7 +77,7 @@ export function buildMessageLaneQueues(scope: Construct, lane: ResolvedMessageLa
     retentionPeriod: Duration.days(settings.queueRetentionDays),
     visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
     maxMessageSizeBytes: settings.maximumMessageSizeBytes,
-    deadLetterQueue: { queue: messageDeadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+    deadLetterQueue: { queue: messageDeadLetterQueue, maxReceiveCount: redriveMaxReceiveCount(lane) },
   });
   return { messageQueue, messageDeadLetterQueue };
 }

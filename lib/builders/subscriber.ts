@@ -100,7 +100,13 @@ function buildMessageLane(
   const { messageQueue, messageDeadLetterQueue } = buildMessageLaneQueues(scope, lane);
   const { consumerFunction, eventSource } = buildConsumer(scope, {
     ...consumerOptions,
-    lane: { name: 'message', queue: messageQueue, settings: lane.settings, ordered: lane.ordered },
+    lane: {
+      name: 'message',
+      queue: messageQueue,
+      settings: lane.settings,
+      ordered: lane.ordered,
+      ...(lane.ordered ? { deadLetterQueue: messageDeadLetterQueue } : {}),
+    },
   });
   return {
     ordered: lane.ordered,

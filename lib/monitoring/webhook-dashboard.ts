@@ -286,7 +286,7 @@ function laneRow(
   return [
     waitWidget(name, 'message', messageLane.queue, window, t.messageEventWaitTimeP99Ms),
     new GraphWidget({
-      title: `${name} message lane: queue, DLQ; records held behind a failure or for a burst, conversation turns`,
+      title: `${name} message lane: queue, DLQ; records held behind a failure or for a burst, dead-lettered, conversation turns`,
       left: [
         messageLane.queue.metricApproximateNumberOfMessagesVisible({ ...oneMinute, label: 'Visible' }),
         messageLane.queue.metricApproximateNumberOfMessagesNotVisible({ ...oneMinute, label: 'In flight' }),
@@ -298,6 +298,7 @@ function laneRow(
       right: [
         held(ConsumerMetric.RecordsHeldBehindFailure),
         held(ConsumerMetric.RecordsHeldForBurst),
+        held(ConsumerMetric.RecordsDeadLettered),
         held(ConsumerMetric.ConversationTurns),
       ],
       leftYAxis: { min: 0 },

@@ -7,7 +7,12 @@ import * as path from 'node:path';
 import { Capture, Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/environment.ts';
-import { FIFO_MAX_BATCH_SIZE, LANE_DIMENSION, ORDERED_MESSAGE_LANE_RETRY } from '../../contract/lanes.ts';
+import {
+  FIFO_MAX_BATCH_SIZE,
+  LANE_DIMENSION,
+  ORDERED_LANE_REDRIVE_MARGIN,
+  ORDERED_MESSAGE_LANE_RETRY,
+} from '../../contract/lanes.ts';
 import {
   ConsumerFieldMetric,
   ConsumerLaneMetric,
@@ -153,6 +158,9 @@ describe('Lambda functions', () => {
       [ENV.laneOrdered]: 'true',
       [ENV.retryBaseDelaySeconds]: String(ORDERED_MESSAGE_LANE_RETRY.retryBaseDelaySeconds),
       [ENV.retryMaxDelaySeconds]: String(ORDERED_MESSAGE_LANE_RETRY.retryMaxDelaySeconds),
+      // It moves a record failing on its 20th receive to the DLQ itself, so that the conversation goes on.
+      [ENV.laneDeadLetterQueueUrl]: { Ref: messageDlqId },
+      [ENV.laneMaxReceives]: String(ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount),
     });
     // Same module, same runtime and memory: the two consumers differ only in what they read and how.
     for (const property of ['Handler', 'Runtime', 'Architectures', 'MemorySize', 'Timeout']) {
@@ -208,7 +216,7 @@ describe('SQS', () => {
     });
   });
 
-  it('message lane queue: high-throughput FIFO (deduplication and quota per group, ids from the receiver), SSE, 14 days, no window in its visibility, redrive after a chat’s 20 receives', () => {
+  it('message lane queue: high-throughput FIFO (deduplication and quota per group, ids from the receiver), SSE, 14 days, no window in its visibility, redrive a few receives after the consumer’s own move', () => {
     expect(template.findResources('AWS::SQS::Queue')[messageQueueId]?.Properties).toEqual({
       FifoQueue: true,
       DeduplicationScope: 'messageGroup',
@@ -220,7 +228,8 @@ describe('SQS', () => {
       VisibilityTimeout: 6 * defaults.consumerTimeoutSeconds,
       RedrivePolicy: {
         deadLetterTargetArn: { 'Fn::GetAtt': [messageDlqId, 'Arn'] },
-        maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount,
+        // The net behind the consumer's own move on the 20th receive.
+        maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount + ORDERED_LANE_REDRIVE_MARGIN,
       },
     });
   });
@@ -364,12 +373,16 @@ describe('IAM: least privilege', () => {
   });
 
   it.each([
-    ['status lane', 'WebhookConsumerRole', () => queueId],
-    ['message lane', 'WebhookMessageConsumerRole', () => messageQueueId],
+    ['status lane', 'WebhookConsumerRole', () => [queueId, [quarantineId]] as const],
+    [
+      'message lane',
+      'WebhookMessageConsumerRole',
+      () => [messageQueueId, [quarantineId, messageDlqId]] as const,
+    ],
   ])(
-    'the %s consumer may Put/Update/Delete items on its table, send to the quarantine queue, consume its queue: nothing else',
-    (_lane, role, ownQueue) => {
-      const queueId = ownQueue();
+    'the %s consumer may Put/Update/Delete items on its table, send to the quarantine queue (the message lane to its DLQ too), consume its queue: nothing else',
+    (_lane, role, own) => {
+      const [queueId, sendTo] = own();
       const statements = statementsOfRole(template, role);
       const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
       expect(dynamo).toHaveLength(1);
@@ -381,7 +394,7 @@ describe('IAM: least privilege', () => {
       expect(dynamo[0]?.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
 
       const send = statements.filter((s) => actionsOf(s).includes('sqs:SendMessage'));
-      expect(send.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [quarantineId, 'Arn'] }]);
+      expect(send.map((s) => s.Resource)).toEqual(sendTo.map((id) => ({ 'Fn::GetAtt': [id, 'Arn'] })));
 
       const consume = statements.find((s) => actionsOf(s).includes('sqs:ReceiveMessage'));
       expect(consume?.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });

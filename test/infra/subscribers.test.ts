@@ -9,7 +9,11 @@ import { App, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/environment.ts';
-import { FIFO_MAX_BATCH_SIZE, ORDERED_MESSAGE_LANE_RETRY } from '../../contract/lanes.ts';
+import {
+  FIFO_MAX_BATCH_SIZE,
+  ORDERED_LANE_REDRIVE_MARGIN,
+  ORDERED_MESSAGE_LANE_RETRY,
+} from '../../contract/lanes.ts';
 import {
   ConsumerFieldMetric,
   ConsumerMetric,
@@ -222,7 +226,7 @@ describe('three subscribers', () => {
         ...fifo,
         RedrivePolicy: {
           deadLetterTargetArn: arn(of(name).messageDlq),
-          maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount,
+          maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount + ORDERED_LANE_REDRIVE_MARGIN,
         },
       });
       expect(propertiesOf(template, 'AWS::SQS::Queue', of(name).messageDlq), name).toMatchObject(fifo);
@@ -267,6 +271,8 @@ describe('three subscribers', () => {
         [ENV.laneOrdered]: 'true',
         [ENV.retryBaseDelaySeconds]: String(ORDERED_MESSAGE_LANE_RETRY.retryBaseDelaySeconds),
         [ENV.retryMaxDelaySeconds]: String(ORDERED_MESSAGE_LANE_RETRY.retryMaxDelaySeconds),
+        [ENV.laneDeadLetterQueueUrl]: { Ref: of(name).messageDlq },
+        [ENV.laneMaxReceives]: String(ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount),
       });
       expect(message.MemorySize, name).toBe(status.MemorySize);
     }
@@ -403,7 +409,7 @@ describe('three subscribers', () => {
     },
   );
 
-  it('let each consumer send only to the quarantine queue and consume only its own queue', () => {
+  it('let each consumer send only to the quarantine queue (a message consumer to its lane’s DLQ too) and consume only its own queue', () => {
     for (const name of ['bot', 'crm', 'archive']) {
       const statements = statementsOfRole(template, of(name).role);
       const send = statements.filter((s) => actionsOf(s).includes('sqs:SendMessage'));
@@ -420,7 +426,7 @@ describe('three subscribers', () => {
       expect(
         message.filter((s) => actionsOf(s).includes('sqs:SendMessage')).map((s) => s.Resource),
         name,
-      ).toEqual([arn(quarantineId)]);
+      ).toEqual([arn(quarantineId), arn(of(name).messageDlq)]);
       expect(
         message.filter((s) => actionsOf(s).includes('sqs:ReceiveMessage')).map((s) => s.Resource),
         name,
@@ -848,12 +854,22 @@ describe('an unordered message lane (ordered: false)', () => {
       MaximumBatchingWindowInSeconds: 2,
       BatchSize: DEFAULTS.batchSize,
     });
-    expect(propertiesOf(template, 'AWS::Lambda::Function', consumer).Environment.Variables).toMatchObject({
+    const consumerVariables = propertiesOf(template, 'AWS::Lambda::Function', consumer).Environment.Variables;
+    expect(consumerVariables).toMatchObject({
       [ENV.lane]: 'message',
       [ENV.laneOrdered]: 'false',
       [ENV.retryBaseDelaySeconds]: String(DEFAULTS.retryBaseDelaySeconds),
       [ENV.retryMaxDelaySeconds]: String(DEFAULTS.retryMaxDelaySeconds),
     });
+    // No conversation waits behind a failing record: SQS redrive alone, and no send to the DLQ.
+    expect(consumerVariables).not.toHaveProperty(ENV.laneDeadLetterQueueUrl);
+    expect(consumerVariables).not.toHaveProperty(ENV.laneMaxReceives);
+    const role = idOf(template, 'AWS::IAM::Role', 'WebhookSubscriberCrmMessageConsumerRole');
+    expect(
+      statementsOfRole(template, role)
+        .filter((s) => actionsOf(s).includes('sqs:SendMessage'))
+        .map((s) => s.Resource),
+    ).toEqual([arn(idOf(template, 'AWS::SQS::Queue', 'WebhookQuarantineQueue'))]);
     const receiver = idOf(template, 'AWS::Lambda::Function', 'WebhookReceiver');
     const variables = propertiesOf(template, 'AWS::Lambda::Function', receiver).Environment.Variables;
     expect(JSON.parse(joinedWithRefs(variables[ENV.subscriberQueues]))[0]).toMatchObject({
