@@ -5,6 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { replaceRegion } from '../../bench/markdown/regions.ts';
+import { markdownTable } from '../../bench/markdown/table.ts';
 import {
   ACTIVE_CONVERSATION_SECONDS,
   API_GATEWAY_ACCOUNT_RPS,
@@ -81,9 +82,7 @@ export function limitsMarkdown(): string {
     ],
   ];
   return [
-    '| limit | value | source |',
-    '| --- | --- | --- |',
-    ...rows.map(([name, value, source]) => `| ${name} | ${value} | ${source} |`),
+    markdownTable(['limit', 'value', 'source'], rows),
     '',
     `The planner's own rules: the route's burst holds ${BURST_SECONDS_OF_PEAK} s of the peak; a conversation is active for ${ACTIVE_CONVERSATION_SECONDS} s after its customer wrote; a lane carries its peak when its p99 wait stays within ${P99_WAIT_TARGET_SECONDS.message} s (message lane) or ${P99_WAIT_TARGET_SECONDS.status} s (status lane).`,
   ].join('\n');

@@ -2,11 +2,14 @@
  * The planner's report: the model's plan (contract/capacity.ts) with its cost, as markdown (what the command
  * prints and docs/capacity.md holds) or as JSON.
  */
+
+import { markdownTable } from '../../bench/markdown/table.ts';
 import {
   type CapacityPlan,
   DEFAULT_CLAIM_WRITE_MS,
   DEFAULT_HANDLER_MS,
   DEFAULT_RECEIVER_MS,
+  EVENT_SOURCE_MAX_CONCURRENCY,
   type ExpectedPeak,
   type LanePlan,
   P99_WAIT_TARGET_SECONDS,
@@ -73,7 +76,7 @@ function duration(seconds: number | undefined): string {
   return `${Number(seconds.toFixed(2))} s`;
 }
 
-function laneRow(lane: LanePlan): string {
+function laneRow(lane: LanePlan): string[] {
   const backlog =
     lane.backlogEvents === undefined
       ? `grows ${count(lane.backlogGrowthPerSecond)}/s`
@@ -85,7 +88,21 @@ function laneRow(lane: LanePlan): string {
   const batching = lane.ordered
     ? `${lane.batchSize}, FIFO`
     : `${lane.batchSize}, window ${lane.batchingWindowSeconds} s`;
-  return `| ${lane.subscriber} | ${lane.lane} | ${count(lane.eventsPerSecond)} | ${concurrency} | ${batching} | ${Number(lane.batchFill.toFixed(1))} | ${duration(lane.batchSeconds)} | ${count(lane.drainPerSecond)} | ${Number(lane.utilisation.toFixed(3))} | ${backlog} | ${duration(lane.meanWaitSeconds)} | ${duration(lane.p99WaitSeconds)} | ${lane.neededConcurrency ?? 'none ≤ 1,000'} |`;
+  return [
+    lane.subscriber,
+    lane.lane,
+    count(lane.eventsPerSecond),
+    concurrency,
+    batching,
+    String(Number(lane.batchFill.toFixed(1))),
+    duration(lane.batchSeconds),
+    count(lane.drainPerSecond),
+    String(Number(lane.utilisation.toFixed(3))),
+    backlog,
+    duration(lane.meanWaitSeconds),
+    duration(lane.p99WaitSeconds),
+    lane.neededConcurrency === undefined ? 'none' : String(lane.neededConcurrency),
+  ];
 }
 
 export function reportMarkdown(report: CapacityReport): string {
@@ -94,19 +111,60 @@ export function reportMarkdown(report: CapacityReport): string {
   const lines = [
     `**Peak**: ${t.numbers} number${t.numbers === 1 ? '' : 's'} × (3 × ${count(report.peak.messagesPerSecond)} outbound + 1 × ${count(t.inboundPerSecond / t.numbers)} inbound messages/s) = **${count(t.postsPerSecond)} webhook POSTs/s**: ${count(t.statusesPerSecond)} statuses/s and ${count(t.inboundPerSecond)} inbound messages/s, ${count(t.activeConversations)} active conversations. Assumed: handlers of ${assumptions.handlerMs.message} ms per message and ${assumptions.handlerMs.status} ms per status, ${assumptions.claimWriteMs} ms per claim-table write, ${assumptions.receiverMs} ms per receiver invocation.`,
     '',
-    '| # | limit | setting or quota | allows | needs | carries |',
-    '| --- | --- | --- | ---: | ---: | --- |',
-    ...plan.limits.map((limit, index) => {
-      const needs = Number.isFinite(limit.needs) ? count(limit.needs) : 'more than 1,000';
-      const how = limit.formula === undefined ? '' : ` (${limit.formula})`;
-      return `| ${index + 1} | ${limit.name}${how} | \`${limit.setting}\` | ${count(limit.allows)} ${limit.unit} | ${needs} ${limit.unit} | ${limit.carries ? 'yes' : '**no**'} |`;
-    }),
+    markdownTable(
+      ['#', 'limit', 'setting or quota', 'allows', 'needs', 'carries'],
+      plan.limits.map((limit, index) => {
+        const needs = Number.isFinite(limit.needs)
+          ? count(limit.needs)
+          : `more than ${count(EVENT_SOURCE_MAX_CONCURRENCY)}`;
+        const how = limit.formula === undefined ? '' : ` (${limit.formula})`;
+        return [
+          String(index + 1),
+          `${limit.name}${how}`,
+          `\`${limit.setting}\``,
+          `${count(limit.allows)} ${limit.unit}`,
+          `${needs} ${limit.unit}`,
+          limit.carries ? 'yes' : '**no**',
+        ];
+      }),
+      ['right', 'left', 'left', 'right', 'right', 'left'],
+    ),
     '',
     `Per lane, the M/M/c queue of batches (contract/erlang-c.ts): λ events/s, c concurrent batches, S per batch, ρ = λ·S / (c·batch), the queued events leaving in full batches; the wait runs from enqueue to the batch's start. The last column is the smallest \`maxConcurrency\` that keeps the p99 wait within ${duration(P99_WAIT_TARGET_SECONDS.message)} on a message lane and ${duration(P99_WAIT_TARGET_SECONDS.status)} on a status lane.`,
     '',
-    '| subscriber | lane | λ events/s | maxConcurrency | batch | fill | S | drains events/s | ρ | backlog (events) | mean wait | p99 wait | c for the p99 |',
-    '| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...plan.lanes.map(laneRow),
+    markdownTable(
+      [
+        'subscriber',
+        'lane',
+        'λ events/s',
+        'maxConcurrency',
+        'batch',
+        'fill',
+        'S',
+        'drains events/s',
+        'ρ',
+        'backlog (events)',
+        'mean wait',
+        'p99 wait',
+        'c for the p99',
+      ],
+      plan.lanes.map(laneRow),
+      [
+        'left',
+        'left',
+        'right',
+        'right',
+        'left',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+      ],
+    ),
     '',
     `**Cost at the peak** (bench/cost/prices.ts): ${money(cost.perHour.total)} per hour (API Gateway ${money(cost.perHour.apiGateway)}, receiver ${money(cost.perHour.receiver)}, SQS ${money(cost.perHour.sqs)}, consumers ${money(cost.perHour.consumers)}, DynamoDB ${money(cost.perHour.dynamoDb)}, logs ${money(cost.perHour.logs)}); ${money(cost.perMonth)} per month were the peak to last all month.`,
     '',

@@ -39,6 +39,7 @@ import {
   retryBudgetMarkdown,
 } from '../../../local/retry-budget-markdown.ts';
 import { runRegions } from '../../../local/run-regions.ts';
+import { capacityRegions } from '../../../ops/capacity/capacity-markdown.ts';
 import { type AllowedFigures, CONSTANT_FIGURES, PENDING_FIGURES } from './figure-allow-list.ts';
 
 const ROOT = new URL('../../../', import.meta.url);
@@ -68,6 +69,7 @@ function regionGenerators(results: ResultsFile): Record<string, Record<string, s
     },
   }); // npm run retry-budget -- --write-docs
   add(runRegions(ROOT)); // npm run docs:runs: the M/M/c example, the committed simulate runs and kill-test runs
+  add(capacityRegions()); // npm run capacity -- --write-docs: the limits and the defaults against three shapes
   return generators;
 }
 
