@@ -5,6 +5,13 @@
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../lib/defaults.ts';
 import type { BotMixContestant } from '../bot-mix-results.ts';
 import {
+  IDLE_POLL_REQUESTS_PER_MONTH,
+  idleMessageLanePerMonth,
+  type LaneCostRow,
+  laneCostRows,
+  type QueueLayout,
+} from '../cost/lane-cost.ts';
+import {
   FREE_TIERS,
   PRICE_REGION,
   PRICE_SOURCES,
@@ -54,6 +61,11 @@ export function pricesRegion(): string {
         [
           'SQS standard',
           `${perMillion(p.sqs.perRequest)} per million requests (first 100 billion a month); every ${p.sqs.meteredKiB} KB of a message counts as one request`,
+          PRICE_SOURCES.sqs,
+        ],
+        [
+          'SQS FIFO (the ordered message lane)',
+          `${perMillion(p.sqs.fifoPerRequest)} per million requests (first 100 billion a month, high-throughput mode included), metered per ${p.sqs.meteredKiB} KB as standard requests`,
           PRICE_SOURCES.sqs,
         ],
         [
@@ -248,11 +260,77 @@ export function formulasRegion(): string {
   ].join('\n');
 }
 
+const LAYOUT_LABELS: Readonly<Record<QueueLayout, string>> = {
+  singleQueue: 'one standard queue (before the lanes)',
+  lanes: 'lanes: FIFO message lane + standard status lane',
+};
+
+/** Each subscriber's single queue against its two lanes, per million events of the bot mix (bench/cost/lane-cost.ts). */
+export function lanesRegion(results: ResultsFile): string {
+  const bot = results.botMix;
+  const mix = { messageShare: bot.turns / bot.events, deliveriesPerEvent: bot.deliveries / bot.events };
+  const rows = laneCostRows(mix, bot.ours.dollarsByComponent.dynamoDb);
+  const before = (row: LaneCostRow) =>
+    rows.find(
+      (other) =>
+        other.layout === 'singleQueue' &&
+        other.traffic === row.traffic &&
+        other.subscribers === row.subscribers,
+    ) as LaneCostRow;
+  const table = markdownTable(
+    [
+      'traffic',
+      'subscribers',
+      'queues per subscriber',
+      'consumer invocations',
+      'SQS',
+      'consumer Lambda',
+      'consumer logs',
+      'whole stack',
+      'lanes − one queue',
+    ],
+    rows.map((row) => {
+      const delta = row.total - before(row).total;
+      return [
+        row.traffic,
+        String(row.subscribers),
+        LAYOUT_LABELS[row.layout],
+        n(row.queueSide.consumerInvocations),
+        dollars(row.queueSide.sqsSends + row.queueSide.sqsReceiveAndDelete),
+        dollars(row.queueSide.consumer),
+        dollars(row.queueSide.consumerLogs),
+        `**${dollars(row.total)}**`,
+        row.layout === 'lanes' ? `+${dollars(delta)} (+${n((delta / before(row).total) * 100, 1)}%)` : '',
+      ];
+    }),
+    ['left', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
+  );
+  const a = ASSUMPTIONS;
+  return [
+    wrap(
+      `Per million events of the bot mix above (${n(mix.messageShare * 100)}% inbound messages, ${n(mix.deliveriesPerEvent, 3)} deliveries per event), ` +
+        `every subscriber wanting every delivery. Quiet: every invocation holds one record (${a.quiet.consumerMs} ms, ${a.quiet.consumerLogKB} KB of logs). ` +
+        `Busy: the standard queues batch ${a.busy.batchSize} records within their window (${a.busy.consumerMs} ms, ${a.busy.consumerLogKB} KB); the message lane, ` +
+        `which has no window, is counted at one invocation per message (${a.quiet.consumerMs} ms), its upper bound. SQS FIFO requests cost ` +
+        `${perMillion(PRICES.sqs.fifoPerRequest)} per million against ${perMillion(PRICES.sqs.perRequest)}. ` +
+        "API Gateway, the receiver and DynamoDB (the bot mix's measured writes, per subscriber) are the same in both layouts and included in the whole stack.",
+    ),
+    '',
+    table,
+    '',
+    wrap(
+      `An idle message lane is polled too: at the fixed costs' estimate of ${n(IDLE_POLL_REQUESTS_PER_MONTH)} long polls a month per queue, ` +
+        `each subscriber's FIFO queue adds about ${dollars(idleMessageLanePerMonth(1))} a month (${dollars(idleMessageLanePerMonth(3))} for 3).`,
+    ),
+  ].join('\n');
+}
+
 export function costRegions(results: ResultsFile): Record<string, string> {
   return {
     prices: pricesRegion(),
     'per-million': perMillionRegion(results),
     'fan-out': fanOutRegion(),
+    lanes: lanesRegion(results),
     adjustments: adjustmentsRegion(),
     fixed: fixedRegion(),
     formulas: formulasRegion(),
