@@ -13,7 +13,9 @@
  *   deadline, far shorter than a slow effect, so a second worker takes the claim over while the first still
  *   effects;
  * - `rank-any-change`: the ledger's advance condition compares ranks with `<>` instead of `<`, so a late
- *   lower-ranked status becomes current.
+ *   lower-ranked status becomes current;
+ * - `fifo-in-parallel`: the message lane's consumer is configured `ordered: false` on its FIFO queue, so that
+ *   a batch's records run in parallel, a conversation's as well, as the status lane's do.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -31,7 +33,10 @@ import type { ConsumerClaims, StatusRecorder } from '../../functions/consumer/we
 import { StatusLedger, type StatusLedgerChange } from '../../functions/ledger/status-ledger.ts';
 import type { BatchFunction } from './lambda-event-source.ts';
 
-type Mutation = Pick<ConsumerDependencies, 'claimStore' | 'statusLedger'>;
+type Mutation = Pick<ConsumerDependencies, 'claimStore' | 'statusLedger'> & {
+  /** Changes the configuration the consumer is built with. */
+  readonly config?: (config: ConsumerConfig) => ConsumerConfig;
+};
 
 const MUTATIONS = {
   product: {},
@@ -43,6 +48,9 @@ const MUTATIONS = {
   'rank-any-change': {
     statusLedger: (options) =>
       new StatusLedger({ ...options, documentClient: advancingOnAnyRank(options.documentClient) }),
+  },
+  'fifo-in-parallel': {
+    config: (config) => (config.lane === 'message' ? { ...config, ordered: false } : config),
   },
 } as const satisfies Record<string, Mutation>;
 
@@ -73,8 +81,8 @@ class UnpublishedMetrics extends Metrics {
 const logger = new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' });
 
 export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): BatchFunction {
-  const mutation: Mutation = MUTATIONS[variant];
-  return createConsumerHandler(ports.config, {
+  const { config: mutateConfig, ...mutation }: Mutation = MUTATIONS[variant];
+  return createConsumerHandler(mutateConfig?.(ports.config) ?? ports.config, {
     documentClient: ports.documentClient,
     sqs: ports.sqs,
     handlers: ports.handlers,

@@ -33,6 +33,8 @@ export const FAULT_KINDS = [
   'sqs-request-failed',
   /** Meta sent events again, re-batched into a new body. */
   'meta-retry',
+  /** The FIFO message queue absorbed a conversation's part: its group saw its deduplication id within 5 minutes. */
+  'fifo-deduplicated',
   /** A TTL sweep deleted an expired item. */
   'ttl-deletion',
 ] as const;

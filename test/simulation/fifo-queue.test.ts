@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEDUPLICATION_INTERVAL_MS, FifoQueue, type FifoQueueSettings } from './fifo-queue.ts';
+import {
+  DEDUPLICATION_INTERVAL_MS,
+  type FifoMessage,
+  FifoQueue,
+  type FifoQueueSettings,
+} from './fifo-queue.ts';
 import { Prng } from './prng.ts';
 
 const SETTINGS: FifoQueueSettings = {
@@ -78,8 +83,9 @@ describe('the simulated SQS FIFO queue', () => {
     expect(batch).toHaveLength(5);
     for (const group of ['a', 'b', 'c']) {
       const sequence = batch
-        .filter((delivery) => delivery.message.groupId === group)
-        .map((delivery) => Number(delivery.message.sequenceNumber));
+        .map((delivery) => delivery.message as FifoMessage)
+        .filter((message) => message.groupId === group)
+        .map((message) => Number(message.sequenceNumber));
       expect(sequence).toEqual([...sequence].sort((x, y) => x - y));
     }
   });

@@ -7,14 +7,20 @@
  *
  * Deaths: an invocation is killed at its deadline (function timeout), and, by seed, crashes at one of its
  * await points: when its n-th operation would complete, it dies instead, with everything it had in flight.
+ *
+ * On a FIFO queue (fifo-queue.ts) it is Lambda's FIFO event source: the queue hands out no group in flight,
+ * records carry `MessageGroupId`, `MessageDeduplicationId` and `SequenceNumber`, and at most 10 per batch.
+ * Several sources share one scheduler (one per lane): the runner installs their fire guards together
+ * ({@link LambdaEventSource.beforeFire}).
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createLambdaContext } from '../../local/lambda-context.ts';
 import type { FaultPlan, FaultTally } from './faults.ts';
+import { FifoQueue, isFifoMessage, type QueueModel } from './fifo-queue.ts';
 import type { Prng } from './prng.ts';
 import type { InvocationFate, ProtocolJournal } from './protocol-journal.ts';
 import type { PendingOperation, Scheduler } from './scheduler.ts';
-import type { Delivery, StandardQueue } from './standard-queue.ts';
+import type { Delivery } from './standard-queue.ts';
 import type { Trace } from './trace.ts';
 
 export type BatchFunction = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -27,7 +33,10 @@ export interface EventSourceSettings {
 
 export interface LambdaEventSourceOptions {
   readonly scheduler: Scheduler;
-  readonly queue: StandardQueue;
+  readonly queue: QueueModel;
+  /** Prefixes its pollers' and invocations' names (`<name>-poller1`, `<name>-inv1`). @default none */
+  readonly name?: string;
+  readonly queueArn?: string;
   readonly batchFunction: BatchFunction;
   readonly settings: EventSourceSettings;
   readonly plan: FaultPlan;
@@ -66,13 +75,21 @@ export class LambdaEventSource {
   failure: unknown;
 
   constructor(options: LambdaEventSourceOptions) {
+    if (options.queue instanceof FifoQueue && options.settings.batchSize > 10) {
+      throw new Error(
+        `Lambda hands out at most 10 records from a FIFO queue, not ${options.settings.batchSize}`,
+      );
+    }
     this.#options = options;
-    options.scheduler.setFireGuard((operation) => this.#beforeFire(operation));
+  }
+
+  #named(worker: string): string {
+    return this.#options.name === undefined ? worker : `${this.#options.name}-${worker}`;
   }
 
   start(): void {
     for (let index = 1; index <= this.#options.settings.pollers; index++) {
-      const poller = `poller${index}`;
+      const poller = this.#named(`poller${index}`);
       this.#pollers.push(poller);
       this.#poll(poller).catch((error: unknown) => {
         this.failure ??= error;
@@ -145,7 +162,7 @@ export class LambdaEventSource {
 
   #invoke(poller: string, deliveries: readonly Delivery[]): Promise<InvocationEnd> {
     const { scheduler, random, plan, settings, batchFunction } = this.#options;
-    const id = `inv${++this.#invocations}`;
+    const id = this.#named(`inv${++this.#invocations}`);
     for (const delivery of deliveries) {
       this.#options.journal.recordReceipt({
         invocation: id,
@@ -182,7 +199,8 @@ export class LambdaEventSource {
             deadlineMs,
             clock: () => scheduler.now,
           });
-          batchFunction({ Records: deliveries.map(toRecord) }, context).then(
+          const arn = this.#options.queueArn ?? QUEUE_ARN;
+          batchFunction({ Records: deliveries.map((delivery) => toRecord(delivery, arn)) }, context).then(
             (response) => this.#end(invocation, { fate: 'returned', response }),
             () => this.#end(invocation, { fate: 'threw' }),
           );
@@ -191,7 +209,8 @@ export class LambdaEventSource {
     });
   }
 
-  #beforeFire(operation: PendingOperation): boolean {
+  /** The scheduler's fire guard for this source's invocations: false when the operation's invocation crashes. */
+  beforeFire(operation: PendingOperation): boolean {
     const invocation = this.#live.get(operation.worker);
     if (invocation === undefined || operation.background || invocation.crashAt === undefined) return true;
     invocation.operations++;
@@ -277,8 +296,15 @@ function describeDelivery(delivery: Delivery): string {
   return `${delivery.message.messageId}(${delivery.message.bodyId},#${delivery.receiveCount}${duplicate})`;
 }
 
-function toRecord(delivery: Delivery): SQSRecord {
+function toRecord(delivery: Delivery, queueArn: string): SQSRecord {
   const { message } = delivery;
+  const fifo = isFifoMessage(message)
+    ? {
+        MessageGroupId: message.groupId,
+        MessageDeduplicationId: message.deduplicationId,
+        SequenceNumber: message.sequenceNumber,
+      }
+    : {};
   return {
     messageId: message.messageId,
     receiptHandle: delivery.receiptHandle,
@@ -288,11 +314,12 @@ function toRecord(delivery: Delivery): SQSRecord {
       SentTimestamp: String(message.sentAt),
       SenderId: '000000000000',
       ApproximateFirstReceiveTimestamp: String(message.sentAt),
+      ...fifo,
     },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
-    eventSourceARN: QUEUE_ARN,
+    eventSourceARN: queueArn,
     awsRegion: 'us-east-1',
   };
 }

@@ -2,7 +2,7 @@
  * What the invariants need to know about one schedule, written down as it happens: side effects, what each
  * status handler call saw, which writes DynamoDB applied (and the claim or ledger item each left behind),
  * what answer each request got, which messages each invocation received and how it ended, what TTL deleted,
- * and every move of a ledger item's current rank. Every record carries `seq`, its place in the one order in
+ * every move of a ledger item's current rank, and when each inbound-message handler call started and finished. Every record carries `seq`, its place in the one order in
  * which the single-threaded simulator did things (virtual times tie).
  */
 
@@ -76,6 +76,17 @@ export interface Receipt {
   readonly seq: number;
 }
 
+/** One call of `onMessage` (one key) or `onConversationTurn` (its messages' keys, in order). */
+export interface HandlerCall {
+  readonly call: number;
+  readonly keys: readonly string[];
+  readonly worker: string;
+  readonly startedAt: number;
+  readonly startSeq: number;
+  /** Set when the handler returned (it did not throw, and its invocation did not die during it). */
+  finishSeq?: number;
+}
+
 export interface TtlDeletion {
   readonly pk: string;
   readonly at: number;
@@ -104,6 +115,7 @@ export class ProtocolJournal {
   readonly ledgerRecordings: LedgerRecording[] = [];
   readonly receipts: Receipt[] = [];
   readonly ttlDeletions: TtlDeletion[] = [];
+  readonly handlerCalls: HandlerCall[] = [];
   readonly fates = new Map<string, InvocationFate>();
   /** Highest current rank ever seen per ledger item. */
   readonly highestRank = new Map<string, number>();
@@ -140,6 +152,21 @@ export class ProtocolJournal {
 
   recordReceipt(receipt: Unsequenced<Receipt>): void {
     this.receipts.push({ ...receipt, seq: this.#next() });
+  }
+
+  /** A message handler starts on `keys`; call the returned function when it returns. */
+  recordHandlerStart(keys: readonly string[], worker: string, at: number): () => void {
+    const call: HandlerCall = {
+      call: this.handlerCalls.length + 1,
+      keys,
+      worker,
+      startedAt: at,
+      startSeq: this.#next(),
+    };
+    this.handlerCalls.push(call);
+    return () => {
+      call.finishSeq = this.#next();
+    };
   }
 
   recordTtlDeletion(pk: string, at: number): void {

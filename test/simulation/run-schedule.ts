@@ -1,23 +1,32 @@
 /**
- * One schedule from one seed: the seed draws the settings, the fault plan and the workload; the real consumer
- * runs under the simulated event source until the schedule is quiescent (every body enqueued, every message
- * deleted or dead-lettered, no invocation running); then the invariants are checked. Same seed, same trace.
+ * One schedule from one seed: the seed draws the settings, the fault plan and the workload; the receiver splits
+ * each body into its lanes (lane-pieces.ts): a part per conversation into the message lane's FIFO queue,
+ * the statuses into the status lane's standard queue. Each lane's real consumer runs under its simulated event
+ * source (the message lane's built `ordered: true` with the lane's retry delays, in turns with a burst window
+ * in some schedules) until the schedule is quiescent (every body enqueued, every message deleted or
+ * dead-lettered, no invocation running); then the invariants are checked, per-conversation order among them.
+ * Same seed, same trace.
  *
  * With `outage`, the seed draws only the workload: the pipeline runs with the production defaults (timeouts,
  * visibility timeout, retry budget) and no fault but a downstream outage from the schedule's start, during
- * which every side effect refuses.
+ * which every side effect refuses; every body goes whole to the status lane, whose day-long budget is what
+ * such a schedule exercises (the ordered message lane gives up on a message within minutes, by design).
  */
 
+import { FIFO_MAX_BATCH_SIZE, ORDERED_MESSAGE_LANE_RETRY } from '../../contract/lanes.ts';
 import type { BackoffSettings } from '../../contract/retry-budget.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import type { ConsumerConfig } from '../../functions/consumer/create-consumer.ts';
 import { buildConsumer, type ConsumerVariant } from './consumer-under-test.ts';
+import { checkConversationOrder } from './conversation-order.ts';
 import { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
 import { dynamoDbLink } from './dynamodb-link.ts';
 import { CALM_PLAN, drawFaultPlan, type FaultPlan, FaultTally } from './faults.ts';
+import { FifoQueue, type FifoQueueSettings } from './fifo-queue.ts';
 import { checkInvariants, type InvariantReport, type Violation } from './invariants.ts';
 import { type EventSourceSettings, LambdaEventSource } from './lambda-event-source.ts';
+import { lanePieces } from './lane-pieces.ts';
 import { Prng } from './prng.ts';
 import { type EffectRecord, ProtocolJournal } from './protocol-journal.ts';
 import { ReceiverArrivals } from './receiver-arrivals.ts';
@@ -25,7 +34,7 @@ import { Scheduler } from './scheduler.ts';
 import { withSeededMathRandom } from './seeded-math-random.ts';
 import { route } from './simulated-clients.ts';
 import { type BackendOutage, simulatedHandlers } from './simulated-handlers.ts';
-import { DEAD_LETTER_QUEUE_URL, DELIVERY_QUEUE_URL, SqsLink } from './sqs-link.ts';
+import { DEAD_LETTER_QUEUE_URL, DELIVERY_QUEUE_URL, MESSAGE_QUEUE_URL, SqsLink } from './sqs-link.ts';
 import { type QueueMessage, type QueueSettings, StandardQueue } from './standard-queue.ts';
 import { Trace } from './trace.ts';
 import { scheduleTtlSweeps } from './ttl-sweeps.ts';
@@ -33,6 +42,7 @@ import { generateWorkload, type Workload } from './workload.ts';
 
 export const SCHEDULE_START_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
 const TABLE_NAME = 'claims';
+const MESSAGE_QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:messages.fifo';
 /** Far beyond what a quiescent schedule needs (a few hundred steps): reaching it is a liveness failure. */
 export const DEFAULT_MAX_STEPS = 20_000;
 
@@ -55,6 +65,15 @@ export interface ScheduleSettings extends EventSourceSettings {
   readonly queue: QueueSettings;
   /** The consumer's backoff of failed records, in virtual seconds. */
   readonly retry: BackoffSettings;
+  /** The message lane; undefined when every body goes whole to the status lane (outage schedules). */
+  readonly messageLane: MessageLaneSettings | undefined;
+}
+
+export interface MessageLaneSettings extends EventSourceSettings {
+  readonly queue: FifoQueueSettings;
+  readonly retry: BackoffSettings;
+  /** Inbound messages go to `onConversationTurn` with this burst window; undefined: to `onMessage`. */
+  readonly burstWindowMs: number | undefined;
 }
 
 export interface ScheduleResult {
@@ -91,7 +110,9 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
   const plan =
     options.outage === undefined ? drawnPlan : { ...CALM_PLAN, metaRetries: drawnPlan.metaRetries };
   const settings =
-    options.outage === undefined ? drawSettings(random.fork('settings'), plan) : productionSettings();
+    options.outage === undefined
+      ? drawSettings(random.fork('settings'), plan, random.fork('message-lane'))
+      : productionSettings();
   const outage: BackendOutage | undefined =
     options.outage === undefined
       ? undefined
@@ -111,17 +132,28 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
   };
   const model = new DynamoDbModel();
   const queue = new StandardQueue(settings.queue, random.fork('queue'));
+  const lane = settings.messageLane;
+  const messageQueue = lane && new FifoQueue(lane.queue, random.fork('message-queue'));
   const workload = generateWorkload(random.fork('workload'), SCHEDULE_START_MS, {
     metaRetries: plan.metaRetries,
     unusableBodyRate: 0.05,
   });
-  const arrivals = new ReceiverArrivals(workload.bodies, { ...shared, queue });
+  const pieces = lanePieces(workload.bodies, lane !== undefined);
+  const arrivals = new ReceiverArrivals(pieces, {
+    ...shared,
+    queues: { status: queue, ...(messageQueue === undefined ? {} : { message: messageQueue }) },
+  });
   scheduleTtlSweeps(
     plan.ttlSweeps,
     workload.bodies.map((body) => body.sendAt),
     { ...shared, model, tableName: TABLE_NAME, random: random.fork('ttl') },
   );
-  const sqsLink = new SqsLink({ ...shared, queue, random: random.fork('sqs') });
+  const sqsLink = new SqsLink({
+    ...shared,
+    queue,
+    ...(messageQueue === undefined ? {} : { messageQueue }),
+    random: random.fork('sqs'),
+  });
   const clients = route({
     model,
     dynamodb: dynamoDbLink({ ...shared, model, tableName: TABLE_NAME, random: random.fork('dynamodb') }),
@@ -129,41 +161,81 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
   });
   let run: { readonly steps: number; readonly failures: readonly Violation[] };
   try {
-    const eventSource = new LambdaEventSource({
-      ...shared,
-      queue,
-      batchFunction: buildConsumer(variant, {
-        config: consumerConfig(settings),
-        documentClient: clients.documentClient,
-        sqs: clients.sqs,
-        handlers: simulatedHandlers({
-          ...shared,
-          random: random.fork('handlers'),
-          ...(outage === undefined ? {} : { outage }),
+    const ports = {
+      documentClient: clients.documentClient,
+      sqs: clients.sqs,
+      clock: () => scheduler.now,
+      sleep: (ms: number) => scheduler.sleep(scheduler.currentWorker, ms),
+    };
+    const nextArrivalAt = () => arrivals.nextArrivalAt();
+    const eventSources = [
+      new LambdaEventSource({
+        ...shared,
+        queue,
+        batchFunction: buildConsumer(variant, {
+          ...ports,
+          config: consumerConfig(settings),
+          handlers: simulatedHandlers({
+            ...shared,
+            random: random.fork('handlers'),
+            ...(outage === undefined ? {} : { outage }),
+          }),
         }),
-        clock: () => scheduler.now,
-        sleep: (ms) => scheduler.sleep(scheduler.currentWorker, ms),
+        settings,
+        random: random.fork('lambda'),
+        nextArrivalAt,
       }),
-      settings,
-      random: random.fork('lambda'),
-      nextArrivalAt: () => arrivals.nextArrivalAt(),
-    });
+    ];
+    if (lane !== undefined && messageQueue !== undefined) {
+      eventSources.push(
+        new LambdaEventSource({
+          ...shared,
+          queue: messageQueue,
+          name: 'm',
+          queueArn: MESSAGE_QUEUE_ARN,
+          batchFunction: buildConsumer(variant, {
+            ...ports,
+            config: messageLaneConfig(settings, lane),
+            handlers: simulatedHandlers({
+              ...shared,
+              random: random.fork('message-handlers'),
+              ...(lane.burstWindowMs === undefined ? {} : { turns: { burstWindowMs: lane.burstWindowMs } }),
+            }),
+          }),
+          settings: lane,
+          random: random.fork('message-lambda'),
+          nextArrivalAt,
+        }),
+      );
+    }
     run = await runToQuiescence(
       scheduler,
-      eventSource,
-      () => arrivals.done() && queue.drained(),
+      eventSources,
+      () => arrivals.done() && queue.drained() && (messageQueue?.drained() ?? true),
       options.maxSteps,
     );
   } finally {
     clients.release();
   }
+  const messageLaneMessages = messageQueue?.messages() ?? [];
+  const messages = [...queue.messages(), ...messageLaneMessages];
+  const inMessageLane = new Set<QueueMessage>(messageLaneMessages);
   const report = checkInvariants({
-    workload,
+    // What the queues hold: each body's lane pieces, with the keys each carries.
+    workload: { ...workload, bodies: pieces },
     journal: shared.journal,
-    messages: queue.messages(),
+    messages,
     quarantined: sqsLink.quarantined,
     finalLedgerRanks: ledgerRanks(model),
-    maxReceiveCount: settings.queue.maxReceiveCount,
+    maxReceiveCount: (message) =>
+      inMessageLane.has(message) && lane !== undefined
+        ? lane.queue.maxReceiveCount
+        : settings.queue.maxReceiveCount,
+  });
+  const orderViolations = checkConversationOrder({
+    journal: shared.journal,
+    messages: messageLaneMessages,
+    keysOf: new Map(pieces.map((piece) => [piece.bodyId, piece.keys])),
   });
   return {
     seed: options.seed,
@@ -176,28 +248,29 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
     invocations: shared.journal.fates.size,
     effects: shared.journal.effects.length,
     effectRecords: shared.journal.effects,
-    deadLetteredMessages: queue.messages().filter((message) => message.state === 'dead-letter').length,
-    queueMessages: queue.messages(),
+    deadLetteredMessages: messages.filter((message) => message.state === 'dead-letter').length,
+    queueMessages: messages,
     faults: shared.faults,
     trace: shared.trace,
     report,
-    violations: [...report.violations, ...run.failures],
+    violations: [...report.violations, ...orderViolations, ...run.failures],
   };
 }
 
 /** Steps until every body is in, every message gone and no invocation runs; a run that cannot get there fails. */
 async function runToQuiescence(
   scheduler: Scheduler,
-  eventSource: LambdaEventSource,
+  eventSources: readonly LambdaEventSource[],
   messagesSettled: () => boolean,
   maxSteps = DEFAULT_MAX_STEPS,
 ): Promise<{ steps: number; failures: Violation[] }> {
-  scheduler.setSettledCheck(() => eventSource.settled());
-  eventSource.start();
+  scheduler.setFireGuard((operation) => eventSources.every((source) => source.beforeFire(operation)));
+  scheduler.setSettledCheck(() => eventSources.every((source) => source.settled()));
+  for (const source of eventSources) source.start();
   const failures: Violation[] = [];
   let steps = 0;
   try {
-    while (!(messagesSettled() && eventSource.idle())) {
+    while (!(messagesSettled() && eventSources.every((source) => source.idle()))) {
       if (steps >= maxSteps) {
         failures.push({ invariant: 'quiescence', detail: `not quiescent after ${maxSteps} steps` });
         break;
@@ -207,20 +280,21 @@ async function runToQuiescence(
         break;
       }
       steps++;
-      if (eventSource.failure !== undefined) throw eventSource.failure;
+      for (const source of eventSources) if (source.failure !== undefined) throw source.failure;
     }
   } catch (error) {
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
     failures.push({ invariant: 'simulator', detail });
   } finally {
-    eventSource.stop();
+    for (const source of eventSources) source.stop();
   }
   return { steps, failures };
 }
 
-function drawSettings(random: Prng, plan: FaultPlan): ScheduleSettings {
+function drawSettings(random: Prng, plan: FaultPlan, laneRandom: Prng): ScheduleSettings {
   const functionTimeoutMs = random.pick([3000, 5000]);
   return {
+    messageLane: drawMessageLane(laneRandom, plan),
     pollers: random.int(1, 3),
     batchSize: random.pick([1, 2, 5, 10]),
     functionTimeoutMs,
@@ -240,6 +314,30 @@ function drawSettings(random: Prng, plan: FaultPlan): ScheduleSettings {
   };
 }
 
+/**
+ * The message lane: Lambda's FIFO event source (batches of at most 10, no window) with the ordered lane's
+ * retry delays; receive budgets short enough for messages to reach the DLQ, and the lane's own; a burst window
+ * in some schedules.
+ */
+function drawMessageLane(random: Prng, plan: FaultPlan): MessageLaneSettings {
+  const functionTimeoutMs = random.pick([3000, 5000]);
+  return {
+    pollers: random.int(1, 3),
+    batchSize: random.pick([1, 2, 5, FIFO_MAX_BATCH_SIZE]),
+    functionTimeoutMs,
+    queue: {
+      visibilityTimeoutMs: 6 * functionTimeoutMs,
+      maxReceiveCount: random.pick([3, 5, ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount]),
+      staleHandleEffectRate: plan.staleHandleEffectRate,
+    },
+    retry: {
+      retryBaseDelaySeconds: ORDERED_MESSAGE_LANE_RETRY.retryBaseDelaySeconds,
+      retryMaxDelaySeconds: ORDERED_MESSAGE_LANE_RETRY.retryMaxDelaySeconds,
+    },
+    burstWindowMs: random.chance(0.4) ? random.pick([0, 300, 1000, 3000]) : undefined,
+  };
+}
+
 /** What the construct deploys by default (`resolveSettings()`), one poller per concurrent invocation. */
 function productionSettings(): ScheduleSettings {
   const s = DEFAULT_SETTINGS;
@@ -255,6 +353,7 @@ function productionSettings(): ScheduleSettings {
       staleHandleEffectRate: 0,
     },
     retry: { retryBaseDelaySeconds: s.retryBaseDelaySeconds, retryMaxDelaySeconds: s.retryMaxDelaySeconds },
+    messageLane: undefined,
   };
 }
 
@@ -274,6 +373,18 @@ function consumerConfig(settings: ScheduleSettings): ConsumerConfig {
     claimUnhandledEvents: true,
     retryBaseDelaySeconds: settings.retry.retryBaseDelaySeconds,
     retryMaxDelaySeconds: settings.retry.retryMaxDelaySeconds,
+  };
+}
+
+/** The message lane's consumer: the same table and claims, its own FIFO queue, ordered, its retry delays. */
+function messageLaneConfig(settings: ScheduleSettings, lane: MessageLaneSettings): ConsumerConfig {
+  return {
+    ...consumerConfig(settings),
+    deliveryQueueUrl: MESSAGE_QUEUE_URL,
+    lane: 'message',
+    ordered: true,
+    retryBaseDelaySeconds: lane.retry.retryBaseDelaySeconds,
+    retryMaxDelaySeconds: lane.retry.retryMaxDelaySeconds,
   };
 }
 

@@ -5,9 +5,15 @@
  * (the handler contract: throw before the effect), defer it with `RetryLater` (a downstream Retry-After), or
  * take seconds; when its invocation dies during it, the effect may or may not have happened (a call already
  * on the wire). During a backend outage every effect refuses, with an error or a Retry-After.
+ *
+ * With `turns`, inbound messages go to `onConversationTurn` with that burst window instead: one side effect per
+ * turn, effecting each of its messages. Every message handler call's start and return are journaled (the
+ * per-conversation order invariant reads them).
  */
 import {
+  type ConversationTurnContext,
   defineWebhookHandlers,
+  type MessageContext,
   RetryLater,
   type WebhookHandlers,
 } from '../../functions/consumer/handler-api.ts';
@@ -39,13 +45,16 @@ export interface SimulatedHandlersOptions {
   readonly journal: ProtocolJournal;
   readonly trace: Trace;
   readonly outage?: BackendOutage;
+  /** Inbound messages are handled in turns, with this burst window (ms). */
+  readonly turns?: { readonly burstWindowMs: number };
 }
 
 export function simulatedHandlers(options: SimulatedHandlersOptions): WebhookHandlers {
-  const { scheduler, plan, random, faults, journal, trace, outage } = options;
+  const { scheduler, plan, random, faults, journal, trace, outage, turns } = options;
   const backendDown = () => outage !== undefined && scheduler.now < outage.downUntil;
 
-  const sideEffect = (key: string): Promise<void> => {
+  const sideEffect = (keys: readonly string[]): Promise<void> => {
+    const key = keys.join(' ');
     const worker = scheduler.currentWorker;
     const fails = random.chance(plan.handlerErrorRate);
     const defersFor = random.chance(plan.handlerRetryLaterRate) ? random.int(0, 60) : undefined;
@@ -80,12 +89,16 @@ export function simulatedHandlers(options: SimulatedHandlersOptions): WebhookHan
           trace.add(scheduler.now, worker, label, `handler deferred it by ${defersFor} s before its effect`);
           throw new RetryLater({ afterSeconds: defersFor, reason: 'simulated' });
         }
-        journal.recordEffect({ key, worker, at: scheduler.now, atCrash: false });
+        for (const effected of keys)
+          journal.recordEffect({ key: effected, worker, at: scheduler.now, atCrash: false });
         trace.add(scheduler.now, worker, label, 'effected');
       },
       abandon: () => {
         const happened = !fails && defersFor === undefined && !backendDown() && random.chance(0.5);
-        if (happened) journal.recordEffect({ key, worker, at: scheduler.now, atCrash: true });
+        if (happened) {
+          for (const effected of keys)
+            journal.recordEffect({ key: effected, worker, at: scheduler.now, atCrash: true });
+        }
         trace.add(
           scheduler.now,
           worker,
@@ -96,8 +109,21 @@ export function simulatedHandlers(options: SimulatedHandlersOptions): WebhookHan
     });
   };
 
+  const handled = async (keys: readonly string[]): Promise<void> => {
+    const finished = journal.recordHandlerStart(keys, scheduler.currentWorker, scheduler.now);
+    await sideEffect(keys);
+    finished();
+  };
+  const inbound =
+    turns === undefined
+      ? { onMessage: (context: MessageContext) => handled([context.key]) }
+      : {
+          onConversationTurn: (context: ConversationTurnContext) =>
+            handled(context.messages.map((message) => message.key)),
+          burstWindowMs: turns.burstWindowMs,
+        };
   return defineWebhookHandlers({
-    onMessage: (context) => sideEffect(context.key),
+    ...inbound,
     onStatus: async (context) => {
       const worker = scheduler.currentWorker;
       journal.recordStatusCall({
@@ -113,7 +139,7 @@ export function simulatedHandlers(options: SimulatedHandlersOptions): WebhookHan
         `${context.ledgerChange}, current ${context.ledger.current}`,
       );
       if (context.ledgerChange !== 'advanced') return;
-      await sideEffect(context.key);
+      await sideEffect([context.key]);
     },
   });
 }

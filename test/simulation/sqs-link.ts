@@ -4,8 +4,9 @@
  * SQS, the answer coming back). It serves what the consumer sends:
  *
  * - SendMessageBatch to the dead-letter queue (quarantined bodies), kept in `quarantined`;
- * - ChangeMessageVisibilityBatch on the delivery queue (bringing a record back when a lease ends), applied to
- *   the queue model, a superseded receipt handle taking effect or not as the queue decides.
+ * - ChangeMessageVisibilityBatch on the delivery queue or the FIFO message queue (bringing a record back when a
+ *   lease ends, after a backoff, behind a failure of its conversation, for a burst), applied to the queue
+ *   model, a superseded receipt handle taking effect or not as the queue decides.
  *
  * Only visibility changes fail (InternalError, not applied): the dead-letter adapter retries on real timers,
  * which a virtual-time schedule cannot wait for.
@@ -18,6 +19,7 @@ import {
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
 import type { FaultPlan, FaultTally } from './faults.ts';
+import type { QueueModel } from './fifo-queue.ts';
 import type { Prng } from './prng.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { StandardQueue } from './standard-queue.ts';
@@ -25,10 +27,14 @@ import type { Trace } from './trace.ts';
 
 export const DELIVERY_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/deliveries';
 export const DEAD_LETTER_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/deliveries-dlq';
+/** The message lane's FIFO queue. */
+export const MESSAGE_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/messages.fifo';
 
 export interface SqsLinkOptions {
   readonly scheduler: Scheduler;
   readonly queue: StandardQueue;
+  /** Served at MESSAGE_QUEUE_URL. */
+  readonly messageQueue?: QueueModel;
   readonly plan: FaultPlan;
   readonly random: Prng;
   readonly faults: FaultTally;
@@ -126,14 +132,21 @@ export class SqsLink {
         Failed: [],
       };
     }
-    if (commandName === 'ChangeMessageVisibilityBatchCommand' && input.QueueUrl === DELIVERY_QUEUE_URL) {
-      return this.#changeVisibility(input.Entries as ChangeMessageVisibilityBatchRequestEntry[]);
+    if (commandName === 'ChangeMessageVisibilityBatchCommand') {
+      const queue =
+        input.QueueUrl === DELIVERY_QUEUE_URL
+          ? this.#options.queue
+          : input.QueueUrl === MESSAGE_QUEUE_URL
+            ? this.#options.messageQueue
+            : undefined;
+      if (queue !== undefined)
+        return this.#changeVisibility(queue, input.Entries as ChangeMessageVisibilityBatchRequestEntry[]);
     }
     throw new Error(`The simulated SQS does not serve ${commandName} on ${String(input.QueueUrl)}.`);
   }
 
-  #changeVisibility(entries: readonly ChangeMessageVisibilityBatchRequestEntry[]): Output {
-    const { queue, scheduler, faults } = this.#options;
+  #changeVisibility(queue: QueueModel, entries: readonly ChangeMessageVisibilityBatchRequestEntry[]): Output {
+    const { scheduler, faults } = this.#options;
     const successful: { Id: string | undefined }[] = [];
     const failed: { Id: string | undefined; Code: string; SenderFault: boolean }[] = [];
     for (const entry of entries) {

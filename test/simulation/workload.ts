@@ -1,6 +1,6 @@
 /**
  * One schedule's traffic: a few webhook bodies the receiver acknowledged, each with a few events (inbound
- * messages, and outbound statuses `sent`/`delivered`/`read` arriving shuffled across bodies), some events
+ * messages of one or two customers' conversations, and outbound statuses `sent`/`delivered`/`read` arriving shuffled across bodies), some events
  * repeated across bodies, and Meta's later re-sends of events re-batched into new bodies. Expected keys come
  * from the ids generated here (DESIGN §1 formats), never from the extractor under test.
  */
@@ -87,12 +87,15 @@ export function generateWorkload(random: Prng, startMs: number, shape: WorkloadS
 
 function planEvents(random: Prng): Map<string, PlannedEvent> {
   const events = new Map<string, PlannedEvent>();
-  const inbound = random.int(0, 4);
+  const inbound = random.int(0, 5);
+  // One or two customers: a conversation often has several messages, in several bodies.
+  const customers = random.int(1, 2);
   for (let i = 0; i < inbound; i++) {
+    const customer = random.int(1, customers);
     const message: InboundMessage = {
       id: `wamid.in${i}`,
-      from: `1650555${String(1000 + i)}`,
-      name: `Customer ${i}`,
+      from: `1650555${String(1000 + customer)}`,
+      name: `Customer ${customer}`,
       text: `Order ${9000 + i}`,
     };
     events.set(`msg:${message.id}`, { kind: 'message', key: `msg:${message.id}`, message });
