@@ -2,7 +2,9 @@
  * `WhatsAppWebhookDedup`: the whole pipeline of docs/design.md §2–§5 as one construct. HTTP API → receiver Lambda
  * (verifies the signature, enqueues to every subscriber's queue) → per subscriber: SQS → consumer Lambda (claims
  * each event in DynamoDB under the subscriber's namespace, runs the side effect once) → its DLQ for records that
- * keep failing; one quarantine queue for bodies that cannot be processed as they are; a dashboard and alarms.
+ * keep failing; for a subscriber that wants `messages`, a message lane beside that status lane (its own FIFO
+ * queue grouped by conversation, DLQ and consumer over the same entry, docs/design.md §8); one quarantine queue
+ * for bodies that cannot be processed as they are; a dashboard and alarms.
  *
  * The props are checked in one call before anything is built (`validate-props.ts`); each part is then built
  * by its own builder (`builders/`) from the secure defaults of `defaults.ts`.

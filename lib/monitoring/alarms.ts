@@ -6,7 +6,7 @@
  *
  * The receiver, API, claim-table and quarantine alarms exist once (`createPipelineAlarms`); the queue, DLQ,
  * consumer and handler alarms exist once per subscriber (`createSubscriberAlarms`), on its own resources and
- * on its metrics' `Subscriber` dimension.
+ * on its metrics' `Subscriber` dimension, with its message lane's DLQ, consumer and wait alarms when it has one.
  *
  * Every alarm treats missing data as not breaching: no traffic is not an incident.
  */
