@@ -46,7 +46,10 @@ export function capacityReport(peak: ExpectedPeak, pipeline: PlannedPipeline): C
   };
 }
 
-/** JSON of the report; waits and backlogs of a lane that cannot keep up (infinite) are `null`. */
+/**
+ * JSON of the report. `null` where the model has no figure: the wait and backlog of a lane that cannot keep up,
+ * a concurrency that no value up to the event source's maximum would meet.
+ */
 export function reportJson(report: CapacityReport): string {
   return JSON.stringify(
     {
@@ -61,7 +64,8 @@ export function reportJson(report: CapacityReport): string {
       problems: report.plan.problems,
       carries: report.carries,
     },
-    (_key, value) => (typeof value === 'number' && !Number.isFinite(value) ? null : value),
+    (_key, value) =>
+      value === undefined || (typeof value === 'number' && !Number.isFinite(value)) ? null : value,
     2,
   );
 }

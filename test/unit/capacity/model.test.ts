@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { ASSUMPTIONS } from '../../../bench/cost/stack-cost.ts';
+import {
+  type CapacityPipeline,
+  type CapacitySubscriber,
+  DEFAULT_RECEIVER_MS,
+  DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
+  LAMBDA_ACCOUNT_CONCURRENCY,
+  POSTS_PER_INBOUND_MESSAGE,
+  POSTS_PER_OUTBOUND_MESSAGE,
+  peakTraffic,
+  planCapacity,
+} from '../../../contract/capacity.ts';
+import { resolveSettings } from '../../../contract/settings.ts';
+import { DEFAULT_THROTTLING_BURST_LIMIT, DEFAULT_THROTTLING_RATE_LIMIT } from '../../../lib/defaults.ts';
+import { defaultPipeline } from '../../../ops/capacity/pipeline.ts';
+
+const CLAIM_MS = 5;
+
+/** One subscriber, both lanes standard queues without a window, maxConcurrency 2, batches of 10. */
+function smallPipeline(overrides: Partial<CapacitySubscriber> = {}): CapacityPipeline {
+  const settings = resolveSettings({ maxConcurrency: 2, batchSize: 10, maxBatchingWindowSeconds: 0 });
+  return {
+    throttlingRateLimit: 100,
+    throttlingBurstLimit: 200,
+    claimWriteMs: CLAIM_MS,
+    receiverMs: 40,
+    handlerMs: { message: 20, status: 10 },
+    subscribers: [
+      {
+        name: 'only',
+        fields: undefined,
+        settings,
+        messageLane: { ordered: false, settings },
+        handles: { message: true, status: false },
+        ...overrides,
+      },
+    ],
+  };
+}
+
+/** M/M/2 by hand: ρ = a / 2, P(wait) = 2ρ² / (1 + ρ), Wq = P(wait) / (2μ − λ). */
+function mm2MeanWait(lambda: number, serviceSeconds: number): number {
+  const rho = (lambda * serviceSeconds) / 2;
+  const pWait = (2 * rho ** 2) / (1 + rho);
+  return pWait / (2 / serviceSeconds - lambda);
+}
+
+describe('peak traffic', () => {
+  it('counts webhook POSTs as numbers × (3 × outbound + 1 × inbound), one update per POST', () => {
+    const traffic = peakTraffic({ messagesPerSecond: 7, inboundPerSecond: 2, numbers: 3 });
+    expect(traffic.postsPerSecond).toBe(3 * (POSTS_PER_OUTBOUND_MESSAGE * 7 + POSTS_PER_INBOUND_MESSAGE * 2));
+    expect(traffic.statusesPerSecond).toBe(3 * POSTS_PER_OUTBOUND_MESSAGE * 7);
+    expect(traffic.inboundPerSecond).toBe(6);
+    // Without an inbound rate, a chat answers what it receives.
+    expect(peakTraffic({ messagesPerSecond: 7 }).inboundPerSecond).toBe(7);
+  });
+
+  it('refuses a rate that is not a number and a count of numbers that is not whole', () => {
+    expect(() => peakTraffic({ messagesPerSecond: Number.NaN })).toThrow(/messagesPerSecond/);
+    expect(() => peakTraffic({ messagesPerSecond: 1, numbers: 1.5 })).toThrow(/numbers/);
+  });
+});
+
+describe('the lanes', () => {
+  it('drains concurrency × batch / batch time, and waits as M/M/c over full batches', () => {
+    const peak = { messagesPerSecond: 10, inboundPerSecond: 40 };
+    const plan = planCapacity(peak, smallPipeline());
+    const message = plan.lanes.find((lane) => lane.lane === 'message');
+    // A handled message: its claim, the handler, its completion.
+    const s = (2 * CLAIM_MS + 20) / 1000;
+    expect(message?.batchSeconds).toBeCloseTo(s, 12);
+    expect(message?.drainPerSecond).toBeCloseTo((2 * 10) / s, 9);
+    const batches = 40 / 10;
+    expect(message?.utilisation).toBeCloseTo((batches * s) / 2, 12);
+    expect(message?.meanWaitSeconds).toBeCloseTo(mm2MeanWait(batches, s), 12);
+    expect(message?.backlogEvents).toBeCloseTo(40 * mm2MeanWait(batches, s), 9);
+    // Statuses without onStatus: their claim only.
+    const status = plan.lanes.find((lane) => lane.lane === 'status');
+    expect(status?.eventsPerSecond).toBe(30);
+    expect(status?.batchSeconds).toBeCloseTo(CLAIM_MS / 1000, 12);
+  });
+
+  it('bounds a FIFO lane by its active conversations', () => {
+    const settings = resolveSettings({ maxConcurrency: 8, batchSize: 10, maxBatchingWindowSeconds: 0 });
+    const pipeline = smallPipeline({ messageLane: { ordered: true, settings } });
+    const lane = planCapacity({ messagesPerSecond: 1, activeConversations: 3 }, pipeline).lanes[0];
+    expect(lane?.usableConcurrency).toBe(3);
+    expect(lane?.drainPerSecond).toBeCloseTo((3 * 10) / ((2 * CLAIM_MS + 20) / 1000), 9);
+  });
+
+  it('reports a lane that cannot keep up by how fast its backlog grows', () => {
+    const plan = planCapacity({ messagesPerSecond: 0, inboundPerSecond: 1000 }, smallPipeline());
+    const message = plan.lanes.find((lane) => lane.lane === 'message');
+    const drain = (2 * 10) / ((2 * CLAIM_MS + 20) / 1000);
+    expect(message?.meanWaitSeconds).toBeUndefined();
+    expect(message?.backlogGrowthPerSecond).toBeCloseTo(1000 - drain, 9);
+    expect(plan.problems).toContain(
+      `subscriber only, message lane: drain ${Math.round(drain)} events/s < 1000 events/s (2 concurrent × batch 10 / 30 ms, window 0 s): raise messageLane.settings.maxConcurrency`,
+    );
+  });
+});
+
+describe('the claim table', () => {
+  it('writes 2 per handled message, 1 per status without a handler, 3 with onStatus (its ledger write)', () => {
+    const peak = { messagesPerSecond: 10, inboundPerSecond: 4 };
+    expect(planCapacity(peak, smallPipeline()).claimWriteUnitsPerSecond).toBe(2 * 4 + 1 * 30);
+    const withStatus = smallPipeline({ handles: { message: true, status: true } });
+    expect(planCapacity(peak, withStatus).claimWriteUnitsPerSecond).toBe(2 * 4 + 3 * 30);
+    const unclaimed = smallPipeline({ claimUnhandledEvents: false });
+    expect(planCapacity(peak, unclaimed).claimWriteUnitsPerSecond).toBe(2 * 4);
+  });
+
+  it("names the warm throughput when the writes exceed a new table's", () => {
+    const peak = { messagesPerSecond: 0, inboundPerSecond: DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS };
+    const plan = planCapacity(peak, smallPipeline());
+    expect(plan.problems).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^claim table warm throughput .* ${DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS} < ${2 * peak.inboundPerSecond} WU/s`,
+        ),
+      ),
+    );
+  });
+});
+
+describe('the limits', () => {
+  it('come in the order a webhook meets them, from the route throttle to the account quotas', () => {
+    const names = planCapacity({ messagesPerSecond: 1 }, smallPipeline()).limits.map((limit) => limit.name);
+    expect(names.slice(0, 3)).toEqual([
+      'HTTP API route throttle, rate',
+      'HTTP API route throttle, burst',
+      'Receiver concurrency',
+    ]);
+    expect(names.at(-1)).toBe('API Gateway, account');
+    expect(names.indexOf('Claim table, warm write throughput')).toBeGreaterThan(
+      names.indexOf('only, status lane: drain rate'),
+    );
+  });
+
+  it("name today's throttle with the figure that fails at one number's top tier", () => {
+    const plan = planCapacity({ messagesPerSecond: 1000 }, defaultPipeline());
+    const posts = POSTS_PER_OUTBOUND_MESSAGE * 1000 + POSTS_PER_INBOUND_MESSAGE * 1000;
+    expect(plan.problems).toContain(
+      `throttlingRateLimit ${DEFAULT_THROTTLING_RATE_LIMIT} < ${posts} POSTs/s`,
+    );
+    expect(plan.problems).toContainEqual(
+      expect.stringContaining(`throttlingBurstLimit ${DEFAULT_THROTTLING_BURST_LIMIT} < ${posts} requests`),
+    );
+  });
+
+  it('count the receiver as POSTs/s × its duration and ask for the Lambda quota beyond the account limit', () => {
+    const pipeline = { ...smallPipeline(), throttlingRateLimit: 1e6, throttlingBurstLimit: 1e6 };
+    const plan = planCapacity({ messagesPerSecond: 10_000, inboundPerSecond: 0 }, pipeline);
+    expect(plan.receiverConcurrency).toBe(Math.ceil((30_000 * 40) / 1000));
+    expect(plan.problems).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^Lambda concurrent executions ${LAMBDA_ACCOUNT_CONCURRENCY} < \\d+ executions .*: raise the quota$`,
+        ),
+      ),
+    );
+  });
+
+  it('carry a small peak on the defaults, and say so with no problem', () => {
+    expect(planCapacity({ messagesPerSecond: 1 }, defaultPipeline()).problems).toEqual([]);
+  });
+
+  it("assume the receiver's duration that docs/cost.md assumes", () => {
+    expect(DEFAULT_RECEIVER_MS).toBe(ASSUMPTIONS.receiverMs);
+  });
+});
