@@ -9,7 +9,11 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context, SQSEvent } from 'aws-lambda';
 import type { ResolvedSubscriber } from '../../contract/subscribers.ts';
-import type { WebhookHandler, WebhookHandlers } from '../../functions/consumer/handler-api.ts';
+import type {
+  ConversationTurnContext,
+  WebhookHandler,
+  WebhookHandlers,
+} from '../../functions/consumer/handler-api.ts';
 
 export interface EffectDelay {
   /** Milliseconds the next side effect should take (0: none). */
@@ -35,10 +39,20 @@ export function withLocalEffects(handlers: WebhookHandlers, options: LocalEffect
           await handler(context);
           options.recordEffect(context.key);
         };
+  const turn = handlers.onConversationTurn;
   return {
     // Whatever else the module sets (handlers and options this wrapper does not know) passes through.
     ...handlers,
     ...(handlers.onMessage && { onMessage: wrap(handlers.onMessage) }),
+    // A turn is one side effect for all its messages: one delay, then each message's key journaled.
+    ...(turn && {
+      onConversationTurn: async (context: ConversationTurnContext) => {
+        const ms = options.delay.nextEffectDelayMs();
+        if (ms > 0) await new Promise((done) => setTimeout(done, ms));
+        await turn(context);
+        for (const message of context.messages) options.recordEffect(message.key);
+      },
+    }),
     ...(handlers.onStatus && { onStatus: wrap(handlers.onStatus) }),
     ...(handlers.onError && { onError: wrap(handlers.onError) }),
     ...(handlers.onManagementEvent && { onManagementEvent: wrap(handlers.onManagementEvent) }),
@@ -47,7 +61,7 @@ export function withLocalEffects(handlers: WebhookHandlers, options: LocalEffect
 
 /** The handler names a handler set defines (`onMessage`, …), for `/local/info` and the simulator. */
 export function definedHandlers(handlers: WebhookHandlers): (keyof WebhookHandlers)[] {
-  const names = ['onMessage', 'onStatus', 'onError', 'onManagementEvent'] as const;
+  const names = ['onMessage', 'onConversationTurn', 'onStatus', 'onError', 'onManagementEvent'] as const;
   return names.filter((name) => typeof handlers[name] === 'function');
 }
 

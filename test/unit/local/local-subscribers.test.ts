@@ -71,4 +71,26 @@ describe('withLocalEffects', () => {
     expect(handlers.onError).toBeUndefined();
     expect(handlers.onManagementEvent).toBeUndefined();
   });
+
+  it('journals a conversation turn as one effect per message once it returned, and keeps the burst window', async () => {
+    const recorded: string[] = [];
+    const seen: number[] = [];
+    const handlers = withLocalEffects(
+      {
+        onConversationTurn: ({ messages }) => {
+          seen.push(messages.length);
+        },
+        burstWindowMs: 300,
+      },
+      { delay: { nextEffectDelayMs: () => 0 }, recordEffect: (key) => recorded.push(key) },
+    );
+    const turn = { messages: [{ key: 'msg:a' }, { key: 'msg:b' }] } as never;
+
+    await handlers.onConversationTurn?.(turn);
+
+    expect(seen).toEqual([2]);
+    expect(recorded).toEqual(['msg:a', 'msg:b']);
+    expect(handlers.burstWindowMs).toBe(300);
+    expect(handlers.onMessage).toBeUndefined();
+  });
 });
