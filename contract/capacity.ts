@@ -11,6 +11,7 @@ import type { StatusLedgerMode } from './environment.ts';
 import { meanWaitSeconds, utilisation, waitPercentileSeconds } from './erlang-c.ts';
 import { FIFO_MAX_BATCH_SIZE, type LaneName, MESSAGE_LANE_FIELD } from './lanes.ts';
 import type { PipelineSettings } from './settings.ts';
+import type { ResolvedSubscriber } from './subscribers.ts';
 
 // Meta's figures (issue 19): a number's throughput tiers and the sizing BSPs quote for a webhook endpoint.
 /** Messages/s per business phone number by default. https://developers.facebook.com/docs/whatsapp/cloud-api/overview#throughput */
@@ -179,6 +180,47 @@ export interface CapacityPlan {
   readonly lanes: readonly LanePlan[];
   /** One line per limit that does not carry the peak, naming it and the failing figure. */
   readonly problems: readonly string[];
+  /** The settings that carry the peak: what `expectedPeak` sizes, and what to set by hand otherwise. */
+  readonly sizing: CapacitySizing;
+}
+
+export interface CapacitySizing {
+  readonly throttlingRateLimit: number;
+  readonly throttlingBurstLimit: number;
+  /** Per lane, the smallest `maxConcurrency` meeting its p99 target (`undefined`: none up to the maximum). */
+  readonly maxConcurrency: readonly {
+    readonly subscriber: string;
+    readonly lane: LaneName;
+    readonly value: number | undefined;
+  }[];
+  /** The claim table's warm write throughput (`WarmThroughput.WriteUnitsPerSecond`). */
+  readonly warmWriteUnitsPerSecond: number;
+  /** Account concurrency the stack uses at the peak, to compare with the Lambda quota. */
+  readonly lambdaConcurrency: number;
+}
+
+/**
+ * Handlers assumed where the entry cannot be read (the construct bundles it, never imports it): both, the
+ * costlier case, since a status with `onStatus` costs a ledger write more.
+ */
+export const ASSUMED_HANDLERS: Readonly<Record<LaneName, boolean>> = { message: true, status: true };
+
+/** The model's view of resolved subscribers (contract/subscribers.ts), for the construct and the planner. */
+export function capacitySubscribers(
+  subscribers: readonly ResolvedSubscriber[],
+  handles: (subscriber: ResolvedSubscriber) => Readonly<Record<LaneName, boolean>> = () => ASSUMED_HANDLERS,
+): CapacitySubscriber[] {
+  return subscribers.map((subscriber) => ({
+    name: subscriber.name,
+    fields: subscriber.fields,
+    settings: subscriber.settings,
+    messageLane: subscriber.messageLane,
+    handles: handles(subscriber),
+    ...(subscriber.statusLedger === undefined ? {} : { statusLedger: subscriber.statusLedger }),
+    ...(subscriber.claimUnhandledEvents === undefined
+      ? {}
+      : { claimUnhandledEvents: subscriber.claimUnhandledEvents }),
+  }));
 }
 
 export function peakTraffic(peak: ExpectedPeak): CapacityTraffic {
@@ -496,6 +538,17 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
     limits,
     lanes,
     problems: limits.filter((entry) => !entry.carries).map(problemLine),
+    sizing: {
+      throttlingRateLimit: Math.ceil(traffic.postsPerSecond),
+      throttlingBurstLimit: Math.ceil(traffic.postsPerSecond * BURST_SECONDS_OF_PEAK),
+      maxConcurrency: lanes.map((lane) => ({
+        subscriber: lane.subscriber,
+        lane: lane.lane,
+        value: lane.neededConcurrency,
+      })),
+      warmWriteUnitsPerSecond: Math.ceil(writeUnits),
+      lambdaConcurrency: receiverConcurrency + consumerConcurrency,
+    },
   };
 }
 

@@ -5,7 +5,11 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { CapacityPipeline, CapacitySubscriber } from '../../contract/capacity.ts';
+import {
+  type CapacityPipeline,
+  type CapacitySubscriber,
+  capacitySubscribers,
+} from '../../contract/capacity.ts';
 import { resolveMessageLane } from '../../contract/lanes.ts';
 import { resolveSettings } from '../../contract/settings.ts';
 import {
@@ -47,14 +51,9 @@ function handles(handlers: HandlerSet): CapacitySubscriber['handles'] {
 }
 
 function planned(subscriber: ResolvedSubscriber, handlers: HandlerSet): PlannedSubscriber {
+  const [model] = capacitySubscribers([subscriber], () => handles(handlers));
   return {
-    name: subscriber.name,
-    fields: subscriber.fields,
-    settings: subscriber.settings,
-    messageLane: subscriber.messageLane,
-    handles: handles(handlers),
-    statusLedger: subscriber.statusLedger,
-    claimUnhandledEvents: subscriber.claimUnhandledEvents,
+    ...(model as CapacitySubscriber),
     memorySize: subscriber.memorySize ?? DEFAULT_CONSUMER_MEMORY_MB,
   };
 }

@@ -109,6 +109,17 @@ function laneRow(lane: LanePlan): string[] {
   ];
 }
 
+function sizingLine(plan: CapacityPlan): string {
+  const z = plan.sizing;
+  const lanes = z.maxConcurrency
+    .map(
+      (entry) =>
+        `${entry.subscriber} ${entry.lane} lane ${entry.value ?? `more than ${count(EVENT_SOURCE_MAX_CONCURRENCY)}`}`,
+    )
+    .join(', ');
+  return `**The smallest settings that carry this peak**: \`throttlingRateLimit\` ${count(z.throttlingRateLimit)}, \`throttlingBurstLimit\` ${count(z.throttlingBurstLimit)}; \`maxConcurrency\` per lane: ${lanes}; claim table warm throughput ${count(z.warmWriteUnitsPerSecond)} WU/s; ${count(z.lambdaConcurrency)} Lambda executions of the account's quota.`;
+}
+
 export function reportMarkdown(report: CapacityReport): string {
   const { plan, assumptions, cost } = report;
   const t = plan.traffic;
@@ -175,6 +186,8 @@ export function reportMarkdown(report: CapacityReport): string {
     plan.problems.length === 0
       ? '**Every limit carries this peak.**'
       : ['**Cannot carry this peak:**', '', ...plan.problems.map((problem) => `- ${problem}`)].join('\n'),
+    '',
+    sizingLine(plan),
   ];
   return lines.join('\n');
 }

@@ -170,3 +170,51 @@ describe('the limits', () => {
     expect(DEFAULT_RECEIVER_MS).toBe(ASSUMPTIONS.receiverMs);
   });
 });
+
+describe('the sizing', () => {
+  it.each([{ messagesPerSecond: 80 }, { messagesPerSecond: 1000 }, { messagesPerSecond: 1000, numbers: 3 }])(
+    'carries its own peak once applied to the defaults (%j)',
+    (peak) => {
+      const defaults = defaultPipeline();
+      const { sizing } = planCapacity(peak, defaults);
+      const concurrency = (lane: string) =>
+        sizing.maxConcurrency.find((entry) => entry.lane === lane)?.value as number;
+      const sized: CapacityPipeline = {
+        ...defaults,
+        throttlingRateLimit: sizing.throttlingRateLimit,
+        throttlingBurstLimit: sizing.throttlingBurstLimit,
+        warmWriteUnits: sizing.warmWriteUnitsPerSecond,
+        subscribers: defaults.subscribers.map((subscriber) => ({
+          ...subscriber,
+          settings: { ...subscriber.settings, maxConcurrency: concurrency('status') },
+          messageLane:
+            subscriber.messageLane === undefined
+              ? undefined
+              : {
+                  ...subscriber.messageLane,
+                  settings: { ...subscriber.messageLane.settings, maxConcurrency: concurrency('message') },
+                },
+        })),
+      };
+      const quotas = planCapacity(peak, sized).limits.filter((limit) => limit.kind === 'quota');
+      expect(
+        planCapacity(peak, sized).problems.filter(
+          (problem) => !quotas.some((quota) => problem.startsWith(quota.setting)),
+        ),
+      ).toEqual([]);
+      // One less concurrency on the message lane fails its p99 (when above Lambda's minimum of 2).
+      if (concurrency('message') > 2) {
+        const short = sized.subscribers.map((subscriber) => ({
+          ...subscriber,
+          messageLane: subscriber.messageLane && {
+            ...subscriber.messageLane,
+            settings: { ...subscriber.messageLane.settings, maxConcurrency: concurrency('message') - 1 },
+          },
+        }));
+        expect(planCapacity(peak, { ...sized, subscribers: short }).problems).toContainEqual(
+          expect.stringContaining('message lane: messageLane.settings.maxConcurrency'),
+        );
+      }
+    },
+  );
+});
