@@ -63,6 +63,9 @@ export interface ReplyLatencyResults {
   readonly floor: LatencySummary;
   /** ours.medianMs / floor.medianMs, for reading; the goal divides the samples' medians. */
   readonly ratio: number;
+  /** The same waits from the POST's 200: the queue, poller and consumer alone, without the receiver. */
+  readonly oursAfterAnswer: LatencySummary;
+  readonly floorAfterAnswer: LatencySummary;
 }
 
 export interface StormResults {
@@ -83,6 +86,8 @@ export interface StormResults {
   readonly liveMissing: number;
   /** live p99 / the reply-latency median of the same stack. */
   readonly ratioToLoneMedian: number;
+  /** The live messages' waits from their POST's 200 (the lanes' part, without the receiver's queueing). */
+  readonly liveAfterAnswer: LatencySummary;
 }
 
 export interface OrderResults {

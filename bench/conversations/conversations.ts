@@ -146,12 +146,21 @@ async function post(url: string, body: string): Promise<number> {
 }
 
 /** POSTs one message; the POST's start is the message's sent time. */
-async function send(target: Target, m: InboundTextMessage): Promise<Sent & { status: number }> {
+interface Posted extends Sent {
+  readonly status: number;
+  readonly answeredAtMs: number;
+}
+
+async function send(target: Target, m: InboundTextMessage): Promise<Posted> {
   const postedAtMs = nowMs();
   // A POST that failed or timed out is status 0: counted, never thrown, so the rest of the run goes on.
   const status = await post(target.url, singleMessageBody(m)).catch(() => 0);
-  return { key: `msg:${m.id}`, postedAtMs, status };
+  return { key: `msg:${m.id}`, postedAtMs, status, answeredAtMs: nowMs() };
 }
+
+/** The same waits from the POST's answer: what the queue and the consumer add once the receiver is done. */
+const fromAnswer = (sent: readonly Posted[]): Sent[] =>
+  sent.map(({ key, answeredAtMs }) => ({ key, postedAtMs: answeredAtMs }));
 
 async function startFloor(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await findFreePort();
@@ -198,8 +207,9 @@ async function replyLatency(
   targets: readonly [Target, Target],
   input: ConversationsInput,
   progress: (line: string) => void,
-): Promise<[number[], number[]]> {
+): Promise<{ waits: [number[], number[]]; afterAnswer: [number[], number[]] }> {
   const samples: [number[], number[]] = [[], []];
+  const afterAnswer: [number[], number[]] = [[], []];
   for (let round = 0; round < input.warmupRuns + input.loneRuns; round++) {
     const order = round % 2 === 0 ? [0, 1] : [1, 0];
     for (const index of order) {
@@ -209,14 +219,17 @@ async function replyLatency(
       await target.journal.settle([sent.key], input.settleTimeoutMs);
       const [wait] = waits([sent], target.journal.runs).waitsMs;
       if (wait === undefined) throw new Error(`${target.name}: a lone message reached no handler.`);
-      if (round >= input.warmupRuns) samples[index as 0 | 1].push(wait);
+      if (round >= input.warmupRuns) {
+        samples[index as 0 | 1].push(wait);
+        afterAnswer[index as 0 | 1].push(waits(fromAnswer([sent]), target.journal.runs).waitsMs[0] as number);
+      }
       await sleep(input.loneGapMs);
     }
     if (round >= input.warmupRuns && (round - input.warmupRuns) % 8 === 7) {
       progress(`conversations: ${round + 1 - input.warmupRuns} of ${input.loneRuns} lone rounds`);
     }
   }
-  return samples;
+  return { waits: samples, afterAnswer };
 }
 
 async function storm(target: Target, input: ConversationsInput) {
@@ -231,7 +244,7 @@ async function storm(target: Target, input: ConversationsInput) {
     { length: s.liveMessages },
     (_, i) => ((i + 1) / (s.liveMessages + 1)) * durationMs,
   );
-  const live: Promise<Sent & { status: number }>[] = [];
+  const live: Promise<Posted>[] = [];
   const statusKeys: string[] = [];
   const ackMs: number[] = [];
   for (let i = 0; i < s.statuses; i++) {
@@ -272,6 +285,7 @@ async function storm(target: Target, input: ConversationsInput) {
   );
   const runs = target.journal.poll();
   const { waitsMs, missing } = waits(liveSent, runs);
+  const afterAnswer = waits(fromAnswer(liveSent), runs).waitsMs;
   const lastLiveStart = Math.max(...liveSent.map((sent) => runs.get(sent.key)?.startMs ?? 0));
   const statusesHandledByLastLive = statusKeys.filter(
     (key) => (runs.get(key)?.startMs ?? Number.POSITIVE_INFINITY) <= lastLiveStart,
@@ -283,6 +297,7 @@ async function storm(target: Target, input: ConversationsInput) {
     statusesPerSec: s.statuses / (sentMs / 1000),
     statusesHandledByLastLive,
     statusAck: summarizeLatencies(ackMs),
+    afterAnswer: summarizeLatencies(afterAnswer),
   };
 }
 
@@ -348,12 +363,13 @@ export async function runConversations(
     targets.push(ours, passThrough);
     const info = (await (await fetch(`${stack.url}/local/info`)).json()) as { subscribers?: unknown };
 
-    const [oursMs, floorMs] = await replyLatency([ours, passThrough], input, progress);
+    const lone = await replyLatency([ours, passThrough], input, progress);
+    const [oursMs, floorMs] = lone.waits;
     await passThrough.stop();
     targets.pop();
-    const lone = summarizeLatencies(oursMs);
+    const loneSummary = summarizeLatencies(oursMs);
     const floorSummary = summarizeLatencies(floorMs);
-    progress(`conversations: lone median ${lone.medianMs} ms, floor ${floorSummary.medianMs} ms`);
+    progress(`conversations: lone median ${loneSummary.medianMs} ms, floor ${floorSummary.medianMs} ms`);
 
     const ordered = await order(ours, input);
     progress(`conversations: order ${ordered.inversions} inversions of ${ordered.judged} pairs`);
@@ -368,9 +384,11 @@ export async function runConversations(
     return {
       replyLatency: {
         runs: input.loneRuns,
-        ours: lone,
+        ours: loneSummary,
         floor: floorSummary,
-        ratio: round(lone.medianMs / floorSummary.medianMs, 2),
+        ratio: round(loneSummary.medianMs / floorSummary.medianMs, 2),
+        oursAfterAnswer: summarizeLatencies(lone.afterAnswer[0]),
+        floorAfterAnswer: summarizeLatencies(lone.afterAnswer[1]),
       },
       storm: {
         statuses: input.storm.statuses,
@@ -383,7 +401,8 @@ export async function runConversations(
         statusAckMaxMs: stormed.statusAck.maxMs,
         live: { ...live, p99Ms: round(p99, 1), count: stormed.waitsMs.length },
         liveMissing: stormed.missing,
-        ratioToLoneMedian: round(p99 / lone.medianMs, 2),
+        ratioToLoneMedian: round(p99 / loneSummary.medianMs, 2),
+        liveAfterAnswer: stormed.afterAnswer,
       },
       order: {
         pairs: input.order.pairs,

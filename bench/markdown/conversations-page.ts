@@ -3,12 +3,14 @@ import { conversationsInput } from '../conversations/conversations-input.ts';
 import type { ConversationsResults, LatencySummary } from '../conversations/conversations-results.ts';
 import { judgeGoals } from '../goals.ts';
 import type { ResultsFile } from '../results.ts';
+import { percentile } from '../support/stats.ts';
 import { markdownTable, n, times, wrap, wrapItem } from './table.ts';
 
 const NOT_MEASURED =
   'Not measured yet: `npm run bench -- --only conversations --merge` measures it and merges it into `bench/results.json`.';
 
 const ms = (value: number) => `${n(value, value < 100 ? 1 : 0)} ms`;
+const whole = (value: number) => `${n(value)} ms`;
 const spread = (s: LatencySummary) => `${ms(s.p25Ms)}–${ms(s.p75Ms)}`;
 const range = (s: LatencySummary) => `${ms(s.minMs)}–${ms(s.maxMs)}`;
 const verdict = (met: boolean | undefined) =>
@@ -40,9 +42,9 @@ function lanesSentence(c: ConversationsResults): string {
 export function conversationsParameters(): string {
   const i = conversationsInput();
   const items = [
-    `Reply latency: ${i.warmupRuns} unmeasured, then ${i.loneRuns} measured lone messages on each stack, alternating; the next one ${ms(i.loneGapMs)} after the previous handler finished.`,
-    `Storm: ${n(i.storm.statuses)} status deliveries paced at ${n(i.storm.perSec)}/s, at most ${i.storm.maxInFlight} POSTs awaiting an answer; a status handler of ${ms(i.storm.statusHandlerMs)}; ${i.storm.liveMessages} live messages spread evenly over the storm.`,
-    `Order: ${n(i.order.pairs)} pairs, a new pair every ${ms(i.order.pairIntervalMs)}, the follow-up ${ms(i.order.gapMs)} after the question; handler times uniform in 0–${ms(i.order.maxHandlerMs)}, seed ${i.order.seed}.`,
+    `Reply latency: ${i.warmupRuns} unmeasured, then ${i.loneRuns} measured lone messages on each stack, alternating; the next one ${whole(i.loneGapMs)} after the previous handler finished.`,
+    `Storm: ${n(i.storm.statuses)} status deliveries paced at ${n(i.storm.perSec)}/s, at most ${i.storm.maxInFlight} POSTs awaiting an answer; a status handler of ${whole(i.storm.statusHandlerMs)}; ${i.storm.liveMessages} live messages spread evenly over the storm.`,
+    `Order: ${n(i.order.pairs)} pairs, a new pair every ${whole(i.order.pairIntervalMs)}, the follow-up ${whole(i.order.gapMs)} after the question; handler times uniform in 0–${whole(i.order.maxHandlerMs)}, seed ${i.order.seed}.`,
     `A sent message is waited for at most ${n(i.settleTimeoutMs / 1000)} s.`,
   ];
   return items.map((item) => wrapItem(`- ${item}`)).join('\n');
@@ -66,17 +68,24 @@ export function conversationsRegion(r: ResultsFile): string {
     `**Reply latency**: a lone inbound message, POST → handler start, ${reply.runs} runs on each stack, alternating.`,
     '',
     markdownTable(
-      ['stack', 'median', 'p25–p75', 'min–max'],
+      ['stack', 'median', 'p25–p75', 'min–max', "from the POST's 200: median (p25–p75)"],
       [
-        ['local stack, defaults', `**${ms(reply.ours.medianMs)}**`, spread(reply.ours), range(reply.ours)],
+        [
+          'local stack, defaults',
+          `**${ms(reply.ours.medianMs)}**`,
+          spread(reply.ours),
+          range(reply.ours),
+          `${ms(reply.oursAfterAnswer.medianMs)} (${spread(reply.oursAfterAnswer)})`,
+        ],
         [
           'pass-through floor (no claim)',
           `**${ms(reply.floor.medianMs)}**`,
           spread(reply.floor),
           range(reply.floor),
+          `${ms(reply.floorAfterAnswer.medianMs)} (${spread(reply.floorAfterAnswer)})`,
         ],
       ],
-      ['left', 'right', 'right', 'right'],
+      ['left', 'right', 'right', 'right', 'right'],
     ),
     '',
     wrap(
@@ -99,6 +108,10 @@ export function conversationsRegion(r: ResultsFile): string {
         [
           '… against the lone median',
           `**${times(v.conversationsStormAtMost2xLone?.measured ?? Number.NaN)}**`,
+        ],
+        [
+          "live messages from their POST's 200 to handler start, p99 (median)",
+          `${ms(percentile(storm.liveAfterAnswer.samplesMs, 99))} (${ms(storm.liveAfterAnswer.medianMs)})`,
         ],
         [
           "status POSTs' answer, median and slowest",
