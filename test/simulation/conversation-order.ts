@@ -22,8 +22,17 @@ export interface ConversationOrderInput {
   readonly keysOf: ReadonlyMap<string, readonly string[]>;
 }
 
-export function checkConversationOrder(input: ConversationOrderInput): Violation[] {
+export interface ConversationOrderReport {
+  readonly violations: readonly Violation[];
+  /** Handler calls checked against an earlier accepted message of their conversation (a pair per message). */
+  readonly pairsChecked: number;
+  /** Turn handler calls of several messages whose claims were checked. */
+  readonly turnsChecked: number;
+}
+
+export function checkConversationOrder(input: ConversationOrderInput): ConversationOrderReport {
   const violations: Violation[] = [];
+  let pairsChecked = 0;
   const accepted = new Map<string, string[]>();
   const deadLetteredAt = new Map<string, number>();
   for (const message of input.messages) {
@@ -54,6 +63,7 @@ export function checkConversationOrder(input: ConversationOrderInput): Violation
           // Its message went to the DLQ: the conversation moved on, and a later copy of it may come anywhere.
           const dead = deadLetteredAt.get(earlier);
           if (dead !== undefined && dead <= call.startedAt) continue;
+          pairsChecked++;
           const inCall = call.keys.indexOf(earlier);
           if (inCall >= 0) {
             if (inCall > call.keys.indexOf(key)) {
@@ -73,15 +83,17 @@ export function checkConversationOrder(input: ConversationOrderInput): Violation
       }
     }
   }
-  checkTurnsCompletedTogether(input.journal, violations);
-  return violations;
+  const turnsChecked = checkTurnsCompletedTogether(input.journal, violations);
+  return { violations, pairsChecked, turnsChecked };
 }
 
-function checkTurnsCompletedTogether(journal: ProtocolJournal, violations: Violation[]): void {
+function checkTurnsCompletedTogether(journal: ProtocolJournal, violations: Violation[]): number {
+  let checked = 0;
   for (const call of journal.handlerCalls) {
     if (call.keys.length < 2) continue;
     const fate = journal.fates.get(call.worker);
     if (fate !== 'returned' && fate !== 'threw') continue;
+    checked++;
     const after = call.finishSeq ?? call.startSeq;
     const completed = call.keys.filter((key) =>
       journal.answers.some(
@@ -100,4 +112,5 @@ function checkTurnsCompletedTogether(journal: ProtocolJournal, violations: Viola
       });
     }
   }
+  return checked;
 }

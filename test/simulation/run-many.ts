@@ -36,6 +36,10 @@ export interface RunSummary {
   /** Of those, events a deleted message handed to a dead-lettered holder of their claim. */
   readonly eventsHandedOff: number;
   readonly effects: number;
+  /** Message handler calls the per-conversation order invariant checked against an earlier message. */
+  readonly orderPairsChecked: number;
+  /** Turn handler calls of several messages whose claims it checked. */
+  readonly turnsChecked: number;
   readonly deadLetteredMessages: number;
   readonly faults: Record<string, number>;
   readonly totalFaults: number;
@@ -65,6 +69,8 @@ export async function runMany(options: RunManyOptions): Promise<RunSummary> {
   let eventsExempt = 0;
   let eventsHandedOff = 0;
   let effects = 0;
+  let orderPairsChecked = 0;
+  let turnsChecked = 0;
   let deadLettered = 0;
   let doubleKeys = 0;
   let extraEffects = 0;
@@ -79,6 +85,8 @@ export async function runMany(options: RunManyOptions): Promise<RunSummary> {
     eventsExempt += result.report.eventsExempt;
     eventsHandedOff += result.report.eventsHandedOff;
     effects += result.effects;
+    orderPairsChecked += result.order.pairsChecked;
+    turnsChecked += result.order.turnsChecked;
     deadLettered += result.deadLetteredMessages;
     for (const window of result.report.windows) windows[window.cause]++;
     for (const double of result.report.doubleEffects) {
@@ -103,6 +111,8 @@ export async function runMany(options: RunManyOptions): Promise<RunSummary> {
     eventsExempt,
     eventsHandedOff,
     effects,
+    orderPairsChecked,
+    turnsChecked,
     deadLetteredMessages: deadLettered,
     faults: faults.toRecord(),
     totalFaults: faults.total(),

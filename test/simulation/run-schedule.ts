@@ -94,6 +94,8 @@ export interface ScheduleResult {
   readonly faults: FaultTally;
   readonly trace: Trace;
   readonly report: InvariantReport;
+  /** What the per-conversation order invariant checked (conversation-order.ts). */
+  readonly order: { readonly pairsChecked: number; readonly turnsChecked: number };
   /** The invariants' violations, plus quiescence and simulator failures. */
   readonly violations: readonly Violation[];
 }
@@ -232,7 +234,7 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
         ? lane.queue.maxReceiveCount
         : settings.queue.maxReceiveCount,
   });
-  const orderViolations = checkConversationOrder({
+  const order = checkConversationOrder({
     journal: shared.journal,
     messages: messageLaneMessages,
     keysOf: new Map(pieces.map((piece) => [piece.bodyId, piece.keys])),
@@ -253,7 +255,8 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
     faults: shared.faults,
     trace: shared.trace,
     report,
-    violations: [...report.violations, ...orderViolations, ...run.failures],
+    order: { pairsChecked: order.pairsChecked, turnsChecked: order.turnsChecked },
+    violations: [...report.violations, ...order.violations, ...run.failures],
   };
 }
 
