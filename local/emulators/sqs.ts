@@ -151,6 +151,12 @@ export function messageLaneQueueNames(subscriberName: string, ordered: boolean):
 export interface PipelineQueueOptions {
   /** Both queues FIFO ({@link FIFO_QUEUE_ATTRIBUTES}); their names must end with `.fifo`. @default false */
   readonly fifo?: boolean;
+  /**
+   * The redrive policy's `maxReceiveCount`, when it is not the settings' (an ordered lane's redrive is a net
+   * behind its consumer's own dead-lettering: `redriveMaxReceiveCount`, contract/lanes.ts).
+   * @default settings.maxReceiveCount
+   */
+  readonly redriveMaxReceiveCount?: number;
 }
 
 /** Creates the DLQ, then the delivery queue redriving to it. */
@@ -167,8 +173,12 @@ export async function createPipelineQueues(
     ...fifo,
   });
   const dlqArn = await queueArn(client, dlqUrl);
+  const redrive =
+    options.redriveMaxReceiveCount === undefined
+      ? settings
+      : { ...settings, maxReceiveCount: options.redriveMaxReceiveCount };
   const queueUrl = await createQueue(client, deliveryQueueName, {
-    ...deliveryQueueAttributes(settings, dlqArn),
+    ...deliveryQueueAttributes(redrive, dlqArn),
     ...fifo,
   });
   return { queueUrl, queueArn: await queueArn(client, queueUrl), dlqUrl, dlqArn };

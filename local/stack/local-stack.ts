@@ -17,7 +17,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { interceptLocalhostDns } from 'fauxqs';
 import { consumerEnvironment, ENV, receiverEnvironment } from '../../contract/environment.ts';
-import { LANE_DIMENSION, type LaneName } from '../../contract/lanes.ts';
+import { LANE_DIMENSION, type LaneName, redriveMaxReceiveCount } from '../../contract/lanes.ts';
 import { ConsumerLaneMetric, SUBSCRIBER_DIMENSION } from '../../contract/metric-names.ts';
 import type { PipelineSettings } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
@@ -192,7 +192,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
             sqs,
             messageLane.settings,
             messageLaneQueueNames(subscriber.name, messageLane.ordered),
-            { fifo: messageLane.ordered },
+            { fifo: messageLane.ordered, redriveMaxReceiveCount: redriveMaxReceiveCount(messageLane) },
           ),
         });
       }
@@ -431,7 +431,12 @@ function consumerVariables(
     retryBaseDelaySeconds: settings.retryBaseDelaySeconds,
     retryMaxDelaySeconds: settings.retryMaxDelaySeconds,
     lane: lane.lane,
-    laneOrdered: lane.ordered,
+    // As the construct sets them: the status lane is never ordered (no variable), and an ordered lane's
+    // consumer moves a record failing its last receive to the lane's DLQ itself, SQS redrive a net behind it.
+    laneOrdered: lane.lane === 'message' ? lane.ordered : undefined,
+    laneDeadLetters: lane.ordered
+      ? { queueUrl: lane.queues.dlqUrl, maxReceives: settings.maxReceiveCount }
+      : undefined,
     ...(subscriber.statusLedger === undefined ? {} : { statusLedger: subscriber.statusLedger }),
     ...(subscriber.claimUnhandledEvents === undefined
       ? {}

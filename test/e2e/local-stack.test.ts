@@ -5,7 +5,12 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversationId, FIFO_MAX_BATCH_SIZE, ORDERED_MESSAGE_LANE_RETRY } from '../../contract/lanes.ts';
+import {
+  conversationId,
+  FIFO_MAX_BATCH_SIZE,
+  ORDERED_LANE_REDRIVE_MARGIN,
+  ORDERED_MESSAGE_LANE_RETRY,
+} from '../../contract/lanes.ts';
 import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
 import type { LocalStatsSnapshot } from '../../local/observe/subscriber-stats.ts';
@@ -93,9 +98,10 @@ describe('npm start, its lanes', () => {
       FifoThroughputLimit: 'perMessageGroupId',
       VisibilityTimeout: String(subscriber?.messageLaneSettings?.visibilityTimeoutSeconds),
     });
+    // The consumer moves a record failing its last receive to the DLQ itself; redrive is the net behind it.
     expect(JSON.parse(lane.RedrivePolicy ?? '{}')).toEqual({
       deadLetterTargetArn: laneDlq.QueueArn,
-      maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount,
+      maxReceiveCount: ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount + ORDERED_LANE_REDRIVE_MARGIN,
     });
     expect(laneDlq.FifoQueue).toBe('true');
     expect((await attributes(subscriber?.queueUrl ?? '')).FifoQueue).toBeUndefined();
