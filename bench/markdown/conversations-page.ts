@@ -148,7 +148,7 @@ export function readmeConversationsClause(r: ResultsFile): string {
   return (
     `**Conversations** (local stack): a lone reply reaches its handler in ${ms(c.replyLatency.ours.medianMs)}, ` +
     `${times(v.conversationsReplyAtMost1_5xFloor?.measured ?? Number.NaN)} the pass-through floor's ${ms(c.replyLatency.floor.medianMs)}; ` +
-    `during a ${n(c.storm.statuses)}-status storm a live message waits ${times(v.conversationsStormAtMost2xLone?.measured ?? Number.NaN)} that at p99; ` +
+    `during a ${n(c.storm.statuses)}-status storm the live messages' p99 wait is ${ms(c.storm.live.p99Ms)}, ${times(v.conversationsStormAtMost2xLone?.measured ?? Number.NaN)} the lone median; ` +
     `${n(c.order.inversions)} of ${n(c.order.judged)} same-customer pairs ran out of order. `
   );
 }

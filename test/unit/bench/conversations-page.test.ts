@@ -87,7 +87,7 @@ describe('conversations region', () => {
       results(conversations([60, 64, 70], [50, 52, 55], [80, 150, 90])),
     );
     expect(clause).toContain('64.0 ms, ×1.23 the pass-through floor');
-    expect(clause).toContain('×2.34 that at p99');
+    expect(clause).toContain("the live messages' p99 wait is 150 ms, ×2.34 the lone median");
     expect(clause).toContain('0 of 200 same-customer pairs ran out of order');
   });
 });
