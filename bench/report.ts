@@ -194,6 +194,38 @@ export function formatReport(results: BenchResults): string {
         ),
     );
   }
+  const { conversations } = results;
+  if (conversations) {
+    const { replyLatency: reply, storm, order } = conversations;
+    const spread = (x: typeof reply.ours) => `${fixed(x.p25Ms, 1)}–${fixed(x.p75Ms, 1)}`;
+    sections.push(
+      `Conversations: local stack with its defaults (load average ${conversations.machine.loadAverageAtStart.join(', ')} → ${conversations.machine.loadAverageAtEnd.join(', ')})\n` +
+        table(
+          ['figure', 'ms', 'p25–p75', 'from the 200'],
+          [
+            [
+              'lone reply, median',
+              fixed(reply.ours.medianMs, 1),
+              spread(reply.ours),
+              fixed(reply.oursAfterAnswer.medianMs, 1),
+            ],
+            [
+              'pass-through floor, median',
+              fixed(reply.floor.medianMs, 1),
+              spread(reply.floor),
+              fixed(reply.floorAfterAnswer.medianMs, 1),
+            ],
+            [
+              `storm: ${storm.live.count} live messages, p99 (${fixed(storm.statusesPerSec, 1)} statuses/s)`,
+              fixed(storm.live.p99Ms, 1),
+              spread(storm.live),
+              fixed(storm.liveAfterAnswer.maxMs, 1),
+            ],
+          ],
+        ) +
+        `\norder: ${order.inversions} inversions in ${order.judged} of ${order.pairs} pairs, ${order.missing} messages never handled`,
+    );
+  }
   const goals = Object.entries(results.goals)
     .filter(([, met]) => met !== null)
     .map(([goal, met]) => `${met ? 'met    ' : 'NOT met'}  ${goal}`);

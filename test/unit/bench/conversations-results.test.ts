@@ -130,3 +130,33 @@ describe('passThroughConsumer (the floor)', () => {
     expect(calls).toEqual(['msg:wamid.M1', 'st:wamid.S1:read']);
   });
 });
+
+describe('journal handlers', () => {
+  it('write a start and an end line per call that foldJournal reads back', async () => {
+    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { JOURNAL_ENV, webhookHandlers } = await import('../../../bench/conversations/journal-handlers.ts');
+    const directory = mkdtempSync(join(tmpdir(), 'journal-handlers-'));
+    const path = join(directory, 'journal');
+    process.env[JOURNAL_ENV] = path;
+    try {
+      await webhookHandlers.onMessage({ key: 'msg:a', payload: { text: { body: sleepText(1) } } } as never);
+      await webhookHandlers.onStatus({ key: 'st:b:read', payload: {} } as never);
+      const lines = readFileSync(path, 'utf8').trim().split('\n');
+      expect(lines.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+        'S msg:a',
+        'E msg:a',
+        'S st:b:read',
+        'E st:b:read',
+      ]);
+      const runs = foldJournal(lines);
+      const a = runs.get('msg:a');
+      expect(a?.endMs).toBeGreaterThanOrEqual(a?.startMs ?? Number.POSITIVE_INFINITY);
+      expect(runs.get('st:b:read')?.starts).toBe(1);
+    } finally {
+      delete process.env[JOURNAL_ENV];
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
