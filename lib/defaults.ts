@@ -178,6 +178,12 @@ export const ALARM_DEFAULTS = {
    */
   messageEventWaitTimeP99Ms: 5_000,
   messageEventWaitTimeEvaluationPeriods: 3,
+  /**
+   * The message lane's oldest message older than a minute for 3 minutes: replies are not being sent at all (a
+   * paused, failing or throttled message consumer emits no `EventWaitTime`, so the wait alarm cannot see it).
+   */
+  messageOldestMessageAgeSeconds: 60,
+  messageOldestMessageAgeEvaluationPeriods: 3,
   /** Each one is a failed record coming back sooner than its backoff, spending receives towards the DLQ. */
   redeliveriesNotScheduled: 1,
 } as const;

@@ -25,16 +25,16 @@ import { fanOutRegion } from './fan-out-table.ts';
 import { dollars, markdownTable, n, wrap, wrapItem } from './table.ts';
 
 /** Alarm metrics of the default stack; test/infra/monitoring.test.ts checks the number against the template. */
-export const ALARM_METRICS = 31;
+export const ALARM_METRICS = 38;
 const ALARM_BREAKDOWN =
-  '11 single-metric alarms + 6 metric-math alarms (duplicate rate and handler error rate read 6 metrics each, claim-table throttles and system errors 3 each, DLQ and quarantine growth 1 each)';
+  '12 single-metric alarms + 12 metric-math alarms (duplicate rate and handler error rate read 6 metrics each, claim-table throttles and system errors 3 each, the other eight 1 each: signature rejections, DLQ, message-lane DLQ and quarantine growth, completion and claim failures, redeliveries not scheduled, the message wait)';
 /**
  * Alarm metrics each subscriber beyond the first adds (its own queue, DLQ, consumer and handler alarms);
  * test/infra/subscribers.test.ts checks the number against a three-subscriber template.
  */
-export const SUBSCRIBER_ALARM_METRICS = 19;
+export const SUBSCRIBER_ALARM_METRICS = 26;
 const SUBSCRIBER_ALARM_BREAKDOWN =
-  '6 single-metric alarms + 3 metric-math alarms (duplicate rate and handler error rate read 6 metrics each, DLQ growth 1)';
+  '8 single-metric alarms + 8 metric-math alarms (duplicate rate and handler error rate read 6 metrics each, the other six 1 each: DLQ and message-lane DLQ growth, completion and claim failures, redeliveries not scheduled, the message wait)';
 
 const perMillion = (price: number, digits = 2) => dollars(price * 1e6, digits);
 

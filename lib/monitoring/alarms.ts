@@ -190,6 +190,18 @@ export interface WebhookAlarmThresholds {
    */
   readonly messageEventWaitTimeEvaluationPeriods?: number;
   /**
+   * Alarm when the oldest message of a message lane's queue is older than this, in seconds, in
+   * `messageOldestMessageAgeEvaluationPeriods` one-minute periods in a row: replies stall even when no record
+   * reaches a handler to report its wait (a paused, failing or throttled message consumer).
+   * @default 60
+   */
+  readonly messageOldestMessageAgeSeconds?: number;
+  /**
+   * Consecutive one-minute periods above `messageOldestMessageAgeSeconds` before the alarm fires.
+   * @default 3
+   */
+  readonly messageOldestMessageAgeEvaluationPeriods?: number;
+  /**
    * Alarm when at least this many failed records of a subscriber could not be given their backoff
    * (`RedeliveriesNotScheduled`: ChangeMessageVisibility refused or failed) in one period: they come back
    * after the visibility timeout instead, sooner, spending their receives towards the DLQ faster.
@@ -257,6 +269,7 @@ export interface SubscriberAlarms {
   readonly messageConsumerErrors?: Alarm;
   readonly messageConsumerThrottles?: Alarm;
   readonly messageEventWaitTime?: Alarm;
+  readonly messageOldestMessageAge?: Alarm;
 }
 
 /** The pipeline's alarms with those of its first subscriber: every alarm of a single-subscriber pipeline. */
@@ -485,6 +498,7 @@ function messageLaneAlarms(
     | 'messageConsumerErrors'
     | 'messageConsumerThrottles'
     | 'messageEventWaitTime'
+    | 'messageOldestMessageAge'
   >
 > {
   const about = (text: string) => `Subscriber ${lane.subscriber}: ${text}`;
@@ -532,6 +546,19 @@ function messageLaneAlarms(
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: t.messageEventWaitTimeEvaluationPeriods,
       datapointsToAlarm: t.messageEventWaitTimeEvaluationPeriods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }),
+    messageOldestMessageAge: new Alarm(scope, 'MessageOldestMessageAge', {
+      alarmDescription: about(
+        'Inbound messages wait in the message lane queue without being handled: its consumer is paused, failing, throttled or capped by the lane’s maxConcurrency, or a failing message holds its conversation. Check the event source mapping is enabled, MessageConsumerErrors and MessageConsumerThrottles, and RecordsHeldBehindFailure.',
+      ),
+      metric: lane.queue.metricApproximateAgeOfOldestMessage({
+        period: Duration.minutes(1),
+        statistic: Stats.MAXIMUM,
+      }),
+      threshold: t.messageOldestMessageAgeSeconds,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: t.messageOldestMessageAgeEvaluationPeriods,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }),
   };
@@ -584,6 +611,7 @@ export function resolveThresholds(input: WebhookAlarmThresholds = {}): ResolvedT
     'handlerErrorRateEvaluationPeriods',
     'claimFailuresEvaluationPeriods',
     'messageEventWaitTimeEvaluationPeriods',
+    'messageOldestMessageAgeEvaluationPeriods',
   ] as const) {
     if (!(Number.isInteger(t[name]) && t[name] >= 1)) {
       throw new Error(

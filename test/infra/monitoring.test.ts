@@ -51,6 +51,7 @@ const DEFAULT_ALARMS = [
   'MessageConsumerErrors',
   'MessageConsumerThrottles',
   'MessageEventWaitTime',
+  'MessageOldestMessageAge',
 ] as const;
 
 interface AlarmQuery {
@@ -114,7 +115,7 @@ describe('default alarms', () => {
     tableId = logicalIdStartingWith(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
   });
 
-  it('are the twenty-three listed, each saying what to do, none breaching on missing data', () => {
+  it('are the twenty-four listed, each saying what to do, none breaching on missing data', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', DEFAULT_ALARMS.length);
     for (const id of DEFAULT_ALARMS) {
       const alarm = alarmProperties(template, id);
@@ -304,6 +305,23 @@ describe('default alarms', () => {
       TreatMissingData: 'notBreaching',
     });
     expect(ALARM_DEFAULTS.messageEventWaitTimeP99Ms).toBe(5000);
+  });
+
+  it('MessageOldestMessageAge: the message lane queue’s oldest message, a minute for 3 minutes', () => {
+    const alarm = alarmProperties(template, 'MessageOldestMessageAge');
+    expect(alarm).toMatchObject({
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Namespace: 'AWS/SQS',
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: ALARM_DEFAULTS.messageOldestMessageAgeSeconds,
+      EvaluationPeriods: ALARM_DEFAULTS.messageOldestMessageAgeEvaluationPeriods,
+      TreatMissingData: 'notBreaching',
+    });
+    const queue = (alarm.Dimensions as { Name: string; Value: unknown }[]).find(
+      ({ Name }) => Name === 'QueueName',
+    );
+    expect(JSON.stringify(queue?.Value)).toContain('MessageQueue');
   });
 
   it('RedeliveriesNotScheduled: the first failed record that could not get its backoff, over 5 minutes', () => {
@@ -643,6 +661,7 @@ describe('docs', () => {
       d.messageEventWaitTimeEvaluationPeriods,
       d.messageEventWaitTimeEvaluationPeriods,
     ],
+    MessageOldestMessageAge: [d.messageOldestMessageAgeSeconds, d.messageOldestMessageAgeEvaluationPeriods],
   };
 
   it('docs/deploy.md has one row per alarm, quoting its defaults from ALARM_DEFAULTS', () => {

@@ -465,8 +465,8 @@ describe('Monitoring', () => {
       JSON.stringify(alarm.Properties).includes(`"MetricName":"${metricName}"`),
     );
 
-  it('creates the twenty-three alarms, none with actions by default (monitoring.test.ts checks each)', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 23);
+  it('creates the twenty-four alarms, none with actions by default (monitoring.test.ts checks each)', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 24);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
       expect(alarm.Properties.AlarmActions).toBeUndefined();
       expect(alarm.Properties.TreatMissingData).toBe('notBreaching');

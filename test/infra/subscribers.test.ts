@@ -66,6 +66,7 @@ const MESSAGE_LANE_ALARMS = [
   'MessageConsumerErrors',
   'MessageConsumerThrottles',
   'MessageEventWaitTime',
+  'MessageOldestMessageAge',
 ];
 const PIPELINE_ALARMS = [
   'ApiServerErrors',
@@ -668,6 +669,7 @@ describe('without subscribers', () => {
       'WebhookMonitoringMessageDeadLetterQueueArrivals',
       'WebhookMonitoringMessageDeadLetterQueueNotEmpty',
       'WebhookMonitoringMessageEventWaitTime',
+      'WebhookMonitoringMessageOldestMessageAge',
       'WebhookMonitoringQuarantineQueueArrivals',
       'WebhookMonitoringQuarantineQueueNotEmpty',
       'WebhookMonitoringRedeliveriesNotScheduled',
@@ -691,6 +693,7 @@ describe('without subscribers', () => {
       'AWS::CloudWatch::Alarm WebhookMonitoringMessageDeadLetterQueueArrivals',
       'AWS::CloudWatch::Alarm WebhookMonitoringMessageDeadLetterQueueNotEmpty',
       'AWS::CloudWatch::Alarm WebhookMonitoringMessageEventWaitTime',
+      'AWS::CloudWatch::Alarm WebhookMonitoringMessageOldestMessageAge',
       'AWS::CloudWatch::Alarm WebhookMonitoringRedeliveriesNotScheduled',
       'AWS::IAM::Policy WebhookMessageConsumerRoleDefaultPolicy',
       'AWS::IAM::Role WebhookMessageConsumerRole',
@@ -737,7 +740,7 @@ describe('three subscribers, upgraded to lanes', () => {
         ].sort(),
       );
     }
-    expect(added).toHaveLength(3 * 15);
+    expect(added).toHaveLength(3 * 16);
   });
 });
 
