@@ -155,7 +155,7 @@ describe('custom props', () => {
 
   it('use the alarm thresholds and notify the SNS topic on alarm and on recovery', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(23);
+    expect(alarms).toHaveLength(24);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([TOPIC_ARN]);
       expect(alarm.Properties.OKActions).toEqual([TOPIC_ARN]);
@@ -192,7 +192,7 @@ describe('custom props', () => {
       const withTopic = Template.fromStack(stack);
       const topicId = logicalIdStartingWith(withTopic, 'AWS::SNS::Topic', 'Ops');
       const alarms = Object.values(withTopic.findResources('AWS::CloudWatch::Alarm'));
-      expect(alarms).toHaveLength(23);
+      expect(alarms).toHaveLength(24);
       for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
     },
     SYNTH_TIMEOUT_MS,
