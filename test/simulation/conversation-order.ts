@@ -64,6 +64,7 @@ export function checkConversationOrder(input: ConversationOrderInput): Conversat
           const dead = deadLetteredAt.get(earlier);
           if (dead !== undefined && dead <= call.startedAt) continue;
           pairsChecked++;
+          if (finished(earlier, call.startSeq)) continue;
           const inCall = call.keys.indexOf(earlier);
           if (inCall >= 0) {
             if (inCall > call.keys.indexOf(key)) {
@@ -74,7 +75,6 @@ export function checkConversationOrder(input: ConversationOrderInput): Conversat
             }
             continue;
           }
-          if (finished(earlier, call.startSeq)) continue;
           violations.push({
             invariant: 'conversation-order',
             detail: `${group}: ${key}'s handler started (call ${call.call}, ${call.worker} at ${call.startedAt}) before the handler of ${earlier}, accepted before it, had returned, and ${earlier} was not dead-lettered`,

@@ -2,7 +2,8 @@
  * One schedule from one seed: the seed draws the settings, the fault plan and the workload; the receiver splits
  * each body into its lanes (lane-pieces.ts): a part per conversation into the message lane's FIFO queue,
  * the statuses into the status lane's standard queue. Each lane's real consumer runs under its simulated event
- * source (the message lane's built `ordered: true` with the lane's retry delays, in turns with a burst window
+ * source (the message lane's built `ordered: true` with the lane's retry delays and its own dead-lettering on a
+ * record's last receive, SQS redrive the net behind it, in turns with a burst window
  * in some schedules) until the schedule is quiescent (every body enqueued, every message deleted or
  * dead-lettered, no invocation running); then the invariants are checked, per-conversation order among them.
  * Same seed, same trace.
@@ -13,7 +14,11 @@
  * such a schedule exercises (the ordered message lane gives up on a message within minutes, by design).
  */
 
-import { FIFO_MAX_BATCH_SIZE, ORDERED_MESSAGE_LANE_RETRY } from '../../contract/lanes.ts';
+import {
+  FIFO_MAX_BATCH_SIZE,
+  ORDERED_LANE_REDRIVE_MARGIN,
+  ORDERED_MESSAGE_LANE_RETRY,
+} from '../../contract/lanes.ts';
 import type { BackoffSettings } from '../../contract/retry-budget.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
@@ -23,7 +28,7 @@ import { checkConversationOrder } from './conversation-order.ts';
 import { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
 import { dynamoDbLink } from './dynamodb-link.ts';
 import { CALM_PLAN, drawFaultPlan, type FaultPlan, FaultTally } from './faults.ts';
-import { FifoQueue, type FifoQueueSettings } from './fifo-queue.ts';
+import { type FifoMessage, FifoQueue, type FifoQueueSettings } from './fifo-queue.ts';
 import { checkInvariants, type InvariantReport, type Violation } from './invariants.ts';
 import { type EventSourceSettings, LambdaEventSource } from './lambda-event-source.ts';
 import { lanePieces } from './lane-pieces.ts';
@@ -34,7 +39,13 @@ import { Scheduler } from './scheduler.ts';
 import { withSeededMathRandom } from './seeded-math-random.ts';
 import { route } from './simulated-clients.ts';
 import { type BackendOutage, simulatedHandlers } from './simulated-handlers.ts';
-import { DEAD_LETTER_QUEUE_URL, DELIVERY_QUEUE_URL, MESSAGE_QUEUE_URL, SqsLink } from './sqs-link.ts';
+import {
+  DEAD_LETTER_QUEUE_URL,
+  DELIVERY_QUEUE_URL,
+  MESSAGE_DEAD_LETTER_QUEUE_URL,
+  MESSAGE_QUEUE_URL,
+  SqsLink,
+} from './sqs-link.ts';
 import { type QueueMessage, type QueueSettings, StandardQueue } from './standard-queue.ts';
 import { Trace } from './trace.ts';
 import { scheduleTtlSweeps } from './ttl-sweeps.ts';
@@ -70,7 +81,10 @@ export interface ScheduleSettings extends EventSourceSettings {
 }
 
 export interface MessageLaneSettings extends EventSourceSettings {
+  /** Its redrive policy is the net, `ORDERED_LANE_REDRIVE_MARGIN` receives after `maxReceives`. */
   readonly queue: FifoQueueSettings;
+  /** The receive on which the consumer moves a failing record to the lane's DLQ itself. */
+  readonly maxReceives: number;
   readonly retry: BackoffSettings;
   /** Inbound messages go to `onConversationTurn` with this burst window; undefined: to `onMessage`. */
   readonly burstWindowMs: number | undefined;
@@ -219,7 +233,16 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
   } finally {
     clients.release();
   }
-  const messageLaneMessages = messageQueue?.messages() ?? [];
+  // A record the consumer moved to the lane's DLQ itself is dead-lettered, though Lambda then deleted it.
+  const movedAt = new Map<string, number>();
+  for (const moved of sqsLink.laneDeadLettered)
+    if (!movedAt.has(moved.messageId)) movedAt.set(moved.messageId, moved.at);
+  const messageLaneMessages: FifoMessage[] = (messageQueue?.messages() ?? []).map((message) => {
+    const at = movedAt.get(message.messageId);
+    return at === undefined || message.state === 'dead-letter'
+      ? message
+      : { ...message, state: 'dead-letter', deadLetteredAt: at };
+  });
   const messages = [...queue.messages(), ...messageLaneMessages];
   const inMessageLane = new Set<QueueMessage>(messageLaneMessages);
   const report = checkInvariants({
@@ -229,10 +252,11 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
     messages,
     quarantined: sqsLink.quarantined,
     finalLedgerRanks: ledgerRanks(model),
-    maxReceiveCount: (message) =>
-      inMessageLane.has(message) && lane !== undefined
-        ? lane.queue.maxReceiveCount
-        : settings.queue.maxReceiveCount,
+    maxReceiveCount: (message) => {
+      if (!inMessageLane.has(message) || lane === undefined) return settings.queue.maxReceiveCount;
+      // Moved by the consumer on its last receive, or by SQS redrive, the net, later.
+      return movedAt.has(message.messageId) ? lane.maxReceives : lane.queue.maxReceiveCount;
+    },
   });
   const order = checkConversationOrder({
     journal: shared.journal,
@@ -324,13 +348,15 @@ function drawSettings(random: Prng, plan: FaultPlan, laneRandom: Prng): Schedule
  */
 function drawMessageLane(random: Prng, plan: FaultPlan): MessageLaneSettings {
   const functionTimeoutMs = random.pick([3000, 5000]);
+  const maxReceives = random.pick([3, 5, ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount]);
   return {
+    maxReceives,
     pollers: random.int(1, 3),
     batchSize: random.pick([1, 2, 5, FIFO_MAX_BATCH_SIZE]),
     functionTimeoutMs,
     queue: {
       visibilityTimeoutMs: 6 * functionTimeoutMs,
-      maxReceiveCount: random.pick([3, 5, ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount]),
+      maxReceiveCount: maxReceives + ORDERED_LANE_REDRIVE_MARGIN,
       staleHandleEffectRate: plan.staleHandleEffectRate,
     },
     retry: {
@@ -388,6 +414,7 @@ function messageLaneConfig(settings: ScheduleSettings, lane: MessageLaneSettings
     ordered: true,
     retryBaseDelaySeconds: lane.retry.retryBaseDelaySeconds,
     retryMaxDelaySeconds: lane.retry.retryMaxDelaySeconds,
+    laneDeadLetters: { queueUrl: MESSAGE_DEAD_LETTER_QUEUE_URL, maxReceives: lane.maxReceives },
   };
 }
 

@@ -4,6 +4,8 @@
  * SQS, the answer coming back). It serves what the consumer sends:
  *
  * - SendMessageBatch to the dead-letter queue (quarantined bodies), kept in `quarantined`;
+ * - SendMessageBatch to the message lane's FIFO DLQ (records the ordered consumer gives up on, on their last
+ *   receive), kept in `laneDeadLettered`: which queue message, and when;
  * - ChangeMessageVisibilityBatch on the delivery queue or the FIFO message queue (bringing a record back when a
  *   lease ends, after a backoff, behind a failure of its conversation, for a burst), applied to the queue
  *   model, a superseded receipt handle taking effect or not as the queue decides.
@@ -27,8 +29,10 @@ import type { Trace } from './trace.ts';
 
 export const DELIVERY_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/deliveries';
 export const DEAD_LETTER_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/deliveries-dlq';
-/** The message lane's FIFO queue. */
+/** The message lane's FIFO queue and its FIFO DLQ. */
 export const MESSAGE_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/messages.fifo';
+export const MESSAGE_DEAD_LETTER_QUEUE_URL =
+  'https://sqs.us-east-1.amazonaws.com/000000000000/messages-dlq.fifo';
 
 export interface SqsLinkOptions {
   readonly scheduler: Scheduler;
@@ -49,8 +53,17 @@ export interface QuarantinedMessage {
 
 type Output = Record<string, unknown>;
 
+/** A record the message lane's consumer moved to its DLQ itself. */
+export interface LaneDeadLetter {
+  /** The queue message's id (the consumer sends it as the deduplication id). */
+  readonly messageId: string;
+  readonly groupId: string | undefined;
+  readonly at: number;
+}
+
 export class SqsLink {
   readonly quarantined: QuarantinedMessage[] = [];
+  readonly laneDeadLettered: LaneDeadLetter[] = [];
   readonly #options: SqsLinkOptions;
 
   constructor(options: SqsLinkOptions) {
@@ -111,9 +124,21 @@ export class SqsLink {
   }
 
   #apply(commandName: string, input: Output): Output {
-    if (commandName === 'SendMessageBatchCommand' && input.QueueUrl === DEAD_LETTER_QUEUE_URL) {
+    const toLaneDlq = input.QueueUrl === MESSAGE_DEAD_LETTER_QUEUE_URL;
+    if (
+      commandName === 'SendMessageBatchCommand' &&
+      (input.QueueUrl === DEAD_LETTER_QUEUE_URL || toLaneDlq)
+    ) {
       const entries = input.Entries as SendMessageBatchRequestEntry[];
       for (const entry of entries) {
+        if (toLaneDlq) {
+          this.laneDeadLettered.push({
+            messageId: entry.MessageDeduplicationId ?? '?',
+            groupId: entry.MessageGroupId,
+            at: this.#options.scheduler.now,
+          });
+          continue;
+        }
         this.quarantined.push({
           body: entry.MessageBody ?? '',
           reason: entry.MessageAttributes?.reason?.StringValue,
