@@ -104,7 +104,8 @@ function sentAtOf(record: QueueRecord): number | undefined {
 /** What running the groups needs of the batch: {@link ConsumerBatch.runTurn}, `moveAside`, `holdBehind`. */
 export interface TurnRunner {
   runTurn(records: readonly QueueRecord[]): Promise<TurnOutcome>;
-  moveAside(failed: readonly QueueRecord[]): Promise<boolean>;
+  /** Moves the failed records on their last receive aside; returns those still failed. */
+  moveAside(failed: readonly QueueRecord[]): Promise<readonly QueueRecord[]>;
   holdBehind(record: QueueRecord, blocker: QueueRecord): Promise<void>;
 }
 
@@ -127,14 +128,14 @@ export async function runInConversationOrder(
         const turn = pending.shift() as QueueRecord[];
         const { done, failed } = await runner.runTurn(turn);
         if (done === turn.length) continue;
-        const failedRecords = turn.slice(done, done + failed);
         const rest = turn.slice(done + failed);
-        if (await runner.moveAside(failedRecords)) {
+        const stillFailed = await runner.moveAside(turn.slice(done, done + failed));
+        const [blocker] = stillFailed;
+        if (blocker === undefined) {
           if (rest.length > 0) pending.unshift(rest);
           continue;
         }
-        const blocker = failedRecords[0] as QueueRecord;
-        for (const record of failedRecords) failedIds.push(record.messageId);
+        for (const record of stillFailed) failedIds.push(record.messageId);
         for (const record of [...rest, ...pending.flat()]) {
           await runner.holdBehind(record, blocker);
           failedIds.push(record.messageId);

@@ -392,36 +392,37 @@ export class ConsumerBatch {
   }
 
   /**
-   * On an ordered lane, moves `failed` (records that just failed together) to the dead-letter queue when the
-   * first of them was on its last receive, so that its conversation goes on now: the records behind it were
-   * received with it every time, and SQS redrive would soon take them too. Returns whether they were moved;
-   * a moved record is reported as done (the queue deletes it) and counted in `RecordsDeadLettered`.
+   * On an ordered lane, moves those of `failed` (records that just failed together, oldest first) that were on
+   * their last receive to the dead-letter queue, so that their conversation does not wait on them any longer:
+   * the records behind them were received with them every time, and SQS redrive would soon take those too. A
+   * record of the same turn with receives left is not moved: it comes back. Returns the records still failed
+   * (none: the conversation goes on now); a moved record is reported as done (the queue deletes it) and
+   * counted in `RecordsDeadLettered`.
    */
-  async moveAside(failed: readonly QueueRecord[]): Promise<boolean> {
+  async moveAside(failed: readonly QueueRecord[]): Promise<readonly QueueRecord[]> {
     const deadLetters = this.#options.deadLetters;
-    const [first] = failed;
-    if (deadLetters === undefined || first === undefined) return false;
-    const receiveCount = receiveCountOf(first.attributes);
-    if (receiveCount < deadLetters.maxReceives) return false;
+    if (deadLetters === undefined) return failed;
+    const spent = failed.filter((record) => receiveCountOf(record.attributes) >= deadLetters.maxReceives);
+    if (spent.length === 0) return failed;
     try {
-      await deadLetters.move(failed);
+      await deadLetters.move(spent);
     } catch (error) {
       this.#logger.error('Moving a failed record to the dead-letter queue failed; it stays in its lane', {
-        records: failed.length,
+        records: spent.length,
         ...describeError(error),
       });
-      return false;
+      return failed;
     }
-    for (const record of failed) {
+    for (const record of spent) {
       this.#failed.delete(record.messageId);
       this.#redeliveries.delete(record.messageId);
     }
-    this.tally.count(ConsumerMetric.RecordsDeadLettered, failed.length);
+    this.tally.count(ConsumerMetric.RecordsDeadLettered, spent.length);
     this.#logger.warn('Record dead-lettered on its last receive; its conversation moves on', {
-      messageIds: failed.map(({ messageId }) => messageId),
-      receiveCount,
+      messageIds: spent.map(({ messageId }) => messageId),
+      receiveCounts: spent.map(({ attributes }) => receiveCountOf(attributes)),
     });
-    return true;
+    return failed.filter((record) => !spent.includes(record));
   }
 
   /**

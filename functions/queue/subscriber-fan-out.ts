@@ -4,6 +4,8 @@
  * routes name, the queues in parallel; on an ordered lane with its FIFO ids. Knows nothing about WhatsApp or
  * fields: the receiver decides the parts and which queue gets which.
  */
+
+import { ConversationSendOrder } from './conversation-send-order.ts';
 import type {
   DeliveryMeta,
   DeliveryPart,
@@ -32,6 +34,7 @@ const MAX_CONVERSATION_ATTRIBUTE_LENGTH = 128;
 export class SubscriberFanOut implements FanOutPort {
   readonly maximumBodyBytes: number;
   readonly #sender: SqsBatchSender;
+  readonly #order = new ConversationSendOrder();
 
   constructor(options: SqsBatchSenderOptions) {
     this.#sender = new SqsBatchSender(options);
@@ -64,7 +67,10 @@ export class SubscriberFanOut implements FanOutPort {
         const routed = route.parts.map((index) =>
           route.ordered === true ? fifoMessage(index) : (standard[index] as OutgoingMessage),
         );
-        return this.#sender.sendAll(route.queueUrl, 'delivery', routed, meta);
+        const send = () => this.#sender.sendAll(route.queueUrl, 'delivery', routed, meta);
+        if (route.ordered !== true) return send();
+        const conversations = route.parts.map((index) => parts[index]?.conversationId ?? '-');
+        return this.#order.run(route.queueUrl, conversations, send);
       }),
     );
     const rejected: RejectedPart[] = [];

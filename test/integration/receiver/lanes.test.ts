@@ -155,6 +155,19 @@ describe('the receiver on the SQS emulator, with an ordered message lane', () =>
     expect(await depth(quarantineQueueUrl)).toBe(0);
   });
 
+  it('stores deliveries of one conversation that arrive together in the order they arrived', async () => {
+    const { post, messageQueueUrl } = await laneReceiver();
+    // Ten: one receive hands out at most ten messages of a group, which then stays locked while they are in flight.
+    const ids = Array.from({ length: 10 }, (_, index) => `wamid.burst${index}`);
+    // Started one after the other without waiting: their SendMessageBatch calls overlap.
+    const answers = await Promise.all(ids.map((id) => post(envelope([messagesChange([aliceSays(id)])]))));
+    expect(answers).toEqual(ids.map(() => 200));
+    const received = await drain(messageQueueUrl, ids.length);
+    expect(received.flatMap((message) => keysOfEnvelope(message.Body ?? ''))).toEqual(
+      ids.map((id) => `msg:${id}`),
+    );
+  });
+
   it('absorbs a repeat of the same delivery within 5 minutes: as many messages as distinct parts', async () => {
     const { post, messageQueueUrl } = await laneReceiver();
     const body = envelope([messagesChange([aliceSays('wamid.r1'), bob, aliceSays('wamid.r2')])]);

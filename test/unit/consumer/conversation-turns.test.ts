@@ -88,7 +88,7 @@ describe('runInConversationOrder', () => {
         log.push(`end ${only.messageId}`);
         return failing.has(only.messageId) ? { done: 0, failed: 1 } : { done: 1, failed: 0 };
       },
-      moveAside: async () => false,
+      moveAside: async (records) => records,
       async holdBehind(record, blocker) {
         held.push([record.messageId, blocker.messageId]);
       },
@@ -122,7 +122,7 @@ describe('runInConversationOrder', () => {
       },
       async moveAside(records) {
         moved.push(...records.map(({ messageId }) => messageId));
-        return true;
+        return [];
       },
       holdBehind: async () => {
         throw new Error('nothing is held behind a record moved aside');
@@ -131,5 +131,25 @@ describe('runInConversationOrder', () => {
     expect(failed).toEqual([]);
     expect(moved).toEqual(['a2']);
     expect(ran).toEqual(['a1+a2+a3', 'a3']);
+  });
+
+  it('holds the group behind a record of the failed turn that still had receives left', async () => {
+    const held: [string, string][] = [];
+    const plan = planTurns([record('a1', 'A', T0), record('a2', 'A', T0), record('a3', 'A', T0)], {
+      burstWindowMs: 0,
+      handlesTurns: true,
+      now: T0,
+    });
+    const failed = await runInConversationOrder(plan.groups, {
+      // The turn handler threw: a1 and a2 failed together; a3 came after the record that failed on its own.
+      runTurn: async () => ({ done: 0, failed: 2 }),
+      // a1 was on its last receive, a2 was not.
+      moveAside: async (records) => records.filter(({ messageId }) => messageId !== 'a1'),
+      async holdBehind(record, blocker) {
+        held.push([record.messageId, blocker.messageId]);
+      },
+    });
+    expect(failed.sort()).toEqual(['a2', 'a3']);
+    expect(held).toEqual([['a3', 'a2']]);
   });
 });
