@@ -3,6 +3,7 @@
  * `UsageError` line (exit 2) before anything is read or changed.
  */
 import { parseArgs } from 'node:util';
+import { LANES, type LaneName } from '../contract/lanes.ts';
 import { DEFAULT_PORT } from '../local/stack/local-config.ts';
 import { UsageError } from './errors.ts';
 import { eventKeyShape } from './inspect/event-key-shape.ts';
@@ -12,17 +13,18 @@ export const OPS_USAGE = `usage: npm run ops -- [--local URL | --stack NAME] [--
 Target: the local stack (default; --local URL, default http://localhost:$PORT or :${DEFAULT_PORT}), or a deployed
 stack (--stack NAME, with the standard AWS credentials and region).
 --subscriber NAME picks the subscriber (needed when the stack has several, for key, keys, forget, pause,
-resume and dlq). --json prints JSON instead of text. Progress of long operations goes to stderr.
+resume and dlq). --lane message|status picks one of its lanes for pause, resume and dlq (default: both).
+--json prints JSON instead of text. Progress of long operations goes to stderr.
 
 Commands:
   key EVENT_KEY                 the claim of one event (and, for st: keys, the status ledger)
   keys --file BODY.json         the same for every event of a webhook body
   forget EVENT_KEY --yes        delete a done claim, so that the next delivery runs the effect again
                                 (a claim in flight only with --force)
-  pause | resume                stop / restart the subscriber's consumer (event source mapping)
-  dlq stats                     message counts of the subscriber's DLQ and delivery queue
-  dlq peek [-n N]               the N newest DLQ records (default 10) with receive count, age, event claims
-  dlq redrive [--max N]         move failed records back to the delivery queue (all, or at most N)
+  pause | resume                stop / restart the subscriber's lane consumers (event source mappings)
+  dlq stats                     message counts of each lane's DLQ and queue
+  dlq peek [-n N]               the N newest DLQ records (default 10) with lane, receives, age, event claims
+  dlq redrive [--max N]         move failed records back to their lane's queue (all, or at most N)
   quarantine list               the quarantined bodies: id, reason, size, events
   quarantine show ID            one quarantined body, decoded (chunks reassembled)
   quarantine requeue ID|--all   send quarantined bodies through the receiver again (after a fix)`;
@@ -37,11 +39,11 @@ export type OpsCommand =
   | { readonly name: 'key'; readonly key: string }
   | { readonly name: 'keys'; readonly file: string }
   | { readonly name: 'forget'; readonly key: string; readonly force: boolean }
-  | { readonly name: 'pause' }
-  | { readonly name: 'resume' }
-  | { readonly name: 'dlq-stats' }
-  | { readonly name: 'dlq-peek'; readonly limit: number }
-  | { readonly name: 'dlq-redrive'; readonly max: number | undefined }
+  | { readonly name: 'pause'; readonly lane: LaneName | undefined }
+  | { readonly name: 'resume'; readonly lane: LaneName | undefined }
+  | { readonly name: 'dlq-stats'; readonly lane: LaneName | undefined }
+  | { readonly name: 'dlq-peek'; readonly lane: LaneName | undefined; readonly limit: number }
+  | { readonly name: 'dlq-redrive'; readonly lane: LaneName | undefined; readonly max: number | undefined }
   | { readonly name: 'quarantine-list' }
   | { readonly name: 'quarantine-show'; readonly id: string }
   | { readonly name: 'quarantine-requeue'; readonly id: string | undefined };
@@ -60,11 +62,11 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   key: [],
   keys: ['file'],
   forget: ['yes', 'force'],
-  pause: [],
-  resume: [],
-  'dlq stats': [],
-  'dlq peek': ['limit'],
-  'dlq redrive': ['max'],
+  pause: ['lane'],
+  resume: ['lane'],
+  'dlq stats': ['lane'],
+  'dlq peek': ['lane', 'limit'],
+  'dlq redrive': ['lane', 'max'],
   'quarantine list': [],
   'quarantine show': [],
   'quarantine requeue': ['all'],
@@ -147,6 +149,7 @@ function parse(args: readonly string[]) {
       force: { type: 'boolean' },
       limit: { type: 'string', short: 'n' },
       max: { type: 'string' },
+      lane: { type: 'string' },
       all: { type: 'boolean' },
     },
   });
@@ -185,20 +188,22 @@ function command(name: string, operands: readonly string[], values: Values): Ops
     case 'pause':
     case 'resume':
       expect(0, '');
-      return { name };
+      return { name, lane: lane(values.lane) };
     case 'dlq stats':
       expect(0, '');
-      return { name: 'dlq-stats' };
+      return { name: 'dlq-stats', lane: lane(values.lane) };
     case 'dlq peek':
       expect(0, '');
       return {
         name: 'dlq-peek',
+        lane: lane(values.lane),
         limit: values.limit === undefined ? DEFAULT_PEEK_LIMIT : positiveInteger('-n', values.limit),
       };
     case 'dlq redrive':
       expect(0, '');
       return {
         name: 'dlq-redrive',
+        lane: lane(values.lane),
         max: values.max === undefined ? undefined : positiveInteger('--max', values.max),
       };
     case 'quarantine list':
@@ -232,6 +237,14 @@ function localUrl(given: string | undefined, env: NodeJS.ProcessEnv): string {
     throw new UsageError(`--local needs an http(s) URL, got "${raw}"`);
   }
   return url.origin;
+}
+
+function lane(raw: string | undefined): LaneName | undefined {
+  if (raw === undefined) return undefined;
+  if (!(LANES as readonly string[]).includes(raw)) {
+    throw new UsageError(`--lane needs ${LANES.join(' or ')}, got "${raw}"`);
+  }
+  return raw as LaneName;
 }
 
 function positiveInteger(option: string, raw: string): number {

@@ -73,15 +73,15 @@ function run(context: CommandContext, command: OpsCommand): Promise<void> {
     case 'forget':
       return forgetCommand(context, command.key, command.force);
     case 'pause':
-      return switchConsumerCommand(context, false);
+      return switchConsumerCommand(context, command.lane, false);
     case 'resume':
-      return switchConsumerCommand(context, true);
+      return switchConsumerCommand(context, command.lane, true);
     case 'dlq-stats':
-      return dlqStatsCommand(context);
+      return dlqStatsCommand(context, command.lane);
     case 'dlq-peek':
-      return dlqPeekCommand(context, command.limit);
+      return dlqPeekCommand(context, command.lane, command.limit);
     case 'dlq-redrive':
-      return dlqRedriveCommand(context, command.max);
+      return dlqRedriveCommand(context, command.lane, command.max);
     case 'quarantine-list':
       return quarantineListCommand(context);
     case 'quarantine-show':

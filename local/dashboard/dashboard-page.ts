@@ -5,7 +5,8 @@
  * and the lanes table each subscriber's lanes (contract/lanes.ts): how long records waited before their
  * handler (p50, p99 of the consumers' `EventWaitTime` over the last minute) and the oldest message's age.
  * Two operator panels show what `npm run ops` shows: an event key's claim per subscriber (`/local/key`), and
- * the DLQs and the quarantine queue with their newest records (`/local/dead-letters`, polled with the stats).
+ * each lane's DLQ (status, and message when a subscriber has one) and the quarantine queue with their newest
+ * records (`/local/dead-letters`, polled with the stats).
  */
 import { CLAIM_STATUS_TEXT } from '../../ops/inspect/claim-view.ts';
 
@@ -91,7 +92,7 @@ export function dashboardHtml(): string {
   <div class="card" id="dead-letters-card"><h2>Dead letters and quarantine</h2>
     <table><thead><tr><th>queue</th><th>waiting</th><th>being read</th></tr></thead><tbody id="dead-letter-counts"></tbody></table>
     <h3>Newest failed records</h3>
-    <table><thead><tr><th>subscriber</th><th>age</th><th>receives</th><th>failure</th><th>not done</th></tr></thead><tbody id="dead-letters"></tbody></table>
+    <table><thead><tr><th>subscriber</th><th>lane</th><th>age</th><th>receives</th><th>moved by</th><th>failure</th><th>not done</th></tr></thead><tbody id="dead-letters"></tbody></table>
     <div class="empty" id="dead-letters-empty">No failed record in any DLQ.</div>
     <h3>Newest quarantined bodies</h3>
     <table><thead><tr><th>age</th><th>reason</th><th>size</th><th>chunks</th><th>reads as</th><th>id</th></tr></thead><tbody id="quarantined"></tbody></table>
@@ -413,19 +414,26 @@ function renderDeadLetters(view) {
     return row;
   };
   document.getElementById('dead-letter-counts').replaceChildren(
-    ...view.subscribers.map((s) => countRow('DLQ of ' + s.subscriber, s.subscriber, s.counts)),
+    ...view.subscribers.map((s) => countRow(
+      'DLQ of ' + s.subscriber + ', ' + s.lane + ' lane' + (s.ordered ? ' (FIFO)' : ''),
+      s.subscriber + '/' + s.lane,
+      s.counts,
+    )),
     countRow('quarantine', 'quarantine', view.quarantine.counts),
   );
   const records = view.subscribers.flatMap((s) => s.newest.map((record) => ({ subscriber: s.subscriber, record })));
   document.getElementById('dead-letters').replaceChildren(...records.map(({ subscriber, record }) => cellsRow(
     [
       subscriber,
+      record.lane,
       ageOf(record.sentAt),
       record.receiveCount === undefined ? '?' : record.receiveCount,
+      // The ordered lane's consumer moves a record failing its last receive itself, so its chat goes on.
+      record.deadLetteredBy === 'consumer' ? 'consumer' : record.deadLetteredBy === 'sqs' ? 'SQS redrive' : '?',
       record.failure.join('; '),
       record.pendingKeys.slice(0, 3).join(', ') + (record.pendingKeys.length > 3 ? ', … (' + record.pendingKeys.length + ')' : ''),
     ],
-    ['subscriber', '', 'number', 'failure', 'key'],
+    ['subscriber', 'lane', '', 'number', 'moved-by', 'failure', 'key'],
   )));
   document.getElementById('dead-letters-empty').style.display = records.length ? 'none' : '';
   const bodies = view.quarantine.newest;

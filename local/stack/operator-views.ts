@@ -1,7 +1,7 @@
 /**
  * What the dashboard shows of `npm run ops`, computed by the ops modules themselves against the local
- * stack's own clients: an event key's claim and ledger entry per subscriber (`ops key --json`), and each
- * subscriber's DLQ with its newest records (`ops dlq stats | peek`) beside the quarantine queue's bodies
+ * stack's own clients: an event key's claim and ledger entry per subscriber (`ops key --json`), and the
+ * DLQ of each subscriber's lanes with its newest records (`ops dlq stats | peek`) beside the quarantine queue's bodies
  * (`ops quarantine list`: reason, size, chunks, never the content).
  *
  * Reading a queue's newest messages hides them from other readers while the scan runs (then releases
@@ -10,6 +10,7 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { LaneName } from '../../contract/lanes.ts';
 import { type QueueCounts, QueueMessages } from '../../ops/adapters/queue-messages.ts';
 import type { CommandContext } from '../../ops/commands/command-context.ts';
 import { type PeekedRecord, peekDeadLetters } from '../../ops/commands/dlq.ts';
@@ -20,7 +21,7 @@ import { type KeyState, lookUpKeys } from '../../ops/inspect/key-lookup.ts';
 import { Output } from '../../ops/output.ts';
 import type { BodySummary } from '../../ops/quarantine/quarantined-bodies.ts';
 import { subscriberTargets } from '../../ops/target/local-target.ts';
-import type { OpsTarget, SubscriberTarget } from '../../ops/target/ops-target.ts';
+import type { LaneTarget, OpsTarget, SubscriberTarget } from '../../ops/target/ops-target.ts';
 import { totalMessages } from '../queue-counts.ts';
 import type { ConsumerPoller, LocalInfo } from './local-server.ts';
 
@@ -46,8 +47,12 @@ export interface LocalKeyLookup {
   readonly subscribers: readonly SubscriberKeyView[];
 }
 
+/** One lane's DLQ: a subscriber has one per lane (status, and message when it wants `messages`). */
 export interface SubscriberDeadLetters {
   readonly subscriber: string;
+  readonly lane: LaneName;
+  /** A FIFO DLQ, whose records the consumer may have moved itself (`deadLetteredBy: 'consumer'`). */
+  readonly ordered: boolean;
   /** `visible`: waiting; `inFlight`: being read (by a redrive, a peek). */
   readonly counts: QueueCounts;
   /** Records read by the last scan. */
@@ -96,13 +101,24 @@ export function createOperatorViews(options: OperatorViewsOptions): OperatorView
   const queues = new QueueMessages(target.sqs);
   const scans = new ScanCache(clock);
 
-  async function subscriberDeadLetters(subscriber: SubscriberTarget): Promise<SubscriberDeadLetters> {
-    await scans.settled(subscriber.deadLetterQueueUrl);
-    const counts = await queues.counts(subscriber.deadLetterQueueUrl);
-    const peek = await scans.read(subscriber.deadLetterQueueUrl, counts, { scanned: 0, records: [] }, () =>
-      peekDeadLetters(context, subscriber, NEWEST_SHOWN),
+  async function laneDeadLetters(
+    subscriber: SubscriberTarget,
+    lane: LaneTarget,
+  ): Promise<SubscriberDeadLetters> {
+    const url = lane.deadLetterQueueUrl;
+    await scans.settled(url);
+    const counts = await queues.counts(url);
+    const peek = await scans.read(url, counts, { scanned: 0, records: [] }, () =>
+      peekDeadLetters(context, subscriber, lane, NEWEST_SHOWN),
     );
-    return { subscriber: subscriber.name, counts, scanned: peek.scanned, newest: peek.records };
+    return {
+      subscriber: subscriber.name,
+      lane: lane.lane,
+      ordered: lane.ordered,
+      counts,
+      scanned: peek.scanned,
+      newest: peek.records,
+    };
   }
 
   async function quarantine(): Promise<QuarantineView> {
@@ -132,7 +148,11 @@ export function createOperatorViews(options: OperatorViewsOptions): OperatorView
     },
     async deadLetters() {
       const [subscribers, quarantined] = await Promise.all([
-        Promise.all(target.subscribers.map(subscriberDeadLetters)),
+        Promise.all(
+          target.subscribers.flatMap((subscriber) =>
+            subscriber.lanes.map((lane) => laneDeadLetters(subscriber, lane)),
+          ),
+        ),
         quarantine(),
       ]);
       return { subscribers, quarantine: quarantined };
@@ -164,8 +184,10 @@ export function inProcessTarget(parts: LocalTargetParts): OpsTarget {
     subscribers: subscriberTargets(parts.info),
     sqs: parts.sqs,
     documentClient: parts.documentClient,
+    // The local poller switches both lanes of a subscriber together.
     consumerSwitch: {
-      async setEnabled(subscriber, enabled) {
+      perLane: false,
+      async setEnabled(subscriber, _lane, enabled) {
         const found = poller(subscriber);
         if (enabled) found.resume();
         else found.pause();

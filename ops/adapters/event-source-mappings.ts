@@ -1,42 +1,41 @@
 /**
- * The consumer's Lambda event source mapping (AWS): disabling it stops the polling of the subscriber's
- * queue, so deliveries wait there (for the queue's retention) instead of failing towards the DLQ; enabling
- * it resumes. Invocations already running finish.
+ * A lane consumer's Lambda event source mapping (AWS): disabling it stops the polling of the lane's queue,
+ * so deliveries wait there (for the queue's retention) instead of failing towards the DLQ; enabling it
+ * resumes. Invocations already running finish. Each lane has its own mapping (stack outputs).
  */
 import {
   GetEventSourceMappingCommand,
   type LambdaClient,
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
-import type { ConsumerState, ConsumerSwitch } from '../target/ops-target.ts';
+import type { ConsumerState, ConsumerSwitch, LaneTarget } from '../target/ops-target.ts';
 
 export class EventSourceMappings implements ConsumerSwitch {
+  readonly perLane = true;
   readonly #lambda: LambdaClient;
-  /** Subscriber name → event source mapping UUID (from the stack outputs). */
-  readonly #mappingIds: ReadonlyMap<string, string>;
 
-  constructor(lambda: LambdaClient, mappingIds: ReadonlyMap<string, string>) {
+  constructor(lambda: LambdaClient) {
     this.#lambda = lambda;
-    this.#mappingIds = mappingIds;
   }
 
-  async setEnabled(subscriber: string, enabled: boolean): Promise<ConsumerState> {
+  async setEnabled(subscriber: string, lane: LaneTarget, enabled: boolean): Promise<ConsumerState> {
     const { State } = await this.#lambda.send(
-      new UpdateEventSourceMappingCommand({ UUID: this.#uuid(subscriber), Enabled: enabled }),
+      new UpdateEventSourceMappingCommand({ UUID: uuid(subscriber, lane), Enabled: enabled }),
     );
     return State ?? 'Unknown';
   }
 
-  async state(subscriber: string): Promise<ConsumerState> {
+  async state(subscriber: string, lane: LaneTarget): Promise<ConsumerState> {
     const { State } = await this.#lambda.send(
-      new GetEventSourceMappingCommand({ UUID: this.#uuid(subscriber) }),
+      new GetEventSourceMappingCommand({ UUID: uuid(subscriber, lane) }),
     );
     return State ?? 'Unknown';
   }
+}
 
-  #uuid(subscriber: string): string {
-    const uuid = this.#mappingIds.get(subscriber);
-    if (uuid === undefined) throw new Error(`No event source mapping is known for subscriber ${subscriber}.`);
-    return uuid;
+function uuid(subscriber: string, lane: LaneTarget): string {
+  if (lane.eventSourceMappingId === undefined) {
+    throw new Error(`No event source mapping is known for the ${lane.lane} lane of ${subscriber}.`);
   }
+  return lane.eventSourceMappingId;
 }

@@ -1,11 +1,12 @@
 /**
  * The local stack's HTTP endpoints that ops uses: `/local/info` (its table, queues, subscribers and
  * emulator endpoints) and each subscriber's poller switch, which answers with the words of Lambda's event
- * source mapping states (`Enabled`, `Disabling`, `Disabled`, `Enabling`).
+ * source mapping states (`Enabled`, `Disabling`, `Disabled`, `Enabling`). The switch turns both lanes of a
+ * subscriber together (`Disabling` while they differ), so every lane reports the subscriber's state.
  */
 import type { LocalInfo } from '../../local/stack/local-server.ts';
 import { OpsError } from '../errors.ts';
-import type { ConsumerState, ConsumerSwitch } from '../target/ops-target.ts';
+import type { ConsumerState, ConsumerSwitch, LaneTarget } from '../target/ops-target.ts';
 
 /** `/local/info` as the stack serves it: the fields of `LocalInfo` and the effective settings beside them. */
 export type LocalStackInfo = LocalInfo & {
@@ -16,6 +17,7 @@ export type LocalStackInfo = LocalInfo & {
 const REQUEST_TIMEOUT_MS = 10_000;
 
 export class LocalStackApi implements ConsumerSwitch {
+  readonly perLane = false;
   readonly url: string;
 
   constructor(url: string) {
@@ -26,12 +28,12 @@ export class LocalStackApi implements ConsumerSwitch {
     return this.#json('GET', '/local/info');
   }
 
-  async setEnabled(subscriber: string, enabled: boolean): Promise<ConsumerState> {
+  async setEnabled(subscriber: string, _lane: LaneTarget, enabled: boolean): Promise<ConsumerState> {
     const path = `/local/subscribers/${encodeURIComponent(subscriber)}/${enabled ? 'resume' : 'pause'}`;
     return (await this.#json<{ state: ConsumerState }>('POST', path)).state;
   }
 
-  async state(subscriber: string): Promise<ConsumerState> {
+  async state(subscriber: string, _lane?: LaneTarget): Promise<ConsumerState> {
     const path = `/local/subscribers/${encodeURIComponent(subscriber)}/consumer`;
     return (await this.#json<{ state: ConsumerState }>('GET', path)).state;
   }

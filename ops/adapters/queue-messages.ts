@@ -29,12 +29,19 @@ export interface QueuedMessage {
   readonly sentAt: number | undefined;
   /** `ApproximateReceiveCount`, the receive that read it here included. */
   readonly receiveCount: number | undefined;
-  /** For a DLQ message: the queue it came from. */
+  /** For a DLQ message SQS redrive moved: the queue it came from. */
   readonly sourceQueueArn: string | undefined;
+  /** A FIFO queue's message: its group (on a message lane, the conversation: never printed). */
+  readonly messageGroupId: string | undefined;
 }
 
-/** A message to send: its body and attributes, as read from another queue. */
-export type MessageCopy = Pick<QueuedMessage, 'body' | 'attributes'>;
+/**
+ * A message to send: its body and attributes, as read from another queue, and for a FIFO queue its group
+ * and deduplication id.
+ */
+export type MessageCopy = Pick<QueuedMessage, 'body' | 'attributes'> & {
+  readonly fifo?: { readonly groupId: string; readonly deduplicationId: string };
+};
 
 export interface ScanOptions {
   /** Stop after this many messages. */
@@ -143,6 +150,7 @@ export class QueueMessages {
             Id: String(index),
             MessageBody: copies[index]?.body,
             MessageAttributes: { ...copies[index]?.attributes },
+            ...fifoFields(copies[index]),
           })),
         }),
       );
@@ -185,7 +193,14 @@ function toQueuedMessage(message: Message): QueuedMessage {
     sentAt: numberOrUndefined(system.SentTimestamp),
     receiveCount: numberOrUndefined(system.ApproximateReceiveCount),
     sourceQueueArn: system.DeadLetterQueueSourceArn,
+    messageGroupId: system.MessageGroupId,
   };
+}
+
+function fifoFields(copy: MessageCopy | undefined) {
+  return copy?.fifo === undefined
+    ? {}
+    : { MessageGroupId: copy.fifo.groupId, MessageDeduplicationId: copy.fifo.deduplicationId };
 }
 
 /** Only what SendMessage takes back (SQS refuses the list value fields some answers carry). */

@@ -1,40 +1,79 @@
 /**
- * `pause` / `resume`: turns the subscriber's consumer off and on (its event source mapping on AWS, its
- * poller locally) and waits until the change has taken effect. While paused, deliveries wait in the
- * subscriber's queue instead of failing towards its DLQ; the other subscribers go on.
+ * `pause` / `resume [--lane message|status]`: turns the subscriber's lane consumers off and on (each lane's
+ * event source mapping on AWS, the subscriber's poller locally, which switches both lanes together) and
+ * waits until the change has taken effect. While paused, deliveries wait in the lane's queue instead of
+ * failing towards its DLQ; the other lane (with --lane) and the other subscribers go on.
  */
 
-import { totalMessages } from '../../local/queue-counts.ts';
+import type { LaneName } from '../../contract/lanes.ts';
+import { type QueueCounts, totalMessages } from '../../local/queue-counts.ts';
 import { QueueMessages } from '../adapters/queue-messages.ts';
-import { OpsError } from '../errors.ts';
+import { OpsError, UsageError } from '../errors.ts';
+import type { ConsumerState, LaneTarget } from '../target/ops-target.ts';
+import { selectLanes } from '../target/select-subscriber.ts';
 import type { CommandContext } from './command-context.ts';
 
 /** Lambda usually applies a change within seconds, sometimes a minute or two. */
 export const SETTLE_TIMEOUT_MS = 300_000;
 export const SETTLE_POLL_MS = 2_000;
 
-export async function switchConsumerCommand(context: CommandContext, enabled: boolean): Promise<void> {
+interface LaneSwitched {
+  readonly lane: LaneName;
+  readonly state: ConsumerState;
+  readonly queue: QueueCounts;
+}
+
+export async function switchConsumerCommand(
+  context: CommandContext,
+  requested: LaneName | undefined,
+  enabled: boolean,
+): Promise<void> {
   const subscriber = context.subscriber();
   const { consumerSwitch } = context.target;
-  const goal = enabled ? 'Enabled' : 'Disabled';
+  const lanes = selectLanes(subscriber, requested);
   const action = enabled ? 'resume' : 'pause';
-  const startedAt = context.clock();
-  let state = await consumerSwitch.setEnabled(subscriber.name, enabled);
-  while (state !== goal) {
-    if (context.clock() - startedAt > SETTLE_TIMEOUT_MS) {
-      throw new OpsError(
-        `the consumer of ${subscriber.name} is still ${state} after ${SETTLE_TIMEOUT_MS / 1000} s; run ${action} again to check`,
-      );
-    }
-    context.output.progress(`${subscriber.name}: ${state}…`);
-    await context.sleep(SETTLE_POLL_MS);
-    state = await consumerSwitch.state(subscriber.name);
+  if (requested !== undefined && !consumerSwitch.perLane && subscriber.lanes.length > 1) {
+    throw new UsageError(
+      `${context.target.description} switches both lanes of a subscriber together: ${action} without --lane`,
+    );
   }
-  const backlog = await new QueueMessages(context.target.sqs).counts(subscriber.deliveryQueueUrl);
-  context.output.record(action, { subscriber: subscriber.name, state, target: context.target.description });
-  context.output.result({ subscriber: subscriber.name, state, deliveryQueue: backlog }, [
-    enabled
-      ? `consumer of ${subscriber.name} resumed (${state}): ${totalMessages(backlog)} deliveries in its queue`
-      : `consumer of ${subscriber.name} paused (${state}): deliveries wait in its queue (${backlog.visible} waiting, ${backlog.inFlight} in flight); undo with the resume command`,
+  const goal = enabled ? 'Enabled' : 'Disabled';
+  const startedAt = context.clock();
+  // A switch shared by the lanes is turned once; each lane is then waited for and reported.
+  const turned = consumerSwitch.perLane ? lanes : lanes.slice(0, 1);
+  const states = new Map<LaneTarget, ConsumerState>();
+  for (const lane of turned)
+    states.set(lane, await consumerSwitch.setEnabled(subscriber.name, lane, enabled));
+  const switched: LaneSwitched[] = [];
+  for (const lane of lanes) {
+    let state = states.get(lane) ?? (await consumerSwitch.state(subscriber.name, lane));
+    while (state !== goal) {
+      if (context.clock() - startedAt > SETTLE_TIMEOUT_MS) {
+        throw new OpsError(
+          `the ${lane.lane} lane consumer of ${subscriber.name} is still ${state} after ${SETTLE_TIMEOUT_MS / 1000} s; run ${action} again to check`,
+        );
+      }
+      context.output.progress(`${subscriber.name} ${lane.lane} lane: ${state}…`);
+      await context.sleep(SETTLE_POLL_MS);
+      state = await consumerSwitch.state(subscriber.name, lane);
+    }
+    switched.push({
+      lane: lane.lane,
+      state,
+      queue: await new QueueMessages(context.target.sqs).counts(lane.queueUrl),
+    });
+  }
+  context.output.record(action, {
+    subscriber: subscriber.name,
+    lanes: switched.map(({ lane, state }) => ({ lane, state })),
+    target: context.target.description,
+  });
+  context.output.result({ subscriber: subscriber.name, lanes: switched }, [
+    ...switched.map(({ lane, state, queue }) =>
+      enabled
+        ? `${lane} lane of ${subscriber.name} resumed (${state}): ${totalMessages(queue)} deliveries in its queue`
+        : `${lane} lane of ${subscriber.name} paused (${state}): deliveries wait in its queue (${queue.visible} waiting, ${queue.inFlight} in flight)`,
+    ),
+    ...(enabled ? [] : ['undo with the resume command']),
   ]);
 }

@@ -15,6 +15,7 @@ import {
   type QuarantinedBody,
   summarise,
 } from '../quarantine/quarantined-bodies.ts';
+import { messageLane, statusLane } from '../target/ops-target.ts';
 import type { CommandContext } from './command-context.ts';
 
 /** Most quarantine messages one command reads (the queue keeps 14 days of them). */
@@ -106,11 +107,18 @@ export async function quarantineRequeueCommand(
 
   const replay = new DeliveryReplay({
     sqs: target.sqs,
-    subscribers: target.subscribers.map(({ name, deliveryQueueUrl, fields }) => ({
-      name,
-      queueUrl: deliveryQueueUrl,
-      ...(fields === undefined ? {} : { fields }),
-    })),
+    // Both lanes, as the receiver is given them: it splits the inbound messages into the message lane itself.
+    subscribers: target.subscribers.map((subscriber) => {
+      const messages = messageLane(subscriber);
+      return {
+        name: subscriber.name,
+        queueUrl: statusLane(subscriber).queueUrl,
+        ...(subscriber.fields === undefined ? {} : { fields: subscriber.fields }),
+        ...(messages === undefined
+          ? {}
+          : { messageQueueUrl: messages.queueUrl, messageLaneOrdered: messages.ordered }),
+      };
+    }),
     maximumMessageSizeBytes: target.maximumMessageSizeBytes,
   });
   const reports: RequeueReport[] = [];

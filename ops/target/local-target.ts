@@ -1,6 +1,6 @@
 /**
  * The local stack (`npm start`) as an ops target, from its `/local/info`: the emulators' endpoints, the
- * claim table, the quarantine queue and each subscriber's queues. Its pollers are switched through its
+ * claim table, the quarantine queue and each subscriber's lanes. Its pollers are switched through its
  * HTTP endpoints; DLQ redrive copies messages itself (the SQS emulator has no message move tasks).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import type { LocalInfo } from '../../local/stack/local-server.ts';
 import { LocalStackApi } from '../adapters/local-stack-api.ts';
-import type { OpsTarget, SubscriberTarget } from './ops-target.ts';
+import type { LaneTarget, OpsTarget, SubscriberTarget } from './ops-target.ts';
 
 /** The emulators take any credentials; the SDK only needs some. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -42,11 +42,28 @@ export async function resolveLocalTarget(url: string): Promise<OpsTarget> {
 
 /** The subscribers of `/local/info` as ops targets them. */
 export function subscriberTargets(info: Pick<LocalInfo, 'subscribers'>): SubscriberTarget[] {
-  return info.subscribers.map((subscriber) => ({
-    name: subscriber.name,
-    fields: subscriber.fields ?? undefined,
-    keyNamespace: subscriber.keyNamespace ?? undefined,
-    deliveryQueueUrl: subscriber.queueUrl,
-    deadLetterQueueUrl: subscriber.dlqUrl,
-  }));
+  return info.subscribers.map((subscriber) => {
+    const lanes: LaneTarget[] = [
+      {
+        lane: 'status',
+        ordered: false,
+        queueUrl: subscriber.queueUrl,
+        deadLetterQueueUrl: subscriber.dlqUrl,
+      },
+    ];
+    if (subscriber.messageQueueUrl !== undefined && subscriber.messageDlqUrl !== undefined) {
+      lanes.push({
+        lane: 'message',
+        ordered: subscriber.messageLaneOrdered === true,
+        queueUrl: subscriber.messageQueueUrl,
+        deadLetterQueueUrl: subscriber.messageDlqUrl,
+      });
+    }
+    return {
+      name: subscriber.name,
+      fields: subscriber.fields ?? undefined,
+      keyNamespace: subscriber.keyNamespace ?? undefined,
+      lanes,
+    };
+  });
 }

@@ -5,7 +5,23 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { LaneName } from '../../contract/lanes.ts';
 import type { MessageMoveTasks } from '../adapters/message-move-tasks.ts';
+
+/**
+ * One lane of a subscriber (contract/lanes.ts): the status lane always, the message lane when it wants
+ * `messages`. Each has its own queue, DLQ, consumer and event source mapping.
+ */
+export interface LaneTarget {
+  readonly lane: LaneName;
+  /** A FIFO queue: its records carry their conversation as `MessageGroupId`. */
+  readonly ordered: boolean;
+  readonly queueUrl: string;
+  readonly deadLetterQueueUrl: string;
+  /** A deployed stack's consumer function and event source mapping of the lane; absent locally. */
+  readonly functionName?: string;
+  readonly eventSourceMappingId?: string;
+}
 
 export interface SubscriberTarget {
   readonly name: string;
@@ -13,8 +29,20 @@ export interface SubscriberTarget {
   readonly fields: readonly string[] | undefined;
   /** Prefix of its claim and ledger keys; `undefined`: unprefixed. */
   readonly keyNamespace: string | undefined;
-  readonly deliveryQueueUrl: string;
-  readonly deadLetterQueueUrl: string;
+  /** The status lane first, then the message lane when the subscriber has one. */
+  readonly lanes: readonly LaneTarget[];
+}
+
+/** The subscriber's status lane (every subscriber has one). */
+export function statusLane(subscriber: SubscriberTarget): LaneTarget {
+  const lane = subscriber.lanes.find((candidate) => candidate.lane === 'status');
+  if (lane === undefined) throw new Error(`Subscriber ${subscriber.name} has no status lane.`);
+  return lane;
+}
+
+/** The subscriber's message lane, if it has one. */
+export function messageLane(subscriber: SubscriberTarget): LaneTarget | undefined {
+  return subscriber.lanes.find((candidate) => candidate.lane === 'message');
 }
 
 /**
@@ -24,9 +52,14 @@ export interface SubscriberTarget {
 export type ConsumerState = string;
 
 export interface ConsumerSwitch {
-  /** Asks for the change and returns the state right after (often `Disabling` / `Enabling`). */
-  setEnabled(subscriber: string, enabled: boolean): Promise<ConsumerState>;
-  state(subscriber: string): Promise<ConsumerState>;
+  /**
+   * false: one switch turns every lane of a subscriber (the local stack's poller); the lane argument is then
+   * only where the answer is reported.
+   */
+  readonly perLane: boolean;
+  /** Asks for the change and returns the lane's state right after (often `Disabling` / `Enabling`). */
+  setEnabled(subscriber: string, lane: LaneTarget, enabled: boolean): Promise<ConsumerState>;
+  state(subscriber: string, lane: LaneTarget): Promise<ConsumerState>;
 }
 
 export interface OpsTarget {

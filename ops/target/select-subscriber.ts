@@ -2,8 +2,10 @@
  * Which subscriber a command works on: the one named by `--subscriber`, the only one, or none (a usage
  * error listing the names, when there are several and none was named).
  */
+
+import type { LaneName } from '../../contract/lanes.ts';
 import { UsageError } from '../errors.ts';
-import type { SubscriberTarget } from './ops-target.ts';
+import type { LaneTarget, SubscriberTarget } from './ops-target.ts';
 
 export function selectSubscriber(
   subscribers: readonly SubscriberTarget[],
@@ -17,5 +19,17 @@ export function selectSubscriber(
   }
   const chosen = subscribers.find((subscriber) => subscriber.name === requested);
   if (chosen === undefined) throw new UsageError(`no subscriber "${requested}" (subscribers: ${names})`);
+  return chosen;
+}
+
+/** The lanes a command works on: the one `--lane` names (a usage error if the subscriber lacks it), else all. */
+export function selectLanes(subscriber: SubscriberTarget, requested: LaneName | undefined): LaneTarget[] {
+  if (requested === undefined) return [...subscriber.lanes];
+  const chosen = subscriber.lanes.filter((lane) => lane.lane === requested);
+  if (chosen.length === 0) {
+    throw new UsageError(
+      `subscriber ${subscriber.name} has no ${requested} lane (it does not receive messages)`,
+    );
+  }
   return chosen;
 }

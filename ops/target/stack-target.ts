@@ -1,6 +1,6 @@
 /**
- * A deployed stack as an ops target: queues, table and event source mappings from its CloudFormation
- * outputs (`contract/stack-outputs.ts`), each subscriber's key namespace and fields from its consumer's
+ * A deployed stack as an ops target: each subscriber's lanes (queues, DLQs, consumer functions and event
+ * source mappings) and the table from its CloudFormation outputs (`contract/stack-outputs.ts`), each subscriber's key namespace and fields from its consumer's
  * environment, read as the consumer reads it (`consumerConfigFromEnv`). Clients use the standard AWS credentials and region (environment, profile, SSO, …).
  */
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -14,7 +14,7 @@ import { EventSourceMappings } from '../adapters/event-source-mappings.ts';
 import { MessageMoveTasks } from '../adapters/message-move-tasks.ts';
 import { StackResources } from '../adapters/stack-resources.ts';
 import { OpsError } from '../errors.ts';
-import type { OpsTarget, SubscriberTarget } from './ops-target.ts';
+import type { LaneTarget, OpsTarget, SubscriberTarget } from './ops-target.ts';
 
 export interface StackClients {
   readonly cloudFormation: CloudFormationClient;
@@ -71,15 +71,36 @@ async function resolve(stackName: string, clients: StackClients, close: () => vo
         if (error instanceof OpsError) throw error;
         throw new OpsError(`the consumer ${functionName} of ${name}: ${(error as Error).message}`);
       }
+      const lanes: LaneTarget[] = [
+        {
+          lane: 'status',
+          ordered: false,
+          queueUrl: output(keys.deliveryQueueUrl),
+          deadLetterQueueUrl: output(keys.deadLetterQueueUrl),
+          functionName,
+          eventSourceMappingId: output(keys.eventSourceMappingId),
+        },
+      ];
+      // The message lane's outputs exist only for a subscriber that has the lane; then all four.
+      if (outputs[keys.messageQueueUrl] !== undefined) {
+        const queueUrl = output(keys.messageQueueUrl);
+        lanes.push({
+          lane: 'message',
+          // SQS requires the name of a FIFO queue to end in .fifo, and only a FIFO queue's.
+          ordered: queueUrl.endsWith('.fifo'),
+          queueUrl,
+          deadLetterQueueUrl: output(keys.messageDeadLetterQueueUrl),
+          functionName: output(keys.messageConsumerFunctionName),
+          eventSourceMappingId: output(keys.messageEventSourceMappingId),
+        });
+      }
       return {
-        mappingId: output(keys.eventSourceMappingId),
         maximumMessageSizeBytes: config.maximumMessageSizeBytes,
         subscriber: {
           name,
           fields: config.fields,
           keyNamespace: config.keyNamespace,
-          deliveryQueueUrl: output(keys.deliveryQueueUrl),
-          deadLetterQueueUrl: output(keys.deadLetterQueueUrl),
+          lanes,
         } satisfies SubscriberTarget,
       };
     }),
@@ -94,10 +115,7 @@ async function resolve(stackName: string, clients: StackClients, close: () => vo
     subscribers: described.map((entry) => entry.subscriber),
     sqs: clients.sqs,
     documentClient: DynamoDBDocumentClient.from(clients.dynamodb),
-    consumerSwitch: new EventSourceMappings(
-      clients.lambda,
-      new Map(described.map((entry) => [entry.subscriber.name, entry.mappingId])),
-    ),
+    consumerSwitch: new EventSourceMappings(clients.lambda),
     messageMoveTasks: new MessageMoveTasks(clients.sqs),
     close,
   };

@@ -133,7 +133,9 @@ describe('dashboard at /', () => {
       rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)),
     );
     expect(counts).toEqual([
-      ['DLQ of default', '0', '0'],
+      // The default subscriber wants messages, so it has both lanes (contract/lanes.ts), each with its DLQ.
+      ['DLQ of default, status lane', '0', '0'],
+      ['DLQ of default, message lane (FIFO)', '0', '0'],
       ['quarantine', '1', '0'],
     ]);
     const quarantined = await page.$$eval('#quarantined tr', (rows) =>

@@ -71,6 +71,17 @@ function deployedStack(): void {
     outputs[keys.consumerFunctionName] = `prod-${name}-consumer`;
     outputs[keys.eventSourceMappingId] = `esm-${name}`;
   }
+  // Both want messages, so both have a message lane: bot's ordered (FIFO), crm's not (`ordered: false`).
+  for (const [name, suffix] of [
+    ['bot', '.fifo'],
+    ['crm', ''],
+  ] as const) {
+    const keys = subscriberOutputKeys(name);
+    outputs[keys.messageQueueUrl] = queueUrl(`${name}-messages${suffix}`);
+    outputs[keys.messageDeadLetterQueueUrl] = queueUrl(`${name}-messages-dlq${suffix}`);
+    outputs[keys.messageConsumerFunctionName] = `prod-${name}-message-consumer`;
+    outputs[keys.messageEventSourceMappingId] = `esm-${name}-messages`;
+  }
   cloudFormation.on(DescribeStacksCommand, { StackName: 'prod' }).resolves({
     Stacks: [
       {
@@ -125,6 +136,10 @@ const QUEUE_COUNTS: Record<string, [number, number, number]> = {
   'crm-deliveries': [5, 1, 3],
   'bot-dlq': [4, 0, 0],
   'crm-dlq': [6, 3, 0],
+  'bot-messages.fifo': [3, 0, 0],
+  'bot-messages-dlq.fifo': [2, 1, 0],
+  'crm-messages': [8, 4, 0],
+  'crm-messages-dlq': [0, 0, 0],
   quarantine: [1, 0, 0],
 };
 const countsCall = (name: string) =>
@@ -204,15 +219,47 @@ describe('--stack NAME: the target from CloudFormation outputs and the consumers
           name: 'bot',
           fields: ['messages'],
           keyNamespace: 'bot',
-          deliveryQueueUrl: queueUrl('bot-deliveries'),
-          deadLetterQueueUrl: queueUrl('bot-dlq'),
+          lanes: [
+            {
+              lane: 'status',
+              ordered: false,
+              queueUrl: queueUrl('bot-deliveries'),
+              deadLetterQueueUrl: queueUrl('bot-dlq'),
+              functionName: 'prod-bot-consumer',
+              eventSourceMappingId: 'esm-bot',
+            },
+            {
+              lane: 'message',
+              ordered: true,
+              queueUrl: queueUrl('bot-messages.fifo'),
+              deadLetterQueueUrl: queueUrl('bot-messages-dlq.fifo'),
+              functionName: 'prod-bot-message-consumer',
+              eventSourceMappingId: 'esm-bot-messages',
+            },
+          ],
         },
         {
           name: 'crm',
           fields: undefined,
           keyNamespace: 'crm-v2',
-          deliveryQueueUrl: queueUrl('crm-deliveries'),
-          deadLetterQueueUrl: queueUrl('crm-dlq'),
+          lanes: [
+            {
+              lane: 'status',
+              ordered: false,
+              queueUrl: queueUrl('crm-deliveries'),
+              deadLetterQueueUrl: queueUrl('crm-dlq'),
+              functionName: 'prod-crm-consumer',
+              eventSourceMappingId: 'esm-crm',
+            },
+            {
+              lane: 'message',
+              ordered: false,
+              queueUrl: queueUrl('crm-messages'),
+              deadLetterQueueUrl: queueUrl('crm-messages-dlq'),
+              functionName: 'prod-crm-message-consumer',
+              eventSourceMappingId: 'esm-crm-messages',
+            },
+          ],
         },
       ],
     });
@@ -256,8 +303,8 @@ describe('--stack NAME: the target from CloudFormation outputs and the consumers
   });
 });
 
-describe('pause / resume: the subscriber’s event source mapping', () => {
-  it('disables the mapping and waits until Lambda reports it Disabled', async () => {
+describe('pause / resume: each lane’s event source mapping', () => {
+  it('disables both lanes’ mappings and waits until Lambda reports each Disabled', async () => {
     lambda
       .on(UpdateEventSourceMappingCommand)
       .resolves({ State: 'Disabling' })
@@ -271,37 +318,104 @@ describe('pause / resume: the subscriber’s event source mapping', () => {
     expect(sentCalls()).toEqual([
       ...RESOLVE_CALLS,
       ['lambda:UpdateEventSourceMapping', { UUID: 'esm-crm', Enabled: false }],
+      ['lambda:UpdateEventSourceMapping', { UUID: 'esm-crm-messages', Enabled: false }],
       ['lambda:GetEventSourceMapping', { UUID: 'esm-crm' }],
       ['lambda:GetEventSourceMapping', { UUID: 'esm-crm' }],
       countsCall('crm-deliveries'),
+      ['lambda:GetEventSourceMapping', { UUID: 'esm-crm-messages' }],
+      countsCall('crm-messages'),
     ]);
     expect(result.stdout).toBe(
-      'consumer of crm paused (Disabled): deliveries wait in its queue (5 waiting, 1 in flight); undo with the resume command\n',
+      [
+        'status lane of crm paused (Disabled): deliveries wait in its queue (5 waiting, 1 in flight)',
+        'message lane of crm paused (Disabled): deliveries wait in its queue (8 waiting, 4 in flight)',
+        'undo with the resume command',
+        '',
+      ].join('\n'),
     );
     expect(result.stderr).toMatch(
-      /^crm: Disabling…\ncrm: Disabling…\n\{"level":"INFO","message":"ops pause"/,
+      /^crm status lane: Disabling…\ncrm status lane: Disabling…\ncrm message lane: Disabling…\n\{"level":"INFO","message":"ops pause"/,
     );
+    expect(JSON.parse(result.stderr.split('\n')[3] ?? '')).toMatchObject({
+      subscriber: 'crm',
+      lanes: [
+        { lane: 'status', state: 'Disabled' },
+        { lane: 'message', state: 'Disabled' },
+      ],
+    });
   });
 
-  it('enables the mapping again', async () => {
+  it('--lane message switches the message lane’s mapping only', async () => {
     lambda.on(UpdateEventSourceMappingCommand).resolves({ State: 'Enabled' });
 
-    const result = await ops('--json', 'resume', '--subscriber', 'bot');
+    const result = await ops('--json', 'resume', '--lane', 'message', '--subscriber', 'bot');
+
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      ['lambda:UpdateEventSourceMapping', { UUID: 'esm-bot-messages', Enabled: true }],
+      countsCall('bot-messages.fifo'),
+    ]);
+    expect(JSON.parse(result.stdout)).toEqual({
+      subscriber: 'bot',
+      lanes: [{ lane: 'message', state: 'Enabled', queue: { visible: 3, inFlight: 0, delayed: 0 } }],
+    });
+  });
+
+  it('enables the status lane’s mapping again with --lane status', async () => {
+    lambda.on(UpdateEventSourceMappingCommand).resolves({ State: 'Enabled' });
+
+    const result = await ops('resume', '--lane', 'status', '--subscriber', 'bot');
 
     expect(sentCalls()).toEqual([
       ...RESOLVE_CALLS,
       ['lambda:UpdateEventSourceMapping', { UUID: 'esm-bot', Enabled: true }],
       countsCall('bot-deliveries'),
     ]);
+    expect(result.stdout).toBe('status lane of bot resumed (Enabled): 9 deliveries in its queue\n');
+  });
+});
+
+describe('dlq stats: each lane’s DLQ and queue, with its last move task', () => {
+  it('reads both lanes of the subscriber', async () => {
+    sqs.on(ListMessageMoveTasksCommand).resolves({ Results: [] });
+
+    const result = await ops('--json', 'dlq', 'stats', '--subscriber', 'bot');
+
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      countsCall('bot-dlq'),
+      countsCall('bot-deliveries'),
+      arnCall('bot-dlq'),
+      ['sqs:ListMessageMoveTasks', { SourceArn: queueArn(queueUrl('bot-dlq')), MaxResults: 10 }],
+      countsCall('bot-messages-dlq.fifo'),
+      countsCall('bot-messages.fifo'),
+      arnCall('bot-messages-dlq.fifo'),
+      [
+        'sqs:ListMessageMoveTasks',
+        { SourceArn: queueArn(queueUrl('bot-messages-dlq.fifo')), MaxResults: 10 },
+      ],
+    ]);
     expect(JSON.parse(result.stdout)).toEqual({
       subscriber: 'bot',
-      state: 'Enabled',
-      deliveryQueue: { visible: 7, inFlight: 2, delayed: 0 },
+      lanes: [
+        {
+          lane: 'status',
+          ordered: false,
+          dlq: { visible: 4, inFlight: 0, delayed: 0 },
+          queue: { visible: 7, inFlight: 2, delayed: 0 },
+        },
+        {
+          lane: 'message',
+          ordered: true,
+          dlq: { visible: 2, inFlight: 1, delayed: 0 },
+          queue: { visible: 3, inFlight: 0, delayed: 0 },
+        },
+      ],
     });
   });
 });
 
-describe('dlq redrive: an SQS message move task from the DLQ to the delivery queue', () => {
+describe('dlq redrive: an SQS message move task from a lane’s DLQ to the lane’s queue', () => {
   const source = queueArn(queueUrl('bot-dlq'));
   const destination = queueArn(queueUrl('bot-deliveries'));
   const listCall: SentCall = ['sqs:ListMessageMoveTasks', { SourceArn: source, MaxResults: 10 }];
@@ -351,11 +465,12 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
       .on(StartMessageMoveTaskCommand)
       .resolves({ TaskHandle: 'task-1' });
 
-    const result = await ops('dlq', 'redrive', '--subscriber', 'bot');
+    const result = await ops('dlq', 'redrive', '--lane', 'status', '--subscriber', 'bot');
 
     expect(result.code).toBe(0);
     expect(sentCalls()).toEqual([
       ...RESOLVE_CALLS,
+      countsCall('bot-dlq'),
       arnCall('bot-dlq'),
       arnCall('bot-deliveries'),
       listCall,
@@ -363,7 +478,7 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
       listCall,
       listCall,
     ]);
-    expect(result.stdout).toBe('redrive of the DLQ of bot: COMPLETED, 100 of 100 moved\n');
+    expect(result.stdout).toBe('redrive of the status lane DLQ of bot: COMPLETED, 100 of 100 moved\n');
     expect(result.stderr).toContain('RUNNING, 40 of 100 moved');
   });
 
@@ -375,18 +490,19 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
         Results: [{ TaskHandle: 'running', Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 5 }],
       });
 
-    const result = await ops('dlq', 'redrive', '--subscriber', 'bot');
+    const result = await ops('dlq', 'redrive', '--lane', 'status', '--subscriber', 'bot');
 
     expect(result.code).toBe(0);
     expect(sentCalls()).toEqual([
       ...RESOLVE_CALLS,
+      countsCall('bot-dlq'),
       arnCall('bot-dlq'),
       arnCall('bot-deliveries'),
       listCall,
       listCall,
     ]);
     expect(result.stderr).toContain(
-      'a redrive of this DLQ is already running (started 1970-01-01T00:00:00.000Z)',
+      'a redrive of the status lane DLQ is already running (started 1970-01-01T00:00:00.000Z)',
     );
   });
 
@@ -406,11 +522,12 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
       .on(StartMessageMoveTaskCommand)
       .resolves({ TaskHandle: 'task-2' });
 
-    const result = await ops('dlq', 'redrive', '--subscriber', 'bot');
+    const result = await ops('dlq', 'redrive', '--lane', 'status', '--subscriber', 'bot');
 
     expect(result.code).toBe(1);
     expect(sentCalls()).toEqual([
       ...RESOLVE_CALLS,
+      countsCall('bot-dlq'),
       arnCall('bot-dlq'),
       arnCall('bot-deliveries'),
       listCall,
@@ -418,7 +535,7 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
       listCall,
     ]);
     expect(result.stderr).toMatch(
-      /^ops: the move task ended FAILED: AWS\.SimpleQueueService\.NonExistentQueue\n$/m,
+      /^ops: the move task of the status lane DLQ ended FAILED: AWS\.SimpleQueueService\.NonExistentQueue\n$/m,
     );
   });
 
@@ -441,7 +558,7 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
       .on(DeleteMessageBatchCommand)
       .resolves({ Successful: [{ Id: '0' }] });
 
-    const result = await ops('dlq', 'redrive', '--max', '2', '--subscriber', 'bot');
+    const result = await ops('dlq', 'redrive', '--lane', 'status', '--max', '2', '--subscriber', 'bot');
 
     expect(sentCalls()).toEqual([
       ...RESOLVE_CALLS,
@@ -472,6 +589,148 @@ describe('dlq redrive: an SQS message move task from the DLQ to the delivery que
     ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('not moved: m2 (InternalError), left in the DLQ');
+  });
+  it('moves a FIFO lane’s DLQ with a move task too (SQS redrives a FIFO DLQ into a FIFO queue)', async () => {
+    const fifoSource = queueArn(queueUrl('bot-messages-dlq.fifo'));
+    sqs
+      .on(ListMessageMoveTasksCommand)
+      .resolvesOnce({ Results: [] })
+      .resolves({
+        Results: [{ TaskHandle: 'task-3', Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 3 }],
+      })
+      .on(StartMessageMoveTaskCommand)
+      .resolves({ TaskHandle: 'task-3' });
+
+    const result = await ops('dlq', 'redrive', '--lane', 'message', '--subscriber', 'bot');
+
+    expect(result.code).toBe(0);
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      countsCall('bot-messages-dlq.fifo'),
+      arnCall('bot-messages-dlq.fifo'),
+      arnCall('bot-messages.fifo'),
+      ['sqs:ListMessageMoveTasks', { SourceArn: fifoSource, MaxResults: 10 }],
+      [
+        'sqs:StartMessageMoveTask',
+        { SourceArn: fifoSource, DestinationArn: queueArn(queueUrl('bot-messages.fifo')) },
+      ],
+      ['sqs:ListMessageMoveTasks', { SourceArn: fifoSource, MaxResults: 10 }],
+    ]);
+    expect(result.stdout).toBe('redrive of the message lane DLQ of bot: COMPLETED, 3 moved\n');
+  });
+
+  it('without --lane redrives each lane, and leaves an empty DLQ alone', async () => {
+    sqs
+      .on(ListMessageMoveTasksCommand)
+      .resolvesOnce({ Results: [] })
+      .resolves({
+        Results: [{ TaskHandle: 'task-4', Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 6 }],
+      })
+      .on(StartMessageMoveTaskCommand)
+      .resolves({ TaskHandle: 'task-4' });
+
+    const result = await ops('--json', 'dlq', 'redrive', '--subscriber', 'crm');
+
+    const source = queueArn(queueUrl('crm-dlq'));
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      countsCall('crm-dlq'),
+      arnCall('crm-dlq'),
+      arnCall('crm-deliveries'),
+      ['sqs:ListMessageMoveTasks', { SourceArn: source, MaxResults: 10 }],
+      [
+        'sqs:StartMessageMoveTask',
+        { SourceArn: source, DestinationArn: queueArn(queueUrl('crm-deliveries')) },
+      ],
+      ['sqs:ListMessageMoveTasks', { SourceArn: source, MaxResults: 10 }],
+      countsCall('crm-messages-dlq'),
+    ]);
+    expect(JSON.parse(result.stdout)).toEqual({
+      subscriber: 'crm',
+      lanes: [
+        {
+          lane: 'status',
+          method: 'message-move-task',
+          task: {
+            taskHandle: 'task-4',
+            status: 'COMPLETED',
+            moved: 6,
+            toMove: undefined,
+            failureReason: undefined,
+            startedAt: undefined,
+          },
+        },
+        { lane: 'message', method: 'none', moved: 0 },
+      ].map((lane) => JSON.parse(JSON.stringify(lane))),
+    });
+  });
+
+  it('with --max copies a FIFO lane’s records in their conversation’s group, with a fresh deduplication id and without the consumer’s mark', async () => {
+    const record = (n: number, group: string) => ({
+      MessageId: `dlq-m${n}`,
+      ReceiptHandle: `r${n}`,
+      Body: `{"n":${n}}`,
+      Attributes: { MessageGroupId: group, MessageDeduplicationId: `lane-m${n}`, SentTimestamp: '1' },
+      MessageAttributes: {
+        deliveryId: { DataType: 'String', StringValue: 'd1', StringListValues: [] },
+        deadLetteredBy: { DataType: 'String', StringValue: 'consumer' },
+      },
+    });
+    sqs
+      .on(ReceiveMessageCommand)
+      .resolvesOnce({ Messages: [record(1, 'g-a'), record(2, 'g-b')] })
+      .resolves({})
+      .on(SendMessageBatchCommand)
+      .callsFake((input: { Entries: { Id: string }[] }) => ({
+        Successful: input.Entries.map(({ Id }) => ({ Id, MessageId: `c${Id}`, MD5OfMessageBody: '' })),
+      }))
+      .on(DeleteMessageBatchCommand)
+      .resolves({ Successful: [{ Id: '0' }, { Id: '1' }] });
+
+    const result = await ops('dlq', 'redrive', '--lane', 'message', '--max', '5', '--subscriber', 'bot');
+
+    expect(result.code).toBe(0);
+    const dlq = queueUrl('bot-messages-dlq.fifo');
+    const receive = (maxMessages: number): SentCall => [
+      'sqs:ReceiveMessage',
+      {
+        QueueUrl: dlq,
+        MaxNumberOfMessages: maxMessages,
+        WaitTimeSeconds: 1,
+        VisibilityTimeout: 60,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      },
+    ];
+    const copy = (n: number, group: string) => ({
+      Id: String(n - 1),
+      MessageBody: `{"n":${n}}`,
+      MessageAttributes: { deliveryId: { DataType: 'String', StringValue: 'd1' } },
+      MessageGroupId: group,
+      // Not the lane's `lane-m…` (SQS would drop a copy within 5 minutes of the original): the DLQ message's id.
+      MessageDeduplicationId: `dlq-m${n}`,
+    });
+    expect(sentCalls()).toEqual([
+      ...RESOLVE_CALLS,
+      receive(5),
+      [
+        'sqs:SendMessageBatch',
+        { QueueUrl: queueUrl('bot-messages.fifo'), Entries: [copy(1, 'g-a'), copy(2, 'g-b')] },
+      ],
+      [
+        'sqs:DeleteMessageBatch',
+        {
+          QueueUrl: dlq,
+          Entries: [
+            { Id: '0', ReceiptHandle: 'r1' },
+            { Id: '1', ReceiptHandle: 'r2' },
+          ],
+        },
+      ],
+      receive(3),
+    ]);
+    expect(result.stdout).toBe('moved 2 records from the message lane DLQ of bot to its queue\n');
+    expect(result.stdout + result.stderr).not.toMatch(/g-a|g-b/);
   });
 });
 
@@ -596,9 +855,17 @@ describe('the AWS permissions table of docs/operations.md', () => {
     },
     {
       label: '`dlq redrive --max N`',
-      args: ['dlq', 'redrive', '--max', '1'],
+      args: ['dlq', 'redrive', '--max', '2'],
       arrange: () =>
-        receivesOnce(dlqMessage)
+        sqs
+          .on(ReceiveMessageCommand)
+          .resolves({})
+          .on(ReceiveMessageCommand, { QueueUrl: queueUrl('bot-dlq') })
+          .resolvesOnce({ Messages: [dlqMessage] })
+          .resolves({})
+          .on(ReceiveMessageCommand, { QueueUrl: queueUrl('bot-messages-dlq.fifo') })
+          .resolvesOnce({ Messages: [{ ...dlqMessage, Attributes: { MessageGroupId: 'g' } }] })
+          .resolves({})
           .on(SendMessageBatchCommand)
           .resolves({ Successful: [{ Id: '0', MessageId: 'c', MD5OfMessageBody: '' }] })
           .on(DeleteMessageBatchCommand)
@@ -656,12 +923,12 @@ describe('the AWS permissions table of docs/operations.md', () => {
 /** Resources in the order the table names them. */
 const RESOURCES = [
   'the stack',
-  'each consumer function',
-  'the event source mapping',
+  "each subscriber's status lane consumer function",
+  "each lane's event source mapping",
   'the claim table',
-  'the DLQ',
-  'the delivery queue',
-  "every subscriber's delivery queue",
+  "each lane's DLQ",
+  "each lane's queue",
+  "every subscriber's lane queues",
   'the quarantine queue',
 ] as const;
 type Resource = (typeof RESOURCES)[number];
@@ -684,42 +951,49 @@ function iamAction(operation: string): string {
   return service === 'sqs' ? operation.replace(/Batch$/, '') : operation;
 }
 
+/**
+ * The queue names of deployedStack(): `<subscriber>-deliveries|dlq` (status lane), `<subscriber>-messages|
+ * messages-dlq` (message lane, `.fifo` when ordered). Both lanes of a subscriber need the same actions.
+ */
 function queueResource(urlOrArn: string): Resource {
-  const name = urlOrArn.split(/[/:]/).pop() ?? '';
-  if (name.endsWith('-dlq')) return 'the DLQ';
-  if (name.endsWith('-deliveries')) return 'the delivery queue';
+  const name = (urlOrArn.split(/[/:]/).pop() ?? '').replace(/\.fifo$/, '');
   if (name === 'quarantine') return 'the quarantine queue';
+  if (name.endsWith('-dlq')) return "each lane's DLQ";
+  if (name.endsWith('-messages') || name.endsWith('-deliveries')) return "each lane's queue";
   throw new Error(`Unknown queue ${urlOrArn}`);
 }
 
 function permissionsOf(calls: readonly SentCall[]): Map<Resource, Set<string>> {
   const found = new Map<Resource, Set<string>>();
-  const queues = new Map<Resource, Set<string>>();
+  const laneQueueOwners = new Set<string>();
   const grant = (resource: Resource, action: string) =>
     found.set(resource, (found.get(resource) ?? new Set()).add(action));
   for (const [operation, input] of calls) {
     const queue = (input.QueueUrl ?? input.SourceArn) as string | undefined;
     let resource: Resource;
     if ('StackName' in input) resource = 'the stack';
-    else if ('FunctionName' in input) resource = 'each consumer function';
-    else if ('UUID' in input) resource = 'the event source mapping';
+    else if ('FunctionName' in input) resource = "each subscriber's status lane consumer function";
+    else if ('UUID' in input) resource = "each lane's event source mapping";
     else if ('TableName' in input || 'RequestItems' in input) resource = 'the claim table';
     else if (queue !== undefined) resource = queueResource(queue);
     else throw new Error(`No resource known for ${operation} ${JSON.stringify(input)}`);
-    if (queue !== undefined) queues.set(resource, (queues.get(resource) ?? new Set()).add(queue));
+    if (queue !== undefined && resource === "each lane's queue") {
+      laneQueueOwners.add(queue.split(/[/:]/).pop()?.split('-')[0] ?? '');
+    }
     grant(resource, iamAction(operation));
     if (operation === 'sqs:StartMessageMoveTask') {
       // The task moves the messages with the caller's permissions (SQS Developer Guide, "Configure queue
       // permissions for dead-letter queue redrive").
       for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'])
-        grant('the DLQ', action);
-      for (const action of ['sqs:SendMessage', 'sqs:GetQueueAttributes']) grant('the delivery queue', action);
+        grant(resource, action);
+      for (const action of ['sqs:SendMessage', 'sqs:GetQueueAttributes'])
+        grant(queueResource(input.DestinationArn as string), action);
     }
   }
-  const deliveryQueues = found.get('the delivery queue');
-  if (deliveryQueues !== undefined && (queues.get('the delivery queue')?.size ?? 0) > 1) {
-    found.delete('the delivery queue');
-    found.set("every subscriber's delivery queue", deliveryQueues);
+  const laneQueues = found.get("each lane's queue");
+  if (laneQueues !== undefined && laneQueueOwners.size > 1) {
+    found.delete("each lane's queue");
+    found.set("every subscriber's lane queues", laneQueues);
   }
   return found;
 }

@@ -80,6 +80,7 @@ function message(id: string, body: string, attributes: Record<string, MessageAtt
     sentAt: 0,
     receiveCount: 1,
     sourceQueueArn: undefined,
+    messageGroupId: undefined,
   };
 }
 
