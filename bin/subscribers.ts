@@ -8,10 +8,15 @@
  *
  *   export const subscribers: SubscriberDefinitions = {
  *     bot: { entry: 'functions/examples/subscribers/bot.ts', fields: ['messages'] },
- *     crm: { entry: 'functions/examples/subscribers/crm.ts', settings: { maxConcurrency: 2 } },
+ *     crm: {
+ *       entry: 'functions/examples/subscribers/crm.ts',
+ *       settings: { maxConcurrency: 2 },
+ *       messageLane: { ordered: false }, // a CRM needs no per-conversation order
+ *     },
  *   };
  *
- * Each then gets its own queue, DLQ, consumer, alarms, dashboard row and claim namespace (its name).
+ * Each then gets its own queues (a message lane and a status lane, docs/design.md §8), DLQs, consumers,
+ * alarms, dashboard row and claim namespace (its name).
  */
 import type { SubscriberDefinitions } from '../contract/subscribers.ts';
 

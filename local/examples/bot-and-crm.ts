@@ -6,5 +6,6 @@ import type { SubscriberDefinitions } from '../../contract/subscribers.ts';
 
 export const subscribers: SubscriberDefinitions = {
   bot: { entry: 'functions/examples/subscribers/bot.ts', fields: ['messages'] },
-  crm: { entry: 'functions/examples/subscribers/crm.ts' },
+  // A CRM needs no order: its message lane is a standard queue with the subscriber's day-long retry budget.
+  crm: { entry: 'functions/examples/subscribers/crm.ts', messageLane: { ordered: false } },
 };
