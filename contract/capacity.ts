@@ -81,6 +81,12 @@ export interface ExpectedPeak {
   readonly activeConversations?: number;
 }
 
+/**
+ * The peak the construct sizes for when no `expectedPeak` is given: one number at Meta's top tier, with as many
+ * inbound messages as outbound (issue 19).
+ */
+export const DEFAULT_EXPECTED_PEAK: ExpectedPeak = { messagesPerSecond: META_UPGRADED_MESSAGES_PER_SECOND };
+
 /** One subscriber as the model sees it: its lanes' settings and what its handlers write. */
 export interface CapacitySubscriber {
   readonly name: string;
@@ -107,7 +113,10 @@ export interface CapacityPipeline {
   readonly receiverMs?: number;
   /** @default DEFAULT_CLAIM_WRITE_MS */
   readonly claimWriteMs?: number;
-  /** The claim table's warm write units/s. @default DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS */
+  /**
+   * The claim table's warm write units/s.
+   * @default what the construct sets without `expectedPeak`: `defaultWarmWriteUnits(pipeline)`
+   */
   readonly warmWriteUnits?: number;
 }
 
@@ -413,7 +422,7 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
   const receiverMs = pipeline.receiverMs ?? DEFAULT_RECEIVER_MS;
   const receiverConcurrency = Math.ceil((traffic.postsPerSecond * receiverMs) / 1000);
   const writeUnits = lanes.reduce((sum, lane) => sum + lane.claimWriteUnitsPerSecond, 0);
-  const warm = pipeline.warmWriteUnits ?? DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS;
+  const warm = pipeline.warmWriteUnits ?? defaultWarmWriteUnits(pipeline);
   const limit = (entry: Omit<CapacityLimit, 'carries'> & { carries?: boolean }): CapacityLimit => ({
     ...entry,
     carries: entry.carries ?? entry.needs <= entry.allows,
@@ -550,6 +559,18 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
       lambdaConcurrency: receiverConcurrency + consumerConcurrency,
     },
   };
+}
+
+/**
+ * The warm write throughput the construct gives the claim table when no `expectedPeak` is declared: the writes
+ * at DEFAULT_EXPECTED_PEAK, never below a new table's (it is set only when above it).
+ */
+export function defaultWarmWriteUnits(pipeline: CapacityPipeline): number {
+  const writes = planLanes(DEFAULT_EXPECTED_PEAK, pipeline).reduce(
+    (sum, lane) => sum + lane.claimWriteUnitsPerSecond,
+    0,
+  );
+  return Math.max(DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS, Math.ceil(writes));
 }
 
 function problemLine(entry: CapacityLimit): string {

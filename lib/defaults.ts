@@ -67,12 +67,13 @@ export const DEFAULT_RECEIVER_MEMORY_MB = 512;
 export const DEFAULT_CONSUMER_MEMORY_MB = 512;
 
 /**
- * Route throttling of the HTTP API. Meta's default Cloud API throughput is 80 messages/s (upgradable to
- * 1,000), with a few status webhooks per message; 1,000 requests/s with a burst of 2,000 leaves room for that
- * and for Meta's retry bursts, while capping what an unsigned flood can cost before the receiver rejects it.
+ * Route throttling of the HTTP API, what the planner sizes for DEFAULT_EXPECTED_PEAK (contract/capacity.ts):
+ * one number at Meta's top tier of 1,000 messages/s sends 3 status POSTs per outbound message and 1 per inbound
+ * one, and the burst holds a second of that. Below it Meta's POSTs get 429 and come back late, as duplicates.
+ * The construct sizes the throttle from `expectedPeak` when it is given; these are the values without it.
  */
-export const DEFAULT_THROTTLING_RATE_LIMIT = 1_000;
-export const DEFAULT_THROTTLING_BURST_LIMIT = 2_000;
+export const DEFAULT_THROTTLING_RATE_LIMIT = 4_000;
+export const DEFAULT_THROTTLING_BURST_LIMIT = 4_000;
 
 /**
  * The access log of the webhook route. `routeKey` and `$context.path` leave out the query string, which

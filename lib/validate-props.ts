@@ -15,6 +15,7 @@ import {
   type ResolvedSubscriber,
   resolveSubscribers,
 } from '../contract/subscribers.ts';
+import { type PeakSizing, sizeForPeak } from './capacity-sizing.ts';
 import { DEFAULT_CONSUMER_ENTRY, PROJECT_ROOT } from './defaults.ts';
 import { resolveThresholds } from './monitoring/alarms.ts';
 import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup.ts';
@@ -31,8 +32,13 @@ const KEY_NAMESPACE_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 /** The props, checked: the pipeline's settings and every subscriber with its own, in definition order. */
 export interface ValidatedProps {
   readonly settings: PipelineSettings;
-  /** Never empty; without the `subscribers` prop, the one `default` subscriber of today's single consumer. */
+  /**
+   * Never empty; without the `subscribers` prop, the one `default` subscriber of today's single consumer. Each
+   * lane's `maxConcurrency` the props leave unset is sized for the expected peak (`capacity`).
+   */
   readonly subscribers: readonly ResolvedSubscriber[];
+  /** The route throttle, warm throughput and warnings for the expected peak. */
+  readonly capacity: PeakSizing;
 }
 
 /**
@@ -61,7 +67,8 @@ export function validateProps(props: WhatsAppWebhookDedupProps): ValidatedProps 
   validateInfrastructureProps(settings, props);
   const subscribers = resolveConstructSubscribers(props, input, settings);
   for (const subscriber of subscribers) validateSubscriber(subscriber);
-  return { settings, subscribers };
+  const capacity = sizeForPeak(props, subscribers);
+  return { settings, subscribers: capacity.subscribers, capacity };
 }
 
 /**

@@ -9,7 +9,7 @@
  * The props are checked in one call before anything is built (`validate-props.ts`); each part is then built
  * by its own builder (`builders/`) from the secure defaults of `defaults.ts`.
  */
-import { Aws, type RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Aws, type RemovalPolicy } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -19,6 +19,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { ExpectedPeak } from '../contract/capacity.ts';
 import type { StatusLedgerMode } from '../contract/environment.ts';
 import type { MessageLaneDefinition } from '../contract/lanes.ts';
 import type { PipelineSettings } from '../contract/settings.ts';
@@ -78,8 +79,8 @@ export interface WhatsAppWebhookDedupProps {
   /**
    * Most concurrent consumer invocations the SQS event source starts (the event source mapping's
    * `ScalingConfig.MaximumConcurrency`, not reserved concurrency, so throttling cannot push records to the
-   * DLQ). At least 2.
-   * @default 5
+   * DLQ). At least 2. Below what `expectedPeak` needs, the synth warns.
+   * @default - sized for `expectedPeak` per lane by the capacity planner (docs/capacity.md)
    */
   readonly maxConcurrency?: number;
   /**
@@ -144,15 +145,25 @@ export interface WhatsAppWebhookDedupProps {
    */
   readonly existingSecretName?: string;
   /**
-   * Steady-state request rate limit of the webhook routes (requests per second).
-   * @default 1000
+   * Steady-state request rate limit of the webhook routes (requests per second). Below the webhook POSTs/s of
+   * `expectedPeak`, the synth warns.
+   * @default - the POSTs/s of `expectedPeak`: 3 per outbound message and 1 per inbound one
    */
   readonly throttlingRateLimit?: number;
   /**
-   * Burst limit of the webhook routes (requests).
-   * @default 2000
+   * Burst limit of the webhook routes (requests). Below a second of `expectedPeak`'s POSTs, the synth warns.
+   * @default - one second of `expectedPeak`'s POSTs
    */
   readonly throttlingBurstLimit?: number;
+  /**
+   * The traffic the pipeline must carry (docs/capacity.md): outbound messages/s per business phone number, and
+   * optionally inbound messages/s and how many numbers. The capacity planner (`planCapacity`) sizes from it
+   * what the props leave unset: the route throttle, each lane's `maxConcurrency` and the claim table's warm
+   * write throughput. An explicit setting that cannot carry it, or an account quota it exceeds, is named in a
+   * synth warning; nothing is refused.
+   * @default - one number at Meta's top tier: 1,000 messages/s out and 1,000 in (`DEFAULT_EXPECTED_PEAK`)
+   */
+  readonly expectedPeak?: ExpectedPeak;
   /**
    * Alarm thresholds.
    * @default - see `WebhookAlarmThresholds`
@@ -272,9 +283,12 @@ export class WhatsAppWebhookDedup extends Construct {
     };
 
     this.quarantineQueue = buildQuarantineQueue(this, this.settings);
+    const { capacity } = validated;
+    for (const warning of capacity.warnings) Annotations.of(this).addWarningV2(warning.id, warning.message);
     this.claimTable = buildClaimTable(this, {
       removalPolicy: props.tableRemovalPolicy,
       deletionProtection: props.tableDeletionProtection,
+      warmWriteUnitsPerSecond: capacity.warmWriteUnitsPerSecond,
     });
 
     this.subscribers = buildSubscribers(this, validated.subscribers, {
@@ -304,8 +318,8 @@ export class WhatsAppWebhookDedup extends Construct {
     const api = buildWebhookApi(this, {
       receiverFunction: this.receiverFunction,
       logRetention: logs.logRetention,
-      throttlingRateLimit: props.throttlingRateLimit,
-      throttlingBurstLimit: props.throttlingBurstLimit,
+      throttlingRateLimit: capacity.throttlingRateLimit,
+      throttlingBurstLimit: capacity.throttlingBurstLimit,
     });
     this.httpApi = api.httpApi;
     this.webhookUrl = api.webhookUrl;

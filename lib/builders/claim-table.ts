@@ -9,6 +9,11 @@ export interface ClaimTableOptions {
   readonly removalPolicy?: RemovalPolicy;
   /** @default CLAIM_TABLE_DEFAULTS.deletionProtection (true) */
   readonly deletionProtection?: boolean;
+  /**
+   * Warm write units/s (billed once, when set or raised).
+   * @default - none set: a new on-demand table's
+   */
+  readonly warmWriteUnitsPerSecond?: number;
 }
 
 /** The claim table of docs/design.md §2 (claims and the status ledger), with `CLAIM_TABLE_DEFAULTS`. */
@@ -19,5 +24,8 @@ export function buildClaimTable(scope: Construct, options: ClaimTableOptions = {
     timeToLiveAttribute: CLAIM_TABLE_SCHEMA.timeToLiveAttribute,
     deletionProtection: options.deletionProtection ?? CLAIM_TABLE_DEFAULTS.deletionProtection,
     removalPolicy: options.removalPolicy ?? CLAIM_TABLE_DEFAULTS.removalPolicy,
+    ...(options.warmWriteUnitsPerSecond === undefined
+      ? {}
+      : { warmThroughput: { writeUnitsPerSecond: options.warmWriteUnitsPerSecond } }),
   });
 }

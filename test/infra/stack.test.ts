@@ -35,6 +35,7 @@ import {
   statementsOfRole,
   synthStack,
 } from '../support/synth-stack.ts';
+import { plannedSizing, sizedConcurrency } from './sizing.ts';
 
 let template: Template;
 let stack: WhatsAppWebhookDedupStack;
@@ -287,7 +288,7 @@ describe('SQS', () => {
       FunctionName: { Ref: messageConsumerId },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: Math.min(defaults.batchSize, FIFO_MAX_BATCH_SIZE),
-      ScalingConfig: { MaximumConcurrency: defaults.maxConcurrency },
+      ScalingConfig: { MaximumConcurrency: sizedConcurrency(plannedSizing(), 'default', 'message') },
     });
     expect(mapping?.Properties.BatchSize).toBeLessThanOrEqual(FIFO_MAX_BATCH_SIZE);
   });
@@ -299,7 +300,7 @@ describe('SQS', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: defaults.batchSize,
       MaximumBatchingWindowInSeconds: defaults.maxBatchingWindowSeconds,
-      ScalingConfig: { MaximumConcurrency: defaults.maxConcurrency },
+      ScalingConfig: { MaximumConcurrency: sizedConcurrency(plannedSizing(), 'default', 'status') },
     });
   });
 });
@@ -447,7 +448,10 @@ describe('HTTP API', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+      DefaultRouteSettings: {
+        ThrottlingRateLimit: plannedSizing().throttlingRateLimit,
+        ThrottlingBurstLimit: plannedSizing().throttlingBurstLimit,
+      },
       AccessLogSettings: {
         DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('ApiAccessLogGroup'), 'Arn'] },
         Format: format,

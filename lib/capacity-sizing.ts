@@ -1,0 +1,140 @@
+/**
+ * Sizing from the expected peak (docs/capacity.md): the construct asks the planner of contract/capacity.ts
+ * (`planCapacity`, no second model) for the route throttle, each lane's `maxConcurrency` and the claim table's
+ * warm throughput, uses them where the props set nothing, and names every explicit setting or account quota
+ * that cannot carry the peak as a synth warning.
+ */
+import {
+  type CapacityLimit,
+  type CapacityPipeline,
+  capacitySubscribers,
+  DEFAULT_EXPECTED_PEAK,
+  DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
+  EVENT_SOURCE_MAX_CONCURRENCY,
+  type ExpectedPeak,
+  peakTraffic,
+  planCapacity,
+} from '../contract/capacity.ts';
+import type { LaneName } from '../contract/lanes.ts';
+import { UnsafeSettingsError } from '../contract/settings.ts';
+import type { ResolvedSubscriber } from '../contract/subscribers.ts';
+import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup.ts';
+
+export interface CapacityWarning {
+  /** `whatsapp-webhook-dedup:capacity:<setting>[:<subscriber>:<lane>]`, for `Annotations.addWarningV2`. */
+  readonly id: string;
+  readonly message: string;
+}
+
+export interface PeakSizing {
+  readonly peak: ExpectedPeak;
+  readonly throttlingRateLimit: number;
+  readonly throttlingBurstLimit: number;
+  /** The subscribers with every `maxConcurrency` the props leave unset sized for the peak. */
+  readonly subscribers: readonly ResolvedSubscriber[];
+  /** `undefined` when a new table's warm throughput carries the peak (nothing to set, nothing billed). */
+  readonly warmWriteUnitsPerSecond: number | undefined;
+  readonly warnings: readonly CapacityWarning[];
+}
+
+/** Which lanes' `maxConcurrency` the props give, per subscriber (the message lane inherits its subscriber's). */
+function explicitConcurrency(
+  props: WhatsAppWebhookDedupProps,
+  subscriber: ResolvedSubscriber,
+): Record<LaneName, boolean> {
+  const definition = props.subscribers?.[subscriber.name];
+  const status = definition?.settings?.maxConcurrency !== undefined || props.maxConcurrency !== undefined;
+  const lane = definition?.messageLane ?? props.messageLane;
+  return { status, message: status || lane?.settings?.maxConcurrency !== undefined };
+}
+
+function pipelineOf(
+  subscribers: readonly ResolvedSubscriber[],
+  rate: number,
+  burst: number,
+  warmWriteUnits?: number,
+): CapacityPipeline {
+  return {
+    throttlingRateLimit: rate,
+    throttlingBurstLimit: burst,
+    subscribers: capacitySubscribers(subscribers),
+    ...(warmWriteUnits === undefined ? {} : { warmWriteUnits }),
+  };
+}
+
+function warningId(limit: CapacityLimit): string {
+  const setting = limit.setting.replace(/[^A-Za-z0-9.]+/g, '-').replace(/^-|-$/g, '');
+  const where = limit.subscriber === undefined ? '' : `:${limit.subscriber}:${limit.lane}`;
+  return `whatsapp-webhook-dedup:capacity:${setting}${where}`;
+}
+
+/**
+ * Sizes what the props leave unset for `props.expectedPeak` (DEFAULT_EXPECTED_PEAK without it) and warns of
+ * what cannot carry it. Throws `UnsafeSettingsError` for a peak that is not a rate.
+ */
+export function sizeForPeak(
+  props: WhatsAppWebhookDedupProps,
+  subscribers: readonly ResolvedSubscriber[],
+): PeakSizing {
+  const peak = props.expectedPeak ?? DEFAULT_EXPECTED_PEAK;
+  try {
+    peakTraffic(peak);
+  } catch (error) {
+    throw error instanceof RangeError ? new UnsafeSettingsError(`expectedPeak: ${error.message}`) : error;
+  }
+  const declared = planCapacity(
+    peak,
+    pipelineOf(
+      subscribers,
+      props.throttlingRateLimit ?? Number.POSITIVE_INFINITY,
+      props.throttlingBurstLimit ?? Number.POSITIVE_INFINITY,
+    ),
+  );
+  const { sizing } = declared;
+  const sized = (subscriber: ResolvedSubscriber, lane: LaneName, own: number) => {
+    if (explicitConcurrency(props, subscriber)[lane]) return own;
+    const value = sizing.maxConcurrency.find(
+      (entry) => entry.subscriber === subscriber.name && entry.lane === lane,
+    )?.value;
+    // No concurrency up to the event source's maximum meets the target: the warning below names the lane.
+    return value ?? EVENT_SOURCE_MAX_CONCURRENCY;
+  };
+  const sizedSubscribers = subscribers.map((subscriber) => ({
+    ...subscriber,
+    settings: {
+      ...subscriber.settings,
+      maxConcurrency: sized(subscriber, 'status', subscriber.settings.maxConcurrency),
+    },
+    messageLane:
+      subscriber.messageLane === undefined
+        ? undefined
+        : {
+            ...subscriber.messageLane,
+            settings: {
+              ...subscriber.messageLane.settings,
+              maxConcurrency: sized(subscriber, 'message', subscriber.messageLane.settings.maxConcurrency),
+            },
+          },
+  }));
+  const throttlingRateLimit = props.throttlingRateLimit ?? sizing.throttlingRateLimit;
+  const throttlingBurstLimit = props.throttlingBurstLimit ?? sizing.throttlingBurstLimit;
+  const warm = Math.max(DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS, sizing.warmWriteUnitsPerSecond);
+  const plan = planCapacity(
+    peak,
+    pipelineOf(sizedSubscribers, throttlingRateLimit, throttlingBurstLimit, warm),
+  );
+  const posts = plan.traffic.postsPerSecond;
+  const failing = plan.limits.filter((limit) => !limit.carries);
+  const warnings = failing.map((limit, index) => ({
+    id: warningId(limit),
+    message: `${props.expectedPeak === undefined ? 'The default peak' : 'expectedPeak'} (${posts} webhook POSTs/s) is not carried: ${plan.problems[index]}${limit.kind === 'quota' ? ` (${limit.source ?? 'Service Quotas'})` : ''}. See docs/capacity.md.`,
+  }));
+  return {
+    peak,
+    throttlingRateLimit,
+    throttlingBurstLimit,
+    subscribers: sizedSubscribers,
+    warmWriteUnitsPerSecond: warm > DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS ? warm : undefined,
+    warnings,
+  };
+}
