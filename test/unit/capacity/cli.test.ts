@@ -14,11 +14,11 @@ async function run(...argv: string[]) {
 }
 
 describe('npm run capacity', () => {
-  it('exits 1 at one number at the top tier on the defaults, naming the throttle that fails', async () => {
-    const { code, stdout, stderr } = await run('--messages-per-second', '1000');
+  it('exits 1 at two numbers at the top tier on the defaults (sized for one), naming the throttle that fails', async () => {
+    const { code, stdout, stderr } = await run('--messages-per-second', '1000', '--numbers', '2');
     expect(code).toBe(1);
     expect(stderr).toBe('');
-    expect(stdout).toContain(`- throttlingRateLimit ${DEFAULT_THROTTLING_RATE_LIMIT} < 4000 POSTs/s`);
+    expect(stdout).toContain(`- throttlingRateLimit ${DEFAULT_THROTTLING_RATE_LIMIT} < 8000 POSTs/s`);
     expect(stdout).toContain('**Cannot carry this peak:**');
   });
 

@@ -113,7 +113,10 @@ describe('the claim table', () => {
 
   it("names the warm throughput when the writes exceed a new table's", () => {
     const peak = { messagesPerSecond: 0, inboundPerSecond: DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS };
-    const plan = planCapacity(peak, smallPipeline());
+    const plan = planCapacity(peak, {
+      ...smallPipeline(),
+      warmWriteUnits: DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
+    });
     expect(plan.problems).toContainEqual(
       expect.stringMatching(
         new RegExp(
@@ -138,9 +141,9 @@ describe('the limits', () => {
     );
   });
 
-  it("name today's throttle with the figure that fails at one number's top tier", () => {
-    const plan = planCapacity({ messagesPerSecond: 1000 }, defaultPipeline());
-    const posts = POSTS_PER_OUTBOUND_MESSAGE * 1000 + POSTS_PER_INBOUND_MESSAGE * 1000;
+  it("name the default throttle with the figure that fails at two numbers' top tier", () => {
+    const plan = planCapacity({ messagesPerSecond: 1000, numbers: 2 }, defaultPipeline());
+    const posts = 2 * (POSTS_PER_OUTBOUND_MESSAGE * 1000 + POSTS_PER_INBOUND_MESSAGE * 1000);
     expect(plan.problems).toContain(
       `throttlingRateLimit ${DEFAULT_THROTTLING_RATE_LIMIT} < ${posts} POSTs/s`,
     );

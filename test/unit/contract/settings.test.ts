@@ -3,7 +3,10 @@
  * would lose or hide them, each with a message that says what to change.
  */
 import { describe, expect, it } from 'vitest';
+import { ASSUMED_HANDLERS, DEFAULT_EXPECTED_PEAK, planCapacity } from '../../../contract/capacity.ts';
+import { resolveMessageLane } from '../../../contract/lanes.ts';
 import {
+  DEFAULT_SETTINGS,
   latestLeaseEndSeconds,
   MAX_QUEUE_RETENTION_DAYS,
   MIN_QUEUE_RETENTION_DAYS,
@@ -100,5 +103,28 @@ describe('non-finite values', () => {
     expect(refusal({ [name]: value }).message).toBe(
       `${name} is ${String(value)}: every setting must be a finite number.`,
     );
+  });
+});
+
+describe('the default maxConcurrency', () => {
+  // contract/capacity.ts sizes each lane of the default subscriber for one number at Meta's top tier.
+  const subscriber = {
+    name: 'default',
+    fields: undefined,
+    settings: resolveSettings(),
+    messageLane: resolveMessageLane({}, undefined, undefined),
+    handles: ASSUMED_HANDLERS,
+  };
+  const plan = planCapacity(DEFAULT_EXPECTED_PEAK, {
+    throttlingRateLimit: Number.POSITIVE_INFINITY,
+    throttlingBurstLimit: Number.POSITIVE_INFINITY,
+    subscribers: [subscriber],
+  });
+
+  it("is the planner's for the status lane and carries the message lane, at the default peak", () => {
+    const needed = (lane: string) => plan.sizing.maxConcurrency.find((entry) => entry.lane === lane)?.value;
+    expect(DEFAULT_SETTINGS.maxConcurrency).toBe(needed('status'));
+    expect(DEFAULT_SETTINGS.maxConcurrency).toBeGreaterThanOrEqual(needed('message') as number);
+    expect(plan.problems.filter((problem) => /maxConcurrency|drain/.test(problem))).toEqual([]);
   });
 });
