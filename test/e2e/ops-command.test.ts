@@ -13,6 +13,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
+import { SqsConversationDeadLetters } from '../../functions/queue/sqs-conversation-dead-letters.ts';
 import { SqsQuarantineQueue } from '../../functions/queue/sqs-quarantine-queue.ts';
 import { readQueueCounts } from '../../local/queue-counts.ts';
 import type { LocalInfo } from '../../local/stack/local-server.ts';
@@ -24,6 +25,7 @@ import {
   envelope,
   inboundMessagesWithIds,
   messagesChange,
+  PHONE_NUMBER_ID,
   statusesBody,
   wamidFactory,
 } from '../support/webhooks/webhook-bodies.ts';
@@ -211,7 +213,20 @@ describe('npm run ops, against the local stack', () => {
     expect(logged).toMatchObject({ message: 'ops forget', key, pk: `bot#${key}`, previousStatus: 'done' });
     expectOneLineFailure(await ops('key', key, '--subscriber', 'bot'), 2, /no claim for/);
 
+    // The same body again within 5 minutes: the FIFO message lane drops it as a duplicate send (its
+    // deduplication id is derived from the event keys), so the forgotten claim is not run again yet.
     await post(body);
+    await client.drained();
+    expect(await effectsOf('bot', key)).toBe(1);
+    // A delivery with a fresh deduplication id, as `dlq redrive` sends one, runs it again.
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: subscriberInfo('bot').messageQueueUrl,
+        MessageBody: body,
+        MessageGroupId: 'ops-e2e-forget',
+        MessageDeduplicationId: `ops-e2e-forget-${wamid(3)}`.replace(/[^\w-]/g, '-'),
+      }),
+    );
     expect(await effectsOf('bot', key)).toBe(2);
     expect(await effectsOf('crm', key)).toBe(1);
   });
@@ -239,9 +254,16 @@ describe('npm run ops, against the local stack', () => {
     expectOneLineFailure(await ops('key', key, '--subscriber', 'crm'), 2, /no claim for/);
   });
 
-  it('pause / resume: deliveries wait in the paused subscriber queue, the other subscriber goes on', async () => {
-    const paused = await opsJson<{ state: string }>('pause', '--subscriber', 'bot');
-    expect(paused.state).toBe('Disabled');
+  it('pause / resume: both lanes of the paused subscriber hold their deliveries, the other subscriber goes on', async () => {
+    const paused = await opsJson<{ lanes: { lane: string; state: string }[] }>(
+      'pause',
+      '--subscriber',
+      'bot',
+    );
+    expect(paused.lanes).toEqual([
+      expect.objectContaining({ lane: 'status', state: 'Disabled' }),
+      expect.objectContaining({ lane: 'message', state: 'Disabled' }),
+    ]);
     const body = envelope([messagesChange(inboundMessagesWithIds([wamid(5)]))]);
     const key = `msg:${wamid(5)}`;
     await post(body);
@@ -249,50 +271,76 @@ describe('npm run ops, against the local stack', () => {
     await waitFor(
       async () => (await client.effects()).subscribers.crm?.effects.some((e) => e.key === key) ?? false,
     );
+    // An inbound message travels in the message lane (a FIFO queue), and waits there.
     const bot = subscriberInfo('bot');
-    expect(await readQueueCounts(sqs, bot.queueUrl)).toMatchObject({ visible: 1, inFlight: 0 });
+    expect(await readQueueCounts(sqs, bot.messageQueueUrl as string)).toMatchObject({
+      visible: 1,
+      inFlight: 0,
+    });
     const stats = await ops('dlq', 'stats', '--subscriber', 'bot');
-    expect(stats.stdout).toMatch(/^delivery queue {2}1 waiting/m);
+    expect(stats.stdout).toMatch(/^message lane queue +1 waiting, 0 in flight, 0 delayed \(FIFO\)$/m);
+    expect(stats.stdout).toMatch(/^status lane queue +0 waiting/m);
+    // The local stack's poller switches both lanes of a subscriber together.
+    expectOneLineFailure(
+      await ops('resume', '--lane', 'message', '--subscriber', 'bot'),
+      2,
+      /switches both lanes of a subscriber together: resume without --lane/,
+    );
+    // effectsOf waits for every queue to drain, which bot's paused lanes do not: read the effects as they are.
+    expect((await client.effects()).subscribers.bot?.effects.some((e) => e.key === key)).toBe(false);
 
     const resumed = await ops('resume', '--subscriber', 'bot');
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(/^consumer of bot resumed \(Enabled\)/);
+    expect(resumed.stdout).toMatch(/^status lane of bot resumed \(Enabled\)/m);
+    expect(resumed.stdout).toMatch(/^message lane of bot resumed \(Enabled\)/m);
     expect(await effectsOf('bot', key)).toBe(1);
   });
 
-  it('dlq stats | peek | redrive: a failed record back to the delivery queue, effected once', async () => {
+  it('dlq stats | peek | redrive: a failed inbound message the consumer moved to the message lane DLQ, back in its conversation, effected once', async () => {
     const bot = subscriberInfo('bot');
     const body = envelope([messagesChange(inboundMessagesWithIds([wamid(6), wamid(7)]))]);
     const keys = [`msg:${wamid(6)}`, `msg:${wamid(7)}`];
-    // A record the consumer gave up on, as SQS redrive leaves it in the DLQ (the attributes the receiver wrote).
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: bot.dlqUrl,
-        MessageBody: body,
-        MessageAttributes: {
-          deliveryId: { DataType: 'String', StringValue: 'ops-e2e-delivery' },
-          receivedAt: { DataType: 'String', StringValue: new Date().toISOString() },
-          part: { DataType: 'Number', StringValue: '1' },
-          parts: { DataType: 'Number', StringValue: '1' },
+    const group = `${PHONE_NUMBER_ID}:16505551000`;
+    // A record the ordered lane's consumer gave up on, moved by its own code (deadLetteredBy=consumer).
+    await new SqsConversationDeadLetters({
+      sqs,
+      deadLetterQueueUrl: bot.messageDlqUrl as string,
+      maxReceives: 20,
+    }).move([
+      {
+        messageId: `ops-e2e-lane-${wamid(6)}`,
+        body,
+        attributes: { MessageGroupId: group, ApproximateReceiveCount: '20' },
+        messageAttributes: {
+          deliveryId: { dataType: 'String', stringValue: 'ops-e2e-delivery' },
+          receivedAt: { dataType: 'String', stringValue: new Date().toISOString() },
+          part: { dataType: 'Number', stringValue: '1' },
+          parts: { dataType: 'Number', stringValue: '1' },
         },
-      }),
-    );
+      },
+    ]);
 
     const stats = await ops('dlq', 'stats', '--subscriber', 'bot');
-    expect(stats.stdout).toMatch(/^DLQ {13}1 waiting/m);
+    expect(stats.stdout).toMatch(/^message lane DLQ +1 waiting/m);
+    expect(stats.stdout).toMatch(/^status lane DLQ +0 waiting/m);
+    const peekArgs = ['dlq', 'peek', '-n', '5', '--subscriber', 'bot'];
     const peek = await opsJson<{
       scanned: number;
       records: {
+        lane: string;
+        deadLetteredBy: string;
         deliveryId: string;
         part: string;
         events: number;
         pendingKeys: string[];
         failure: string[];
       }[];
-    }>('dlq', 'peek', '-n', '5', '--subscriber', 'bot');
+    }>(...peekArgs);
     expect(peek.scanned).toBe(1);
     expect(peek.records).toEqual([
       expect.objectContaining({
+        lane: 'message',
+        deadLetteredBy: 'consumer',
         deliveryId: 'ops-e2e-delivery',
         part: '1/1',
         events: 2,
@@ -300,16 +348,56 @@ describe('npm run ops, against the local stack', () => {
         failure: ['a handler failed (its claims were released)'],
       }),
     ]);
+    const text = await ops(...peekArgs);
+    expect(text.stdout).toMatch(/ message lane {2}sent /);
+    expect(text.stdout).toMatch(/^ {2}moved by +the consumer, on its last receive/m);
+    // The conversation id holds the customer's number: never shown.
+    expect(text.stdout + JSON.stringify(peek)).not.toContain('16505551000');
     // Peek hands every record back at once.
-    expect(await readQueueCounts(sqs, bot.dlqUrl)).toMatchObject({ visible: 1, inFlight: 0 });
+    expect(await readQueueCounts(sqs, bot.messageDlqUrl as string)).toMatchObject({
+      visible: 1,
+      inFlight: 0,
+    });
 
-    const redrive = await ops('dlq', 'redrive', '--max', '5', '--subscriber', 'bot');
+    const redrive = await ops('dlq', 'redrive', '--lane', 'message', '--max', '5', '--subscriber', 'bot');
     expect(redrive.code).toBe(0);
-    expect(redrive.stdout).toMatch(/^moved 1 record from the DLQ of bot to its delivery queue$/m);
+    expect(redrive.stdout).toMatch(/^moved 1 record from the message lane DLQ of bot to its queue$/m);
     expect(await effectsOf('bot', keys[0] as string)).toBe(1);
     expect(await effectsOf('bot', keys[1] as string)).toBe(1);
-    expect(await readQueueCounts(sqs, bot.dlqUrl)).toMatchObject({ visible: 0, inFlight: 0 });
-    expect((await ops('dlq', 'redrive', '--subscriber', 'bot')).stdout).toMatch(/^moved 0 records/);
+    expect(await readQueueCounts(sqs, bot.messageDlqUrl as string)).toMatchObject({
+      visible: 0,
+      inFlight: 0,
+    });
+    const again = await ops('dlq', 'redrive', '--subscriber', 'bot');
+    expect(again.stdout).toMatch(/^moved 0 records from the status lane DLQ of bot/m);
+    expect(again.stdout).toMatch(/^moved 0 records from the message lane DLQ of bot/m);
+  });
+
+  it('dlq redrive: a record of the status lane DLQ back to the status lane, effected once', async () => {
+    const crm = subscriberInfo('crm');
+    const id = wamid(10);
+    const body = statusesBody([{ id, status: 'sent', recipientId: '16505551000', timestamp: '1750000000' }]);
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: crm.dlqUrl,
+        MessageBody: body,
+        MessageAttributes: { deliveryId: { DataType: 'String', StringValue: 'ops-e2e-status' } },
+      }),
+    );
+    const peek = await opsJson<{ records: { lane: string; deadLetteredBy?: string }[] }>(
+      'dlq',
+      'peek',
+      '--lane',
+      'status',
+      '--subscriber',
+      'crm',
+    );
+    expect(peek.records).toEqual([expect.objectContaining({ lane: 'status' })]);
+    expect(peek.records[0]?.deadLetteredBy).toBeUndefined();
+
+    const redrive = await ops('dlq', 'redrive', '--lane', 'status', '--subscriber', 'crm');
+    expect(redrive.stdout).toMatch(/^moved 1 record from the status lane DLQ of crm to its queue$/m);
+    expect(await effectsOf('crm', `st:${id}:sent`)).toBe(1);
   });
 
   it('quarantine list | show | requeue: chunks reassembled, a fixed body re-sent to every subscriber, a broken one kept', async () => {
