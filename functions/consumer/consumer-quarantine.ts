@@ -1,6 +1,6 @@
 import type { BodyRejection } from '../events/types.ts';
 import type { QuarantinePort } from '../queue/delivery-queue-port.ts';
-import type { QuarantineBody } from './webhook-consumer.ts';
+import type { QuarantineBody } from './consumer-ports.ts';
 
 /** Time the consumer gives the quarantine write (with its own retries) before it fails the record instead. */
 export const QUARANTINE_BUDGET_MS = 3000;

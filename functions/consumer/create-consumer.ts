@@ -27,10 +27,11 @@ import { SqsConversationDeadLetters } from '../queue/sqs-conversation-dead-lette
 import { SqsQuarantineQueue } from '../queue/sqs-quarantine-queue.ts';
 import { SqsRedeliveryScheduler } from '../queue/sqs-redelivery-scheduler.ts';
 import type { CompletionRetryPolicy } from './complete-with-retry.ts';
+import type { ConsumerClaims, StatusRecorder } from './consumer-ports.ts';
 import { createConsumerQuarantine } from './consumer-quarantine.ts';
 import type { WebhookHandlers } from './handler-api.ts';
 import { createSqsBatchHandler } from './sqs-batch-handler.ts';
-import { type ConsumerClaims, type StatusRecorder, WebhookConsumer } from './webhook-consumer.ts';
+import { WebhookConsumer } from './webhook-consumer.ts';
 
 export interface ConsumerConfig {
   readonly tableName: string;

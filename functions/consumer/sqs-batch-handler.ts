@@ -3,10 +3,11 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { LaneName } from '../../contract/lanes.ts';
+import type { ConsumerBatch } from './consumer-batch.ts';
 import { publishTally } from './consumer-metrics.ts';
 import { planTurns, runInConversationOrder } from './conversation-turns.ts';
 import { handlesTurns, type WebhookHandlers } from './handler-api.ts';
-import type { ConsumerBatch, WebhookConsumer } from './webhook-consumer.ts';
+import type { WebhookConsumer } from './webhook-consumer.ts';
 
 export interface SqsBatchHandlerDependencies {
   readonly consumer: WebhookConsumer;

@@ -23,13 +23,13 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
+import type { ConsumerClaims, StatusRecorder } from '../../functions/consumer/consumer-ports.ts';
 import {
   type ConsumerConfig,
   type ConsumerDependencies,
   createConsumerHandler,
 } from '../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
-import type { ConsumerClaims, StatusRecorder } from '../../functions/consumer/webhook-consumer.ts';
 import { StatusLedger, type StatusLedgerChange } from '../../functions/ledger/status-ledger.ts';
 import type { BatchFunction } from './lambda-event-source.ts';
 

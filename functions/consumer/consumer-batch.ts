@@ -1,0 +1,571 @@
+/**
+ * One batch after the claim pre-pass (webhook-consumer.ts): its records' events run in order, their side
+ * effects, completions, releases and failures, and, for turns (`onConversationTurn`), their messages handed
+ * over together. Holds the batch's tally and the return time of every record that failed.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { conversationId } from '../../contract/lanes.ts';
+import { ConsumerFieldMetric, ConsumerMetric } from '../../contract/metric-names.ts';
+import type { BackoffSettings } from '../../contract/retry-budget.ts';
+import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
+import type { BatchClaimResult, DuplicateClaim, HeldClaim } from '../claims/claim-store.ts';
+import { isHeld } from '../claims/claim-store.ts';
+import { ClaimLostError } from '../claims/errors.ts';
+import type { ClaimedAs } from '../claims/lease.ts';
+import type { BodyRejection, WebhookEvent } from '../events/types.ts';
+import type { StatusObservation } from '../ledger/status-event.ts';
+import { MalformedStatusError, observeStatus } from '../ledger/status-event.ts';
+import { RedeliveryNotScheduledError } from '../queue/errors.ts';
+import { completeWithRetry, DEFAULT_COMPLETION_RETRY } from './complete-with-retry.ts';
+import type {
+  Invocation,
+  PreparedRecord,
+  QueueRecord,
+  RecordRedelivery,
+  TurnOutcome,
+  WebhookConsumerOptions,
+} from './consumer-ports.ts';
+import { RecordFailedError } from './consumer-ports.ts';
+import { ConsumerTally } from './consumer-tally.ts';
+import {
+  type ConversationTurnContext,
+  handlerFor,
+  handlesTurns,
+  type MessageContext,
+  RetryLater,
+  type WebhookEventContext,
+} from './handler-api.ts';
+import { createHandlerLogger, describeError } from './handler-logger.ts';
+import { decideInFlight } from './in-flight.ts';
+import { loggableKey } from './loggable-key.ts';
+import { backoffDelaySeconds, deferredDelaySeconds, receiveCountOf } from './retry-policy.ts';
+
+/** A fresh message read into a conversation turn, its side effect not yet run. */
+interface TurnMessage {
+  readonly record: QueueRecord;
+  readonly event: WebhookEvent;
+  readonly claim: HeldClaim;
+}
+
+/** The conversation of an inbound message (docs/design.md §8). */
+export function conversationOf(event: WebhookEvent): string {
+  const metadata = event.value.metadata as { phone_number_id?: unknown } | undefined;
+  return conversationId(metadata?.phone_number_id, event.payload.from);
+}
+
+/** One batch after the claim pre-pass: records are then processed one call each, in any order. */
+export class ConsumerBatch {
+  readonly tally = new ConsumerTally();
+  readonly #byRecord = new Map<QueueRecord, PreparedRecord>();
+  readonly #byMessageId = new Map<string, PreparedRecord>();
+  readonly #invocation: Invocation;
+  readonly #options: WebhookConsumerOptions;
+  readonly #logger: Logger;
+  readonly #clock: () => number;
+  readonly #redeliveries = new Map<string, RecordRedelivery>();
+  /** Records whose backoff was drawn: once per record, however many of its events failed. */
+  readonly #backedOff = new Set<string>();
+  readonly #retry: BackoffSettings;
+  readonly #random: () => number;
+  /** Records that failed in this batch, however (their own failure, held behind another, held for a burst). */
+  readonly #failed = new Set<string>();
+  /** Held claims already completed or released: never released (again) when their record is held behind. */
+  readonly #settled = new Set<HeldClaim>();
+  /** Records whose wait before the handler was counted: once per record. */
+  readonly #waited = new Set<string>();
+
+  constructor(prepared: readonly PreparedRecord[], invocation: Invocation, options: WebhookConsumerOptions) {
+    for (const entry of prepared) {
+      this.#byRecord.set(entry.record, entry);
+      if (!this.#byMessageId.has(entry.record.messageId))
+        this.#byMessageId.set(entry.record.messageId, entry);
+    }
+    this.#invocation = invocation;
+    this.#options = options;
+    this.#logger = options.logger;
+    this.#clock = options.clock ?? Date.now;
+    this.#retry = options.retry ?? DEFAULT_SETTINGS;
+    this.#random = options.random ?? Math.random;
+  }
+
+  get records(): number {
+    return this.#byRecord.size;
+  }
+
+  get failedRecords(): number {
+    return this.#failed.size;
+  }
+
+  /** Runs one record's events in order. Resolves when the record is done; throws {@link RecordFailedError}. */
+  async processRecord(record: QueueRecord): Promise<void> {
+    if (handlesTurns(this.#options.handlers)) {
+      const { done } = await this.runTurn([record]);
+      if (done === 0) throw new RecordFailedError(record.messageId, ['turn']);
+      return;
+    }
+    const failures = await this.#processRecordEvents(record);
+    if (failures.length > 0) this.#fail(record, failures);
+  }
+
+  /**
+   * Runs the records of one conversation turn in order: each record's events, with the fresh messages of all
+   * of them handed to `onConversationTurn` in one call once every record was read (without a turn handler,
+   * `records` is one record, run as {@link processRecord} does). A record that fails ends the turn there:
+   * the messages read before it still make the turn, the records after it are not run. A turn handler that
+   * throws fails every record of the turn, its claims released together.
+   *
+   * `records[0, done)` are done; `records[done, done + failed)` failed and have their return time; the
+   * caller holds the later ones behind them ({@link holdBehind}) or, once the failed ones were moved aside
+   * ({@link moveAside}), runs them. Never throws.
+   */
+  async runTurn(records: readonly QueueRecord[]): Promise<TurnOutcome> {
+    if (!handlesTurns(this.#options.handlers)) {
+      const [record] = records;
+      if (record === undefined) return { done: 0, failed: 0 };
+      try {
+        await this.processRecord(record);
+        return { done: 1, failed: 0 };
+      } catch {
+        return { done: 0, failed: 1 };
+      }
+    }
+    const turn: TurnMessage[] = [];
+    let done = 0;
+    let failed = 0;
+    for (const record of records) {
+      const failures = await this.#processRecordEvents(record, turn);
+      if (failures.length > 0) {
+        this.#failed.add(record.messageId);
+        failed = 1;
+        break;
+      }
+      done++;
+    }
+    if (turn.length === 0) return { done, failed };
+    const turnRecords = records.slice(0, done + failed);
+    return (await this.#runTurnHandler(turn, turnRecords))
+      ? { done, failed }
+      : { done: 0, failed: turnRecords.length };
+  }
+
+  /**
+   * On an ordered lane, moves those of `failed` (records that just failed together, oldest first) that were on
+   * their last receive to the dead-letter queue, so that their conversation does not wait on them any longer:
+   * the records behind them were received with them every time, and SQS redrive would soon take those too. A
+   * record of the same turn with receives left is not moved: it comes back. Returns the records still failed
+   * (none: the conversation goes on now); a moved record is reported as done (the queue deletes it) and
+   * counted in `RecordsDeadLettered`.
+   */
+  async moveAside(failed: readonly QueueRecord[]): Promise<readonly QueueRecord[]> {
+    const deadLetters = this.#options.deadLetters;
+    if (deadLetters === undefined) return failed;
+    const spent = failed.filter((record) => receiveCountOf(record.attributes) >= deadLetters.maxReceives);
+    if (spent.length === 0) return failed;
+    try {
+      await deadLetters.move(spent);
+    } catch (error) {
+      this.#logger.error('Moving a failed record to the dead-letter queue failed; it stays in its lane', {
+        records: spent.length,
+        ...describeError(error),
+      });
+      return failed;
+    }
+    for (const record of spent) {
+      this.#failed.delete(record.messageId);
+      this.#redeliveries.delete(record.messageId);
+    }
+    this.tally.count(ConsumerMetric.RecordsDeadLettered, spent.length);
+    this.#logger.warn('Record dead-lettered on its last receive; its conversation moves on', {
+      messageIds: spent.map(({ messageId }) => messageId),
+      receiveCounts: spent.map(({ attributes }) => receiveCountOf(attributes)),
+    });
+    return failed.filter((record) => !spent.includes(record));
+  }
+
+  /**
+   * Fails `record` unrun because `blocker`, earlier in its conversation, failed: its held claims are released
+   * and it comes back no sooner than the blocker (SQS keeps the group's order; returning earlier would only
+   * cost a receive). Call after the blocker was run.
+   */
+  async holdBehind(record: QueueRecord, blocker: QueueRecord): Promise<void> {
+    const delaySeconds = this.#redeliveries.get(blocker.messageId)?.delaySeconds;
+    if (delaySeconds !== undefined) this.#bringBackAfter(record, delaySeconds);
+    if (this.#failed.has(record.messageId)) return;
+    this.#failed.add(record.messageId);
+    this.tally.count(ConsumerMetric.RecordsHeldBehindFailure);
+    const prepared = this.#prepared(record);
+    if (prepared === undefined || !prepared.extraction.ok) return;
+    for (const [index, claim] of prepared.claims.entries()) {
+      const event = prepared.extraction.events[index];
+      if (claim !== undefined && event !== undefined && isHeld(claim)) await this.#release(event, claim);
+    }
+  }
+
+  /**
+   * Hands `record` back unclaimed for `delaySeconds`: its conversation's burst window is still open, and it
+   * returns with whatever the conversation adds meanwhile. A record never seen by `prepareBatch`.
+   */
+  holdForBurst(record: QueueRecord, delaySeconds: number): void {
+    this.#failed.add(record.messageId);
+    this.tally.count(ConsumerMetric.RecordsHeldForBurst);
+    this.#bringBackAfter(record, delaySeconds);
+  }
+
+  #prepared(record: QueueRecord): PreparedRecord | undefined {
+    return this.#byRecord.get(record) ?? this.#byMessageId.get(record.messageId);
+  }
+
+  #fail(record: QueueRecord, failures: readonly string[]): never {
+    this.#failed.add(record.messageId);
+    throw new RecordFailedError(record.messageId, failures);
+  }
+
+  async #processRecordEvents(record: QueueRecord, turn?: TurnMessage[]): Promise<string[]> {
+    const prepared = this.#prepared(record);
+    if (prepared === undefined) return ['not-in-batch'];
+    return prepared.extraction.ok
+      ? this.#processEvents(prepared, turn)
+      : this.#quarantine(prepared.record, prepared.extraction.reason);
+  }
+
+  /**
+   * Asks the queue to bring the failed records back at their time (backoff, `RetryLater` delay or lease
+   * end), in one call. Call once, after every record was processed. Never throws: a record whose visibility
+   * could not be changed still comes back, after the queue's visibility timeout (`RedeliveriesNotScheduled`).
+   */
+  async scheduleRedeliveries(): Promise<void> {
+    const redelivery = this.#options.redelivery;
+    if (redelivery === undefined || this.#redeliveries.size === 0) return;
+    try {
+      await redelivery.redeliverAfter([...this.#redeliveries.values()]);
+    } catch (error) {
+      const records = error instanceof RedeliveryNotScheduledError ? error.failed : this.#redeliveries.size;
+      this.tally.count(ConsumerMetric.RedeliveriesNotScheduled, records);
+      this.#logger.warn(
+        'Could not set when failed records come back; they return after the visibility timeout',
+        { records, ...describeError(error) },
+      );
+    }
+  }
+
+  /** The record comes back after its backoff, unless one of its events asks for later. */
+  #backOff(record: QueueRecord): void {
+    if (this.#backedOff.has(record.messageId)) return;
+    this.#backedOff.add(record.messageId);
+    const receiveCount = receiveCountOf(record.attributes);
+    this.#bringBackAfter(record, backoffDelaySeconds(receiveCount, this.#retry, this.#random));
+  }
+
+  /** Keeps the longest delay asked for a record: none of its events may come back before its time. */
+  #bringBackAfter(record: QueueRecord, delaySeconds: number): void {
+    const previous = this.#redeliveries.get(record.messageId)?.delaySeconds ?? 0;
+    this.#redeliveries.set(record.messageId, { record, delaySeconds: Math.max(previous, delaySeconds) });
+  }
+
+  async #quarantine(record: QueueRecord, reason: BodyRejection): Promise<string[]> {
+    try {
+      await this.#options.quarantine(record, reason);
+      this.tally.count(ConsumerMetric.Quarantined);
+      this.#logger.warn('Unusable record quarantined', { messageId: record.messageId, reason });
+      return [];
+    } catch (error) {
+      this.#logger.error('Quarantining a record failed; it will be retried', {
+        messageId: record.messageId,
+        reason,
+        ...describeError(error),
+      });
+      this.#backOff(record);
+      return [`quarantine:${reason}`];
+    }
+  }
+
+  async #processEvents(prepared: PreparedRecord, turn?: TurnMessage[]): Promise<string[]> {
+    const extraction = prepared.extraction;
+    if (!extraction.ok) return [];
+    for (const skipped of prepared.filteredOut) {
+      this.tally.countForField(ConsumerFieldMetric.EventsFilteredOut, skipped.metricField);
+    }
+    for (const unknown of extraction.unknownFields) {
+      this.tally.countForField(ConsumerFieldMetric.UnknownField, unknown.field);
+      this.#logger.info('Unknown webhook field acknowledged without side effect', {
+        field: unknown.field,
+        entryId: unknown.entryId,
+      });
+    }
+    for (const part of extraction.malformed) {
+      this.tally.count(ConsumerMetric.MalformedParts);
+      this.#logger.warn('Malformed part of a webhook body skipped', { ...part });
+    }
+    const failures: string[] = [];
+    for (const [index, event] of extraction.events.entries()) {
+      const claim = prepared.claims[index];
+      if (claim === undefined) continue;
+      if (failures.length > 0 && this.#options.ordered === true) {
+        // Nothing of the conversation may run ahead of the event that failed.
+        if (isHeld(claim)) await this.#release(event, claim);
+        continue;
+      }
+      if (turn !== undefined && event.kind === 'message' && isHeld(claim)) {
+        this.#countClaimed(event, claim.outcome, claim.attempt);
+        turn.push({ record: prepared.record, event, claim });
+        continue;
+      }
+      const failure = await this.#processEvent(prepared.record, event, claim);
+      if (failure !== undefined) failures.push(failure);
+    }
+    return failures;
+  }
+
+  async #processEvent(
+    record: QueueRecord,
+    event: WebhookEvent,
+    claim: BatchClaimResult,
+  ): Promise<string | undefined> {
+    const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
+    if (isHeld(claim)) return this.#runSideEffect(record, event, claim);
+    switch (claim.outcome) {
+      case 'recorded':
+        this.#countClaimed(event, claim.claimedAs);
+        this.#logger.debug('Event without handler recorded as done', {
+          ...logged,
+          claimedAs: claim.claimedAs,
+        });
+        return undefined;
+      case 'duplicate-done':
+      case 'repeat':
+        this.tally.countForField(ConsumerFieldMetric.EventsDuplicate, event.metricField);
+        this.#logger.info('Duplicate event skipped', { ...logged, outcome: claim.outcome });
+        return undefined;
+      case 'duplicate-in-flight':
+        this.tally.countForField(ConsumerFieldMetric.EventsDuplicateInFlight, event.metricField);
+        return this.#inFlight(record, claim, logged);
+      default:
+        this.tally.count(ConsumerMetric.ClaimFailures);
+        this.#logger.warn('Claim failed; the record will be retried', {
+          ...logged,
+          ...describeError(claim.outcome === 'failed' ? claim.error : undefined),
+        });
+        this.#backOff(record);
+        return `claim:${logged.key}`;
+    }
+  }
+
+  #inFlight(record: QueueRecord, claim: DuplicateClaim, logged: Record<string, string>): string | undefined {
+    const decision = decideInFlight(claim.existing, record.messageId, this.#clock());
+    if (decision.acknowledge) {
+      this.#logger.info('Duplicate event skipped', { ...logged, outcome: claim.outcome });
+      return undefined;
+    }
+    this.#logger.info('Event in flight under this same queue message; the record waits for the lease', {
+      ...logged,
+      messageId: record.messageId,
+      redeliverInSeconds: decision.redeliverInSeconds,
+    });
+    if (decision.redeliverInSeconds !== undefined) this.#bringBackAfter(record, decision.redeliverInSeconds);
+    return `in-flight:${logged.key}`;
+  }
+
+  #countClaimed(event: WebhookEvent, claimedAs: ClaimedAs, attempt?: number): void {
+    this.tally.countForField(ConsumerFieldMetric.EventsFresh, event.metricField);
+    if (claimedAs !== 'takeover') return;
+    this.tally.countForField(ConsumerFieldMetric.LeaseTakeovers, event.metricField);
+    this.#logger.warn('Lease taken over from a worker that did not complete', {
+      key: loggableKey(event),
+      field: event.field,
+      kind: event.kind,
+      attempt,
+    });
+  }
+
+  async #runSideEffect(
+    record: QueueRecord,
+    event: WebhookEvent,
+    claim: HeldClaim,
+  ): Promise<string | undefined> {
+    const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
+    this.#countClaimed(event, claim.outcome, claim.attempt);
+
+    let context: WebhookEventContext | undefined;
+    try {
+      context = await this.#contextFor(event, claim);
+    } catch (error) {
+      this.#logger.error('Status ledger write failed; the claim is released', {
+        ...logged,
+        ...describeError(error),
+      });
+      await this.#release(event, claim);
+      this.#backOff(record);
+      return `ledger:${logged.key}`;
+    }
+
+    const handler = handlerFor(this.#options.handlers, event.kind);
+    if (handler !== undefined && context !== undefined) {
+      this.#observeWait(record);
+      try {
+        await handler(context);
+      } catch (error) {
+        if (error instanceof RetryLater) {
+          const delaySeconds = deferredDelaySeconds(error.afterSeconds, this.#retry);
+          this.tally.countForField(ConsumerFieldMetric.RetriesDeferred, event.metricField);
+          this.#logger.info('Handler deferred the event; the claim is released', {
+            ...logged,
+            retryInSeconds: delaySeconds,
+            reason: error.reason,
+          });
+          await this.#release(event, claim);
+          this.#bringBackAfter(record, delaySeconds);
+          return `retry-later:${logged.key}`;
+        }
+        this.tally.countForField(ConsumerFieldMetric.HandlerErrors, event.metricField);
+        this.#logger.error('Handler failed; the claim is released', { ...logged, ...describeError(error) });
+        await this.#release(event, claim);
+        this.#backOff(record);
+        return `handler:${logged.key}`;
+      }
+    }
+
+    await this.#complete(event, claim);
+    return undefined;
+  }
+
+  /**
+   * Marks the claim done after its side effect ran. Never throws: running the effect again could only double
+   * it. Failing the record would have SQS redeliver it after the visibility timeout, when the lease has
+   * lapsed, and the redelivery would take the claim over and run the effect a second time.
+   */
+  async #complete(event: WebhookEvent, claim: HeldClaim): Promise<void> {
+    const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
+    this.#settled.add(claim);
+    try {
+      await completeWithRetry(this.#options.claims, claim, {
+        remainingTimeMs: () => this.#invocation.remainingTimeMs(),
+        policy: this.#options.completionRetry ?? DEFAULT_COMPLETION_RETRY,
+        ...(this.#options.sleep === undefined ? {} : { sleep: this.#options.sleep }),
+      });
+      this.#logger.debug('Event handled', { ...logged, outcome: claim.outcome });
+    } catch (error) {
+      this.tally.count(ConsumerMetric.CompletionFailures);
+      this.#logger.error('Completing the claim failed after the side effect ran', {
+        ...logged,
+        claimLost: error instanceof ClaimLostError,
+        ...describeError(error),
+      });
+    }
+  }
+
+  /** The record's wait from its enqueue to its first handler call, once per record (`EventWaitTime`). */
+  #observeWait(record: QueueRecord): void {
+    if (this.#waited.has(record.messageId)) return;
+    this.#waited.add(record.messageId);
+    const sentAt = Number(record.attributes?.SentTimestamp);
+    if (Number.isFinite(sentAt) && sentAt > 0) this.tally.observeWait(Math.max(0, this.#clock() - sentAt));
+  }
+
+  /**
+   * Calls `onConversationTurn` once with every message of `turn`, then completes all their claims; when it
+   * throws, releases them all and brings every record of the turn back (after the `RetryLater` delay, or its
+   * backoff). Returns whether the turn was handled.
+   */
+  async #runTurnHandler(turn: readonly TurnMessage[], records: readonly QueueRecord[]): Promise<boolean> {
+    const handler = this.#options.handlers.onConversationTurn;
+    const first = turn[0] as TurnMessage;
+    const logged = { key: loggableKey(first.event), field: first.event.field, messages: turn.length };
+    const context: ConversationTurnContext = {
+      conversationId: conversationOf(first.event),
+      messages: turn.map(({ event, claim }) => this.#messageContext(event, claim)),
+      remainingTimeMs: () => this.#invocation.remainingTimeMs(),
+      logger: createHandlerLogger(this.#logger, first.event, { messages: turn.length }),
+    };
+    for (const { record } of turn) this.#observeWait(record);
+    try {
+      await handler?.(context);
+    } catch (error) {
+      const deferred = error instanceof RetryLater;
+      for (const { event } of turn) {
+        this.tally.countForField(
+          deferred ? ConsumerFieldMetric.RetriesDeferred : ConsumerFieldMetric.HandlerErrors,
+          event.metricField,
+        );
+      }
+      this.#logger[deferred ? 'info' : 'error']('Conversation turn failed; its claims are released', {
+        ...logged,
+        ...describeError(error),
+      });
+      await Promise.all(turn.map(({ event, claim }) => this.#release(event, claim)));
+      for (const record of records) {
+        this.#failed.add(record.messageId);
+        if (deferred) this.#bringBackAfter(record, deferredDelaySeconds(error.afterSeconds, this.#retry));
+        else this.#backOff(record);
+      }
+      return false;
+    }
+    this.tally.count(ConsumerMetric.ConversationTurns);
+    await Promise.all(turn.map(({ event, claim }) => this.#complete(event, claim)));
+    return true;
+  }
+
+  #messageContext(event: WebhookEvent, claim: HeldClaim): MessageContext {
+    return {
+      event,
+      key: event.key,
+      field: event.field,
+      kind: 'message',
+      payload: event.payload,
+      value: event.value,
+      claimedAs: claim.outcome,
+      remainingTimeMs: () => this.#invocation.remainingTimeMs(),
+      logger: createHandlerLogger(this.#logger, event),
+    };
+  }
+
+  /** The handler's context; for a status, after the ledger merged it. Undefined: acknowledge only. */
+  async #contextFor(event: WebhookEvent, claim: HeldClaim): Promise<WebhookEventContext | undefined> {
+    const base = {
+      event,
+      key: event.key,
+      field: event.field,
+      payload: event.payload,
+      value: event.value,
+      claimedAs: claim.outcome,
+      remainingTimeMs: () => this.#invocation.remainingTimeMs(),
+      logger: createHandlerLogger(this.#logger, event),
+    };
+    if (event.kind !== 'status') return { ...base, kind: event.kind };
+    let observation: StatusObservation;
+    try {
+      observation = observeStatus(event, Math.floor(this.#clock() / 1000));
+    } catch (error) {
+      if (!(error instanceof MalformedStatusError)) throw error;
+      this.#logger.warn('Status without id or status acknowledged without side effect', {
+        key: loggableKey(event),
+        field: event.field,
+      });
+      return undefined;
+    }
+    const update = await this.#options.ledger.record(observation);
+    if (update.change === 'merged') this.tally.count(ConsumerMetric.StatusRegressionsMerged);
+    return { ...base, kind: 'status', ledger: update.view, ledgerChange: update.change };
+  }
+
+  async #release(event: WebhookEvent, claim: HeldClaim): Promise<void> {
+    if (this.#settled.has(claim)) return;
+    this.#settled.add(claim);
+    try {
+      if (await this.#options.claims.release(claim)) {
+        this.tally.countForField(ConsumerFieldMetric.ClaimReleases, event.metricField);
+      } else {
+        this.#logger.warn('Claim not released: another worker owns it now', {
+          key: loggableKey(event),
+          field: event.field,
+        });
+      }
+    } catch (error) {
+      // The lease still lapses: the redelivered record takes the claim over then.
+      this.#logger.error('Releasing the claim failed', {
+        key: loggableKey(event),
+        field: event.field,
+        ...describeError(error),
+      });
+    }
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * What the consumer's domain (webhook-consumer.ts, consumer-batch.ts) is given and hands out: the queued record,
+ * the invocation, and the ports it drives (claims, ledger, quarantine, redelivery, dead letters), with the
+ * options of one consumer. Types only, and the error a failed record is reported with.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { StatusLedgerMode } from '../../contract/environment.ts';
+import type { BackoffSettings } from '../../contract/retry-budget.ts';
+import type { BatchClaimResult, ClaimStore } from '../claims/claim-store.ts';
+import type { BodyRejection, EventExtraction } from '../events/types.ts';
+import type { StatusObservation } from '../ledger/status-event.ts';
+import type { StatusLedgerUpdate } from '../ledger/status-ledger.ts';
+import type { CompletionRetryPolicy } from './complete-with-retry.ts';
+import type { FilteredOut } from './field-selection.ts';
+import type { WebhookHandlers } from './handler-api.ts';
+
+/** One queued message: an SQS record fits as is. */
+export interface QueueRecord {
+  readonly messageId: string;
+  readonly body: string;
+  /** Needed to bring a failed record back at a chosen time; without it the queue's visibility timeout rules. */
+  readonly receiptHandle?: string;
+  /**
+   * `ApproximateReceiveCount` sets the backoff of a failed record (absent: a first receive); `SentTimestamp`
+   * (epoch ms, the receiver's enqueue) is where the wait before the handler is counted from, and where a
+   * conversation's burst window starts; `MessageGroupId` is the conversation on an ordered lane.
+   */
+  readonly attributes?: {
+    readonly ApproximateReceiveCount?: string;
+    readonly SentTimestamp?: string;
+    readonly MessageGroupId?: string;
+  };
+  /** As Lambda passes them; kept when a record is moved to the dead-letter queue. */
+  readonly messageAttributes?: Readonly<
+    Record<
+      string,
+      { readonly dataType: string; readonly stringValue?: string; readonly binaryValue?: string }
+    >
+  >;
+}
+
+export interface Invocation {
+  /** Lambda's `context.getRemainingTimeInMillis()`. */
+  remainingTimeMs(): number;
+}
+
+/** Sends an unusable record to the dead-letter queue with a reason; throws when it could not. */
+export type QuarantineBody = (record: QueueRecord, reason: BodyRejection) => Promise<void>;
+
+export interface StatusRecorder {
+  record(observation: StatusObservation): Promise<StatusLedgerUpdate>;
+}
+
+export type ConsumerClaims = Pick<ClaimStore, 'claimMany' | 'complete' | 'release'>;
+
+/** A failed record and when it should become visible again, in seconds from now. */
+export interface RecordRedelivery {
+  readonly record: QueueRecord;
+  readonly delaySeconds: number;
+}
+
+/**
+ * An ordered lane's own dead-lettering: a record that fails on its `maxReceives`-th receive is moved to the
+ * DLQ by the consumer, and its conversation goes on in the same invocation. Throws when it could not.
+ */
+export interface DeadLetterPort {
+  readonly maxReceives: number;
+  move(records: readonly QueueRecord[]): Promise<void>;
+}
+
+/** Sets when failed records come back (SQS: their visibility timeout). Throws when it could not. */
+export interface RedeliveryScheduler {
+  redeliverAfter(redeliveries: readonly RecordRedelivery[]): Promise<void>;
+}
+
+export interface WebhookConsumerOptions {
+  readonly claims: ConsumerClaims;
+  readonly ledger: StatusRecorder;
+  readonly quarantine: QuarantineBody;
+  readonly handlers: WebhookHandlers;
+  readonly logger: Logger;
+  /**
+   * `with-handler`: statuses are recorded in the ledger only when an `onStatus` handler exists; `always`:
+   * for every status (for the ledger view alone), which makes each status an event with a side effect.
+   * @default 'with-handler'
+   */
+  readonly statusLedger?: StatusLedgerMode;
+  /**
+   * False: events whose kind has no handler are not claimed at all (0 writes), and so their duplicates are not
+   * counted either. @default true (1 write each: the duplicate rate per field is the early warning of slow
+   * acknowledgements)
+   */
+  readonly claimUnhandledEvents?: boolean;
+  /**
+   * The webhook fields this subscriber handles: events of other fields are skipped before the claim pass
+   * (no DynamoDB request) and counted as `EventsFilteredOut`. @default every field
+   */
+  readonly fields?: readonly string[] | undefined;
+  /** Without it, a failed record returns after the queue's visibility timeout. */
+  readonly redelivery?: RedeliveryScheduler;
+  /**
+   * The records come from an ordered lane (docs/design.md §8): a record's events stop at the first that
+   * fails, the later ones released unrun, so that nothing of a conversation runs ahead of what failed.
+   * @default false
+   */
+  readonly ordered?: boolean;
+  /** An ordered lane moves a record that fails on its last receive aside itself (see {@link DeadLetterPort}). */
+  readonly deadLetters?: DeadLetterPort;
+  /** Backoff of failed records and cap of `RetryLater` delays. @default the delays of DEFAULT_SETTINGS */
+  readonly retry?: BackoffSettings;
+  /** Draws the backoff's jitter, in [0, 1). @default Math.random */
+  readonly random?: () => number;
+  readonly completionRetry?: CompletionRetryPolicy;
+  /** Epoch ms. @default Date.now */
+  readonly clock?: () => number;
+  /** Waits between completion retries. @default setTimeout from node:timers/promises */
+  readonly sleep?: (ms: number) => Promise<unknown>;
+}
+
+/** Why a record must be redelivered; carries keys and error names only. */
+export class RecordFailedError extends Error {
+  readonly messageId: string;
+  readonly failures: readonly string[];
+  constructor(messageId: string, failures: readonly string[]) {
+    super(`Record ${messageId} failed: ${failures.join(', ')}`);
+    this.name = 'RecordFailedError';
+    this.messageId = messageId;
+    this.failures = failures;
+  }
+}
+
+export interface PreparedRecord {
+  readonly record: QueueRecord;
+  readonly extraction: EventExtraction;
+  /**
+   * Claim results of this record's events, in event order (empty when the body was unusable); undefined for
+   * an event left unclaimed (no handler, and `claimUnhandledEvents` off).
+   */
+  readonly claims: readonly (BatchClaimResult | undefined)[];
+  /** Events of fields this subscriber does not want: never claimed, only counted. */
+  readonly filteredOut: readonly FilteredOut[];
+}
+
+/** How far a turn got: `done` records from the first completed, then `failed` records that failed. */
+export interface TurnOutcome {
+  readonly done: number;
+  readonly failed: number;
+}
