@@ -10,13 +10,14 @@
  * WINDOW_CAP); so are the doubles and the timings.
  */
 import '../support/quiet-logs.ts';
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it, onTestFinished } from 'vitest';
 import { seededRandom } from '../../local/seeded-random.ts';
 import { type ConsumerWorker, startConsumerWorker } from '../support/consumer-worker-process.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { buildWorkload } from '../support/webhooks/delivery-workload.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
+import { recordRunIfAsked, startRun } from './run-record.ts';
 
 /** Visibility timeout 6 × 2 s = 12 s; leases end 0.5 s after a worker's 2 s deadline, long before. */
 const FUNCTION_TIMEOUT_SECONDS = 2;
@@ -72,6 +73,7 @@ interface KillRecord {
 
 it('effects every event after three SIGKILLs mid-batch, a second time only inside the effect→complete window', async () => {
   const startedAt = Date.now();
+  const recording = startRun();
   const p = await createPipeline('kills', {
     consumerTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
     leaseMarginMs: 500,
@@ -178,22 +180,21 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
   const windowHits = (key: string) => kills.filter((kill) => kill.window.has(key)).length;
   const windowUnion = new Set(kills.flatMap((kill) => [...kill.window]));
   const caughtInWindow = kills.reduce((sum, kill) => sum + kill.window.size, 0);
-  console.info(
-    [
-      `SIGKILL run: ${keys.length} events in ${workload.deliveries.length} deliveries, ${kills.length} kills, ` +
-        `${Math.round((Date.now() - startedAt) / 1000)} s`,
-      ...kills.map(
-        (kill, i) =>
-          `  kill ${i + 1}: after ${kill.effectsAtKill - kill.effectsBefore} effects of its own ` +
-          `(${kill.effectsAtKill} in all, worker alive ${kill.aliveMs} ms), ${kill.newlyProcessing} claims left processing, ` +
-          `${kill.window.size} caught in the effect→complete window (cap ${WINDOW_CAP_PER_KILL}); ` +
-          `invocations ${kill.invocations}`,
-      ),
-      `  last worker: invocations ${last.invocationOutcomes()}`,
-      `  effects ${[...effects.values()].reduce((sum, n) => sum + n, 0)} for ${effects.size} keys; ` +
-        `doubles ${doubles.length} (window caught ${caughtInWindow} times on ${windowUnion.size} keys, cap ${WINDOW_CAP})`,
-    ].join('\n'),
-  );
+  const reportLines = [
+    `SIGKILL run: ${keys.length} events in ${workload.deliveries.length} deliveries, ${kills.length} kills, ` +
+      `${Math.round((Date.now() - startedAt) / 1000)} s`,
+    ...kills.map(
+      (kill, i) =>
+        `  kill ${i + 1}: after ${kill.effectsAtKill - kill.effectsBefore} effects of its own ` +
+        `(${kill.effectsAtKill} in all, worker alive ${kill.aliveMs} ms), ${kill.newlyProcessing} claims left processing, ` +
+        `${kill.window.size} caught in the effect→complete window (cap ${WINDOW_CAP_PER_KILL}); ` +
+        `invocations ${kill.invocations}`,
+    ),
+    `  last worker: invocations ${last.invocationOutcomes()}`,
+    `  effects ${[...effects.values()].reduce((sum, n) => sum + n, 0)} for ${effects.size} keys; ` +
+      `doubles ${doubles.length} (window caught ${caughtInWindow} times on ${windowUnion.size} keys, cap ${WINDOW_CAP})`,
+  ];
+  console.info(reportLines.join('\n'));
 
   // Each kill point got a kill mid-batch: one that left claims of its own held and not completed.
   expect(kills.filter((kill) => kill.newlyProcessing > 0)).toHaveLength(KILL_AFTER_EFFECTS.length);
@@ -216,4 +217,9 @@ it('effects every event after three SIGKILLs mid-batch, a second time only insid
   // The window stays narrow: one event per record in flight at a kill, at most.
   expect(kills.filter((kill) => kill.window.size > WINDOW_CAP_PER_KILL)).toEqual([]);
   expect(caughtInWindow).toBeLessThanOrEqual(WINDOW_CAP);
+  // docs/reliability.md shows the recorded runs (npm run docs:runs); only a run that passed is recorded.
+  const run = recording.finish(reportLines, { caughtInWindow, doubles: doubles.length });
+  onTestFinished(({ task }) => {
+    if (task.result?.state === 'pass') recordRunIfAsked('consumer-kills', run);
+  });
 }, 200_000);

@@ -19,7 +19,7 @@
 import '../support/quiet-logs.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it, onTestFinished } from 'vitest';
 import type { WebhookEventContext } from '../../functions/consumer/handler-api.ts';
 import { defineWebhookHandlers } from '../../functions/consumer/handler-api.ts';
 import { StatusLedger } from '../../functions/ledger/status-ledger.ts';
@@ -42,6 +42,7 @@ import {
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { buildWorkload, STATUS_SEQUENCE, statusKey } from '../support/webhooks/delivery-workload.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
+import { recordRunIfAsked, startRun } from './run-record.ts';
 
 const SEED = 20_261_130;
 const FAULT_RATE = 0.15;
@@ -71,6 +72,7 @@ afterAll(() => restoreEnvironment());
 
 it('ends with every one of 1000 events effected once and done, or waiting in the DLQ, under random DynamoDB faults', async () => {
   const startedAt = Date.now();
+  const recording = startRun();
   const random = seededRandom(SEED);
   // 200 deliveries of 2 messages + 3 statuses = 1000 distinct events, 30 deliveries sent twice.
   const workload = buildWorkload({
@@ -234,27 +236,26 @@ it('ends with every one of 1000 events effected once and done, or waiting in the
   ).length;
   const report = faults.report();
   const totalEffects = [...effects.values()].reduce((sum, n) => sum + n, 0);
-  console.info(
-    [
-      `DynamoDB fault run: ${workload.keys.length} events in ${workload.deliveries.length} deliveries ` +
-        `(+${workload.repeated.length} repeated), seed ${SEED}, fault rate ${FAULT_RATE} per attempt, ` +
-        `SDK maxAttempts ${SDK_MAX_ATTEMPTS}, ${Math.round((Date.now() - startedAt) / 1000)} s`,
-      formatFaultReport(report),
-      `  faults ${report.totalFaults}, SDK retries ${sum(report.retries)}, completion retries ` +
-        `${completionRetries(faults.calls)}, SQS redeliveries ${sum(Object.fromEntries(receives)) - receives.size} ` +
-        `(${receives.size} messages), handler failures ${handlerFailures}, ` +
-        `completing owners ${completion.owners}, given up ${sumOver(completion.givenUp, (o) => o.onErrors + o.claimLost)} ` +
-        `on ${givenUp.size} keys: on errors ${givenUpOnErrors} (cap ${giveUpOnErrorsCap}), claim lost to a takeover ` +
-        `${completion.claimLostOwners.length} (cap ${claimLostCap}, ${lostWithinLease.length} within their lease) ` +
-        `on ${lostToTakeover.length} keys, all in the ${timedOutKeys.size} events of timed-out invocations`,
-      `  effects ${totalEffects} for ${effects.size} keys: once and done ${onceAndDone}, ` +
-        `doubles ${doubles.length}, effected but not done ${effectedNotDone.length}, ` +
-        `never effected and in the DLQ ${waitingInDlq.length}, lost ${lost.length}`,
-      `  DLQ: ${deadLetters.length} records holding ${inDlq.size} keys; invocations: ${[...invocations]
-        .map(([outcome, n]) => `${outcome} ${n}`)
-        .join(', ')}`,
-    ].join('\n'),
-  );
+  const reportLines = [
+    `DynamoDB fault run: ${workload.keys.length} events in ${workload.deliveries.length} deliveries ` +
+      `(+${workload.repeated.length} repeated), seed ${SEED}, fault rate ${FAULT_RATE} per attempt, ` +
+      `SDK maxAttempts ${SDK_MAX_ATTEMPTS}, ${Math.round((Date.now() - startedAt) / 1000)} s`,
+    formatFaultReport(report),
+    `  faults ${report.totalFaults}, SDK retries ${sum(report.retries)}, completion retries ` +
+      `${completionRetries(faults.calls)}, SQS redeliveries ${sum(Object.fromEntries(receives)) - receives.size} ` +
+      `(${receives.size} messages), handler failures ${handlerFailures}, ` +
+      `completing owners ${completion.owners}, given up ${sumOver(completion.givenUp, (o) => o.onErrors + o.claimLost)} ` +
+      `on ${givenUp.size} keys: on errors ${givenUpOnErrors} (cap ${giveUpOnErrorsCap}), claim lost to a takeover ` +
+      `${completion.claimLostOwners.length} (cap ${claimLostCap}, ${lostWithinLease.length} within their lease) ` +
+      `on ${lostToTakeover.length} keys, all in the ${timedOutKeys.size} events of timed-out invocations`,
+    `  effects ${totalEffects} for ${effects.size} keys: once and done ${onceAndDone}, ` +
+      `doubles ${doubles.length}, effected but not done ${effectedNotDone.length}, ` +
+      `never effected and in the DLQ ${waitingInDlq.length}, lost ${lost.length}`,
+    `  DLQ: ${deadLetters.length} records holding ${inDlq.size} keys; invocations: ${[...invocations]
+      .map(([outcome, n]) => `${outcome} ${n}`)
+      .join(', ')}`,
+  ];
+  console.info(reportLines.join('\n'));
 
   // None lost, none marked done without its effect. A lost key is explained by the call log when its claim
   // was refused by the very record it had written (an applied write whose answer was lost, then retried).
@@ -309,8 +310,22 @@ it('ends with every one of 1000 events effected once and done, or waiting in the
     ledgersChecked++;
     expect((await ledger.view(wamid))?.current, wamid).toBe('read');
   }
-  console.info(`  ledgers checked ${ledgersChecked}, skipped ${skipped.length} (a status in the DLQ)`);
+  const ledgerLine = `  ledgers checked ${ledgersChecked}, skipped ${skipped.length} (a status in the DLQ)`;
+  console.info(ledgerLine);
   expect(ledgersChecked + skipped.length).toBe(workload.outboundWamids.length);
+  // docs/reliability.md shows the recorded runs (npm run docs:runs); only a run that passed is recorded, its
+  // soft assertions included (they fail the test without throwing).
+  const run = recording.finish([...reportLines.flatMap((line) => line.split('\n')), ledgerLine], {
+    doubles: doubles.length,
+    effectedNotDone: effectedNotDone.length,
+    lost: lost.length,
+    dlqKeys: inDlq.size,
+    timedOutInvocations: invocations.get('timeout') ?? 0,
+    invocations: sum(Object.fromEntries(invocations)),
+  });
+  onTestFinished(({ task }) => {
+    if (task.result?.state === 'pass') recordRunIfAsked('dynamodb-faults', run);
+  });
 }, 240_000);
 
 /** Keys whose claim call failed its condition against an item carrying that very call's owner token. */

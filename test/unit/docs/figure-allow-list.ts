@@ -132,29 +132,4 @@ export const CONSTANT_FIGURES: readonly AllowedFigures[] = [
   },
 ];
 
-const SIMULATOR_ENGINEER =
-  'the engineer converting the pasted run outputs of docs/reliability.md, docs/simulator.md and the protocol report into generated regions (issue 22 §2)';
-
-export const PENDING_FIGURES: readonly AllowedFigures[] = [
-  {
-    page: 'docs/reliability.md',
-    figures: [
-      'faults 747',
-      'effects 1005',
-      'doubles 7',
-      '0 effects',
-      '7457 ms',
-      '5 effects',
-      '×4',
-      '14288 ms',
-      '205 effects',
-      '×6',
-      '4236 ms',
-      '184 effects',
-      '×14',
-      'effects 600',
-      'doubles 0',
-    ],
-    reason: `pasted outputs of npx vitest run test/reliability; ${SIMULATOR_ENGINEER}`,
-  },
-];
+export const PENDING_FIGURES: readonly AllowedFigures[] = [];

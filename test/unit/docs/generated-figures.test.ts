@@ -40,6 +40,12 @@ import {
 } from '../../../local/retry-budget-markdown.ts';
 import { runRegions } from '../../../local/run-regions.ts';
 import { capacityRegions } from '../../../ops/capacity/capacity-markdown.ts';
+import {
+  FULL_REPORT_FILE,
+  reliabilityRegions as protocolReportRegions,
+  readReport,
+  SHORT_REPORT_FILE,
+} from '../../simulation/protocol-report.ts';
 import { type AllowedFigures, CONSTANT_FIGURES, PENDING_FIGURES } from './figure-allow-list.ts';
 
 const ROOT = new URL('../../../', import.meta.url);
@@ -68,7 +74,10 @@ function regionGenerators(results: ResultsFile): Record<string, Record<string, s
       [ORDERED_LANE_RETRY_BUDGET_REGION]: orderedLaneRetryBudgetMarkdown(),
     },
   }); // npm run retry-budget -- --write-docs
-  add(runRegions(ROOT)); // npm run docs:runs: the M/M/c example, the committed simulate runs and kill-test runs
+  add(runRegions(ROOT)); // npm run docs:runs: the M/M/c example, the committed simulate runs, kill-test runs and reliability runs (test/reliability/run-record.ts)
+  add({
+    'docs/reliability.md': protocolReportRegions(readReport(FULL_REPORT_FILE), readReport(SHORT_REPORT_FILE)),
+  }); // npm run check:protocol -- ... --docs: the protocol reports (docs-figures.test.ts reruns the short one)
   add(capacityRegions()); // npm run capacity -- --write-docs: the limits and the defaults against three shapes
   return generators;
 }
