@@ -1,7 +1,8 @@
 /**
  * Sizing from the expected peak (docs/capacity.md): the construct asks the planner of contract/capacity.ts
  * (`planCapacity`, no second model) for the route throttle, each lane's `maxConcurrency` and the claim table's
- * warm throughput, uses them where the props set nothing, and names every explicit setting or account quota
+ * warm throughput, uses them where the props set nothing (never below the defaults, which carry one number at
+ * its top tier), and names every explicit setting or account quota
  * that cannot carry the peak as a synth warning.
  */
 import {
@@ -18,6 +19,7 @@ import {
 import type { LaneName } from '../contract/lanes.ts';
 import { UnsafeSettingsError } from '../contract/settings.ts';
 import type { ResolvedSubscriber } from '../contract/subscribers.ts';
+import { DEFAULT_THROTTLING_BURST_LIMIT, DEFAULT_THROTTLING_RATE_LIMIT } from './defaults.ts';
 import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup.ts';
 
 export interface CapacityWarning {
@@ -97,7 +99,9 @@ export function sizeForPeak(
       (entry) => entry.subscriber === subscriber.name && entry.lane === lane,
     )?.value;
     // No concurrency up to the event source's maximum meets the target: the warning below names the lane.
-    return value ?? EVENT_SOURCE_MAX_CONCURRENCY;
+    // Never below the default: a small declared peak gains nothing from a lower cap (concurrency costs nothing
+    // while idle) and would meet Meta's retries after an outage, which come faster than the steady peak.
+    return Math.max(value ?? EVENT_SOURCE_MAX_CONCURRENCY, own);
   };
   const sizedSubscribers = subscribers.map((subscriber) => ({
     ...subscriber,
@@ -116,8 +120,11 @@ export function sizeForPeak(
             },
           },
   }));
-  const throttlingRateLimit = props.throttlingRateLimit ?? sizing.throttlingRateLimit;
-  const throttlingBurstLimit = props.throttlingBurstLimit ?? sizing.throttlingBurstLimit;
+  // The same floor for the throttle: a 429 is a late duplicate, and an idle API costs nothing.
+  const throttlingRateLimit =
+    props.throttlingRateLimit ?? Math.max(sizing.throttlingRateLimit, DEFAULT_THROTTLING_RATE_LIMIT);
+  const throttlingBurstLimit =
+    props.throttlingBurstLimit ?? Math.max(sizing.throttlingBurstLimit, DEFAULT_THROTTLING_BURST_LIMIT);
   const warm = Math.max(DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS, sizing.warmWriteUnitsPerSecond);
   const plan = planCapacity(
     peak,

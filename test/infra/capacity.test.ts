@@ -14,7 +14,8 @@ import {
   peakTraffic,
 } from '../../contract/capacity.ts';
 import type { LaneName } from '../../contract/lanes.ts';
-import { UnsafeSettingsError } from '../../contract/settings.ts';
+import { DEFAULT_SETTINGS, UnsafeSettingsError } from '../../contract/settings.ts';
+import { DEFAULT_THROTTLING_BURST_LIMIT, DEFAULT_THROTTLING_RATE_LIMIT } from '../../lib/defaults.ts';
 import type { WhatsAppWebhookDedupProps } from '../../lib/whatsapp-webhook-dedup.ts';
 import { runCapacity } from '../../ops/capacity/run-capacity.ts';
 import { synthStack } from '../support/synth-stack.ts';
@@ -43,14 +44,17 @@ function warmWrites(template: Template): number | undefined {
   return table?.Properties.WarmThroughput?.WriteUnitsPerSecond;
 }
 
+/** What the planner sizes for `peak`, never below the defaults (a lower cap saves nothing while idle). */
 function expectSizedFor(template: Template, peak: ExpectedPeak) {
   const sizing = plannedSizing(peak);
   expect(stageThrottle(template)).toEqual({
-    ThrottlingRateLimit: sizing.throttlingRateLimit,
-    ThrottlingBurstLimit: sizing.throttlingBurstLimit,
+    ThrottlingRateLimit: Math.max(sizing.throttlingRateLimit, DEFAULT_THROTTLING_RATE_LIMIT),
+    ThrottlingBurstLimit: Math.max(sizing.throttlingBurstLimit, DEFAULT_THROTTLING_BURST_LIMIT),
   });
   for (const lane of ['status', 'message'] as const) {
-    expect(concurrency(template, QUEUE[lane]), lane).toBe(sizedConcurrency(sizing, 'default', lane));
+    expect(concurrency(template, QUEUE[lane]), lane).toBe(
+      Math.max(sizedConcurrency(sizing, 'default', lane), DEFAULT_SETTINGS.maxConcurrency),
+    );
   }
   return sizing;
 }
@@ -104,6 +108,17 @@ describe('expectedPeak', () => {
       DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
     );
     expect(warmWrites(template)).toBeUndefined();
+  });
+
+  it('never sizes below the defaults for a small peak: Meta’s retries after an outage come faster than it', () => {
+    const { template } = synth({ expectedPeak: { messagesPerSecond: 5 } });
+    expect(plannedSizing({ messagesPerSecond: 5 }).throttlingRateLimit).toBeLessThan(
+      DEFAULT_THROTTLING_RATE_LIMIT,
+    );
+    expect(stageThrottle(template).ThrottlingRateLimit).toBe(DEFAULT_THROTTLING_RATE_LIMIT);
+    for (const lane of ['status', 'message'] as const) {
+      expect(concurrency(template, QUEUE[lane]), lane).toBe(DEFAULT_SETTINGS.maxConcurrency);
+    }
   });
 
   it('refuses a peak that is not a rate', () => {

@@ -11,7 +11,7 @@ import {
 } from '../../contract/capacity.ts';
 import type { LaneName } from '../../contract/lanes.ts';
 import { resolveMessageLane } from '../../contract/lanes.ts';
-import { resolveSettings } from '../../contract/settings.ts';
+import { DEFAULT_SETTINGS, resolveSettings } from '../../contract/settings.ts';
 import {
   DEFAULT_SUBSCRIBER_NAME,
   type ResolvedSubscriber,
@@ -54,4 +54,9 @@ export function sizedConcurrency(sizing: CapacitySizing, subscriber: string, lan
   )?.value;
   if (value === undefined) throw new Error(`no sizing for ${subscriber}, ${lane} lane`);
   return value;
+}
+
+/** The `maxConcurrency` the construct gives a lane it sizes: the planner's, never below the default. */
+export function constructConcurrency(sizing: CapacitySizing, subscriber: string, lane: LaneName): number {
+  return Math.max(sizedConcurrency(sizing, subscriber, lane), DEFAULT_SETTINGS.maxConcurrency);
 }

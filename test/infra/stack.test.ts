@@ -35,7 +35,7 @@ import {
   statementsOfRole,
   synthStack,
 } from '../support/synth-stack.ts';
-import { plannedSizing, sizedConcurrency } from './sizing.ts';
+import { constructConcurrency, plannedSizing } from './sizing.ts';
 
 let template: Template;
 let stack: WhatsAppWebhookDedupStack;
@@ -288,7 +288,7 @@ describe('SQS', () => {
       FunctionName: { Ref: messageConsumerId },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: Math.min(defaults.batchSize, FIFO_MAX_BATCH_SIZE),
-      ScalingConfig: { MaximumConcurrency: sizedConcurrency(plannedSizing(), 'default', 'message') },
+      ScalingConfig: { MaximumConcurrency: constructConcurrency(plannedSizing(), 'default', 'message') },
     });
     expect(mapping?.Properties.BatchSize).toBeLessThanOrEqual(FIFO_MAX_BATCH_SIZE);
   });
@@ -300,7 +300,7 @@ describe('SQS', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: defaults.batchSize,
       MaximumBatchingWindowInSeconds: defaults.maxBatchingWindowSeconds,
-      ScalingConfig: { MaximumConcurrency: sizedConcurrency(plannedSizing(), 'default', 'status') },
+      ScalingConfig: { MaximumConcurrency: constructConcurrency(plannedSizing(), 'default', 'status') },
     });
   });
 });

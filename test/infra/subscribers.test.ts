@@ -29,7 +29,7 @@ import { WhatsAppWebhookDedup, type WhatsAppWebhookDedupProps } from '../../lib/
 import type { WhatsAppWebhookDedupStack } from '../../lib/whatsapp-webhook-dedup-stack.ts';
 import { actionsOf, type Statement, statementsOfRole, synthStack } from '../support/synth-stack.ts';
 import LOGICAL_IDS_BEFORE_LANES from './fixtures/logical-ids-before-lanes.json' with { type: 'json' };
-import { plannedSizing, sizedConcurrency } from './sizing.ts';
+import { constructConcurrency, plannedSizing } from './sizing.ts';
 
 const ENTRY = 'functions/consumer.ts';
 const BOT_ENTRY = 'functions/examples/subscribers/bot.ts';
@@ -242,12 +242,12 @@ describe('three subscribers', () => {
       (mapping) => mapping.Properties,
     );
     for (const [name, batchSize, maximumConcurrency] of [
-      ['bot', 5, sizedConcurrency(plannedSizing(undefined, THREE), 'bot', 'message')],
+      ['bot', 5, constructConcurrency(plannedSizing(undefined, THREE), 'bot', 'message')],
       ['crm', Math.min(DEFAULTS.batchSize, FIFO_MAX_BATCH_SIZE), 2],
       [
         'archive',
         Math.min(DEFAULTS.batchSize, FIFO_MAX_BATCH_SIZE),
-        sizedConcurrency(plannedSizing(undefined, THREE), 'archive', 'message'),
+        constructConcurrency(plannedSizing(undefined, THREE), 'archive', 'message'),
       ],
     ] as const) {
       const mapping = mappings.find(
@@ -303,9 +303,13 @@ describe('three subscribers', () => {
       (mapping) => mapping.Properties,
     );
     for (const [name, batchSize, maximumConcurrency] of [
-      ['bot', 5, sizedConcurrency(plannedSizing(undefined, THREE), 'bot', 'status')],
+      ['bot', 5, constructConcurrency(plannedSizing(undefined, THREE), 'bot', 'status')],
       ['crm', DEFAULTS.batchSize, 2],
-      ['archive', DEFAULTS.batchSize, sizedConcurrency(plannedSizing(undefined, THREE), 'archive', 'status')],
+      [
+        'archive',
+        DEFAULTS.batchSize,
+        constructConcurrency(plannedSizing(undefined, THREE), 'archive', 'status'),
+      ],
     ] as const) {
       expect(mappings, name).toContainEqual(
         expect.objectContaining({
