@@ -7,7 +7,7 @@
  * processed exactly once end to end, the parts stored by the failed attempt included.
  */
 import '../support/quiet-logs.ts';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ENV } from '../../contract/environment.ts';
 import { decodeSubscriberQueues, encodeSubscriberQueues } from '../../contract/subscribers.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
@@ -15,10 +15,35 @@ import { type SqsBatchFault, type SqsFaultProxy, startSqsFaultProxy } from '../s
 import { messageKey } from '../support/webhooks/delivery-workload.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
 import { inboundMessages, messagesBody } from '../support/webhooks/webhook-bodies.ts';
+import { recordRunIfAsked, startRun } from './run-record.ts';
 
 /** A queue message of at most 4 KiB: the 40-message delivery below becomes several parts. */
 const MAXIMUM_MESSAGE_SIZE_BYTES = 4096;
 const MESSAGES_PER_DELIVERY = 40;
+
+/** The faults exercised, each reporting one line; the transient case below reports none. */
+const FAULTS: readonly [SqsBatchFault, string][] = [
+  ['server-error', 'HTTP 500 InternalError'],
+  ['throttled', 'HTTP 400 ThrottlingException'],
+  ['connection-reset', 'a dropped connection'],
+  ['partial', 'SQS failing midway: 2 parts stored, the others refused in 200 batch answers'],
+];
+const TESTS_IN_FILE = FAULTS.length + 1;
+
+/**
+ * docs/reliability.md shows the recorded runs (npm run docs:runs): the file's report, recorded after every one
+ * of its tests passed (a filtered or failed run is not).
+ */
+const recording = startRun();
+const reports = new Map<
+  SqsBatchFault,
+  { line: string; failedCalls: number; stored: number; runEarly: number }
+>();
+let testsPassed = 0;
+const countIfPassed = () =>
+  onTestFinished(({ task }) => {
+    if (task.result?.state === 'pass') testsPassed++;
+  });
 
 let proxy: SqsFaultProxy;
 let pipeline: Pipeline | undefined;
@@ -42,6 +67,22 @@ afterAll(async () => {
   await proxy.stop();
   vi.restoreAllMocks();
   restoreEnvironment();
+  if (testsPassed !== TESTS_IN_FILE) return;
+  const cases = FAULTS.map(([fault]) => reports.get(fault)).filter((r) => r !== undefined);
+  const failedCalls = cases.map((r) => r.failedCalls);
+  const partial = reports.get('partial');
+  recordRunIfAsked(
+    'enqueue-faults',
+    recording.finish(
+      cases.map((r) => r.line),
+      {
+        fewestFailedCalls: Math.min(...failedCalls),
+        mostFailedCalls: Math.max(...failedCalls),
+        partialPartsStored: partial?.stored ?? 0,
+        partialEventsRunEarly: partial?.runEarly ?? 0,
+      },
+    ),
+  );
 });
 
 async function pipelineBehindProxy(label: string): Promise<Pipeline> {
@@ -83,50 +124,53 @@ function expectEachKeyOnceAndDone(effects: Map<string, number>, claims: Map<stri
 }
 
 describe('SendMessageBatch failing under the real receiver', () => {
-  it.each<[SqsBatchFault, string]>([
-    ['server-error', 'HTTP 500 InternalError'],
-    ['throttled', 'HTTP 400 ThrottlingException'],
-    ['connection-reset', 'a dropped connection'],
-    ['partial', 'SQS failing midway: 2 parts stored, the others refused in 200 batch answers'],
-  ])('%s (%s): 503 with no false acknowledgement, then Meta’s retry runs every event once', async (fault) => {
-    const p = await pipelineBehindProxy(`enqueue-${fault}`);
-    const { body, keys } = delivery(`enq${fault.slice(0, 4)}`);
-    // One consumer for the whole test: a stopped event source's aborted long poll could still be handed
-    // messages by the emulator, which would hide them for a visibility timeout.
-    const consumer = await p.startConsumer();
-    proxy.fault = fault;
+  it.each<[SqsBatchFault, string]>(FAULTS)(
+    '%s (%s): 503 with no false acknowledgement, then Meta’s retry runs every event once',
+    async (fault) => {
+      countIfPassed();
+      const p = await pipelineBehindProxy(`enqueue-${fault}`);
+      const { body, keys } = delivery(`enq${fault.slice(0, 4)}`);
+      // One consumer for the whole test: a stopped event source's aborted long poll could still be handed
+      // messages by the emulator, which would hide them for a visibility timeout.
+      const consumer = await p.startConsumer();
+      proxy.fault = fault;
 
-    const failed = await p.post(body);
-    // Every call of the receiver's retry budget failed, or left some part unstored: not acknowledged.
-    expect(failed.statusCode).toBe(503);
-    expect(proxy.stats.faultedCalls).toBeGreaterThan(1);
-    const storedByFailedAttempt = proxy.stats.entriesStored;
-    if (fault === 'partial') {
-      // Some parts did reach the queue: stored, but never acknowledged to Meta.
-      expect(storedByFailedAttempt).toBeGreaterThan(0);
-    } else {
-      expect(storedByFailedAttempt).toBe(0);
-    }
-    await consumer.waitUntilDrained({ timeoutMs: 20_000 });
-    const effectedBeforeRetry = p.effects().size;
-    expect(effectedBeforeRetry).toBeLessThan(keys.length);
-    if (fault !== 'partial') expect(effectedBeforeRetry).toBe(0);
+      const failed = await p.post(body);
+      const failedCalls = proxy.stats.faultedCalls;
+      // Every call of the receiver's retry budget failed, or left some part unstored: not acknowledged.
+      expect(failed.statusCode).toBe(503);
+      expect(proxy.stats.faultedCalls).toBeGreaterThan(1);
+      const storedByFailedAttempt = proxy.stats.entriesStored;
+      if (fault === 'partial') {
+        // Some parts did reach the queue: stored, but never acknowledged to Meta.
+        expect(storedByFailedAttempt).toBeGreaterThan(0);
+      } else {
+        expect(storedByFailedAttempt).toBe(0);
+      }
+      await consumer.waitUntilDrained({ timeoutMs: 20_000 });
+      const effectedBeforeRetry = p.effects().size;
+      expect(effectedBeforeRetry).toBeLessThan(keys.length);
+      if (fault !== 'partial') expect(effectedBeforeRetry).toBe(0);
 
-    // SQS healthy again; Meta retries the same bytes with the same signature.
-    proxy.fault = 'none';
-    expect((await p.post(body)).statusCode).toBe(200);
-    await consumer.waitUntilDrained({ timeoutMs: 20_000 });
+      // SQS healthy again; Meta retries the same bytes with the same signature.
+      proxy.fault = 'none';
+      expect((await p.post(body)).statusCode).toBe(200);
+      const storedByRetry = proxy.stats.entriesStored - storedByFailedAttempt;
+      await consumer.waitUntilDrained({ timeoutMs: 20_000 });
 
-    expectEachKeyOnceAndDone(p.effects(), await p.claims(), keys);
-    expect(await p.drainDeadLetters()).toEqual([]);
-    console.info(
-      `enqueue fault ${fault}: 503 after ${proxy.stats.faultedCalls} failed SendMessageBatch calls, ` +
+      expectEachKeyOnceAndDone(p.effects(), await p.claims(), keys);
+      expect(await p.drainDeadLetters()).toEqual([]);
+      const line =
+        `enqueue fault ${fault}: 503 after ${failedCalls} failed SendMessageBatch calls, ` +
         `${storedByFailedAttempt} parts stored unacknowledged (${effectedBeforeRetry} events run from them); ` +
-        `retry 200; ${keys.length} events effected once each`,
-    );
-  });
+        `retry 200 (${storedByRetry} parts stored); ${keys.length} events effected once each`;
+      console.info(line);
+      reports.set(fault, { line, failedCalls, stored: storedByFailedAttempt, runEarly: effectedBeforeRetry });
+    },
+  );
 
   it('answers 200 without Meta’s help when SQS recovers within the retry budget', async () => {
+    countIfPassed();
     const p = await pipelineBehindProxy('enqueue-transient');
     const { body, keys } = delivery('enqtransient');
     const consumer = await p.startConsumer();

@@ -11,7 +11,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   eventItemArrays,
   extractEvents,
@@ -28,6 +28,7 @@ import {
 import { signBody } from '../../functions/receiver/signature.ts';
 import { DEFAULT_SUBSCRIBERS, RecordingQueues } from '../support/recording-queues.ts';
 import { buildBodies, layout, taggedSpecs } from '../support/webhooks/webhook-arbitraries.ts';
+import { recordRunIfAsked, startRun } from './run-record.ts';
 
 const SEED = 20_261_130;
 const SECRETS = ['fuzz-app-secret', 'fuzz-rotated-app-secret'] as const;
@@ -39,6 +40,29 @@ const REQUEST_RUNS = 1_000;
 const MUTATION_RUNS = 400;
 const JSON_VALUE_RUNS = 1_000;
 const BYTES_RUNS = 500;
+
+/**
+ * docs/reliability.md shows the recorded runs (npm run docs:runs): each test's report line, recorded after all
+ * four tests passed (a filtered or failed run is not).
+ */
+const TESTS_IN_FILE = 4;
+const recording = startRun();
+const reportLines: string[] = [];
+const summary: Record<string, number> = {};
+let testsPassed = 0;
+/** Prints the test's line and keeps it, with its counts, for the record. */
+function report(line: string, counts: Record<string, number>): void {
+  console.info(line);
+  reportLines.push(line);
+  Object.assign(summary, counts);
+  onTestFinished(({ task }) => {
+    if (task.result?.state === 'pass') testsPassed++;
+  });
+}
+afterAll(() => {
+  if (testsPassed === TESTS_IN_FILE)
+    recordRunIfAsked('receiver-fuzz', recording.finish(reportLines, summary));
+});
 
 function dependencies(queue: RecordingQueues): ReceiverDependencies {
   const ignore = () => undefined;
@@ -273,7 +297,11 @@ describe('receiver fuzzing', () => {
       }),
       { seed: SEED, numRuns: REQUEST_RUNS },
     );
-    console.info(`fuzzed requests: ${outcomes.accepted} signed POSTs accepted, ${outcomes.refused} refused`);
+    report(`fuzzed requests: ${outcomes.accepted} signed POSTs accepted, ${outcomes.refused} refused`, {
+      requests: outcomes.accepted + outcomes.refused,
+      requestsAccepted: outcomes.accepted,
+      requestsRefused: outcomes.refused,
+    });
     // Every run was checked, and both outcomes were reached.
     expect(outcomes.accepted + outcomes.refused).toBe(REQUEST_RUNS);
     expect(outcomes.accepted).toBeGreaterThan(0);
@@ -357,10 +385,17 @@ describe('receiver fuzzing', () => {
       (sum, t) => ({ enqueued: sum.enqueued + t.enqueued, quarantined: sum.quarantined + t.quarantined }),
       { enqueued: 0, quarantined: 0 },
     );
-    console.info(
+    report(
       `signed mutations: ${[...seen].map(([name, t]) => `${name} ${t.enqueued}/${t.quarantined}`).join(', ')} ` +
         `(enqueued/quarantined); enqueued but too deep for the consumer's lossless parse: ${tooDeepForConsumer}; ` +
         `keys compared ${keysCompared}; empty bodies ${emptyBodies}`,
+      {
+        mutatedBodies: totals.enqueued + totals.quarantined + emptyBodies,
+        mutationsEnqueued: totals.enqueued,
+        mutationsQuarantined: totals.quarantined,
+        tooDeepForConsumer,
+        emptyBodies,
+      },
     );
     // Every run was checked, and the mutations did reach both outcomes.
     expect(totals.enqueued + totals.quarantined + emptyBodies).toBe(MUTATION_RUNS);
@@ -434,7 +469,10 @@ describe('key derivation fuzzing', () => {
       }),
       { seed: SEED + 2, numRuns: JSON_VALUE_RUNS },
     );
-    console.info(`fuzzed JSON values: ${runs} runs, ${keysChecked} event keys checked`);
+    report(`fuzzed JSON values: ${runs} runs, ${keysChecked} event keys checked`, {
+      jsonValues: runs,
+      jsonKeysChecked: keysChecked,
+    });
     expect(runs).toBe(JSON_VALUE_RUNS);
     expect(keysChecked).toBeGreaterThan(0);
   });
@@ -467,8 +505,12 @@ describe('key derivation fuzzing', () => {
       ),
       { seed: SEED + 3, numRuns: BYTES_RUNS },
     );
-    console.info(
+    report(
       `fuzzed bytes: ${runs} runs, ${textsCompared} compared as text, ${keysCompared} key lists compared`,
+      {
+        byteStrings: runs,
+        bytesComparedAsText: textsCompared,
+      },
     );
     expect(runs).toBe(BYTES_RUNS);
     expect(textsCompared).toBeGreaterThan(0);

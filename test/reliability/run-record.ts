@@ -65,6 +65,26 @@ export const RELIABILITY_RUNS = {
       `${across(runs)} the kills caught ${each(runs, 'caughtInWindow')} events in the ` +
       `effect→complete window, and ${each(runs, 'doubles')} events were effected twice.`,
   },
+  'enqueue-faults': {
+    path: 'test/reliability/enqueue-faults.runs.json',
+    region: 'reliability-enqueue-faults-runs',
+    title:
+      'SQS `SendMessageBatch` failing under the receiver, one delivery of 40 events split into queue messages',
+    across: (runs) =>
+      `${across(runs)}: every fault answered 503 and acknowledged only on Meta's retry, and each event ` +
+      `effected once; failed SendMessageBatch calls before the 503, fewest ${each(runs, 'fewestFailedCalls')} ` +
+      `and most ${each(runs, 'mostFailedCalls')}; the partial store left ${each(runs, 'partialPartsStored')} ` +
+      `parts unacknowledged, ${each(runs, 'partialEventsRunEarly')} events run from them before the retry.`,
+  },
+  'receiver-fuzz': {
+    path: 'test/reliability/receiver-fuzz.runs.json',
+    region: 'reliability-receiver-fuzz-runs',
+    title: 'Fuzzing, seeded (the mutated-body split as enqueued/quarantined)',
+    across: (runs) =>
+      `${across(runs)}: ${each(runs, 'requests')} requests, ${each(runs, 'mutatedBodies')} signed mutated bodies ` +
+      `(${each(runs, 'mutationsEnqueued')} enqueued, ${each(runs, 'mutationsQuarantined')} quarantined), ` +
+      `${each(runs, 'jsonValues')} JSON values and ${each(runs, 'byteStrings')} byte strings, with no failure.`,
+  },
 } as const satisfies Record<string, RecordedTest>;
 
 export type RecordedTestName = keyof typeof RELIABILITY_RUNS;
