@@ -24,6 +24,11 @@ export const FIGURE_PATTERNS: Readonly<Record<string, RegExp>> = {
   count: pattern(
     String.raw`\bNUM\s(?:simulated\s)?(?:schedules|faults|effects|double effects|extra effects|violations)\b|\b(?:schedules|faults|effects|doubles|violations)(?: [a-z]+)?:?\sNUM`,
   ),
+  // A reliability run's report line: "35 failed SendMessageBatch calls", "40 events effected", "12 events run
+  // from them", "2 parts stored", and its pairs of counts ("bit flips 8/39", enqueued/quarantined)
+  runCount: pattern(
+    String.raw`\bNUM failed [A-Za-z]+ calls\b|\bNUM events (?:effected|run)\b|\bNUM parts? stored\b|\bNUM/NUM\b`,
+  ),
 };
 
 export interface HandTypedFigure {

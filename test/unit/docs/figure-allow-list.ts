@@ -99,6 +99,18 @@ export const CONSTANT_FIGURES: readonly AllowedFigures[] = [
       "the visibility timeout's factor (contract/settings.ts); test/reliability's inputs: dynamodb-faults' fault rate and handler failures, consumer-kills' kill points",
   },
   {
+    page: 'docs/decisions.md',
+    figures: ['500/503'],
+    reason:
+      "HTTP statuses, not a pair of counts: the receiver's answer when its secrets cannot be read (500) or the queue refuses (503), functions/receiver/receive-webhook.ts",
+  },
+  {
+    page: 'docs/reliability.md',
+    figures: ['2 parts stored'],
+    reason:
+      "enqueue-faults.test.ts's input: the SQS fault proxy's partialStoreLimit (2, test/support/sqs-fault-proxy.ts and the test's afterEach), the parts a 'partial' fault lets through",
+  },
+  {
     page: 'docs/reliability.md',
     figures: [
       '0.067s',

@@ -1,7 +1,7 @@
 /**
  * No figure typed by hand. Every page under docs/ and the README is scanned for the figures a bench, a
  * simulation or a report produces (bench/markdown/hand-typed-figures.ts: ratios, dollars, percentages, ms, rates,
- * counts of schedules, faults and effects). Each one must sit in a generated region
+ * counts of schedules, faults and effects, a reliability run's counts). Each one must sit in a generated region
  * (`<!-- generated:NAME -->` … `<!-- /generated:NAME -->`) that regionGenerators below regenerates and
  * compares, or be listed in ./figure-allow-list.ts: a constant with its source, or a pending conversion with its
  * owner.
@@ -74,7 +74,7 @@ function regionGenerators(results: ResultsFile): Record<string, Record<string, s
       [ORDERED_LANE_RETRY_BUDGET_REGION]: orderedLaneRetryBudgetMarkdown(),
     },
   }); // npm run retry-budget -- --write-docs
-  add(runRegions(ROOT)); // npm run docs:runs: the M/M/c example, the committed simulate runs, kill-test runs and reliability runs (test/reliability/run-record.ts)
+  add(runRegions(ROOT)); // npm run docs:runs: the M/M/c example, the committed simulate runs, kill-test runs and reliability runs (test/reliability/run-record.ts: DynamoDB faults, SIGKILLs, enqueue faults, fuzzing)
   add({
     'docs/reliability.md': protocolReportRegions(readReport(FULL_REPORT_FILE), readReport(SHORT_REPORT_FILE)),
   }); // npm run check:protocol -- ... --docs: the protocol reports (docs-figures.test.ts reruns the short one)
@@ -101,6 +101,7 @@ describe('the figure scanner, on a made-up page', () => {
     '<!-- /generated:results -->',
     'A constant: 6 × the function timeout.',
     'Also $0.42, 97 %, 534 events/s, 8/s, 5000 schedules, faults 747, effects: 12, 3x and 0.945s.',
+    'A run: 503 after 35 failed SendMessageBatch calls, 2 parts stored (12 events run), 40 events effected, bit flips 8/39.',
   ].join('\n');
 
   it('finds a hand-typed ratio and milliseconds outside a region, with their line, and nothing inside', () => {
@@ -131,6 +132,17 @@ describe('the figure scanner, on a made-up page', () => {
         '0.945s',
       ]),
     );
+    expect(
+      handTypedFigures(made)
+        .filter((figure) => figure.line === 7)
+        .map((figure) => figure.figure),
+    ).toEqual([
+      '35 failed SendMessageBatch calls',
+      '2 parts stored',
+      '12 events run',
+      '40 events effected',
+      '8/39',
+    ]);
   });
 
   it('lets through only the figures listed, and fails the rest', () => {
