@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { replaceRegion } from '../bench/markdown/regions.ts';
+import { RELIABILITY_RUNS } from '../test/reliability/run-record.ts';
 import { KILL_RUNS_PATH } from '../test/support/kill-run-record.ts';
 import { runRegions } from './run-regions.ts';
 import { SIMULATE_RUNS } from './simulator/simulator-markdown.ts';
@@ -20,7 +21,11 @@ for (const [page, regions] of Object.entries(runRegions(ROOT))) {
   console.log(`${page}: ${Object.keys(regions).join(', ')} written`);
 }
 
-const records = [...SIMULATE_RUNS.map((run) => run.path), KILL_RUNS_PATH];
+const records = [
+  ...SIMULATE_RUNS.map((run) => run.path),
+  KILL_RUNS_PATH,
+  ...Object.values(RELIABILITY_RUNS).map((run) => run.path),
+];
 execFileSync(fileURLToPath(new URL('node_modules/.bin/biome', ROOT)), ['format', '--write', ...records], {
   cwd: fileURLToPath(ROOT),
   stdio: 'inherit',
