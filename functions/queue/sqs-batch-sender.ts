@@ -65,8 +65,8 @@ export class SqsBatchSender {
 
   /**
    * Sends every message, retrying only those that failed for a reason a retry can fix. Messages with FIFO ids
-   * (an ordered lane) are stored in order within their group: batches go one after the other, a group's
-   * messages after a failed one wait for its retry, and the retry resends the failed message with every later
+   * (an ordered lane) are stored in order within their group: a group's batches go one after the other (other
+   * groups' in parallel), a group's messages after a failed one wait for its retry, and the retry resends the failed message with every later
    * message of its group, so that no retry sends a message after a later one of its conversation. A later
    * message SQS stored in the batch where an earlier one failed is absorbed by its deduplication id on the
    * resend and keeps its place: nothing a sender can do moves it back.
@@ -126,16 +126,80 @@ export class SqsBatchSender {
     return attempt;
   }
 
+  /**
+   * A conversation's messages go in one batch where they fit, several conversations to a batch, and those
+   * batches in parallel: only the batches of one conversation too large for one batch go one after the other.
+   * Sending every batch in turn would make a body of a thousand conversations a hundred round trips long.
+   */
   async #sendInOrder(
     queueUrl: string,
     messages: readonly OutgoingMessage[],
     pending: readonly number[],
   ): Promise<AttemptOutcome> {
     const groupOf = (index: number) => messages[index]?.fifo?.messageGroupId ?? '';
+    const byGroup = new Map<string, number[]>();
+    for (const index of pending) {
+      const group = byGroup.get(groupOf(index));
+      if (group === undefined) byGroup.set(groupOf(index), [index]);
+      else group.push(index);
+    }
+    const wholeGroups: number[][] = [];
+    const sequences: number[][][] = [];
+    for (const members of byGroup.values()) {
+      const batches = this.#batches(messages, members);
+      if (batches.length === 1) wholeGroups.push(members);
+      else sequences.push(batches);
+    }
+    for (const batch of this.#packGroups(messages, wholeGroups)) sequences.push([batch]);
+    const outcomes = await Promise.all(
+      sequences.map((batches) => this.#sendSequence(queueUrl, messages, batches, groupOf)),
+    );
+    const attempt: AttemptOutcome = { stored: [], retry: [], rejected: [] };
+    for (const outcome of outcomes) {
+      attempt.stored.push(...outcome.stored);
+      attempt.retry.push(...outcome.retry);
+      attempt.rejected.push(...outcome.rejected);
+      if (outcome.lastError !== undefined) attempt.lastError = outcome.lastError;
+    }
+    attempt.retry.sort((a, b) => a - b);
+    return attempt;
+  }
+
+  /** Batches of one or more whole groups each, in first-seen order. */
+  #packGroups(messages: readonly OutgoingMessage[], groups: readonly number[][]): number[][] {
+    const bytesOf = (index: number) => messages[index]?.bytes ?? 0;
+    const batches: number[][] = [];
+    let batch: number[] = [];
+    let batchBytes = 0;
+    for (const group of groups) {
+      const bytes = group.reduce((sum, index) => sum + bytesOf(index), 0);
+      if (
+        batch.length > 0 &&
+        (batch.length + group.length > MAX_BATCH_ENTRIES ||
+          batchBytes + bytes > this.#options.maximumMessageSizeBytes)
+      ) {
+        batches.push(batch);
+        batch = [];
+        batchBytes = 0;
+      }
+      batch.push(...group);
+      batchBytes += bytes;
+    }
+    if (batch.length > 0) batches.push(batch);
+    return batches;
+  }
+
+  /** `batches` one after the other; a group's messages after a failed one wait for its retry. */
+  async #sendSequence(
+    queueUrl: string,
+    messages: readonly OutgoingMessage[],
+    batches: readonly number[][],
+    groupOf: (index: number) => string,
+  ): Promise<AttemptOutcome> {
     /** Groups with a message that failed in this attempt: their later messages go with its retry. */
     const held = new Set<string>();
     const attempt: AttemptOutcome = { stored: [], retry: [], rejected: [] };
-    for (const batch of this.#batches(messages, pending)) {
+    for (const batch of batches) {
       const sendable = batch.filter((index) => !held.has(groupOf(index)));
       const outcome =
         sendable.length === 0

@@ -412,13 +412,14 @@ describe('SubscriberFanOut, an ordered message lane (FIFO)', () => {
     await expect(makeQueues().fanOut.enqueue(parts, [ordered(parts)], meta)).resolves.toEqual({
       rejected: [],
     });
+    // A conversation's entries go together in one batch, then the next conversation's.
     expect(sentEntries()).toEqual([
-      ['m0', 'm1', 'm2', 'm3'],
+      ['m0', 'm2', 'm3', 'm1'],
       ['m2', 'm3'],
     ]);
   });
 
-  it('sends its batches one after the other, holding back a group after its failure until the retry', async () => {
+  it('sends a conversation’s batches one after the other, other conversations beside them, and holds a group back after its failure until the retry', async () => {
     let inFlight = 0;
     let most = 0;
     let first = true;
@@ -442,11 +443,28 @@ describe('SubscriberFanOut, an ordered message lane (FIFO)', () => {
     await expect(makeQueues().fanOut.enqueue(parts, [ordered(parts)], meta)).resolves.toEqual({
       rejected: [],
     });
-    expect(most).toBe(1);
+    // Group A's two batches in turn, group B's beside them.
+    expect(most).toBe(2);
     const ids = (from: number, to: number) =>
       Array.from({ length: to - from }, (_, index) => `m${from + index}`);
-    // The second batch held back m10 (group A, behind the failed m3) and sent only group B's m11.
+    // A's second batch (m10, behind the failed m3) was held back for the retry.
     expect(sentEntries()).toEqual([ids(0, 10), ['m11'], ids(3, 11)]);
+  });
+
+  it('sends the batches of many conversations in parallel, not one after the other', async () => {
+    let inFlight = 0;
+    let most = 0;
+    sqsMock.on(SendMessageBatchCommand).callsFake(async (input: SendMessageBatchCommandInput) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight--;
+      return succeedAll(input);
+    });
+    const parts = Array.from({ length: 30 }, (_, index) => part(`p:${index}`, `msg:c${index}`));
+    await makeQueues().fanOut.enqueue(parts, [ordered(parts)], meta);
+    expect(sentEntries()).toHaveLength(3);
+    expect(most).toBe(3);
   });
 
   it('counts as unstored only the entries no attempt stored', async () => {
