@@ -59,7 +59,7 @@ export interface ReplyLatencyResults {
   readonly runs: number;
   /** The local stack with its defaults: POST → handler start of a lone inbound message. */
   readonly ours: LatencySummary;
-  /** The same receiver, queues and pollers, the handler called with no claim (./floor-stack.ts). */
+  /** The same receiver, queues and pollers, the handler called with no claim (./pass-through-consumer.ts, run by npm start itself). */
   readonly floor: LatencySummary;
   /** ours.medianMs / floor.medianMs, for reading; the goal divides the samples' medians. */
   readonly ratio: number;

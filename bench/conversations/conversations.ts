@@ -1,26 +1,8 @@
-/**
- * Conversations on the local stack (issue 18 §7), side by side in one run:
- *
- * 1. Reply latency: a lone inbound message, POST → handler start, on the local stack with its defaults
- *    (`npm start` as a user runs it, with LOCAL_SUBSCRIBERS giving the bench's journaling handlers) and on
- *    its pass-through floor (./floor-stack.ts: the same receiver, queues and pollers, the handler called with
- *    no claim), alternating between the two.
- * 2. Storm: status deliveries (one status per POST) at a steady rate with a slow status handler, and live
- *    inbound messages spread over the storm, each from its own customer: their POST → handler start.
- * 3. Order: pairs of messages from one customer (a question and its follow-up, a new customer per pair), the
- *    second POSTed `gapMs` after the first (and never before the first was answered: order is the order the
- *    receiver accepted them), handler times drawn from a seeded generator.
- *
- * Handler start and end times come from the journal each stack's handlers write (./journal-handlers.ts).
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signBody } from '../../functions/receiver/signature.ts';
-import { killOnExit } from '../../local/emulators/child-process-reaper.ts';
-import { findFreePort } from '../../local/emulators/free-port.ts';
 import { seededRandom } from '../../local/seeded-random.ts';
 import { spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
@@ -70,8 +52,8 @@ export interface ConversationsInput {
 
 const APP_SECRET = 'bench-conversations-app-secret';
 const SUBSCRIBERS_MODULE = fileURLToPath(new URL('./journal-subscribers.ts', import.meta.url));
-const FLOOR_SCRIPT = fileURLToPath(new URL('./floor-stack.ts', import.meta.url));
-const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const FLOOR_CONSUMER = 'bench/conversations/pass-through-consumer.ts';
+const _REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, Math.max(0, ms)));
 
@@ -161,46 +143,6 @@ async function send(target: Target, m: InboundTextMessage): Promise<Posted> {
 /** The same waits from the POST's answer: what the queue and the consumer add once the receiver is done. */
 const fromAnswer = (sent: readonly Posted[]): Sent[] =>
   sent.map(({ key, answeredAtMs }) => ({ key, postedAtMs: answeredAtMs }));
-
-async function startFloor(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await findFreePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', FLOOR_SCRIPT], {
-    cwd: REPOSITORY_ROOT,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const unregister = killOnExit(child);
-  let errors = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    errors = (errors + chunk.toString()).slice(-4000);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(
-      () => reject(new Error(`The floor stack was not ready in 60 s:\n${errors}`)),
-      60_000,
-    );
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out = (out + chunk.toString()).slice(-4000);
-      if (/^ready \d+$/m.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    void exited.then(() => reject(new Error(`The floor stack exited before it was ready:\n${errors}`)));
-  });
-  // The receiver's logs go to stdout: keep draining it.
-  child.stdout?.resume();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-      unregister();
-    },
-  };
-}
 
 /** Lone messages, alternating between the targets (which goes first alternates too). */
 async function replyLatency(
@@ -351,7 +293,7 @@ export async function runConversations(
     progress('conversations: starting the local stack and its pass-through floor');
     const [stack, floor] = await Promise.all([
       spawnLocalStack({ env: env(oursJournal.path) }),
-      startFloor(env(floorJournal.path)),
+      spawnLocalStack({ env: { ...env(floorJournal.path), LOCAL_CONSUMER: FLOOR_CONSUMER } }),
     ]);
     const ours: Target = {
       name: 'local stack',
@@ -359,7 +301,12 @@ export async function runConversations(
       journal: oursJournal,
       stop: async () => void (await stack.stop()),
     };
-    const passThrough: Target = { name: 'floor', url: floor.url, journal: floorJournal, stop: floor.stop };
+    const passThrough: Target = {
+      name: 'floor',
+      url: floor.url,
+      journal: floorJournal,
+      stop: async () => void (await floor.stop()),
+    };
     targets.push(ours, passThrough);
     const info = (await (await fetch(`${stack.url}/local/info`)).json()) as { subscribers?: unknown };
 

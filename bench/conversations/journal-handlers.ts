@@ -36,7 +36,7 @@ function messageSleepMs(payload: Readonly<Record<string, unknown>>): number {
 
 const sleep = (ms: number) => (ms > 0 ? new Promise((done) => setTimeout(done, ms)) : undefined);
 
-/** Shared with the pass-through floor (./floor-stack.ts), which calls these with no claim. */
+/** Shared with the pass-through floor (./pass-through-consumer.ts), which calls these with no claim. */
 export const webhookHandlers = defineWebhookHandlers({
   onMessage: async ({ key, payload }) => {
     journal('S', key);

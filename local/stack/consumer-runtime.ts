@@ -102,7 +102,22 @@ export async function importSubscriberHandlers(
 export async function createLocalConsumer(
   handlers: WebhookHandlers,
   env: NodeJS.ProcessEnv,
-): Promise<(event: SQSEvent, context: Context) => Promise<unknown>> {
+  consumerModule?: { readonly path: string; readonly root: string },
+): Promise<LocalConsumer> {
+  if (consumerModule !== undefined) {
+    const module = (await import(pathToFileURL(resolve(consumerModule.root, consumerModule.path)).href)) as {
+      createConsumer?: (handlers: WebhookHandlers, env: NodeJS.ProcessEnv) => LocalConsumer;
+    };
+    if (typeof module.createConsumer !== 'function') {
+      throw new SubscriberModuleError(
+        `LOCAL_CONSUMER ${consumerModule.path} must export createConsumer(handlers, env).`,
+      );
+    }
+    return module.createConsumer(handlers, env);
+  }
   const { createConsumerFromEnv } = await import('../../functions/consumer/create-consumer.ts');
   return createConsumerFromEnv(handlers, env);
 }
+
+/** What a lane's poller invokes, as Lambda invokes the consumer function. */
+export type LocalConsumer = (event: SQSEvent, context: Context) => Promise<unknown>;

@@ -26,6 +26,11 @@ export const LOCAL_ENV = {
   verbose: 'LOCAL_VERBOSE',
   /** Path of a module exporting `subscribers`, instead of bin/subscribers.ts. */
   subscribers: 'LOCAL_SUBSCRIBERS',
+  /**
+   * Path (from the project root) of a module exporting `createConsumer(handlers, env)`, run by every lane
+   * instead of the real consumer: for measuring the stack around a consumer (the bench's pass-through floor).
+   */
+  consumer: 'LOCAL_CONSUMER',
 } as const;
 
 export interface LocalStackConfig {
@@ -41,6 +46,8 @@ export interface LocalStackConfig {
   readonly verbose: boolean;
   /** Names of the variables that were not set and took their development default. */
   readonly defaultsUsed: readonly string[];
+  /** `LOCAL_CONSUMER`: a consumer module every lane runs instead of the real consumer. */
+  readonly consumerModule: string | undefined;
 }
 
 export function readLocalConfig(env: NodeJS.ProcessEnv = process.env): LocalStackConfig {
@@ -82,6 +89,7 @@ export function readLocalConfig(env: NodeJS.ProcessEnv = process.env): LocalStac
     effectDelayMs,
     verbose: ['1', 'true', 'yes'].includes((env[LOCAL_ENV.verbose] ?? '').toLowerCase()),
     defaultsUsed,
+    consumerModule: env[LOCAL_ENV.consumer] || undefined,
   };
 }
 

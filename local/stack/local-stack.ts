@@ -284,10 +284,13 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       for (const laneQueues of lanesFor(name)) {
         const { lane, settings: laneSettings, queues: laneQueueUrls } = laneQueues;
         // Each lane has its own consumer over the same module, as each has its own Lambda function in AWS.
-        const consumer = await createLocalConsumer(handlers, {
-          ...process.env,
-          ...consumerVariables(subscriber, laneQueues, quarantineQueueUrl),
-        });
+        const consumer = await createLocalConsumer(
+          handlers,
+          { ...process.env, ...consumerVariables(subscriber, laneQueues, quarantineQueueUrl) },
+          config.consumerModule === undefined
+            ? undefined
+            : { path: config.consumerModule, root: REPOSITORY_ROOT },
+        );
         const functionName = consumerFunctionName(name, lane);
         const eventSource: SqsEventSource = createSqsEventSource({
           sqs,

@@ -7,8 +7,8 @@ import {
   summarizeLatencies,
   waits,
 } from '../../../bench/conversations/conversations-results.ts';
-import { passThroughConsumer } from '../../../bench/conversations/floor-stack.ts';
 import { sleepText } from '../../../bench/conversations/journal-handlers.ts';
+import { passThroughConsumer } from '../../../bench/conversations/pass-through-consumer.ts';
 import { defineWebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import { singleMessageBody, statusesBody } from '../../../test/support/webhooks/webhook-bodies.ts';
 

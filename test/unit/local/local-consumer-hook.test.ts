@@ -1,0 +1,42 @@
+/** `LOCAL_CONSUMER`: the local stack can run another consumer module in every lane (the bench's floor). */
+import { describe, expect, it } from 'vitest';
+import { defineWebhookHandlers } from '../../../functions/consumer/handler-api.ts';
+import { createLambdaContext } from '../../../local/lambda-context.ts';
+import { createLocalConsumer, SubscriberModuleError } from '../../../local/stack/consumer-runtime.ts';
+import { readLocalConfig } from '../../../local/stack/local-config.ts';
+import { sqsEvent } from '../../support/consumer-harness.ts';
+import { messagesBody } from '../../support/webhooks/webhook-bodies.ts';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+
+describe('LOCAL_CONSUMER', () => {
+  it('is read from the environment, absent by default', () => {
+    expect(readLocalConfig({}).consumerModule).toBeUndefined();
+    expect(
+      readLocalConfig({ LOCAL_CONSUMER: 'bench/conversations/pass-through-consumer.ts' }).consumerModule,
+    ).toBe('bench/conversations/pass-through-consumer.ts');
+  });
+
+  it('runs the named module’s consumer over the lane’s handlers instead of the real one', async () => {
+    const keys: string[] = [];
+    const consume = await createLocalConsumer(
+      defineWebhookHandlers({ onMessage: ({ key }) => void keys.push(key) }),
+      {},
+      { path: 'bench/conversations/pass-through-consumer.ts', root: ROOT },
+    );
+    const event = sqsEvent(['r1', messagesBody([{ id: 'wamid.hook', from: '1555', text: 'hi' } as never])]);
+    const context = createLambdaContext({
+      functionName: 'c',
+      region: 'us-east-1',
+      deadlineMs: Date.now() + 5_000,
+    });
+    await expect(consume(event, context)).resolves.toEqual({ batchItemFailures: [] });
+    expect(keys).toEqual(['msg:wamid.hook']);
+  });
+
+  it('refuses a module without createConsumer, naming it', async () => {
+    await expect(
+      createLocalConsumer(defineWebhookHandlers({}), {}, { path: 'local/stack/local-config.ts', root: ROOT }),
+    ).rejects.toThrow(SubscriberModuleError);
+  });
+});
