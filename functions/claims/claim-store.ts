@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_SETTINGS, leaseMarginMsProblem, retentionDaysProblem } from '../../contract/settings.ts';
-import { mapWithConcurrency } from './bounded-concurrency.ts';
+import { mapWithConcurrency } from '../commons/bounded-concurrency.ts';
 import {
   CLAIM_ATTRIBUTES,
   type ClaimItem,

@@ -9,6 +9,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { mapWithConcurrency } from '../commons/bounded-concurrency.ts';
 import type { DeliveryMeta } from './delivery-queue-port.ts';
 import { EnqueueFailedError, type QueueRole } from './errors.ts';
 import type { OutgoingMessage } from './outgoing-message.ts';
@@ -30,6 +31,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 
 
 /** SendMessageBatch takes at most 10 entries (SQS quota). */
 export const MAX_BATCH_ENTRIES = 10;
+/**
+ * Batches of an ordered lane in flight at once: a thousand conversations take ten round trips, and more at once
+ * would only queue at the endpoint (locally, in the very process that answers Meta).
+ */
+const MAX_BATCHES_IN_FLIGHT = 10;
 
 export interface SqsBatchSenderOptions {
   readonly sqs: SQSClient;
@@ -151,8 +157,8 @@ export class SqsBatchSender {
       else sequences.push(batches);
     }
     for (const batch of this.#packGroups(messages, wholeGroups)) sequences.push([batch]);
-    const outcomes = await Promise.all(
-      sequences.map((batches) => this.#sendSequence(queueUrl, messages, batches, groupOf)),
+    const outcomes = await mapWithConcurrency(sequences, MAX_BATCHES_IN_FLIGHT, (batches) =>
+      this.#sendSequence(queueUrl, messages, batches, groupOf),
     );
     const attempt: AttemptOutcome = { stored: [], retry: [], rejected: [] };
     for (const outcome of outcomes) {

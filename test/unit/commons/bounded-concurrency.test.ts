@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapWithConcurrency } from '../../../functions/claims/bounded-concurrency.ts';
+import { mapWithConcurrency } from '../../../functions/commons/bounded-concurrency.ts';
 
 /** A task whose completion the test controls, to observe how many run at once. */
 function tracker() {
