@@ -20,7 +20,7 @@ import type { LaneName } from '../contract/lanes.ts';
 import { UnsafeSettingsError } from '../contract/settings.ts';
 import type { ResolvedSubscriber } from '../contract/subscribers.ts';
 import { DEFAULT_THROTTLING_BURST_LIMIT, DEFAULT_THROTTLING_RATE_LIMIT } from './defaults.ts';
-import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup.ts';
+import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.ts';
 
 export interface CapacityWarning {
   /** `whatsapp-webhook-dedup:capacity:<setting>[:<subscriber>:<lane>]`, for `Annotations.addWarningV2`. */

@@ -18,7 +18,7 @@ import {
 import { type PeakSizing, sizeForPeak } from './capacity-sizing.ts';
 import { DEFAULT_CONSUMER_ENTRY, PROJECT_ROOT } from './defaults.ts';
 import { resolveThresholds } from './monitoring/alarms.ts';
-import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup.ts';
+import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.ts';
 
 /**
  * API Gateway HTTP APIs stop waiting for an integration after 30 s; the receiver must answer (even a 5xx that

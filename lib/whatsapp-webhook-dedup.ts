@@ -9,21 +9,15 @@
  * The props are checked in one call before anything is built (`validate-props.ts`); each part is then built
  * by its own builder (`builders/`) from the secure defaults of `defaults.ts`.
  */
-import { Annotations, Aws, type RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Aws } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { ExpectedPeak } from '../contract/capacity.ts';
-import type { StatusLedgerMode } from '../contract/environment.ts';
-import type { MessageLaneDefinition } from '../contract/lanes.ts';
 import type { PipelineSettings } from '../contract/settings.ts';
-import type { SubscriberDefinitions } from '../contract/subscribers.ts';
 import { buildClaimTable } from './builders/claim-table.ts';
 import { buildQuarantineQueue } from './builders/queues.ts';
 import { buildReceiver } from './builders/receiver.ts';
@@ -31,216 +25,12 @@ import { buildSubscribers, type WebhookSubscriber } from './builders/subscriber.
 import { buildWebhookApi } from './builders/webhook-api.ts';
 import { buildWebhookSecret } from './builders/webhook-secret.ts';
 import { DEFAULT_LOG_LEVEL, DEFAULT_LOG_RETENTION } from './defaults.ts';
-import type {
-  PipelineAlarms,
-  SubscriberAlarms,
-  WebhookAlarms,
-  WebhookAlarmThresholds,
-} from './monitoring/alarms.ts';
+import type { PipelineAlarms, SubscriberAlarms, WebhookAlarms } from './monitoring/alarms.ts';
 import { WebhookMonitoring } from './monitoring/webhook-monitoring.ts';
 import { validateProps } from './validate-props.ts';
+import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.ts';
 
-export interface WhatsAppWebhookDedupProps {
-  /**
-   * Days a done claim keeps blocking redeliveries of the same event. Meta retries for up to 7 days; values
-   * below 7 are refused.
-   * @default 8
-   */
-  readonly retentionDays?: number;
-  /**
-   * Margin added to the consumer invocation's remaining time to form the processing lease. Refused when
-   * consumerTimeoutSeconds + maxBatchingWindowSeconds + this margin reaches visibilityTimeoutSeconds (a
-   * redelivery would meet its own live lease).
-   * @default 10000
-   */
-  readonly leaseMarginMs?: number;
-  /**
-   * Consumer timeout in seconds: the longest a batch of side effects may run. The visibility timeout and the
-   * lease follow from it.
-   * @default 30
-   */
-  readonly consumerTimeoutSeconds?: number;
-  /**
-   * Receiver timeout in seconds: reading the secret, verifying and enqueueing with SDK retries. At most 29,
-   * so the receiver's own 5xx reaches Meta before API Gateway's 30 s integration timeout.
-   * @default 10
-   */
-  readonly receiverTimeoutSeconds?: number;
-  /**
-   * SQS records per consumer invocation.
-   * @default 10
-   */
-  readonly batchSize?: number;
-  /**
-   * Seconds the event source may wait to fill a batch.
-   * @default 1
-   */
-  readonly maxBatchingWindowSeconds?: number;
-  /**
-   * Most concurrent consumer invocations the SQS event source starts (the event source mapping's
-   * `ScalingConfig.MaximumConcurrency`, not reserved concurrency, so throttling cannot push records to the
-   * DLQ). At least 2. Below what `expectedPeak` needs, the synth warns.
-   * @default - sized for `expectedPeak` per lane by the capacity planner (docs/capacity.md)
-   */
-  readonly maxConcurrency?: number;
-  /**
-   * Visibility timeout of the delivery queue in seconds; values below 6 × consumerTimeoutSeconds +
-   * maxBatchingWindowSeconds are refused.
-   * @default 6 × consumerTimeoutSeconds + maxBatchingWindowSeconds (181)
-   */
-  readonly visibilityTimeoutSeconds?: number;
-  /**
-   * Receives before a record moves to the DLQ. With the retry delays it sets how long a downstream outage
-   * records ride out (docs/consumer.md, "Retry budget"): values below 5, or too few to ride out a day-long
-   * outage, or so many that a record could outlive the queues' retention, are refused.
-   * @default 60
-   */
-  readonly maxReceiveCount?: number;
-  /**
-   * Ceiling in seconds of the delay before a failed record's second receive; it doubles with each receive.
-   * @default 30
-   */
-  readonly retryBaseDelaySeconds?: number;
-  /**
-   * Ceiling in seconds of every delay the consumer sets on a failed record, backoff and `RetryLater` alike.
-   * @default 3600
-   */
-  readonly retryMaxDelaySeconds?: number;
-  /**
-   * Largest SQS message the receiver writes (set explicitly on every queue); bigger deliveries are split on
-   * event boundaries. 1,024 to 1,048,576.
-   * @default 1048576
-   */
-  readonly maximumMessageSizeBytes?: number;
-  /**
-   * Days an unprocessed delivery stays in the delivery queue. Once Meta got its 200 the queue holds the only
-   * copy, so values below 7 are refused (SQS maximum: 14).
-   * @default 14
-   */
-  readonly queueRetentionDays?: number;
-  /**
-   * Days a message stays in the dead-letter queue (SQS maximum: 14).
-   * @default 14
-   */
-  readonly deadLetterRetentionDays?: number;
-  /**
-   * Prefix of the claim keys (`<ns>#<key>`), so that several consumers can share one table.
-   * Letters, digits, `_`, `.`, `-`. Refused with `subscribers`, where each subscriber has its own.
-   * @default - no prefix
-   */
-  readonly keyNamespace?: string;
-  /**
-   * What happens to the claim table when it leaves the stack.
-   * @default RemovalPolicy.RETAIN
-   */
-  readonly tableRemovalPolicy?: RemovalPolicy;
-  /**
-   * DynamoDB deletion protection on the claim table.
-   * @default true
-   */
-  readonly tableDeletionProtection?: boolean;
-  /**
-   * Name of an existing Secrets Manager secret holding `{"appSecrets": [...], "verifyToken": "..."}`.
-   * @default - a secret is created with a generated verify token and an empty list of app secrets
-   */
-  readonly existingSecretName?: string;
-  /**
-   * Steady-state request rate limit of the webhook routes (requests per second). Below the webhook POSTs/s of
-   * `expectedPeak`, the synth warns.
-   * @default - the POSTs/s of `expectedPeak`: 3 per outbound message and 1 per inbound one
-   */
-  readonly throttlingRateLimit?: number;
-  /**
-   * Burst limit of the webhook routes (requests). Below a second of `expectedPeak`'s POSTs, the synth warns.
-   * @default - one second of `expectedPeak`'s POSTs
-   */
-  readonly throttlingBurstLimit?: number;
-  /**
-   * The traffic the pipeline must carry (docs/capacity.md): outbound messages/s per business phone number, and
-   * optionally inbound messages/s and how many numbers. The capacity planner (`planCapacity`) sizes from it
-   * what the props leave unset: the route throttle, each lane's `maxConcurrency` and the claim table's warm
-   * write throughput. An explicit setting that cannot carry it, or an account quota it exceeds, is named in a
-   * synth warning; nothing is refused.
-   * @default - one number at Meta's top tier: 1,000 messages/s out and 1,000 in (`DEFAULT_EXPECTED_PEAK`)
-   */
-  readonly expectedPeak?: ExpectedPeak;
-  /**
-   * Alarm thresholds.
-   * @default - see `WebhookAlarmThresholds`
-   */
-  readonly alarmThresholds?: WebhookAlarmThresholds;
-  /**
-   * SNS topic notified when an alarm fires and when it recovers.
-   * @default - alarms have no actions
-   */
-  readonly alarmTopic?: ITopic;
-  /**
-   * Retention of the functions' and the API's log groups.
-   * @default RetentionDays.ONE_MONTH
-   */
-  readonly logRetention?: RetentionDays;
-  /**
-   * Application log level of both functions (Powertools `POWERTOOLS_LOG_LEVEL`).
-   * @default 'INFO'
-   */
-  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-  /**
-   * Receiver memory in MB (CPU grows with it; the receiver hashes and parses bodies of up to 3 MB).
-   * @default 512
-   */
-  readonly receiverMemorySize?: number;
-  /**
-   * Consumer memory in MB; with `subscribers`, of every subscriber that does not set its own `memorySize`.
-   * @default 512
-   */
-  readonly consumerMemorySize?: number;
-  /**
-   * Path of the consumer's entry file (exporting `handler`), for users who wire their own side effects.
-   * Refused with `subscribers`, where each subscriber names its own `entry`.
-   * @default - `functions/consumer.ts` of this project
-   */
-  readonly consumerEntry?: string;
-  /**
-   * Name of the CloudWatch dashboard.
-   * @default - generated by CloudFormation
-   */
-  readonly dashboardName?: string;
-  /**
-   * When the consumer records message statuses in the status ledger (docs/design.md §3): `'with-handler'`
-   * only when its handlers include `onStatus`; `'always'` for every status, for the ledger view alone (each
-   * status then costs a claim, a ledger write and a completion). With `subscribers`, the mode of every
-   * subscriber that does not set its own.
-   * @default 'with-handler'
-   */
-  readonly statusLedger?: StatusLedgerMode;
-  /**
-   * Whether the consumer claims events whose kind has no handler. `true` records each as done with one write,
-   * so that its duplicates are still classified and counted (the duplicate rate per field is the early
-   * warning of slow acknowledgements); `false` skips them: no write, and no duplicate counts for them. With
-   * `subscribers`, the choice of every subscriber that does not make its own.
-   * @default true
-   */
-  readonly claimUnhandledEvents?: boolean;
-  /**
-   * The systems this webhook feeds (docs/design.md §7): each subscriber gets its own queue, DLQ, consumer
-   * (its `entry`), event source mapping, claim namespace (its name unless it sets `keyNamespace`), alarms and
-   * dashboard row, and receives only the fields it lists. The pipeline's settings above are every
-   * subscriber's defaults; its own `settings` override them.
-   *
-   * A subscriber named `default` keeps the resources of a stack deployed without `subscribers` (same
-   * construct ids), so adding subscribers beside it replaces nothing; set its `keyNamespace: ''` to keep
-   * its unprefixed claims too.
-   * @default - one subscriber, `default`: `consumerEntry` with unprefixed claim keys (or `keyNamespace`)
-   */
-  readonly subscribers?: SubscriberDefinitions;
-  /**
-   * The message lane (docs/design.md §8): inbound messages in their own queue and consumer, apart from
-   * statuses and other fields, ordered per conversation unless `ordered: false`. With `subscribers`, the
-   * lane of every subscriber that does not define its own.
-   * @default - an ordered lane (FIFO queue grouped by conversation, no batching window, a chat's retry budget)
-   */
-  readonly messageLane?: MessageLaneDefinition;
-}
+export type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.ts';
 
 export class WhatsAppWebhookDedup extends Construct {
   /** The resolved, validated pipeline settings (each subscriber's own are in `subscribers`). */
