@@ -7,10 +7,10 @@
  * no aws-cdk-lib, no AWS SDK.
  */
 
-import type { StatusLedgerMode } from './environment.ts';
 import { meanWaitSeconds, utilisation, waitPercentileSeconds } from './erlang-c.ts';
 import { FIFO_MAX_BATCH_SIZE, type LaneName, MESSAGE_LANE_FIELD } from './lanes.ts';
 import type { PipelineSettings } from './settings.ts';
+import type { StatusLedgerMode } from './status-ledger-mode.ts';
 import type { ResolvedSubscriber } from './subscribers.ts';
 
 // Meta's figures (issue 19): a number's throughput tiers and the sizing BSPs quote for a webhook endpoint.

@@ -7,6 +7,7 @@
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import type { LaneName } from './lanes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
+import type { StatusLedgerMode } from './status-ledger-mode.ts';
 import { encodeSubscriberQueues, type SubscriberQueue } from './subscribers.ts';
 
 /** Variable names shared by the builders below and the handlers (which read them). */
@@ -52,13 +53,6 @@ export const ENV = {
   /** Local stack only: file the example handler appends each effected key to. */
   effectsJournal: 'LOCAL_EFFECTS_JOURNAL',
 } as const;
-
-/**
- * When the consumer records statuses in the status ledger (docs/design.md §3): `with-handler` only when an
- * `onStatus` handler exists, `always` for every status (for the ledger view alone).
- */
-export const STATUS_LEDGER_MODES = ['with-handler', 'always'] as const;
-export type StatusLedgerMode = (typeof STATUS_LEDGER_MODES)[number];
 
 /** The JSON stored in the Secrets Manager secret. */
 export interface WebhookSecretValue {

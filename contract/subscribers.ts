@@ -6,7 +6,6 @@
  * `bin/subscribers.ts`; `resolveSubscribers` checks them where every setting is known (synth, local start).
  * Plain TypeScript: no aws-cdk-lib, no AWS SDK.
  */
-import type { StatusLedgerMode } from './environment.ts';
 import { type MessageLaneDefinition, type ResolvedMessageLane, resolveMessageLane } from './lanes.ts';
 import {
   type PipelineSettings,
@@ -15,6 +14,7 @@ import {
   UnsafeSettingsError,
   withoutUndefined,
 } from './settings.ts';
+import type { StatusLedgerMode } from './status-ledger-mode.ts';
 
 /** The one subscriber of a pipeline configured without `subscribers`: today's single handler set. */
 export const DEFAULT_SUBSCRIBER_NAME = 'default';

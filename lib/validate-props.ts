@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Token } from 'aws-cdk-lib';
-import { STATUS_LEDGER_MODES } from '../contract/environment.ts';
 import { resolveMessageLane } from '../contract/lanes.ts';
 import {
   type PipelineSettings,
@@ -10,6 +9,7 @@ import {
   UnsafeSettingsError,
 } from '../contract/settings.ts';
 import { subscriberIdPart, subscriberOutputKeys } from '../contract/stack-outputs.ts';
+import { STATUS_LEDGER_MODES } from '../contract/status-ledger-mode.ts';
 import {
   DEFAULT_SUBSCRIBER_NAME,
   type ResolvedSubscriber,

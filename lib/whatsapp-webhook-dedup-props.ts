@@ -6,8 +6,8 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { ExpectedPeak } from '../contract/capacity.ts';
-import type { StatusLedgerMode } from '../contract/environment.ts';
 import type { MessageLaneDefinition } from '../contract/lanes.ts';
+import type { StatusLedgerMode } from '../contract/status-ledger-mode.ts';
 import type { SubscriberDefinitions } from '../contract/subscribers.ts';
 import type { WebhookAlarmThresholds } from './monitoring/alarms.ts';
 

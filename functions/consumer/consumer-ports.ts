@@ -4,8 +4,8 @@
  * options of one consumer. Types only, and the error a failed record is reported with.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { StatusLedgerMode } from '../../contract/environment.ts';
 import type { BackoffSettings } from '../../contract/retry-budget.ts';
+import type { StatusLedgerMode } from '../../contract/status-ledger-mode.ts';
 import type { BatchClaimResult, ClaimStore } from '../claims/claim-store.ts';
 import type { BodyRejection, EventExtraction } from '../events/types.ts';
 import type { StatusObservation } from '../ledger/status-event.ts';

@@ -8,17 +8,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import {
-  ENV,
-  getChoiceFromEnv,
-  getNumberFromEnv,
-  getStringFromEnv,
-  STATUS_LEDGER_MODES,
-  type StatusLedgerMode,
-} from '../../contract/environment.ts';
+import { ENV, getChoiceFromEnv, getNumberFromEnv, getStringFromEnv } from '../../contract/environment.ts';
 import { LANES, type LaneName } from '../../contract/lanes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME, SUBSCRIBER_DIMENSION } from '../../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
+import { STATUS_LEDGER_MODES, type StatusLedgerMode } from '../../contract/status-ledger-mode.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { ClaimStore, type ClaimStoreOptions } from '../claims/claim-store.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
