@@ -12,7 +12,9 @@ import { appendFileSync } from 'node:fs';
 import { ENV } from '../contract/environment.ts';
 import { defineWebhookHandlers, type WebhookEventContext } from './consumer/handler-api.ts';
 
-function recordEffect({ key, logger }: WebhookEventContext): void {
+function recordEffect({ key, smokeTest, logger }: WebhookEventContext): void {
+  // `npm run ops -- smoke` (docs/operations.md): the pipeline is checked, the side effect is not run.
+  if (smokeTest) return;
   logger.info('Webhook event handled');
   const journal = process.env[ENV.effectsJournal];
   // Synchronous on purpose: once this returns the line is in the file, even if the process is killed next.

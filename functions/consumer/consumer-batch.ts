@@ -8,6 +8,7 @@ import { conversationId } from '../../contract/lanes.ts';
 import { ConsumerFieldMetric, ConsumerMetric } from '../../contract/metric-names.ts';
 import type { BackoffSettings } from '../../contract/retry-budget.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
+import { isSmokeTestWamid } from '../../contract/smoke-test.ts';
 import type { BatchClaimResult, DuplicateClaim, HeldClaim } from '../claims/claim-store.ts';
 import { isHeld } from '../claims/claim-store.ts';
 import { ClaimLostError } from '../claims/errors.ts';
@@ -51,6 +52,11 @@ interface TurnMessage {
 export function conversationOf(event: WebhookEvent): string {
   const metadata = event.value.metadata as { phone_number_id?: unknown } | undefined;
   return conversationId(metadata?.phone_number_id, event.payload.from);
+}
+
+/** A message or status of `npm run ops -- smoke` (contract/smoke-test.ts): `context.smokeTest`. */
+function isSmokeTest(event: WebhookEvent): boolean {
+  return (event.kind === 'message' || event.kind === 'status') && isSmokeTestWamid(event.payload.id);
 }
 
 /** One batch after the claim pre-pass: records are then processed one call each, in any order. */
@@ -513,6 +519,7 @@ export class ConsumerBatch {
       payload: event.payload,
       value: event.value,
       claimedAs: claim.outcome,
+      smokeTest: isSmokeTest(event),
       remainingTimeMs: () => this.#invocation.remainingTimeMs(),
       logger: createHandlerLogger(this.#logger, event),
     };
@@ -527,6 +534,7 @@ export class ConsumerBatch {
       payload: event.payload,
       value: event.value,
       claimedAs: claim.outcome,
+      smokeTest: isSmokeTest(event),
       remainingTimeMs: () => this.#invocation.remainingTimeMs(),
       logger: createHandlerLogger(this.#logger, event),
     };

@@ -38,6 +38,11 @@ interface EventContextBase<K extends EventKind> {
   /** The whole `change.value` (metadata, contacts, …). */
   readonly value: JsonObject;
   readonly claimedAs: ClaimedAs;
+  /**
+   * True for the synthetic message and status of `npm run ops -- smoke` (a wamid starting with
+   * `wamid.SMOKE_TEST.`, contract/smoke-test.ts): return without the side effect; never reply to it.
+   */
+  readonly smokeTest: boolean;
   /** Milliseconds left in this invocation (the lease ends `leaseMarginMs` later); keep the effect well inside. */
   remainingTimeMs(): number;
   readonly logger: HandlerLogger;

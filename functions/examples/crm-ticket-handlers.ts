@@ -2,12 +2,14 @@
  * The example of docs/handlers.md, "Write your handler": open a CRM ticket for each inbound message, and
  * close the loop when the customer has read the reply. Compiled by `npm run typecheck`, never deployed.
  */
-import { defineWebhookHandlers, RetryLater } from '../consumer/handler-api.ts';
+import { defineWebhookHandlers, RetryLater } from 'whatsapp-webhook-dedup/handlers';
 
 const CRM_URL = process.env.CRM_URL ?? 'https://crm.example.com/api';
 
 export const webhookHandlers = defineWebhookHandlers({
-  async onMessage({ key, event, payload, logger }) {
+  async onMessage({ key, event, payload, smokeTest, logger }) {
+    // `npm run ops -- smoke` checks the pipeline, not the CRM: no ticket for its message.
+    if (smokeTest) return;
     const response = await fetch(`${CRM_URL}/tickets`, {
       method: 'POST',
       headers: {
@@ -34,7 +36,8 @@ export const webhookHandlers = defineWebhookHandlers({
     logger.info('Ticket opened', { status: response.status });
   },
 
-  async onStatus({ ledger, ledgerChange, payload }) {
+  async onStatus({ ledger, ledgerChange, payload, smokeTest }) {
+    if (smokeTest) return;
     // A late `delivered` after `read` is merged into the ledger; act when THIS status moved it forward (every
     // attempt of this event sees the same ledgerChange, even if a later status became current meanwhile).
     if (ledgerChange !== 'advanced' || payload.status !== 'read') return;

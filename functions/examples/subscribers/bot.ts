@@ -6,12 +6,13 @@
  * The reply itself is left out (it needs a WhatsApp access token): the handler logs the key and, in the local
  * stack, journals the effect. Put your bot's call where the journal line is, with `key` as its idempotency key.
  */
-import { createConsumerFromEnv } from '../../consumer/create-consumer.ts';
-import { defineWebhookHandlers } from '../../consumer/handler-api.ts';
+import { createConsumerFromEnv, defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
 import { journalLocalEffect } from './local-journal.ts';
 
 export const webhookHandlers = defineWebhookHandlers({
-  onMessage({ key, logger }) {
+  onMessage({ key, smokeTest, logger }) {
+    // `npm run ops -- smoke`: its message has no customer behind it; never reply to it.
+    if (smokeTest) return;
     journalLocalEffect(key);
     logger.info('Inbound message handled by the bot');
   },

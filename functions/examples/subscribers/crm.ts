@@ -5,18 +5,17 @@
  * The local stack has no CRM to call: there (LOCAL_EFFECTS_JOURNAL set) each effect is journaled instead, so
  * that `GET /local/effects` shows what the CRM would have received.
  */
-import { createConsumerFromEnv } from '../../consumer/create-consumer.ts';
-import { defineWebhookHandlers } from '../../consumer/handler-api.ts';
+import { createConsumerFromEnv, defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
 import { webhookHandlers as crmTickets } from '../crm-ticket-handlers.ts';
 import { journalLocalEffect } from './local-journal.ts';
 
 export const webhookHandlers = defineWebhookHandlers({
   async onMessage(context) {
-    if (journalLocalEffect(context.key)) return;
+    if (context.smokeTest || journalLocalEffect(context.key)) return;
     await crmTickets.onMessage(context);
   },
   async onStatus(context) {
-    if (journalLocalEffect(context.key)) return;
+    if (context.smokeTest || journalLocalEffect(context.key)) return;
     await crmTickets.onStatus(context);
   },
 });

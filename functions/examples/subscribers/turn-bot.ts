@@ -8,13 +8,14 @@
  * stack, journals each message's effect. Put your bot's call there, with the last message's key as the turn's
  * idempotency key.
  */
-import { createConsumerFromEnv } from '../../consumer/create-consumer.ts';
-import { defineWebhookHandlers } from '../../consumer/handler-api.ts';
+import { createConsumerFromEnv, defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
 import { journalLocalEffect } from './local-journal.ts';
 
 export const webhookHandlers = defineWebhookHandlers({
   burstWindowMs: 1500,
   onConversationTurn({ messages, logger }) {
+    // `npm run ops -- smoke`: a turn of its message only has no customer behind it; never reply to it.
+    if (messages.every((message) => message.smokeTest)) return;
     for (const { key } of messages) journalLocalEffect(key);
     logger.info('Conversation turn answered by the bot', { messages: messages.length });
   },
