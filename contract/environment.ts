@@ -22,6 +22,10 @@ export const ENV = {
   subscriberQueues: 'SUBSCRIBER_QUEUES',
   /** Both functions: the pipeline's quarantine queue. */
   quarantineQueueUrl: 'QUARANTINE_QUEUE_URL',
+  /** Receiver: the archive queue it copies every delivery to; absent = no archive. */
+  archiveQueueUrl: 'ARCHIVE_QUEUE_URL',
+  /** Archiver: the bucket it writes the archive objects to. */
+  archiveBucketName: 'ARCHIVE_BUCKET_NAME',
   /** Consumer: the subscriber it runs for (metric dimension, logs). */
   subscriberName: 'SUBSCRIBER_NAME',
   /** Consumer: comma-separated webhook fields it handles; absent = every field. */
@@ -122,6 +126,8 @@ export interface ReceiverEnvironmentInput extends PowertoolsEnvironmentInput {
   readonly quarantineQueueUrl: string;
   readonly maximumMessageSizeBytes: number;
   readonly webhookSecrets: WebhookSecretsSetting;
+  /** The archive queue (docs/design.md, "Archive"); no variable when absent, and nothing is archived. */
+  readonly archiveQueueUrl?: string | undefined;
 }
 
 export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
@@ -167,6 +173,7 @@ export function receiverEnvironment(input: ReceiverEnvironmentInput): Record<str
     [ENV.subscriberQueues]: encodeSubscriberQueues(input.subscriberQueues),
     [ENV.quarantineQueueUrl]: input.quarantineQueueUrl,
     [ENV.maximumMessageSizeBytes]: String(input.maximumMessageSizeBytes),
+    ...(input.archiveQueueUrl === undefined ? {} : { [ENV.archiveQueueUrl]: input.archiveQueueUrl }),
     ...webhookSecretsEnvironment(input.webhookSecrets),
   };
 }

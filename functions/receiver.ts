@@ -14,6 +14,7 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from '../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../contract/settings.ts';
 import { decodeSubscriberQueues, type SubscriberQueue } from '../contract/subscribers.ts';
 import { sdkClientConfig } from './commons/sdk-client-config.ts';
+import { SqsArchiveQueue } from './queue/sqs-archive-queue.ts';
 import { SqsQuarantineQueue } from './queue/sqs-quarantine-queue.ts';
 import { SubscriberFanOut } from './queue/subscriber-fan-out.ts';
 import {
@@ -40,6 +41,8 @@ export interface ReceiverConfig {
   readonly subscriberQueues: readonly SubscriberQueue[];
   readonly quarantineQueueUrl: string;
   readonly maximumMessageSizeBytes: number;
+  /** Absent: the stack has no archive (`archive: false`). */
+  readonly archiveQueueUrl: string | undefined;
 }
 
 /**
@@ -56,6 +59,7 @@ export function receiverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Rec
     subscriberQueues: decodeSubscriberQueues(getStringFromEnv(ENV.subscriberQueues, env)),
     quarantineQueueUrl: getStringFromEnv(ENV.quarantineQueueUrl, env),
     maximumMessageSizeBytes,
+    archiveQueueUrl: env[ENV.archiveQueueUrl] || undefined,
   };
 }
 
@@ -77,7 +81,18 @@ function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
         awsSdkV3Client: new SecretsManagerClient(sdkClientConfig('receiverSecretsManager')),
       }),
   );
-  return { secrets, subscribers: config.subscriberQueues, fanOut, quarantine, metrics, logger };
+  const archiveQueueUrl = config.archiveQueueUrl;
+  return {
+    secrets,
+    subscribers: config.subscriberQueues,
+    fanOut,
+    quarantine,
+    ...(archiveQueueUrl !== undefined && {
+      archive: new SqsArchiveQueue({ sqs, archiveQueueUrl, maximumMessageSizeBytes }),
+    }),
+    metrics,
+    logger,
+  };
 }
 
 /** Maps an HTTP API (payload 2.0) event to the receiver's request; base64 bodies are decoded to their bytes. */

@@ -15,6 +15,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ENV } from '../contract/environment.ts';
 import type { PipelineSettings } from '../contract/settings.ts';
+import { DEFAULT_PORT } from '../tools/local-stack-api.ts';
 import { INTERVAL_HEADER, intervalLine, progressLine, summary } from './simulator/console-output.ts';
 import { renderReport } from './simulator/html-report.ts';
 import { COMPRESSED_META_RETRIES } from './simulator/meta-retries.ts';
@@ -22,7 +23,7 @@ import { DEFAULTS, SHORT } from './simulator/presets.ts';
 import { simulationRecord, writeSimulationRecord } from './simulator/run-record.ts';
 import { runSimulation, type SimulationOptions } from './simulator/run-simulation.ts';
 import { WEBHOOK_FAULT_MODES } from './stack/fault-switch.ts';
-import { DEFAULT_PORT, DEV_APP_SECRET } from './stack/local-config.ts';
+import { DEV_APP_SECRET } from './stack/local-config.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from './stack/spawn-local-stack.ts';
 
 async function main(): Promise<number> {

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { LANES, type LaneName } from '../contract/lanes.ts';
-import { DEFAULT_PORT } from '../local/stack/local-config.ts';
+import { DEFAULT_PORT } from '../tools/local-stack-api.ts';
 import { UsageError } from './errors.ts';
 import { eventKeyShape } from './inspect/event-key-shape.ts';
 

@@ -1,8 +1,10 @@
 /**
  * What the receiver's orchestration and the consumer's quarantine need from the queues, and the shapes they
  * exchange with them: the subscribers' delivery queues, both lanes (`SubscriberFanOut`), and the pipeline's
- * quarantine queue (`SqsQuarantineQueue`). Tests substitute recording queues.
+ * quarantine queue (`SqsQuarantineQueue`), and its archive queue (`SqsArchiveQueue`). Tests substitute recording
+ * queues.
  */
+import type { ArchiveVerdict } from '../../contract/archive.ts';
 
 export type QuarantineReason =
   /** The signed body is not UTF-8 JSON. */
@@ -83,4 +85,17 @@ export interface FanOutPort {
 export interface QuarantinePort {
   /** @throws EnqueueFailedError when the body could not be stored in the quarantine queue. */
   quarantine(raw: Uint8Array, reason: QuarantineReason, meta: DeliveryMeta): Promise<QuarantineResult>;
+}
+
+/** What the archive keeps of a delivery beside its bytes and `DeliveryMeta` (contract/archive.ts). */
+export interface ArchiveCopy {
+  readonly verdict: ArchiveVerdict;
+  /** The subscribers the delivery was routed to, in configuration order; none for a quarantined body. */
+  readonly subscribers: readonly string[];
+}
+
+/** The archive lane: one copy of every delivery the receiver accepted, for the archiver to write to S3. */
+export interface ArchivePort {
+  /** @throws EnqueueFailedError when the copy could not be stored in the archive queue after the retries. */
+  archive(raw: Uint8Array, copy: ArchiveCopy, meta: DeliveryMeta): Promise<QuarantineResult>;
 }

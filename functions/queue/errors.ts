@@ -3,8 +3,11 @@
  * receiver's orchestration can tell them apart without importing it.
  */
 
-/** Which queue a message was for: a subscriber's delivery queue, or the pipeline's quarantine queue. */
-export type QueueRole = 'delivery' | 'quarantine';
+/**
+ * Which queue a message was for: a subscriber's delivery queue, the pipeline's quarantine queue, or its
+ * archive queue (the archive lane, docs/design.md "Archive").
+ */
+export type QueueRole = 'delivery' | 'quarantine' | 'archive';
 
 /** Some message is still unstored after the retries (HTTP 503, so that Meta retries the delivery). */
 export class EnqueueFailedError extends Error {

@@ -28,6 +28,15 @@ export type QuarantineAttributeName =
   | 'quarantineId'
   | 'chunk'
   | 'chunks';
+/** The archive queue's messages (`SqsArchiveQueue`), read by the archiver (functions/archive). */
+export type ArchiveAttributeName =
+  | 'receivedAt'
+  | 'deliveryId'
+  | 'verdict'
+  | 'subscribers'
+  | 'archiveId'
+  | 'chunk'
+  | 'chunks';
 export type MessageAttributesOf<Name extends string> = Partial<Record<Name, MessageAttributeValue>>;
 
 export interface OutgoingMessage {

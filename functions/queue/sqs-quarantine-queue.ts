@@ -3,7 +3,7 @@
  * bodies there through this class, so that a quarantined body looks the same whichever side put it there.
  * (A subscriber's own DLQ is filled by SQS redrive only.)
  */
-import { randomUUID } from 'node:crypto';
+import { base64Messages, type ChunkAttributeNames } from './base64-chunks.ts';
 import type {
   DeliveryMeta,
   QuarantinePort,
@@ -12,17 +12,19 @@ import type {
 } from './delivery-queue-port.ts';
 import { EnqueueFailedError } from './errors.ts';
 import {
-  attributesBytes,
   commonAttributes,
   MESSAGE_ATTRIBUTES_RESERVE_BYTES,
   type MessageAttributesOf,
-  numberAttribute,
-  type OutgoingMessage,
-  outgoing,
   type QuarantineAttributeName,
   stringAttribute,
 } from './outgoing-message.ts';
 import { SqsBatchSender, type SqsBatchSenderOptions } from './sqs-batch-sender.ts';
+
+const CHUNK_ATTRIBUTES = {
+  id: 'quarantineId',
+  chunk: 'chunk',
+  chunks: 'chunks',
+} as const satisfies ChunkAttributeNames & Record<string, QuarantineAttributeName>;
 
 export interface SqsQuarantineQueueOptions extends SqsBatchSenderOptions {
   /** The quarantine queue's URL. */
@@ -48,35 +50,12 @@ export class SqsQuarantineQueue implements QuarantinePort {
    * concatenate the chunks in order, then decode.
    */
   async quarantine(raw: Uint8Array, reason: QuarantineReason, meta: DeliveryMeta): Promise<QuarantineResult> {
-    const base64 = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64');
     const attributes = {
       ...commonAttributes(meta),
       reason: stringAttribute(reason),
       contentEncoding: stringAttribute('base64'),
     } satisfies MessageAttributesOf<QuarantineAttributeName>;
-    const limit = this.#options.maximumMessageSizeBytes;
-    let messages: OutgoingMessage[];
-    if (base64.length + attributesBytes(attributes) <= limit) {
-      messages = [outgoing(base64, attributes)];
-    } else {
-      const quarantineId = randomUUID();
-      const widestChunkAttributes = {
-        ...attributes,
-        quarantineId: stringAttribute(quarantineId),
-        chunk: numberAttribute(Number.MAX_SAFE_INTEGER),
-        chunks: numberAttribute(Number.MAX_SAFE_INTEGER),
-      } satisfies MessageAttributesOf<QuarantineAttributeName>;
-      const chunkChars = limit - attributesBytes(widestChunkAttributes);
-      const chunks = Math.ceil(base64.length / chunkChars);
-      messages = Array.from({ length: chunks }, (_, index) =>
-        outgoing(base64.slice(index * chunkChars, (index + 1) * chunkChars), {
-          ...attributes,
-          quarantineId: stringAttribute(quarantineId),
-          chunk: numberAttribute(index + 1),
-          chunks: numberAttribute(chunks),
-        } satisfies MessageAttributesOf<QuarantineAttributeName>),
-      );
-    }
+    const messages = base64Messages(raw, attributes, this.#options.maximumMessageSizeBytes, CHUNK_ATTRIBUTES);
     const rejected = await this.#sender.sendAll(
       this.#options.quarantineQueueUrl,
       'quarantine',

@@ -10,6 +10,8 @@
  * | POST, signature missing or wrong              | 401, nothing enqueued                                |
  * | POST, no app secret stored yet                | 401, nothing enqueued, logged as an error            |
  * | POST, signed, not JSON / not an envelope      | 200, raw body in the quarantine queue (once)         |
+ * | POST, signed (any of the three rows below)    | a copy in the archive queue too, when one is wired;  |
+ * |                                               | 503 when it is still missing after the retries       |
  * | POST, signed envelope                         | 200 once every part is in the queue of every         |
  * |                                               | subscriber that wants it (per lane, split if large)  |
  * | POST, signed envelope no subscriber wants     | 200, nothing enqueued, counted (`DeliveriesUnrouted`) |
@@ -21,7 +23,14 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ReceiverMetric } from '../../contract/metric-names.ts';
 import type { SubscriberQueue } from '../../contract/subscribers.ts';
-import type { DeliveryMeta, FanOutPort, QuarantinePort, RejectedPart } from '../queue/delivery-queue-port.ts';
+import type {
+  ArchiveCopy,
+  ArchivePort,
+  DeliveryMeta,
+  FanOutPort,
+  QuarantinePort,
+  RejectedPart,
+} from '../queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../queue/errors.ts';
 import { WebhookSecretsMisconfiguredError } from './errors.ts';
 import { planDelivery } from './plan-delivery.ts';
@@ -73,6 +82,11 @@ export interface ReceiverDependencies {
   readonly fanOut: FanOutPort;
   /** The pipeline's quarantine queue. */
   readonly quarantine: QuarantinePort;
+  /**
+   * The archive lane (docs/design.md, "Archive"): a copy of every signed, non-empty delivery, stored beside
+   * the subscribers' queues and before the 200. Absent: nothing is archived.
+   */
+  readonly archive?: ArchivePort;
   readonly metrics: ReceiverMetrics;
   readonly logger: ReceiverLogger;
   /** Epoch ms. @default Date.now */
@@ -193,7 +207,11 @@ async function acceptDelivery(
   const reading = readDelivery(request.body, bodyBytes);
   if (!reading.ok) {
     try {
-      await quarantine.quarantine(bodyBytesOf(request.body), reading.reason, meta);
+      const raw = bodyBytesOf(request.body);
+      await Promise.all([
+        quarantine.quarantine(raw, reading.reason, meta),
+        archiveCopy(deps, raw, { verdict: 'quarantined', subscribers: [] }, meta),
+      ]);
     } catch (error) {
       return enqueueFailed(deps, logKeys, 'quarantine', error);
     }
@@ -204,6 +222,11 @@ async function acceptDelivery(
 
   const targets = subscribersWanting(deps.subscribers, reading.eventFields);
   if (targets.length === 0) {
+    try {
+      await archiveCopy(deps, bodyBytesOf(request.body), { verdict: 'accepted', subscribers: [] }, meta);
+    } catch (error) {
+      return enqueueFailed(deps, logKeys, 'archive', error);
+    }
     metrics.addMetric(ReceiverMetric.DeliveriesUnrouted, MetricUnit.Count, 1);
     logger.info('Delivery wanted by no subscriber: acknowledged, not enqueued', {
       ...logKeys,
@@ -211,10 +234,21 @@ async function acceptDelivery(
     });
     return respond(200);
   }
-  return enqueueForSubscribers(reading, targets, meta, deps, logKeys, signature.secretIndex);
+  return enqueueForSubscribers(request.body, reading, targets, meta, deps, logKeys, signature.secretIndex);
+}
+
+/** Resolves at once when no archive is wired. */
+async function archiveCopy(
+  { archive }: ReceiverDependencies,
+  raw: Uint8Array,
+  copy: ArchiveCopy,
+  meta: DeliveryMeta,
+): Promise<void> {
+  if (archive !== undefined) await archive.archive(raw, copy, meta);
 }
 
 async function enqueueForSubscribers(
+  body: Uint8Array | string,
   reading: Extract<DeliveryReading, { ok: true }>,
   targets: readonly SubscriberQueue[],
   meta: DeliveryMeta,
@@ -229,6 +263,12 @@ async function enqueueForSubscribers(
     const [enqueued] = await Promise.all([
       routes.length > 0 ? fanOut.enqueue(parts, routes, meta) : { rejected: [] },
       ...oversized.map((piece) => quarantine.quarantine(Buffer.from(piece, 'utf8'), 'event-too-large', meta)),
+      archiveCopy(
+        deps,
+        bodyBytesOf(body),
+        { verdict: 'accepted', subscribers: targets.map(({ name }) => name) },
+        meta,
+      ),
     ]);
     quarantined += oversized.length;
     // Refused by SQS as the sender's fault: retrying cannot help, Meta's retry neither; keep them for an
@@ -289,7 +329,7 @@ function readingSummary(reading: Extract<DeliveryReading, { ok: true }>): Record
 function enqueueFailed(
   { metrics, logger }: ReceiverDependencies,
   logKeys: Record<string, unknown>,
-  step: 'enqueue' | 'quarantine',
+  step: 'enqueue' | 'quarantine' | 'archive',
   error: unknown,
 ): WebhookResponse {
   metrics.addMetric(ReceiverMetric.EnqueueFailures, MetricUnit.Count, 1);
@@ -298,7 +338,13 @@ function enqueueFailed(
     error instanceof EnqueueFailedError
       ? { problem: error.message, ...(error.subscribers.length > 0 && { subscribers: error.subscribers }) }
       : { problem: error instanceof Error ? error.name : 'UnknownError' };
-  logger.error('Delivery not stored: answering 503 so that Meta retries', { ...logKeys, step, ...details });
+  // The archive copy fails the delivery wherever it runs beside the other sends: name that step.
+  const failedStep = error instanceof EnqueueFailedError && error.queue === 'archive' ? 'archive' : step;
+  logger.error('Delivery not stored: answering 503 so that Meta retries', {
+    ...logKeys,
+    step: failedStep,
+    ...details,
+  });
   return respond(503, 'try again later');
 }
 

@@ -9,11 +9,11 @@ import {
   type PipelineSettingsInput,
   resolveSettings,
 } from '../../contract/settings.ts';
+import { DEFAULT_PORT } from '../../tools/local-stack-api.ts';
 
 /** Development defaults; never use them for a real Meta app. `npm run send` signs with the same secret. */
 export const DEV_APP_SECRET = 'local-dev-app-secret';
 export const DEV_VERIFY_TOKEN = 'local-dev-verify-token';
-export const DEFAULT_PORT = 3000;
 
 /** Variables only the local stack reads (the handlers' own variables are in contract/environment.ts). */
 export const LOCAL_ENV = {

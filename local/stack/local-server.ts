@@ -5,9 +5,9 @@
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import type { PipelineSettings } from '../../contract/settings.ts';
 import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
 import { UsageError } from '../../ops/errors.ts';
+import type { LocalInfo } from '../../tools/local-stack-api.ts';
 import { CHART_JS_ROUTE, dashboardHtml } from '../dashboard/dashboard-page.ts';
 import {
   fromApiGatewayV2Result,
@@ -21,44 +21,6 @@ import type { LocalStatsSnapshot } from '../observe/subscriber-stats.ts';
 import type { EffectsView } from './effects-journal.ts';
 import { type FaultSwitch, InvalidFaultsError } from './fault-switch.ts';
 import type { OperatorViews } from './operator-views.ts';
-
-/** One subscriber as `/local/info` lists it (the ops CLI reads these). */
-export interface LocalSubscriberInfo {
-  readonly name: string;
-  /** The module its handlers come from, relative to the project root. */
-  readonly entry: string;
-  /** The webhook fields it receives; null: every field. */
-  readonly fields: readonly string[] | null;
-  /** The prefix of its claim and ledger keys; null: unprefixed. */
-  readonly keyNamespace: string | null;
-  /** The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`). */
-  readonly handlers: readonly string[];
-  /** Its status lane (every field but inbound messages; those too without a message lane). */
-  readonly queueUrl: string;
-  readonly dlqUrl: string;
-  /** Its message lane (contract/lanes.ts), when it wants `messages`: inbound messages only. */
-  readonly messageQueueUrl?: string;
-  readonly messageDlqUrl?: string;
-  /** The message lane is a FIFO queue run in conversation order. */
-  readonly messageLaneOrdered?: boolean;
-  /** The message lane consumer's settings (no batching window; a chat's retry budget when ordered). */
-  readonly messageLaneSettings?: PipelineSettings;
-  /** Its status lane consumer's settings: the pipeline's with its own on top. */
-  readonly settings: PipelineSettings;
-}
-
-export interface LocalInfo {
-  readonly dynamodbEndpoint: string;
-  readonly sqsEndpoint: string;
-  readonly tableName: string;
-  /** The first subscriber's queue and DLQ (the only ones without `subscribers` configured). */
-  readonly queueUrl: string;
-  readonly dlqUrl: string;
-  readonly quarantineQueueUrl: string;
-  /** Where the subscribers were configured: `bin/subscribers.ts`, or the `LOCAL_SUBSCRIBERS` module. */
-  readonly subscribersSource: string;
-  readonly subscribers: readonly LocalSubscriberInfo[];
-}
 
 /** One subscriber's effects, and the duplicates its consumer skipped. */
 export interface SubscriberEffectsView extends EffectsView {

@@ -4,10 +4,11 @@
  * the stack through this one client.
  */
 import type { PipelineSettings } from '../../contract/settings.ts';
+import type { LocalInfo } from '../../tools/local-stack-api.ts';
 import type { LocalStatsSnapshot } from '../observe/subscriber-stats.ts';
 import { type SendResult, sendWebhook } from '../sender/send-webhook.ts';
 import type { Faults } from './fault-switch.ts';
-import type { LocalEffectsView, LocalInfo } from './local-server.ts';
+import type { LocalEffectsView } from './local-server.ts';
 
 /** A partial update of the fault switch, e.g. `{ webhook: { mode: 'error' } }`. */
 export interface FaultsPatch {

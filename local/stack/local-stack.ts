@@ -22,6 +22,7 @@ import { ConsumerLaneMetric, SUBSCRIBER_DIMENSION } from '../../contract/metric-
 import type { PipelineSettings } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
 import { StatusLedger } from '../../functions/ledger/status-ledger.ts';
+import type { LocalInfo, LocalSubscriberInfo } from '../../tools/local-stack-api.ts';
 import { createClaimTable } from '../emulators/claim-table.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../emulators/dynamodb-local.ts';
 import {
@@ -53,9 +54,7 @@ import {
   type ConsumerPoller,
   createLocalServer,
   type LocalEffectsView,
-  type LocalInfo,
   type LocalPipeline,
-  type LocalSubscriberInfo,
   type ReceiverHandler,
   type SubscriberEffectsView,
 } from './local-server.ts';

@@ -4,7 +4,7 @@
  * source mapping states (`Enabled`, `Disabling`, `Disabled`, `Enabling`). The switch turns both lanes of a
  * subscriber together (`Disabling` while they differ), so every lane reports the subscriber's state.
  */
-import type { LocalInfo } from '../../local/stack/local-server.ts';
+import type { LocalInfo } from '../../tools/local-stack-api.ts';
 import { OpsError } from '../errors.ts';
 import type { ConsumerState, ConsumerSwitch, LaneTarget } from '../target/ops-target.ts';
 

@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
-import type { LocalInfo } from '../../local/stack/local-server.ts';
+import type { LocalInfo } from '../../tools/local-stack-api.ts';
 import { LocalStackApi } from '../adapters/local-stack-api.ts';
 import type { LaneTarget, OpsTarget, SubscriberTarget } from './ops-target.ts';
 

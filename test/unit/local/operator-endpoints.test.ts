@@ -13,7 +13,6 @@ import { DEFAULT_SETTINGS } from '../../../contract/settings.ts';
 import { FaultSwitch } from '../../../local/stack/fault-switch.ts';
 import {
   createLocalServer,
-  type LocalInfo,
   type LocalPipeline,
   type LocalServer,
 } from '../../../local/stack/local-server.ts';
@@ -22,6 +21,7 @@ import {
   inProcessTarget,
   type LocalDeadLetters,
 } from '../../../local/stack/operator-views.ts';
+import type { LocalInfo } from '../../../tools/local-stack-api.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const KEY = 'msg:wamid.endpoint.1';

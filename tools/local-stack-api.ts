@@ -1,0 +1,45 @@
+/**
+ * The local stack's HTTP API as its clients know it (the ops CLI, the bench, the tests): the port it listens
+ * on by default and what `/local/info` answers. The local server serves it; nothing here imports the stack.
+ */
+import type { PipelineSettings } from '../contract/settings.ts';
+
+export const DEFAULT_PORT = 3000;
+
+/** One subscriber as `/local/info` lists it (the ops CLI reads these). */
+export interface LocalSubscriberInfo {
+  readonly name: string;
+  /** The module its handlers come from, relative to the project root. */
+  readonly entry: string;
+  /** The webhook fields it receives; null: every field. */
+  readonly fields: readonly string[] | null;
+  /** The prefix of its claim and ledger keys; null: unprefixed. */
+  readonly keyNamespace: string | null;
+  /** The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`). */
+  readonly handlers: readonly string[];
+  /** Its status lane (every field but inbound messages; those too without a message lane). */
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  /** Its message lane (contract/lanes.ts), when it wants `messages`: inbound messages only. */
+  readonly messageQueueUrl?: string;
+  readonly messageDlqUrl?: string;
+  /** The message lane is a FIFO queue run in conversation order. */
+  readonly messageLaneOrdered?: boolean;
+  /** The message lane consumer's settings (no batching window; a chat's retry budget when ordered). */
+  readonly messageLaneSettings?: PipelineSettings;
+  /** Its status lane consumer's settings: the pipeline's with its own on top. */
+  readonly settings: PipelineSettings;
+}
+
+export interface LocalInfo {
+  readonly dynamodbEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly tableName: string;
+  /** The first subscriber's queue and DLQ (the only ones without `subscribers` configured). */
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  readonly quarantineQueueUrl: string;
+  /** Where the subscribers were configured: `bin/subscribers.ts`, or the `LOCAL_SUBSCRIBERS` module. */
+  readonly subscribersSource: string;
+  readonly subscribers: readonly LocalSubscriberInfo[];
+}
