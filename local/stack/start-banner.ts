@@ -1,6 +1,6 @@
 import { ENV } from '../../contract/environment.ts';
+import type { LocalSubscriberInfo } from '../../tools/local-stack-api.ts';
 import type { LocalStackConfig } from './local-config.ts';
-import type { LocalSubscriberInfo } from './local-server.ts';
 import type { LocalStack } from './local-stack.ts';
 
 /** What `npm start` prints once the stack is up: where things are, the settings, and what to try first. */
