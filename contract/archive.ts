@@ -12,6 +12,11 @@
 
 /** The prefix every archived delivery object's key starts with. */
 export const ARCHIVE_PREFIX = 'deliveries/';
+/**
+ * Where the archiver stages the chunks of a body larger than one queue message until one invocation holds them
+ * all (docs/design.md, "Archive"); expired after a day, never read by `ops replay`.
+ */
+export const ARCHIVE_STAGING_PREFIX = 'staging/';
 /** Bumped when a line's shape changes; a reader refuses versions it does not know. */
 export const ARCHIVE_RECORD_VERSION = 1;
 /** Days an archived object is kept (the bucket's lifecycle expiry) when the props say nothing. */
