@@ -12,6 +12,7 @@ import './silence-sdk-node-version-warning.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ENV } from '../contract/environment.ts';
 import type { PipelineSettings } from '../contract/settings.ts';
@@ -26,10 +27,11 @@ import { WEBHOOK_FAULT_MODES } from './stack/fault-switch.ts';
 import { DEV_APP_SECRET } from './stack/local-config.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from './stack/spawn-local-stack.ts';
 
-async function main(): Promise<number> {
+async function main(args: readonly string[]): Promise<number> {
   const commandStartedAt = Date.now();
   const loadAtStart = loadavg()[0] as number;
   const { values } = parseArgs({
+    args: [...args],
     options: {
       short: { type: 'boolean' },
       url: { type: 'string' },
@@ -184,7 +186,7 @@ async function main(): Promise<number> {
       writeSimulationRecord(
         savePath,
         simulationRecord(result, {
-          command: `npm run simulate -- ${process.argv.slice(2).join(' ')}`,
+          command: `npm run simulate -- ${args.join(' ')}`,
           cores: availableParallelism(),
           loadAverage: [loadAtStart, loadavg()[0] as number],
           wallSeconds: (Date.now() - commandStartedAt) / 1000,
@@ -239,14 +241,18 @@ const HELP = `npm run simulate -- [options]   (docs/simulator.md)
   --json                   also print a one-line JSON summary
   --save PATH              also write the run's record as JSON (docs/simulator.md prints the committed ones)`;
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
+/** The command's exit code: 0 when every event was effected exactly once, 1 otherwise, 2 for a usage error. */
+export function runSimulate(args: readonly string[]): Promise<number> {
+  return main(args).catch((error: unknown) => {
     console.error(
       error instanceof UsageError
         ? `${error.message}\n\n${HELP}`
         : `simulate failed: ${error instanceof Error ? error.message : String(error)}`,
     );
-    process.exit(error instanceof UsageError ? 2 : 1);
-  },
-);
+    return error instanceof UsageError ? 2 : 1;
+  });
+}
+
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly) process.exit(await runSimulate(process.argv.slice(2)));

@@ -5,8 +5,6 @@
  * `effect.delayMs`, so that the simulator can load the consumer like a real effect would), and each handler
  * call that returns is journaled as one effect of that subscriber (`/local/effects`).
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Context, SQSEvent } from 'aws-lambda';
 import type { ResolvedSubscriber } from '../../contract/subscribers.ts';
 import type {
@@ -72,14 +70,14 @@ export class SubscriberModuleError extends Error {
   }
 }
 
-/** Imports a subscriber's module (its `entry`, from `root`) and returns its `webhookHandlers`. */
+/** The `webhookHandlers` of a subscriber's module, imported by `importModule` (local-subscribers.ts). */
 export async function importSubscriberHandlers(
   subscriber: Pick<ResolvedSubscriber, 'name' | 'entry'>,
-  root: string,
+  importModule: (subscriber: Pick<ResolvedSubscriber, 'entry'>) => Promise<Record<string, unknown>>,
 ): Promise<WebhookHandlers> {
-  let module: { webhookHandlers?: unknown };
+  let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(resolve(root, subscriber.entry)).href)) as typeof module;
+    module = await importModule(subscriber);
   } catch (error) {
     throw new SubscriberModuleError(
       `Subscriber ${subscriber.name}: cannot load ${subscriber.entry} (${error instanceof Error ? error.message : String(error)}).`,
@@ -94,6 +92,13 @@ export async function importSubscriberHandlers(
   return handlers as WebhookHandlers;
 }
 
+/** `LOCAL_CONSUMER`: a module of the project exporting `createConsumer(handlers, env)`. */
+export interface LocalConsumerModule {
+  /** As given, for the error message. */
+  readonly path: string;
+  readonly import: () => Promise<Record<string, unknown>>;
+}
+
 /**
  * The consumer over `handlers`, configured by `env` (one subscriber's variables on top of the process's AWS
  * endpoints). Imports the consumer modules only now: their SDK clients read the endpoints from the process
@@ -102,18 +107,18 @@ export async function importSubscriberHandlers(
 export async function createLocalConsumer(
   handlers: WebhookHandlers,
   env: NodeJS.ProcessEnv,
-  consumerModule?: { readonly path: string; readonly root: string },
+  consumerModule?: LocalConsumerModule,
 ): Promise<LocalConsumer> {
   if (consumerModule !== undefined) {
-    const module = (await import(pathToFileURL(resolve(consumerModule.root, consumerModule.path)).href)) as {
+    const { createConsumer } = (await consumerModule.import()) as {
       createConsumer?: (handlers: WebhookHandlers, env: NodeJS.ProcessEnv) => LocalConsumer;
     };
-    if (typeof module.createConsumer !== 'function') {
+    if (typeof createConsumer !== 'function') {
       throw new SubscriberModuleError(
         `LOCAL_CONSUMER ${consumerModule.path} must export createConsumer(handlers, env).`,
       );
     }
-    return module.createConsumer(handlers, env);
+    return createConsumer(handlers, env);
   }
   const { createConsumerFromEnv } = await import('../../functions/consumer/create-consumer.ts');
   return createConsumerFromEnv(handlers, env);

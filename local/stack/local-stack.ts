@@ -11,7 +11,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -41,6 +40,7 @@ import { type StdoutTap, tapStdout } from '../observe/stdout-tap.ts';
 import { SubscriberStats } from '../observe/subscriber-stats.ts';
 import { readQueueCounts } from '../queue-counts.ts';
 import { createSqsEventSource, type InvocationReport, type SqsEventSource } from '../sqs-event-source.ts';
+import type { LocalConsumerModule } from './consumer-runtime.ts';
 import {
   createLocalConsumer,
   definedHandlers,
@@ -66,7 +66,6 @@ export const LOCAL_TABLE_NAME = 'whatsapp-webhook-dedup-claims';
 /** The emulators accept any credentials; these only satisfy the SDK. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const QUEUE_SAMPLE_INTERVAL_MS = 1_000;
-const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export class PortInUseError extends Error {
   constructor(port: number) {
@@ -272,13 +271,17 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       handler: ReceiverHandler;
     };
     const documentClient = DynamoDBDocumentClient.from(dynamodbClient);
+    const consumerModule = localConsumerModule(config.consumerModule, options.subscribers);
     const running: RunningSubscriber[] = [];
     for (const subscriber of subscribers) {
       const { name } = subscriber;
-      const handlers = withLocalEffects(await importSubscriberHandlers(subscriber, REPOSITORY_ROOT), {
-        delay: faults,
-        recordEffect: (key) => journal(name).append(key),
-      });
+      const handlers = withLocalEffects(
+        await importSubscriberHandlers(subscriber, options.subscribers.importModule),
+        {
+          delay: faults,
+          recordEffect: (key) => journal(name).append(key),
+        },
+      );
       const lanes: RunningLane[] = [];
       for (const laneQueues of lanesFor(name)) {
         const { lane, settings: laneSettings, queues: laneQueueUrls } = laneQueues;
@@ -286,9 +289,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         const consumer = await createLocalConsumer(
           handlers,
           { ...process.env, ...consumerVariables(subscriber, laneQueues, quarantineQueueUrl) },
-          config.consumerModule === undefined
-            ? undefined
-            : { path: config.consumerModule, root: REPOSITORY_ROOT },
+          consumerModule,
         );
         const functionName = consumerFunctionName(name, lane);
         const eventSource: SqsEventSource = createSqsEventSource({
@@ -629,6 +630,22 @@ function startQueueSampler(
     async stop() {
       active = false;
       await loop;
+    },
+  };
+}
+
+/** `LOCAL_CONSUMER`'s module, compiled once for every lane. */
+function localConsumerModule(
+  path: string | undefined,
+  subscribers: LocalSubscribers,
+): LocalConsumerModule | undefined {
+  if (path === undefined) return undefined;
+  let module: Promise<Record<string, unknown>> | undefined;
+  return {
+    path,
+    import: () => {
+      module ??= subscribers.importProjectModule(path);
+      return module;
     },
   };
 }

@@ -1,15 +1,18 @@
 /**
- * Runs `npm start` (local/start.ts) as a child process and waits until it serves `/local/info`: used by
- * the simulator when no stack is running, and by the end-to-end tests, which must see the stack exactly as
- * a user starts it.
+ * Runs the local stack (`whatsapp-webhook-dedup start`, what `npm start` runs too) as a child process in the
+ * project's directory and waits until it serves `/local/info`: used by the simulator when no stack is
+ * running, and by the end-to-end tests, which must see the stack exactly as a user starts it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killOnExit } from '../emulators/child-process-reaper.ts';
 import { findFreePort } from '../emulators/free-port.ts';
 
-const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const START_SCRIPT = fileURLToPath(new URL('../start.ts', import.meta.url));
+/** `.ts` run from this repository's sources, `.js` in the installed package: the CLI entry has the same. */
+const OWN_EXTENSION = extname(fileURLToPath(import.meta.url));
+const CLI_ENTRY = fileURLToPath(new URL(`../cli/main${OWN_EXTENSION}`, import.meta.url));
+const TYPESCRIPT_LOADER = OWN_EXTENSION === '.ts' ? ['--import', 'tsx'] : [];
 
 export interface SpawnedLocalStack {
   readonly url: string;
@@ -22,6 +25,10 @@ export interface SpawnedLocalStack {
 }
 
 export interface SpawnLocalStackOptions {
+  /** The project whose subscribers it runs. @default process.cwd() */
+  readonly cwd?: string;
+  /** Arguments after `start` (e.g. `--subscribers PATH`). */
+  readonly args?: readonly string[];
   /** Extra environment for the stack (PORT is chosen here unless given). */
   readonly env?: Readonly<Record<string, string>>;
   /** @default 120 000 (the first run downloads DynamoDB Local) */
@@ -32,8 +39,8 @@ export interface SpawnLocalStackOptions {
 
 export async function spawnLocalStack(options: SpawnLocalStackOptions = {}): Promise<SpawnedLocalStack> {
   const port = Number(options.env?.PORT ?? (await findFreePort()));
-  const child = spawn(process.execPath, ['--import', 'tsx', START_SCRIPT], {
-    cwd: REPOSITORY_ROOT,
+  const child = spawn(process.execPath, [...TYPESCRIPT_LOADER, CLI_ENTRY, 'start', ...(options.args ?? [])], {
+    cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, ...options.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

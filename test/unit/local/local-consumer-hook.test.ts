@@ -4,10 +4,12 @@ import { defineWebhookHandlers } from '../../../functions/consumer/handler-api.t
 import { createLambdaContext } from '../../../local/lambda-context.ts';
 import { createLocalConsumer, SubscriberModuleError } from '../../../local/stack/consumer-runtime.ts';
 import { readLocalConfig } from '../../../local/stack/local-config.ts';
+import { projectModules } from '../../../local/stack/project-modules.ts';
 import { sqsEvent } from '../../support/consumer-harness.ts';
 import { messagesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
+const compiled = (path: string) => ({ path, import: () => projectModules(ROOT).import(path) });
 
 describe('LOCAL_CONSUMER', () => {
   it('is read from the environment, absent by default', () => {
@@ -22,7 +24,7 @@ describe('LOCAL_CONSUMER', () => {
     const consume = await createLocalConsumer(
       defineWebhookHandlers({ onMessage: ({ key }) => void keys.push(key) }),
       {},
-      { path: 'bench/conversations/pass-through-consumer.ts', root: ROOT },
+      compiled('bench/conversations/pass-through-consumer.ts'),
     );
     const event = sqsEvent(['r1', messagesBody([{ id: 'wamid.hook', from: '1555', text: 'hi' } as never])]);
     const context = createLambdaContext({
@@ -36,7 +38,7 @@ describe('LOCAL_CONSUMER', () => {
 
   it('refuses a module without createConsumer, naming it', async () => {
     await expect(
-      createLocalConsumer(defineWebhookHandlers({}), {}, { path: 'local/stack/local-config.ts', root: ROOT }),
+      createLocalConsumer(defineWebhookHandlers({}), {}, compiled('local/stack/local-config.ts')),
     ).rejects.toThrow(SubscriberModuleError);
   });
 });

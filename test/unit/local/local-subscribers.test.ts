@@ -5,7 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UnsafeSettingsError } from '../../../contract/settings.ts';
 import { SubscriberModuleError, withLocalEffects } from '../../../local/stack/consumer-runtime.ts';
-import { loadLocalSubscribers, resolveLocalSubscribers } from '../../../local/stack/local-subscribers.ts';
+import {
+  loadLocalSubscribers,
+  resolveLocalSubscribers,
+  SubscribersModuleNotFoundError,
+} from '../../../local/stack/local-subscribers.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'local-subscribers-'));
@@ -26,7 +30,7 @@ describe('local subscribers', () => {
 
   it('reads LOCAL_SUBSCRIBERS over bin/subscribers.ts, with each subscriber’s settings over the local ones', async () => {
     const loaded = await loadLocalSubscribers({
-      root: ROOT,
+      projectRoot: ROOT,
       settings: { maxConcurrency: 3 },
       env: { LOCAL_SUBSCRIBERS: join(ROOT, 'test/support/local-subscribers/two-subscribers.ts') },
     });
@@ -39,13 +43,14 @@ describe('local subscribers', () => {
 
   it('refuses unsafe definitions, a module without subscribers, and a missing module', async () => {
     const load = (path: string) =>
-      loadLocalSubscribers({ root: ROOT, settings: {}, env: { LOCAL_SUBSCRIBERS: path } });
+      loadLocalSubscribers({ projectRoot: ROOT, settings: {}, env: { LOCAL_SUBSCRIBERS: path } });
     await expect(load(join(ROOT, 'test/support/local-subscribers/unsafe-subscribers.ts'))).rejects.toThrow(
       UnsafeSettingsError,
     );
     const noExport = join(scratch, 'no-export.mjs');
     writeFileSync(noExport, 'export const other = 1;\n');
     await expect(load(noExport)).rejects.toThrow(/must export subscribers/);
+    await expect(load(join(scratch, 'missing.ts'))).rejects.toThrow(SubscribersModuleNotFoundError);
     await expect(load(join(scratch, 'missing.ts'))).rejects.toThrow(SubscriberModuleError);
   });
 });
