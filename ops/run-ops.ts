@@ -1,6 +1,7 @@
 /**
  * `npm run ops -- …` as a function of its arguments: parse, resolve the target, run the command, and turn
- * every failure into one line on stderr and an exit code (2: usage, 1: the operation failed, 0: done).
+ * every failure into one line on stderr and an exit code (2: usage, 1: the operation failed, 0: done; a command
+ * may answer with its own, such as 3 for `key` with no claim).
  */
 import { OPS_USAGE, type OpsCommand, parseOpsArguments, type TargetChoice } from './arguments.ts';
 import type { CommandContext } from './commands/command-context.ts';
@@ -54,8 +55,8 @@ export async function runOps(
       subscriber: () => selectSubscriber(resolved.subscribers, parsed.subscriber),
     };
     if (parsed.subscriber !== undefined) context.subscriber();
-    await run(context, parsed.command);
-    return 0;
+    const code = await run(context, parsed.command);
+    return typeof code === 'number' ? code : 0;
   } catch (error) {
     streams.stderr.write(`ops: ${oneLine(error)}\n`);
     return error instanceof UsageError ? error.exitCode : error instanceof OpsError ? error.exitCode : 1;
@@ -64,7 +65,8 @@ export async function runOps(
   }
 }
 
-function run(context: CommandContext, command: OpsCommand): Promise<void> {
+/** Resolves to the command's exit code when it has one other than 0 (else nothing). */
+async function run(context: CommandContext, command: OpsCommand): Promise<unknown> {
   switch (command.name) {
     case 'key':
       return keyCommand(context, command.key);

@@ -3,40 +3,56 @@
  * of each would find it.
  */
 import { BodyFileError, extractEventsOfFile } from '../../functions/cli/keys.ts';
-import { UsageError } from '../errors.ts';
+import { EXIT_NOT_FOUND, UsageError } from '../errors.ts';
 import { CLAIM_STATUS_TEXT, type ClaimStatus } from '../inspect/claim-view.ts';
 import { eventKeyShape } from '../inspect/event-key-shape.ts';
 import { type KeyState, lookUpKeys } from '../inspect/key-lookup.ts';
 import { labelled } from '../output.ts';
 import type { CommandContext } from './command-context.ts';
 
-export async function keyCommand(context: CommandContext, key: string): Promise<void> {
+/** What `key` answers for a key with neither a claim nor a ledger entry. */
+export const NO_CLAIM_MEANING = 'never seen, or expired after the retention';
+
+/** Exits `EXIT_NOT_FOUND` (3) when the key has no claim: an answer, printed on stdout like any other. */
+export async function keyCommand(context: CommandContext, key: string): Promise<number | undefined> {
   const shape = eventKeyShape(key);
   const subscriber = context.subscriber();
   const [state] = await lookUpKeys(context.target, subscriber, [shape], context.clock());
   if (state === undefined) throw new Error('lookUpKeys returned nothing for one key.');
-  if (state.claim === undefined && state.ledger?.current === undefined) {
+  const nothing = state.claim === undefined && state.ledger?.current === undefined;
+  if (nothing && !state.receivesField) {
     throw new UsageError(
-      state.receivesField
-        ? `no claim for ${key} (subscriber ${subscriber.name}, stored as ${state.pk} in ${context.target.tableName})`
-        : `subscriber ${subscriber.name} does not receive field ${state.field} (its fields: ${subscriber.fields?.join(', ')}), so it never claims ${key}`,
+      `subscriber ${subscriber.name} does not receive field ${state.field} (its fields: ${subscriber.fields?.join(', ')}), so it never claims ${key}`,
     );
   }
-  context.output.result({ subscriber: subscriber.name, tableName: context.target.tableName, ...state }, [
-    ...labelled(
-      [
-        ['key', key],
-        [
-          'subscriber',
-          `${subscriber.name} (table ${context.target.tableName}, ${context.target.description})`,
-        ],
-        ['stored as', state.pk],
-      ],
-      TOP,
-    ),
-    ...claimLines(state),
-    ...ledgerLines(state),
-  ]);
+  const heading = labelled(
+    [
+      ['key', key],
+      ['subscriber', `${subscriber.name} (table ${context.target.tableName}, ${context.target.description})`],
+      ['stored as', state.pk],
+    ],
+    TOP,
+  );
+  if (nothing) {
+    context.output.result(
+      {
+        found: false,
+        key,
+        subscriber: subscriber.name,
+        tableName: context.target.tableName,
+        pk: state.pk,
+        field: state.field,
+        meaning: NO_CLAIM_MEANING,
+      },
+      [...heading, ...labelled([['claim', `none: ${NO_CLAIM_MEANING}`]], TOP)],
+    );
+    return EXIT_NOT_FOUND;
+  }
+  context.output.result(
+    { found: true, subscriber: subscriber.name, tableName: context.target.tableName, ...state },
+    [...heading, ...claimLines(state), ...ledgerLines(state)],
+  );
+  return undefined;
 }
 
 export async function keysCommand(context: CommandContext, file: string): Promise<void> {

@@ -303,6 +303,44 @@ describe('--stack NAME: the target from CloudFormation outputs and the consumers
   });
 });
 
+describe('key: one GetItem on the claim table', () => {
+  const key = 'msg:wamid.HBgLMTY1MDU1NTEwMDAVAgARGBI2QUNENEI4NjlGNTcxQjdBOUYA';
+
+  it('answers a key with no claim on stdout with exit 3, not as a usage error', async () => {
+    documents.on(GetCommand).resolves({});
+
+    const json = await ops('--json', 'key', key, '--subscriber', 'bot');
+    expect(json.code).toBe(3);
+    expect(json.stderr).toBe('');
+    expect(JSON.parse(json.stdout)).toEqual({
+      found: false,
+      key,
+      subscriber: 'bot',
+      tableName: 'prod-claims',
+      pk: `bot#${key}`,
+      field: 'messages',
+      meaning: 'never seen, or expired after the retention',
+    });
+    const text = await ops('key', key, '--subscriber', 'bot');
+    expect(text).toMatchObject({ code: 3, stderr: '' });
+    expect(text.stdout).toMatch(/^claim {7}none: never seen, or expired after the retention\n$/m);
+    expect(sentCalls().filter(([operation]) => operation.startsWith('dynamodb:'))).toEqual([
+      ['dynamodb:Get', { TableName: 'prod-claims', Key: { pk: `bot#${key}` }, ConsistentRead: true }],
+      ['dynamodb:Get', { TableName: 'prod-claims', Key: { pk: `bot#${key}` }, ConsistentRead: true }],
+    ]);
+  });
+
+  it('answers a done claim with exit 0 and found: true', async () => {
+    documents.on(GetCommand).resolves({
+      Item: { pk: `bot#${key}`, state: 'done', owner: 'o', attempt: 1, expiresAt: 4_000_000_000 },
+    });
+
+    const result = await ops('--json', 'key', key, '--subscriber', 'bot');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ found: true, claim: { status: 'done' } });
+  });
+});
+
 describe('pause / resume: each lane’s event source mapping', () => {
   it('disables both lanes’ mappings and waits until Lambda reports each Disabled', async () => {
     lambda
