@@ -4,11 +4,14 @@
  * without `--force`: deleting a claim in flight lets a second worker run the effect beside the first.
  * The delete is conditional on the claim being exactly as read.
  */
+
+import type { ClaimSnapshot } from '../../functions/claims/claim-record.ts';
 import { ClaimRecords } from '../adapters/claim-records.ts';
 import { OpsError, UsageError } from '../errors.ts';
-import { type ClaimStatus, claimStatus } from '../inspect/claim-view.ts';
+import { type ClaimStatus, type ClaimView, claimStatus } from '../inspect/claim-view.ts';
 import { eventKeyShape } from '../inspect/event-key-shape.ts';
 import { lookUpKeys } from '../inspect/key-lookup.ts';
+import type { SubscriberTarget } from '../target/ops-target.ts';
 import type { CommandContext } from './command-context.ts';
 
 const FORGETTABLE: readonly ClaimStatus[] = ['done', 'expired'];
@@ -31,28 +34,63 @@ export async function forgetCommand(context: CommandContext, key: string, force:
         : `${key} is ${claim.status} (state ${claim.state}), not done: add --force to delete it anyway`,
     );
   }
-  const outcome = await new ClaimRecords({
-    documentClient: target.documentClient,
-    tableName: target.tableName,
-  }).deleteAsRead(state.pk, claim);
-  if (!outcome.deleted) {
+  const outcome = await forgetClaim(context, subscriber, key, state.pk, claim, { force });
+  if (outcome.forgotten === undefined) {
     const now = outcome.now === undefined ? 'gone' : claimStatus(outcome.now, context.clock());
     throw new OpsError(`${key} changed while it was read (now ${now}): nothing deleted; look again with key`);
   }
-  const forgotten = {
+  context.output.result({ forgotten: outcome.forgotten }, [
+    `forgot ${key} (subscriber ${subscriber.name}, stored as ${state.pk}, was ${claim.status}${claim.doneAt === undefined ? '' : ` since ${claim.doneAt}`})`,
+    'the next delivery of this event runs its effect again',
+  ]);
+}
+
+export interface ForgottenClaim {
+  readonly key: string;
+  readonly pk: string;
+  readonly subscriber: string;
+  readonly tableName: string;
+  readonly previousStatus: ClaimStatus;
+  readonly attempts: number | undefined;
+  readonly doneAt: string | undefined;
+  readonly messageId: string | undefined;
+  readonly forced: boolean;
+}
+
+/**
+ * Deletes one claim exactly as it was read and writes the `ops forget` audit line (`by` names another command
+ * forgetting on the operator's behalf, such as `replay --rerun`); `now` is the claim found instead when it
+ * changed in between, and nothing was deleted.
+ */
+export async function forgetClaim(
+  context: Pick<CommandContext, 'target' | 'output'>,
+  subscriber: SubscriberTarget,
+  key: string,
+  pk: string,
+  claim: ClaimView,
+  options: { readonly force: boolean; readonly by?: string },
+): Promise<{ readonly forgotten?: ForgottenClaim; readonly now?: ClaimSnapshot }> {
+  const { target } = context;
+  const outcome = await new ClaimRecords({
+    documentClient: target.documentClient,
+    tableName: target.tableName,
+  }).deleteAsRead(pk, claim);
+  if (!outcome.deleted) return { now: outcome.now };
+  const forgotten: ForgottenClaim = {
     key,
-    pk: state.pk,
+    pk,
     subscriber: subscriber.name,
     tableName: target.tableName,
     previousStatus: claim.status,
     attempts: claim.attempt,
     doneAt: claim.doneAt,
     messageId: claim.messageId,
-    forced: force && !FORGETTABLE.includes(claim.status),
+    forced: options.force && !FORGETTABLE.includes(claim.status),
   };
-  context.output.record('forget', { ...forgotten, target: target.description });
-  context.output.result({ forgotten }, [
-    `forgot ${key} (subscriber ${subscriber.name}, stored as ${state.pk}, was ${claim.status}${claim.doneAt === undefined ? '' : ` since ${claim.doneAt}`})`,
-    'the next delivery of this event runs its effect again',
-  ]);
+  context.output.record('forget', {
+    ...forgotten,
+    ...(options.by === undefined ? {} : { by: options.by }),
+    target: target.description,
+  });
+  return { forgotten };
 }
