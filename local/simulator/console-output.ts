@@ -5,10 +5,14 @@ import { subscriberVerdictLines } from './verdict.ts';
 
 const BAR_WIDTH = 28;
 
+/** A bar of `width` cells, `fraction` of them filled (also `ops replay`'s progress bar). */
+export function textBar(fraction: number, width = BAR_WIDTH): string {
+  const filled = Math.round(Math.min(1, Math.max(0, fraction)) * width);
+  return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
+}
+
 export function progressLine(p: Progress): string {
-  const done = Math.min(1, p.elapsedSeconds / p.totalSeconds);
-  const filled = Math.round(done * BAR_WIDTH);
-  const bar = `${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}`;
+  const bar = textBar(p.elapsedSeconds / p.totalSeconds);
   return `${bar} ${Math.floor(p.elapsedSeconds)}/${p.totalSeconds} s  ${p.phase.padEnd(8)} events ${p.events}  deliveries ${p.deliveriesSent}  retrying ${p.pendingRetries}  backlog ${p.backlog ?? '–'}  effects ${p.effects ?? '–'}`;
 }
 
