@@ -13,8 +13,8 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { packageRoot } from '../package-root.ts';
 import { killOnExit } from './child-process-reaper.ts';
 import { findFreePort } from './free-port.ts';
 
@@ -25,9 +25,8 @@ export const DYNAMODB_LOCAL_PACKAGE = 'amplify-dynamodb-simulator@2.9.30';
 /** The registry's `dist.integrity` of that tarball; a different tarball is refused. */
 export const DYNAMODB_LOCAL_PACKAGE_INTEGRITY =
   'sha512-xTeeRLvzEfqyd5lh3bH4c0kHvSHHmmhD5ZDsHFKAQ5g2Zl6JqlFdutaQhCLHzxEp6Ry1o7TB6niIoXuQAnSewQ==';
-const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DEFAULT_DYNAMODB_LOCAL_DIRECTORY = join(
-  REPOSITORY_ROOT,
+  packageRoot(),
   '.cache',
   'dynamodb-local',
   DYNAMODB_LOCAL_VERSION,
