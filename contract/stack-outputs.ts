@@ -12,6 +12,8 @@ export const STACK_OUTPUT = {
   receiverFunctionName: 'ReceiverFunctionName',
   quarantineQueueUrl: 'QuarantineQueueUrl',
   claimTableName: 'ClaimTableName',
+  /** The delivery archive's bucket (contract/archive.ts), which `ops replay` reads; absent without an archive. */
+  archiveBucketName: 'ArchiveBucketName',
   /** The subscriber names, comma-separated, in definition order: what `subscriberOutputKeys` is called with. */
   subscriberNames: 'SubscriberNames',
 } as const;
