@@ -45,6 +45,12 @@ export const SDK_TIMEOUTS = {
    * shortens the enqueue retries instead of pushing the answer past the function timeout.
    */
   receiverSecretsManager: { connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxAttempts: 2 },
+  /**
+   * Archiver: one PutObject per arrival hour of a batch (a few MB of gzip at most, the batch being capped by
+   * Lambda's 6 MB payload: tens of milliseconds of transfer inside AWS), off the acknowledgement path; the
+   * SDK's retries stay well inside the archiver's timeout. A batch that still fails comes back from the queue.
+   */
+  archiverS3: { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 3 },
 } as const satisfies Record<string, SdkTimeouts>;
 
 /** Which Lambda's client, for which service. */

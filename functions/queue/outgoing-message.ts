@@ -37,6 +37,12 @@ export type ArchiveAttributeName =
   | 'archiveId'
   | 'chunk'
   | 'chunks';
+/** The archive queue's chunk attributes: the id a body's chunks share, the chunk's index and their count. */
+export const ARCHIVE_CHUNK_ATTRIBUTES = {
+  id: 'archiveId',
+  chunk: 'chunk',
+  chunks: 'chunks',
+} as const satisfies Record<'id' | 'chunk' | 'chunks', ArchiveAttributeName>;
 export type MessageAttributesOf<Name extends string> = Partial<Record<Name, MessageAttributeValue>>;
 
 export interface OutgoingMessage {

@@ -6,10 +6,11 @@
  * did with it, `receivedAt` and `deliveryId` when and which delivery it was.
  */
 
-import { base64Messages, type ChunkAttributeNames } from './base64-chunks.ts';
+import { base64Messages } from './base64-chunks.ts';
 import type { ArchiveCopy, ArchivePort, DeliveryMeta, QuarantineResult } from './delivery-queue-port.ts';
 import { EnqueueFailedError } from './errors.ts';
 import {
+  ARCHIVE_CHUNK_ATTRIBUTES,
   type ArchiveAttributeName,
   commonAttributes,
   MESSAGE_ATTRIBUTES_RESERVE_BYTES,
@@ -17,12 +18,6 @@ import {
   stringAttribute,
 } from './outgoing-message.ts';
 import { SqsBatchSender, type SqsBatchSenderOptions } from './sqs-batch-sender.ts';
-
-export const ARCHIVE_CHUNK_ATTRIBUTES = {
-  id: 'archiveId',
-  chunk: 'chunk',
-  chunks: 'chunks',
-} as const satisfies ChunkAttributeNames & Record<string, ArchiveAttributeName>;
 
 export interface SqsArchiveQueueOptions extends SqsBatchSenderOptions {
   readonly archiveQueueUrl: string;

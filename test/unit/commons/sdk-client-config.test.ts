@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +28,7 @@ const CLIENT_BASE = {
 
 const CLIENTS: Record<
   SdkClientUse,
-  (endpoint?: string) => DynamoDBClient | SQSClient | SecretsManagerClient
+  (endpoint?: string) => DynamoDBClient | SQSClient | SecretsManagerClient | S3Client
 > = {
   consumerDynamoDb: (endpoint) =>
     new DynamoDBClient({ ...CLIENT_BASE, endpoint, ...sdkClientConfig('consumerDynamoDb') }),
@@ -35,6 +36,7 @@ const CLIENTS: Record<
   receiverSqs: (endpoint) => new SQSClient({ ...CLIENT_BASE, endpoint, ...sdkClientConfig('receiverSqs') }),
   receiverSecretsManager: (endpoint) =>
     new SecretsManagerClient({ ...CLIENT_BASE, endpoint, ...sdkClientConfig('receiverSecretsManager') }),
+  archiverS3: (endpoint) => new S3Client({ ...CLIENT_BASE, endpoint, ...sdkClientConfig('archiverS3') }),
 };
 
 describe('sdkClientConfig', () => {
