@@ -9,9 +9,10 @@
 import { parseArgs } from 'node:util';
 import { UnsafeSettingsError } from '../../contract/settings.ts';
 import { JavaNotFoundError } from '../emulators/dynamodb-local.ts';
+import { ensureFauxqsPatched, FauxqsPatchError } from '../emulators/fauxqs-patch.ts';
 import { SubscriberModuleError } from '../stack/consumer-runtime.ts';
 import { readLocalConfig } from '../stack/local-config.ts';
-import { type LocalStack, PortInUseError, startLocalStack } from '../stack/local-stack.ts';
+import type { LocalStack } from '../stack/local-stack.ts';
 import { loadLocalSubscribers, SubscribersModuleNotFoundError } from '../stack/local-subscribers.ts';
 import { startBanner } from '../stack/start-banner.ts';
 
@@ -49,7 +50,8 @@ export async function runStart(args: readonly string[], options: StartOptions): 
       return 2;
     }
     if (
-      error instanceof PortInUseError ||
+      (error instanceof Error && error.name === 'PortInUseError') ||
+      error instanceof FauxqsPatchError ||
       error instanceof JavaNotFoundError ||
       error instanceof UnsafeSettingsError ||
       error instanceof SubscriberModuleError
@@ -70,6 +72,11 @@ async function startUntilStopped(subscribersModule: string | undefined): Promise
     settings: config.settingsInput,
     env: process.env,
   });
+  const patch = ensureFauxqsPatched();
+  if (patch.outcome === 'applied')
+    console.error(`Patched fauxqs at ${patch.directory} (docs/local.md, Emulator fidelity).`);
+  // Only now: the stack imports fauxqs, which must be loaded patched.
+  const { startLocalStack } = await import('../stack/local-stack.ts');
   const startedAt = Date.now();
   const consumers = subscribers.subscribers.length;
   console.error(
