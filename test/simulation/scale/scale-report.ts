@@ -1,0 +1,251 @@
+/**
+ * A scenario run's report: the figures issue 19 §3 asks for (429s, ack latency, per-lane waits, backlogs and
+ * their drain, throttled writes, DLQ arrivals, duplicates absorbed, effects, dollars), its verdicts, and the
+ * planner's prediction beside the simulation's figure with the reason for every difference over 20 %.
+ */
+import { PRICES } from '../../../bench/cost/prices.ts';
+import { ASSUMPTIONS } from '../../../bench/cost/stack-cost.ts';
+import { markdownTable } from '../../../bench/markdown/table.ts';
+import type { ExpectedPeak } from '../../../contract/capacity.ts';
+import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../../lib/defaults.ts';
+import { defaultPipeline } from '../../../ops/capacity/pipeline.ts';
+import { capacityReport } from '../../../ops/capacity/report.ts';
+import { backlogPeak, percentile, type ScenarioMeasures } from './measures.ts';
+import type { ScenarioName } from './scenarios.ts';
+import type { ScenarioConfig } from './simulation.ts';
+import { type Verdict, verdicts } from './verdicts.ts';
+
+export interface LaneFigures {
+  readonly waitP50Ms: number;
+  readonly waitP99Ms: number;
+  readonly largestBacklog: number;
+  /** Seconds from the largest backlog until it fell to a tenth of it; null: it never did. */
+  readonly drainSeconds: number | null;
+}
+
+export interface Comparison {
+  readonly metric: ComparedMetric;
+  readonly planner: number;
+  readonly simulation: number;
+  /** |simulation − planner| / planner. */
+  readonly difference: number;
+  readonly reason: string | null;
+}
+
+export interface ScaleReport {
+  readonly scenario: ScenarioName;
+  readonly short: boolean;
+  readonly seed: number;
+  readonly virtualSeconds: number;
+  readonly wallSeconds: number;
+  readonly posts: number;
+  readonly responses429: number;
+  readonly responses5xx: number;
+  readonly ackP50Ms: number;
+  readonly ackP99Ms: number;
+  readonly lanes: { readonly message: LaneFigures; readonly status: LaneFigures };
+  readonly throttledWriteAttempts: number;
+  readonly writesFailedAfterRetries: number;
+  readonly dlqArrivals: number;
+  readonly duplicatesAbsorbed: number;
+  readonly effects: { readonly events: number; readonly effected: number; readonly violations: number };
+  readonly lambdaPeak: { readonly account: number; readonly receiver: number; readonly status: number; readonly message: number };
+  readonly dollars: { readonly total: number; readonly perHourOfTraffic: number };
+  readonly verdicts: readonly Verdict[];
+  readonly comparisons: readonly Comparison[];
+  readonly holds: boolean;
+}
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+function lane(m: ScenarioMeasures, name: 'message' | 'status'): LaneFigures {
+  const { peak, drainSeconds } = backlogPeak(m.backlog[name]);
+  return {
+    waitP50Ms: round(m.waits[name].percentile(50)),
+    waitP99Ms: round(m.waits[name].percentile(99)),
+    largestBacklog: peak,
+    drainSeconds: drainSeconds ?? null,
+  };
+}
+
+/** What the run's requests cost, from docs/cost.md's price table and its log assumptions. */
+export function simulatedDollars(m: ScenarioMeasures): number {
+  const gbSeconds = (ms: number, memoryMb: number) => (ms / 1000) * (memoryMb / 1024);
+  const answered = m.sender.posts - m.sender.throttled429;
+  const lambda =
+    (m.lambda.receiverInvocations + m.lambda.consumerInvocations) * PRICES.lambda.perRequest +
+    (gbSeconds(m.lambda.receiverMs, DEFAULT_RECEIVER_MEMORY_MB) +
+      gbSeconds(m.lambda.consumerMs, DEFAULT_CONSUMER_MEMORY_MB)) *
+      PRICES.lambda.perGbSecond;
+  const logsKb =
+    answered * (ASSUMPTIONS.receiverLogKB + ASSUMPTIONS.apiAccessLogKB) +
+    m.lambda.consumerInvocations * ASSUMPTIONS.busy.consumerLogKB;
+  return (
+    answered * PRICES.apiGateway.perRequest +
+    lambda +
+    m.sqsRequests.standard * PRICES.sqs.perRequest +
+    m.sqsRequests.fifo * PRICES.sqs.fifoPerRequest +
+    m.dynamoDb.writes * PRICES.dynamoDb.perWriteRequestUnit +
+    m.dynamoDb.reads * PRICES.dynamoDb.perReadRequestUnit +
+    (logsKb / 1e6) * PRICES.cloudWatch.logsPerGbIngested
+  );
+}
+
+export const COMPARED_METRICS = [
+  'message-lane p99 wait (ms)',
+  'status-lane p99 wait (ms)',
+  'claim-table writes/s',
+  'receiver concurrency',
+  'consumer concurrency',
+  'dollars per hour',
+] as const;
+export type ComparedMetric = (typeof COMPARED_METRICS)[number];
+
+/**
+ * Why the simulation differs from the planner, per metric: a test fails when a difference over 20 % has none.
+ * Each names what the simulation has and the planner's closed form leaves out.
+ */
+export const DIFFERENCE_REASONS: Readonly<Record<ComparedMetric, string>> = {
+  'message-lane p99 wait (ms)':
+    "The planner's M/M/c batch is claims + handler (exponential service, Poisson batches); the simulation adds what the real path has: the receiver's enqueue before the record is visible, the event source's receive and delete, Lambda's invoke, the consumer's measured CPU per record, and the real consumer's order (a conversation's records one after the other).",
+  'status-lane p99 wait (ms)':
+    "The batching window: the planner adds the window's fill time once, as if batches filled at the mean rate; in the simulation a poller that finds fewer than 10 records waits up to the whole window (1 s), and a status is often one of those.",
+  'claim-table writes/s':
+    "The planner counts writes per fresh event at the peak's mean; the simulation counts every write the real code sent (duplicates' failed conditional writes, writes of the statuses and messages still arriving after the traffic) over the traffic's duration, so short runs and drains shift it.",
+  'receiver concurrency':
+    'The planner assumes 40 ms per receiver invocation (docs/cost.md); the simulated receiver takes its measured CPU (bench/results.json) plus one SQS send, and the simulation reports the most executions held at once, not the mean.',
+  'consumer concurrency':
+    "The planner reports each lane's maxConcurrency (or the concurrency its p99 needs); the simulation reports the most executions the lanes held at once, which the event source's ramp (5 at first, 300 more per minute) and the lanes' load keep lower.",
+  'dollars per hour':
+    'The planner prices the receiver at 40 ms and every consumer batch at its M/M/c duration; the simulation prices what ran: the measured receiver and consumer durations, the SQS calls made, the write units consumed.',
+};
+
+function plannerPeak(config: ScenarioConfig): ExpectedPeak {
+  const sum = (pick: (n: ScenarioConfig['numbers'][number]) => number) =>
+    config.numbers.reduce((total, number) => total + pick(number), 0);
+  return {
+    messagesPerSecond: sum((n) => n.outboundPerSecond),
+    inboundPerSecond: sum((n) => n.inboundPerSecond),
+    activeConversations: sum((n) => n.conversations),
+  };
+}
+
+export function compareWithPlanner(config: ScenarioConfig, m: ScenarioMeasures, dollars: number): Comparison[] {
+  const report = capacityReport(plannerPeak(config), defaultPipeline());
+  const laneOf = (name: 'message' | 'status') => report.plan.lanes.find((entry) => entry.lane === name);
+  const hours = m.trafficMs / 3_600_000;
+  const pairs: [ComparedMetric, number | undefined, number][] = [
+    ['message-lane p99 wait (ms)', (laneOf('message')?.p99WaitSeconds ?? Number.NaN) * 1000, m.waits.message.percentile(99)],
+    ['status-lane p99 wait (ms)', (laneOf('status')?.p99WaitSeconds ?? Number.NaN) * 1000, m.waits.status.percentile(99)],
+    ['claim-table writes/s', report.plan.claimWriteUnitsPerSecond, m.dynamoDb.writes / (m.trafficMs / 1000)],
+    ['receiver concurrency', report.plan.receiverConcurrency, m.lambda.receiverPeak],
+    [
+      'consumer concurrency',
+      report.plan.lanes.reduce((total, entry) => total + Math.max(entry.usableConcurrency, entry.neededConcurrency ?? 0), 0),
+      m.lambda.statusPeak + m.lambda.messagePeak,
+    ],
+    ['dollars per hour', report.cost.perHour.total, dollars / hours],
+  ];
+  return pairs.map(([metric, planner = Number.NaN, simulation]) => {
+    const difference = planner > 0 ? Math.abs(simulation - planner) / planner : Number.POSITIVE_INFINITY;
+    return {
+      metric,
+      planner: round(planner, 2),
+      simulation: round(simulation, 2),
+      difference: round(difference, 3),
+      reason: difference > 0.2 ? DIFFERENCE_REASONS[metric] : null,
+    };
+  });
+}
+
+export function scaleReport(
+  name: ScenarioName,
+  config: ScenarioConfig,
+  short: boolean,
+  m: ScenarioMeasures,
+): ScaleReport {
+  const dollars = simulatedDollars(m);
+  const found = verdicts(name, m);
+  return {
+    scenario: name,
+    short,
+    seed: m.seed,
+    virtualSeconds: round(m.virtualMs / 1000),
+    wallSeconds: round(m.wallMs / 1000),
+    posts: m.sender.posts,
+    responses429: m.sender.throttled429,
+    responses5xx: m.sender.serverErrors,
+    ackP50Ms: round(percentile(m.ackLatencies, 50)),
+    ackP99Ms: round(percentile(m.ackLatencies, 99)),
+    lanes: { message: lane(m, 'message'), status: lane(m, 'status') },
+    throttledWriteAttempts: m.dynamoDb.throttledAttempts,
+    writesFailedAfterRetries: m.dynamoDb.throttledCalls,
+    dlqArrivals: m.deadLetters.statusLane + m.deadLetters.messageLane + m.deadLetters.quarantined,
+    duplicatesAbsorbed: m.duplicateAcceptances + m.fifoDeduplicated,
+    effects: { events: m.effects.keys, effected: m.effects.effected, violations: m.effects.violations },
+    lambdaPeak: {
+      account: m.lambda.peak,
+      receiver: m.lambda.receiverPeak,
+      status: m.lambda.statusPeak,
+      message: m.lambda.messagePeak,
+    },
+    dollars: { total: round(dollars, 4), perHourOfTraffic: round(dollars / (m.trafficMs / 3_600_000), 2) },
+    verdicts: found,
+    comparisons: name === 'outage' ? [] : compareWithPlanner(config, m, dollars),
+    holds: found.every((verdict) => verdict.holds),
+  };
+}
+
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
+const ms = (value: number) => `${round(value)} ms`;
+
+export function scaleReportMarkdown(report: ScaleReport): string {
+  const { message, status } = report.lanes;
+  const drain = (figures: LaneFigures) => (figures.drainSeconds === null ? 'never' : `${figures.drainSeconds} s`);
+  const figures = markdownTable(
+    ['figure', 'value'],
+    [
+      ['webhook POSTs (first sends, retries, re-sends)', count(report.posts)],
+      ['429s', count(report.responses429)],
+      ['5xx and timeouts', count(report.responses5xx)],
+      ['ack latency p50 / p99', `${ms(report.ackP50Ms)} / ${ms(report.ackP99Ms)}`],
+      ['message lane wait p50 / p99', `${ms(message.waitP50Ms)} / ${ms(message.waitP99Ms)}`],
+      ['status lane wait p50 / p99', `${ms(status.waitP50Ms)} / ${ms(status.waitP99Ms)}`],
+      ['largest backlog, message lane (drained in)', `${count(message.largestBacklog)} (${drain(message)})`],
+      ['largest backlog, status lane (drained in)', `${count(status.largestBacklog)} (${drain(status)})`],
+      ['throttled write attempts (failed after the SDK retries)', `${count(report.throttledWriteAttempts)} (${count(report.writesFailedAfterRetries)})`],
+      ['DLQ arrivals', count(report.dlqArrivals)],
+      ['duplicates absorbed', count(report.duplicatesAbsorbed)],
+      ['effects (events; not exactly once)', `${count(report.effects.effected)} (${count(report.effects.events)}; ${count(report.effects.violations)})`],
+      ['Lambda executions at most (receiver, status, message)', `${report.lambdaPeak.account} (${report.lambdaPeak.receiver}, ${report.lambdaPeak.status}, ${report.lambdaPeak.message})`],
+      ['dollars (per hour of traffic)', `$${report.dollars.total.toFixed(2)} ($${report.dollars.perHourOfTraffic.toFixed(2)})`],
+    ],
+    ['left', 'right'],
+  );
+  const verdictLines = report.verdicts.map((v) => `- ${v.holds ? 'holds' : '**fails**'}: ${v.name} (${v.detail})`);
+  const lines = [
+    `**${report.scenario}${report.short ? ' (short)' : ''}**, seed ${report.seed}: ${round(report.virtualSeconds)} s of virtual time in ${round(report.wallSeconds)} s.`,
+    '',
+    figures,
+    '',
+    ...verdictLines,
+  ];
+  if (report.comparisons.length > 0) {
+    lines.push(
+      '',
+      markdownTable(
+        ['metric', 'planner', 'simulation', 'difference'],
+        report.comparisons.map((c) => [
+          c.metric,
+          String(c.planner),
+          String(c.simulation),
+          `${Math.round(c.difference * 100)} %${c.reason === null ? '' : ' ¹'}`,
+        ]),
+        ['left', 'right', 'right', 'right'],
+      ),
+    );
+    const reasons = report.comparisons.filter((c) => c.reason !== null);
+    if (reasons.length > 0) lines.push('', ...reasons.map((c) => `¹ ${c.metric}: ${c.reason}`));
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,78 @@
+/**
+ * Issue 19 §3's four scenarios, each full and short (`npm test` runs the short ones within its time budget):
+ * the short version keeps the full one's rates and verdicts and shortens what can be shortened (the traffic's
+ * duration, the campaign's size, the outage's length), except the outage, whose short version also sends a
+ * tenth of the rate.
+ */
+import { DEFAULT_EXPECTED_PEAK, ACTIVE_CONVERSATION_SECONDS } from '../../../contract/capacity.ts';
+import type { ScenarioConfig } from './simulation.ts';
+import type { NumberTraffic } from './traffic.ts';
+
+export const SCENARIO_NAMES = ['steady', 'campaign', 'outage', 'ten-numbers'] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+const TOP = DEFAULT_EXPECTED_PEAK.messagesPerSecond;
+const MINUTE = 60_000;
+
+/** One number at the top tier, as the planner's default peak: as many inbound messages as outbound. */
+function topTierNumber(index: number): NumberTraffic {
+  return {
+    index,
+    outboundPerSecond: TOP,
+    inboundPerSecond: DEFAULT_EXPECTED_PEAK.inboundPerSecond ?? TOP,
+    conversations: TOP * ACTIVE_CONVERSATION_SECONDS,
+  };
+}
+
+/** A live chat number: customers write, the bot answers each (3 statuses per answer). */
+function chatNumber(index: number, perSecond: number): NumberTraffic {
+  return { index, outboundPerSecond: perSecond, inboundPerSecond: perSecond, conversations: perSecond * ACTIVE_CONVERSATION_SECONDS };
+}
+
+function campaignNumber(index: number, total: number): NumberTraffic {
+  return { index, outboundPerSecond: TOP, outboundTotal: total, inboundPerSecond: 100, conversations: 100_000 };
+}
+
+export function scenario(name: ScenarioName, short: boolean): ScenarioConfig {
+  switch (name) {
+    case 'steady':
+      return {
+        name,
+        trafficMs: short ? 2_000 : 10 * MINUTE,
+        numbers: [topTierNumber(0)],
+        drainLimitMs: 10 * MINUTE,
+      };
+    case 'campaign': {
+      const total = short ? 2_000 : 100_000;
+      return {
+        name,
+        trafficMs: (total / TOP) * 1000 + (short ? 1_000 : MINUTE),
+        numbers: [campaignNumber(0, total)],
+        drainLimitMs: 10 * MINUTE,
+      };
+    }
+    case 'outage':
+      return {
+        name,
+        trafficMs: short ? 4 * MINUTE : 60 * MINUTE,
+        numbers: [chatNumber(0, short ? 10 : 300)],
+        outage: short ? { fromMs: 10_000, durationMs: 2 * MINUTE } : { fromMs: 5 * MINUTE, durationMs: 40 * MINUTE },
+        drainLimitMs: 2 * 60 * MINUTE,
+      };
+    case 'ten-numbers':
+      return {
+        name,
+        trafficMs: short ? 2_000 : 5 * MINUTE,
+        numbers: [
+          { ...topTierNumber(0), inboundPerSecond: 100 },
+          ...Array.from({ length: 9 }, (_, index) => chatNumber(index + 1, 20)),
+        ],
+        drainLimitMs: 10 * MINUTE,
+      };
+  }
+}
+
+/** A control that must fail: the steady scenario behind the route throttle of before §2 (1,000 rps). */
+export function oldThrottleControl(): ScenarioConfig {
+  return { ...scenario('steady', true), name: 'steady, 1,000 rps throttle', overrides: { throttleRate: 1_000, throttleBurst: 1_000 } };
+}
