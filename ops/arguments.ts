@@ -7,6 +7,8 @@ import { LANES, type LaneName } from '../contract/lanes.ts';
 import { DEFAULT_PORT } from '../tools/local-stack-api.ts';
 import { UsageError } from './errors.ts';
 import { eventKeyShape } from './inspect/event-key-shape.ts';
+import { type MetaOptions, metaOptions } from './meta/meta-arguments.ts';
+import { type SmokeOptions, smokeOptions } from './smoke/smoke-arguments.ts';
 
 export const OPS_USAGE = `usage: npm run ops -- [--local URL | --stack NAME] [--subscriber NAME] [--json] COMMAND
 
@@ -27,7 +29,12 @@ Commands:
   dlq redrive [--max N]         move failed records back to their lane's queue (all, or at most N)
   quarantine list               the quarantined bodies: id, reason, size, events
   quarantine show ID            one quarantined body, decoded (chunks reassembled)
-  quarantine requeue ID|--all   send quarantined bodies through the receiver again (after a fix)`;
+  quarantine requeue ID|--all   send quarantined bodies through the receiver again (after a fix)
+  meta subscribe --app-id ID [--waba ID …] [--fields F,…] [--override] [--token-secret NAME]
+                                subscribe the Meta app (and WABAs) to the stack's webhook (--stack only)
+  meta status --app-id ID [--waba ID …] [--token-secret NAME]
+                                what Meta's subscriptions say against the stack (--stack only)
+  smoke [--timeout SECONDS]     send a signed test body, wait until every subscriber is done, show alarms`;
 
 export const DEFAULT_PEEK_LIMIT = 10;
 
@@ -46,7 +53,9 @@ export type OpsCommand =
   | { readonly name: 'dlq-redrive'; readonly lane: LaneName | undefined; readonly max: number | undefined }
   | { readonly name: 'quarantine-list' }
   | { readonly name: 'quarantine-show'; readonly id: string }
-  | { readonly name: 'quarantine-requeue'; readonly id: string | undefined };
+  | { readonly name: 'quarantine-requeue'; readonly id: string | undefined }
+  | ({ readonly name: 'meta-subscribe' | 'meta-status' } & MetaOptions)
+  | ({ readonly name: 'smoke'; readonly target: TargetChoice } & SmokeOptions);
 
 export interface OpsRequest {
   readonly target: TargetChoice;
@@ -70,10 +79,14 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   'quarantine list': [],
   'quarantine show': [],
   'quarantine requeue': ['all'],
+  'meta subscribe': ['app-id', 'waba', 'fields', 'override', 'token-secret', 'graph-version'],
+  'meta status': ['app-id', 'waba', 'token-secret', 'graph-version'],
+  smoke: ['timeout'],
 };
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   dlq: ['stats', 'peek', 'redrive'],
   quarantine: ['list', 'show', 'requeue'],
+  meta: ['subscribe', 'status'],
 };
 const GLOBAL_OPTIONS = ['local', 'stack', 'subscriber', 'json', 'help'];
 const SPELLING: Readonly<Record<string, string>> = { limit: '-n' };
@@ -109,7 +122,7 @@ export function parseOpsArguments(
   const allowed = COMMAND_OPTIONS[name];
   if (allowed === undefined) {
     throw new UsageError(
-      `unknown command "${first}" (commands: key, keys, forget, pause, resume, dlq, quarantine)`,
+      `unknown command "${first}" (commands: key, keys, forget, pause, resume, dlq, quarantine, meta, smoke)`,
     );
   }
   for (const option of Object.keys(values)) {
@@ -129,7 +142,7 @@ export function parseOpsArguments(
     target,
     subscriber: values.subscriber === undefined ? undefined : nonEmpty('--subscriber', values.subscriber),
     json: values.json === true,
-    command: command(name, operands, values),
+    command: command(name, operands, values, target, env),
   };
 }
 
@@ -151,13 +164,26 @@ function parse(args: readonly string[]) {
       max: { type: 'string' },
       lane: { type: 'string' },
       all: { type: 'boolean' },
+      'app-id': { type: 'string' },
+      waba: { type: 'string', multiple: true },
+      fields: { type: 'string' },
+      override: { type: 'boolean' },
+      'token-secret': { type: 'string' },
+      'graph-version': { type: 'string' },
+      timeout: { type: 'string' },
     },
   });
 }
 
 type Values = ReturnType<typeof parse>['values'];
 
-function command(name: string, operands: readonly string[], values: Values): OpsCommand {
+function command(
+  name: string,
+  operands: readonly string[],
+  values: Values,
+  target: TargetChoice,
+  env: NodeJS.ProcessEnv,
+): OpsCommand {
   const expect = (count: number, what: string) => {
     if (operands.length !== count) {
       throw new UsageError(
@@ -212,6 +238,16 @@ function command(name: string, operands: readonly string[], values: Values): Ops
     case 'quarantine show':
       expect(1, 'ID');
       return { name: 'quarantine-show', id: operands[0] as string };
+    case 'meta subscribe':
+    case 'meta status':
+      expect(0, '');
+      return {
+        name: name === 'meta subscribe' ? 'meta-subscribe' : 'meta-status',
+        ...metaOptions(values, target.kind === 'stack' ? target.stackName : undefined, env),
+      };
+    case 'smoke':
+      expect(0, '');
+      return { name: 'smoke', target, ...smokeOptions(values) };
     default: {
       // quarantine requeue
       if (values.all === true) {

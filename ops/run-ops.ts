@@ -8,12 +8,14 @@ import type { CommandContext } from './commands/command-context.ts';
 import { dlqPeekCommand, dlqRedriveCommand, dlqStatsCommand } from './commands/dlq.ts';
 import { forgetCommand } from './commands/forget.ts';
 import { keyCommand, keysCommand } from './commands/key.ts';
+import { metaStatusCommand, metaSubscribeCommand } from './commands/meta.ts';
 import { switchConsumerCommand } from './commands/pause.ts';
 import {
   quarantineListCommand,
   quarantineRequeueCommand,
   quarantineShowCommand,
 } from './commands/quarantine.ts';
+import { smokeCommand } from './commands/smoke.ts';
 import { OpsError, UsageError } from './errors.ts';
 import { type OpsStreams, Output } from './output.ts';
 import { resolveLocalTarget } from './target/local-target.ts';
@@ -90,6 +92,12 @@ async function run(context: CommandContext, command: OpsCommand): Promise<unknow
       return quarantineShowCommand(context, command.id);
     case 'quarantine-requeue':
       return quarantineRequeueCommand(context, command.id);
+    case 'meta-subscribe':
+      return metaSubscribeCommand(context, command);
+    case 'meta-status':
+      return metaStatusCommand(context, command);
+    case 'smoke':
+      return smokeCommand(context, command);
   }
 }
 
