@@ -1,6 +1,6 @@
 // The tests and the processes they start run without the AWS SDK's Node 20 warning (docs/decisions.md); the
 // end-to-end tests that check a command's output unset it for that command.
-import './local/silence-sdk-node-version-warning.ts';
+import './tools/silence-sdk-node-version-warning.ts';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({

@@ -8,7 +8,7 @@
  * batch size 1 and c pollers, so that the M/M/c comparison holds) and stops it at the end.
  * Exit code 0 when every event was effected exactly once by every subscriber that should have it, 1 otherwise.
  */
-import './silence-sdk-node-version-warning.ts';
+import '../tools/silence-sdk-node-version-warning.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';

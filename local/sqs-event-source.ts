@@ -38,8 +38,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { type QueueCounts, readQueueCounts, totalMessages } from '../tools/queue-counts.ts';
 import { createLambdaContext } from './lambda-context.ts';
-import { type QueueCounts, readQueueCounts, totalMessages } from './queue-counts.ts';
 import { regionOfArn, toLambdaRecord } from './sqs-records.ts';
 
 /** The result is checked at run time as Lambda does: an `SQSBatchResponse`, or nothing for full success. */

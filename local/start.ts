@@ -1,5 +1,5 @@
 /** npm start: the local stack (docs/local.md); `runStart` says what it reads. */
-import './silence-sdk-node-version-warning.ts';
+import '../tools/silence-sdk-node-version-warning.ts';
 import { runStart } from './cli/start-command.ts';
 
 process.exit(await runStart(process.argv.slice(2), { commandName: 'npm start' }));

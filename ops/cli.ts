@@ -4,7 +4,7 @@
  * The operator's tools for the local stack and a deployed stack (docs/operations.md): inspect and forget
  * claims, pause and resume a consumer, read and redrive a DLQ, read and requeue quarantined bodies.
  */
-import '../local/silence-sdk-node-version-warning.ts';
+import '../tools/silence-sdk-node-version-warning.ts';
 import { runOps } from './run-ops.ts';
 
 process.exitCode = await runOps(process.argv.slice(2), process);

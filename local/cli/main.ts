@@ -4,7 +4,7 @@
  * app"): one entry for the local stack and the tools, each command the same function its `npm run` script
  * calls in this repository. Commands are imported on demand, so `send` never loads the stack or the SDK.
  */
-import '../silence-sdk-node-version-warning.ts';
+import '../../tools/silence-sdk-node-version-warning.ts';
 import { dispatchCommand } from './dispatch.ts';
 
 process.exit(await dispatchCommand(process.argv.slice(2)));

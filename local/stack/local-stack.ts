@@ -22,6 +22,7 @@ import type { PipelineSettings } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
 import { StatusLedger } from '../../functions/ledger/status-ledger.ts';
 import type { LocalInfo, LocalSubscriberInfo } from '../../tools/local-stack-api.ts';
+import { readQueueCounts } from '../../tools/queue-counts.ts';
 import { createClaimTable } from '../emulators/claim-table.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../emulators/dynamodb-local.ts';
 import {
@@ -38,7 +39,6 @@ import { type LaneQueueSample, LaneStats } from '../observe/lane-stats.ts';
 import type { QueueSample } from '../observe/pipeline-stats.ts';
 import { type StdoutTap, tapStdout } from '../observe/stdout-tap.ts';
 import { SubscriberStats } from '../observe/subscriber-stats.ts';
-import { readQueueCounts } from '../queue-counts.ts';
 import { createSqsEventSource, type InvocationReport, type SqsEventSource } from '../sqs-event-source.ts';
 import type { LocalConsumerModule } from './consumer-runtime.ts';
 import {

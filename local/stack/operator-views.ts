@@ -23,7 +23,7 @@ import type { BodySummary } from '../../ops/quarantine/quarantined-bodies.ts';
 import { subscriberTargets } from '../../ops/target/local-target.ts';
 import type { LaneTarget, OpsTarget, SubscriberTarget } from '../../ops/target/ops-target.ts';
 import type { LocalInfo } from '../../tools/local-stack-api.ts';
-import { totalMessages } from '../queue-counts.ts';
+import { totalMessages } from '../../tools/queue-counts.ts';
 import type { ConsumerPoller } from './local-server.ts';
 
 /** Records and bodies listed per queue. */

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { attributesBytes } from '../../functions/queue/outgoing-message.ts';
 import { MAX_BATCH_ENTRIES, packInBatches } from '../../functions/queue/sqs-batch-sender.ts';
-import { type QueueCounts, readQueueCounts } from '../../local/queue-counts.ts';
+import { type QueueCounts, readQueueCounts } from '../../tools/queue-counts.ts';
 
 export type { QueueCounts };
 

@@ -14,7 +14,7 @@ import { storageKey } from '../../functions/claims/storage-key.ts';
 import { extractEvents } from '../../functions/events/extract-events.ts';
 import type { DeliveryAttributeName } from '../../functions/queue/outgoing-message.ts';
 import { DEAD_LETTERED_BY_ATTRIBUTE } from '../../functions/queue/sqs-conversation-dead-letters.ts';
-import { totalMessages } from '../../local/queue-counts.ts';
+import { totalMessages } from '../../tools/queue-counts.ts';
 import { ClaimRecords } from '../adapters/claim-records.ts';
 import { type MessageMoveTask, UNFINISHED_TASK_STATUSES } from '../adapters/message-move-tasks.ts';
 import { type MessageCopy, type QueuedMessage, QueueMessages } from '../adapters/queue-messages.ts';

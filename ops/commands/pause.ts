@@ -6,7 +6,7 @@
  */
 
 import type { LaneName } from '../../contract/lanes.ts';
-import { type QueueCounts, totalMessages } from '../../local/queue-counts.ts';
+import { type QueueCounts, totalMessages } from '../../tools/queue-counts.ts';
 import { QueueMessages } from '../adapters/queue-messages.ts';
 import { OpsError, UsageError } from '../errors.ts';
 import type { ConsumerState, LaneTarget } from '../target/ops-target.ts';

@@ -15,10 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
 import { SqsConversationDeadLetters } from '../../functions/queue/sqs-conversation-dead-letters.ts';
 import { SqsQuarantineQueue } from '../../functions/queue/sqs-quarantine-queue.ts';
-import { readQueueCounts } from '../../local/queue-counts.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import type { LocalInfo } from '../../tools/local-stack-api.ts';
+import { readQueueCounts } from '../../tools/queue-counts.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
 import {

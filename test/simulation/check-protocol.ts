@@ -9,7 +9,7 @@
  * then rewrites docs/reliability.md's generated regions from the two committed reports
  * (protocol-report.json and protocol-report-200.json).
  */
-import '../../local/silence-sdk-node-version-warning.ts';
+import '../../tools/silence-sdk-node-version-warning.ts';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CONSUMER_VARIANTS, type ConsumerVariant } from './consumer-under-test.ts';

@@ -47,12 +47,12 @@ import {
   type PipelineQueues,
 } from '../../local/emulators/sqs.ts';
 import { toApiGatewayV2Event } from '../../local/http/api-gateway-v2.ts';
-import { readQueueCounts, totalMessages } from '../../local/queue-counts.ts';
 import {
   createSqsEventSource,
   type InvocationReport,
   type SqsEventSource,
 } from '../../local/sqs-event-source.ts';
+import { readQueueCounts, totalMessages } from '../../tools/queue-counts.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,

@@ -12,7 +12,6 @@ import { storageKey } from '../../../functions/claims/storage-key.ts';
 import { StatusLedger } from '../../../functions/ledger/status-ledger.ts';
 import { SqsQuarantineQueue } from '../../../functions/queue/sqs-quarantine-queue.ts';
 import { createPipelineQueues, createQuarantineQueue } from '../../../local/emulators/sqs.ts';
-import { readQueueCounts } from '../../../local/queue-counts.ts';
 import {
   createOperatorViews,
   inProcessTarget,
@@ -22,6 +21,7 @@ import { UsageError } from '../../../ops/errors.ts';
 import { runOps } from '../../../ops/run-ops.ts';
 import type { OpsTarget } from '../../../ops/target/ops-target.ts';
 import type { LocalInfo, LocalSubscriberInfo } from '../../../tools/local-stack-api.ts';
+import { readQueueCounts } from '../../../tools/queue-counts.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,

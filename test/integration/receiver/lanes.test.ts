@@ -13,7 +13,7 @@ import { receiverEnvironment } from '../../../contract/environment.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
-import { readQueueCounts, totalMessages } from '../../../local/queue-counts.ts';
+import { readQueueCounts, totalMessages } from '../../../tools/queue-counts.ts';
 import {
   createSqsClient,
   sqsEndpoint,
