@@ -5,7 +5,7 @@
  * from `bin/subscribers.ts`, which the local stack reads too.
  */
 import { App } from 'aws-cdk-lib';
-import { WhatsAppWebhookDedupStack } from '../lib/whatsapp-webhook-dedup-stack.ts';
+import { WhatsAppWebhookDedupStack } from 'whatsapp-webhook-dedup';
 import { subscribers } from './subscribers.ts';
 
 const app = new App();

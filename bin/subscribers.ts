@@ -18,6 +18,6 @@
  * Each then gets its own queues (a message lane and a status lane, docs/design.md §8), DLQs, consumers,
  * alarms, dashboard row and claim namespace (its name).
  */
-import type { SubscriberDefinitions } from '../contract/subscribers.ts';
+import type { SubscriberDefinitions } from 'whatsapp-webhook-dedup';
 
 export const subscribers: SubscriberDefinitions | undefined = undefined;

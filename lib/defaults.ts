@@ -12,11 +12,17 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { SecretProps } from 'aws-cdk-lib/aws-secretsmanager';
 import { QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 
-/** The repository root: the functions are bundled from here, by entry path (the CDK code never imports them). */
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const RECEIVER_ENTRY = path.join(PROJECT_ROOT, 'functions', 'receiver.ts');
+/**
+ * Where the package's own sources are: the repository root when this module runs as TypeScript (tsx, vitest),
+ * `dist/` inside `node_modules/whatsapp-webhook-dedup` when it runs compiled. The construct bundles its own
+ * entries from there, by path (the CDK code never imports them), with the extension of this very module, so
+ * that the repository bundles the sources and an installed package its compiled files.
+ */
+export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const OWN_EXTENSION = path.extname(fileURLToPath(import.meta.url));
+export const RECEIVER_ENTRY = path.join(PACKAGE_ROOT, 'functions', `receiver${OWN_EXTENSION}`);
 /** The consumer with this project's handlers (`functions/webhook-handlers.ts`); `consumerEntry` replaces it. */
-export const DEFAULT_CONSUMER_ENTRY = path.join(PROJECT_ROOT, 'functions', 'consumer.ts');
+export const DEFAULT_CONSUMER_ENTRY = path.join(PACKAGE_ROOT, 'functions', `consumer${OWN_EXTENSION}`);
 
 /**
  * Newest Node.js runtime this aws-cdk-lib knows (cdk-nag AwsSolutions-L1 checks exactly this). Pinned rather

@@ -16,7 +16,7 @@ import {
   resolveSubscribers,
 } from '../contract/subscribers.ts';
 import { type PeakSizing, sizeForPeak } from './capacity-sizing.ts';
-import { DEFAULT_CONSUMER_ENTRY, PROJECT_ROOT } from './defaults.ts';
+import { DEFAULT_CONSUMER_ENTRY } from './defaults.ts';
 import { resolveThresholds } from './monitoring/alarms.ts';
 import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.ts';
 
@@ -107,7 +107,9 @@ function resolveConstructSubscribers(
   }
   const resolved = resolveSubscribers(props.subscribers, input, props.messageLane).map((subscriber) => ({
     ...subscriber,
-    entry: path.resolve(PROJECT_ROOT, subscriber.entry),
+    // A path in the user's project: relative to the CDK app's working directory (where `cdk synth` runs), as
+    // NodejsFunction reads its own `entry`.
+    entry: path.resolve(subscriber.entry),
     statusLedger: subscriber.statusLedger ?? props.statusLedger,
     claimUnhandledEvents: subscriber.claimUnhandledEvents ?? props.claimUnhandledEvents,
     memorySize: subscriber.memorySize ?? props.consumerMemorySize,
@@ -138,7 +140,7 @@ function resolveConstructSubscribers(
   for (const { name, entry } of resolved) {
     if (!existsSync(entry)) {
       throw new UnsafeSettingsError(
-        `Subscriber ${name}: entry ${path.relative(PROJECT_ROOT, entry)} does not exist (entries are paths from the project root, ${PROJECT_ROOT}).`,
+        `Subscriber ${name}: entry ${path.relative(process.cwd(), entry)} does not exist (entries are paths from the CDK app's directory, ${process.cwd()}, or absolute).`,
       );
     }
   }

@@ -1,21 +1,13 @@
-import * as path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import {
-  BUNDLING,
-  LAMBDA_ARCHITECTURE,
-  LAMBDA_LOGGING,
-  LAMBDA_RUNTIME,
-  NODE_OPTIONS,
-  PROJECT_ROOT,
-} from '../defaults.ts';
+import { BUNDLING, LAMBDA_ARCHITECTURE, LAMBDA_LOGGING, LAMBDA_RUNTIME, NODE_OPTIONS } from '../defaults.ts';
 
 export interface LambdaFunctionOptions {
   readonly description: string;
-  /** Path of the entry file, which exports `handler`. */
+  /** Absolute path of the entry file, which exports `handler`. */
   readonly entry: string;
   readonly memorySize: number;
   readonly timeoutSeconds: number;
@@ -54,8 +46,8 @@ export function buildLambdaFunction(
     description: options.description,
     entry: options.entry,
     handler: 'handler',
-    projectRoot: PROJECT_ROOT,
-    depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    // No projectRoot or lock file: NodejsFunction takes the CDK app's (the lock file found up from its working
+    // directory), so that an installed package bundles the user's entries and its own with the user's esbuild.
     runtime: LAMBDA_RUNTIME,
     architecture: LAMBDA_ARCHITECTURE,
     memorySize: options.memorySize,

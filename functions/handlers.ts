@@ -1,0 +1,26 @@
+/**
+ * The package's runtime export (`import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers'`):
+ * the handler API and the consumer wiring a subscriber module exports as its Lambda `handler`. A subscriber
+ * module imports only this, so its bundle holds the consumer and its SDK clients and never aws-cdk-lib or
+ * constructs (test/package/runtime-export.test.ts bundles this file and checks).
+ */
+export type { ClaimedAs } from './claims/lease.ts';
+export { createConsumerFromEnv } from './consumer/create-consumer.ts';
+export {
+  type ConversationTurnContext,
+  defineWebhookHandlers,
+  type ErrorContext,
+  type HandlerLogger,
+  InvalidHandlersError,
+  type LogDetails,
+  type ManagementEventContext,
+  type MessageContext,
+  RetryLater,
+  type RetryLaterOptions,
+  type StatusContext,
+  type WebhookEventContext,
+  type WebhookHandler,
+  type WebhookHandlers,
+} from './consumer/handler-api.ts';
+export type { EventKind, JsonObject, JsonValue, WebhookEvent } from './events/types.ts';
+export type { StatusLedgerChange, StatusLedgerView } from './ledger/status-ledger.ts';
