@@ -5,6 +5,7 @@ import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';
 import type { ConsumerBenchOutput, ConsumerRun, RebatchedProbeResult } from './consumer/worker.ts';
 import type { ConversationsResults } from './conversations/conversations-results.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
+import type { InstalledPackageResults } from './package/installed-package-results.ts';
 import type { ReceiverBenchOutput, ReceiverFanOutResult } from './receiver/worker.ts';
 import { median, medianInterval, round } from './support/stats.ts';
 
@@ -356,6 +357,8 @@ export interface ResultsFile {
   readonly endToEnd: EndToEndResult;
   /** Absent until `npm run bench -- --only conversations --merge` (or a full run) measured it. */
   readonly conversations?: ConversationsResults;
+  /** Written by `npm run test:package` (bench/package/installed-package-results.ts), kept by `npm run bench`. */
+  readonly installedPackage?: InstalledPackageResults;
   readonly goals: Record<string, boolean | null>;
   readonly machine: {
     readonly cpus: number;

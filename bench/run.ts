@@ -41,6 +41,7 @@ import type { ConversationsResults } from './conversations/conversations-results
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import { runEndToEnd } from './end-to-end/end-to-end.ts';
 import { goals } from './goals.ts';
+import type { InstalledPackageResults } from './package/installed-package-results.ts';
 import type { ReceiverBenchInput, ReceiverBenchOutput } from './receiver/worker.ts';
 import { formatReport } from './report.ts';
 import {
@@ -69,6 +70,8 @@ export interface BenchResults {
   bundles?: BundlesResults;
   endToEnd?: EndToEndResult;
   conversations?: ConversationsResults;
+  /** `npm run test:package` measures it; the bench only carries it over. */
+  installedPackage?: InstalledPackageResults;
   goals: Record<string, boolean | null>;
   machine: Record<string, unknown>;
   run: Record<string, unknown>;
@@ -315,6 +318,10 @@ async function main(): Promise<void> {
     ...(failures.length > 0 ? { failures } : {}),
   };
 
+  if (outFile === committedFile) {
+    const committed = JSON.parse(await readFile(committedFile, 'utf8')) as BenchResults;
+    if (committed.installedPackage) results.installedPackage = committed.installedPackage;
+  }
   await mkdir(dirname(outFile), { recursive: true });
   await writeFile(outFile, `${JSON.stringify(orderedResults(results), null, 2)}\n`);
   process.stdout.write(formatReport(results));
@@ -338,6 +345,7 @@ function orderedResults(results: BenchResults): BenchResults {
     ...(results.bundles ? { bundles: results.bundles } : {}),
     ...(results.endToEnd ? { endToEnd: results.endToEnd } : {}),
     ...(results.conversations ? { conversations: results.conversations } : {}),
+    ...(results.installedPackage ? { installedPackage: results.installedPackage } : {}),
     goals: results.goals,
     machine: results.machine,
     run: results.run,

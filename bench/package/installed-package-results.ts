@@ -1,0 +1,36 @@
+/**
+ * bench/results.json's `installedPackage`: what `npm run test:package` measured on the installed path (issue
+ * 20 §4). The tarball as `npm pack --json` reports it, and the Lambda bundles of the README's app, which
+ * installed it, beside this repository's own bundles of the same functions (bench/bundles). The test writes
+ * it; the other keys of the file are left as they are.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+
+export const RESULTS_FILE = new URL('../results.json', import.meta.url);
+
+export interface LambdaBundleBytes {
+  readonly receiver: number;
+  readonly consumer: number;
+}
+
+export interface InstalledPackageResults {
+  /** The tarball's bytes (gzip): npm pack's `size`. */
+  readonly tarballBytes: number;
+  /** npm pack's `unpackedSize`. */
+  readonly unpackedBytes: number;
+  /** Files in the tarball. */
+  readonly files: number;
+  /** The README app's `index.mjs` per function: the receiver and the `support` subscriber's consumer. */
+  readonly userBundleBytes: LambdaBundleBytes;
+  /** This repository's receiver and default consumer, bundled from its sources with the same options. */
+  readonly repositoryBundleBytes: LambdaBundleBytes;
+}
+
+export function writeInstalledPackageResults(
+  results: InstalledPackageResults,
+  file: URL | string = RESULTS_FILE,
+): void {
+  const current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const next = { ...current, installedPackage: { ...results, measuredAt: new Date().toISOString() } };
+  writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`);
+}

@@ -1,0 +1,162 @@
+/**
+ * The installed path (issue 20 §4), `npm run test:package` (a CI step after `npm test`: installing a CDK app
+ * takes a minute of its own). `npm pack` this package; in a directory outside the repository, install the
+ * tarball with its peers at the versions of this repository's package-lock.json; write the README's stack and
+ * handler module verbatim; typecheck them and `cdk synth` them. The template must bundle the user's handler
+ * into the subscriber's consumers (and not into the receiver), cdk-nag's AwsSolutions pack must find nothing,
+ * and the user's bundles must stay as small as this repository's own. The sizes go to bench/results.json
+ * (`installedPackage`).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildLambdaBundles } from '../../bench/bundles/lambda-bundles.ts';
+import { writeInstalledPackageResults } from '../../bench/package/installed-package-results.ts';
+import {
+  installApp,
+  type PackedPackage,
+  packPackage,
+  run,
+  type SynthesizedFunction,
+  synthesizedFunctions,
+  validationViolations,
+  writeApp,
+} from './installed-app.ts';
+import { readmeApp } from './readme-app.ts';
+
+const STACK = 'SupportWebhook';
+/** A string of the README's handler module that minification keeps (a log message). */
+const HANDLER_MARKER = 'Support ticket opened';
+
+const scratch = mkdtempSync(join(tmpdir(), 'installed-app-'));
+const app = join(scratch, 'app');
+const { files } = readmeApp();
+
+/** The app's own configuration, as `cdk init` would leave it for an ESM TypeScript app run by tsx. */
+const APP_CONFIGURATION = {
+  'cdk.json': `${JSON.stringify({ app: 'npx tsx bin/app.ts' }, null, 2)}\n`,
+  'tsconfig.json': `${JSON.stringify(
+    {
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+      },
+      include: ['bin', 'src', 'checks'],
+    },
+    null,
+    2,
+  )}\n`,
+  // Not in the README: with skipLibCheck, a declaration that failed to resolve would silently be `any` and
+  // the README's files would still compile. These lines compile only against the real types.
+  'checks/types.ts': `import { Stack } from 'aws-cdk-lib';
+import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+import { defineWebhookHandlers, RetryLater } from 'whatsapp-webhook-dedup/handlers';
+
+// @ts-expect-error retentionDays is a number of days
+new WhatsAppWebhookDedup(new Stack(), 'Typed', { retentionDays: 'eight' });
+defineWebhookHandlers({
+  onStatus({ ledger }) {
+    const current: string = ledger.current;
+    // @ts-expect-error afterSeconds is required
+    throw new RetryLater({ reason: current });
+  },
+});
+`,
+};
+
+/** A stack of the installed app whose queue breaks AwsSolutions-SQS3/SQS4: cdk-nag must refuse it. */
+const NAG_CONTROL_APP = `import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+
+const app = new App();
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+new Queue(new Stack(app, 'Control'), 'Bare', { enforceSSL: false });
+`;
+
+let packed: PackedPackage;
+let functions: SynthesizedFunction[];
+
+beforeAll(async () => {
+  packed = await packPackage(scratch);
+  writeApp(app, { ...files, ...APP_CONFIGURATION, 'checks/nag-control.ts': NAG_CONTROL_APP });
+  await installApp(app, packed.tarball);
+}, 900_000);
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('the package, installed in a CDK app of its own', () => {
+  it('ships compiled ESM with declarations only: no TypeScript source, no repository path', () => {
+    const shipped = packed.files.filter((file) => file !== 'package.json' && file !== 'README.md');
+    expect(shipped.length).toBeGreaterThan(20);
+    expect(shipped.filter((file) => !file.startsWith('dist/'))).toEqual([]);
+    expect(shipped.filter((file) => /(?<!\.d)\.ts$/.test(file))).toEqual([]);
+    expect(shipped).toEqual(
+      expect.arrayContaining([
+        'dist/lib/index.js',
+        'dist/lib/index.d.ts',
+        'dist/functions/handlers.js',
+        'dist/functions/receiver.js',
+        'dist/functions/consumer.js',
+      ]),
+    );
+  });
+
+  it('typechecks the README stack and handler module against the installed declarations', async () => {
+    await expect(run('npx', ['tsc', '-p', '.'], { cwd: app })).resolves.toBeDefined();
+  }, 300_000);
+
+  it('synthesises: the subscriber consumers bundle the user handler, cdk-nag finds nothing', async () => {
+    await run('npx', ['cdk', 'synth', '--quiet'], { cwd: app });
+    const cloudAssembly = join(app, 'cdk.out');
+    expect(validationViolations(cloudAssembly)).toEqual([]);
+    functions = synthesizedFunctions(cloudAssembly, STACK);
+    const withHandler = functions.filter((fn) => fn.bundle.includes(HANDLER_MARKER)).map((fn) => fn.path);
+    expect(withHandler.sort()).toEqual([
+      `${STACK}/Webhook/SubscriberSupport/Consumer/Resource`,
+      `${STACK}/Webhook/SubscriberSupport/MessageConsumer/Resource`,
+    ]);
+    expect(functions.map((fn) => fn.path)).toContain(`${STACK}/Webhook/Receiver/Resource`);
+  }, 300_000);
+
+  it("is checked by a live cdk-nag: the same app's plugin refuses a queue without TLS", async () => {
+    await expect(
+      run('npx', ['cdk', 'synth', '--quiet', '--app', 'npx tsx checks/nag-control.ts', '-o', 'control.out'], {
+        cwd: app,
+      }),
+    ).rejects.toThrow(/AwsSolutions-SQS4/);
+  }, 300_000);
+
+  it("keeps the user's bundles as small as this repository's own, and records the sizes", async () => {
+    const ours = Object.fromEntries(
+      (await buildLambdaBundles(join(scratch, 'ours'))).map((bundle) => [bundle.name, bundle.bytes]),
+    ) as Record<'receiver' | 'consumer', number>;
+    const bytesOf = (suffix: string) => {
+      const fn = functions.find((candidate) => candidate.path.endsWith(suffix));
+      if (fn === undefined) throw new Error(`no function ${suffix}`);
+      return fn.bundleBytes;
+    };
+    const user = {
+      receiver: bytesOf('/Webhook/Receiver/Resource'),
+      consumer: bytesOf('/SubscriberSupport/Consumer/Resource'),
+    };
+    // The compiled files bundle to what the sources do, give or take the handlers and tsc's output.
+    expect(user.receiver).toBeLessThanOrEqual(ours.receiver * 1.05);
+    expect(user.consumer).toBeLessThanOrEqual(ours.consumer * 1.05);
+    // No aws-cdk-lib came along: it alone would be megabytes.
+    expect(user.consumer).toBeLessThan(1_000_000);
+    writeInstalledPackageResults({
+      tarballBytes: packed.bytes,
+      unpackedBytes: packed.unpackedBytes,
+      files: packed.files.length,
+      userBundleBytes: user,
+      repositoryBundleBytes: ours,
+    });
+  }, 300_000);
+});
