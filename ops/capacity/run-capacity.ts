@@ -1,7 +1,9 @@
 /**
  * `npm run capacity -- --messages-per-second N [--inbound-per-second M] [--numbers K]
  * [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE] [--json]`
- * (or `--write-docs` alone). Exit 0 when every limit carries the peak, 1 when one does not, 2 for bad arguments.
+ * (or `--write-docs` alone), or `--simulate SCENARIO|all [--short] [--seed N] [--json]` (the scale simulation of
+ * test/simulation/scale/). Exit 0 when every limit carries the peak (every verdict holds), 1 when one does not,
+ * 2 for bad arguments.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,6 +11,13 @@ import { parseArgs } from 'node:util';
 import type { ExpectedPeak } from '../../contract/capacity.ts';
 import { LANES, type LaneName } from '../../contract/lanes.ts';
 import { UnsafeSettingsError } from '../../contract/settings.ts';
+import { SCENARIO_NAMES, type ScenarioName } from '../../test/simulation/scale/scenarios.ts';
+import {
+  DEFAULT_SEED,
+  scaleReportMarkdown,
+  scenarioNames,
+  simulateScenarios,
+} from '../../test/simulation/scale/run-scale.ts';
 import { UsageError } from '../errors.ts';
 import { CAPACITY_PAGE, writeCapacityPage } from './capacity-markdown.ts';
 import { defaultPipeline, type PlannedPipeline, PROJECT_ROOT, pipelineFromModule } from './pipeline.ts';
@@ -17,6 +26,7 @@ import { capacityReport, reportJson, reportMarkdown } from './report.ts';
 export const CAPACITY_USAGE = `usage: npm run capacity -- --messages-per-second N [--inbound-per-second M] [--numbers K]
   [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE] [--json]
   npm run capacity -- --write-docs   (regenerates ${CAPACITY_PAGE})
+  npm run capacity -- --simulate steady|campaign|outage|ten-numbers|all [--short] [--seed N] [--json]
 
 --messages-per-second  outbound messages/s per number (each brings 3 status webhooks)
 --inbound-per-second   inbound messages/s per number (default: the outbound rate)
@@ -24,7 +34,9 @@ export const CAPACITY_USAGE = `usage: npm run capacity -- --messages-per-second 
 --handler-ms           a handler's milliseconds per record, for both lanes or per lane
 --subscribers          N copies of the default subscriber, or a module exporting subscribers (like bin/subscribers.ts)
 --receiver-ms, --claim-ms, --conversations   the receiver's duration, one claim-table write, active conversations
-Exit 0: every limit carries the peak; 1: a setting or quota does not (each is named); 2: bad arguments.`;
+--simulate             runs a scenario on the scale simulation (models of AWS driven by the real code, virtual time)
+--short, --seed        the scenario's short version (what npm test runs); the seed of its draws (default 1)
+Exit 0: every limit carries the peak (every verdict holds); 1: a setting, quota or verdict does not; 2: bad arguments.`;
 
 const OPTIONS = {
   'messages-per-second': { type: 'string' },
@@ -37,12 +49,22 @@ const OPTIONS = {
   conversations: { type: 'string' },
   json: { type: 'boolean', default: false },
   'write-docs': { type: 'boolean', default: false },
+  simulate: { type: 'string' },
+  short: { type: 'boolean', default: false },
+  seed: { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
 export type CapacityCommand =
   | { readonly kind: 'help' }
   | { readonly kind: 'write-docs' }
+  | {
+      readonly kind: 'simulate';
+      readonly scenarios: readonly ScenarioName[];
+      readonly short: boolean;
+      readonly seed: number;
+      readonly json: boolean;
+    }
   | {
       readonly kind: 'plan';
       readonly peak: ExpectedPeak;
@@ -96,6 +118,28 @@ export function parseCapacityArguments(argv: readonly string[]): CapacityCommand
     throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments');
   }
   if (values.help) return { kind: 'help' };
+  if (values.simulate !== undefined) {
+    const scenarios = scenarioNames(values.simulate);
+    if (scenarios === undefined) {
+      throw new UsageError(`--simulate ${JSON.stringify(values.simulate)}: use ${SCENARIO_NAMES.join(', ')} or all.`);
+    }
+    const planning = Object.keys(OPTIONS).filter(
+      (key) =>
+        !['simulate', 'short', 'seed', 'json', 'help', 'write-docs'].includes(key) &&
+        values[key as keyof typeof values] !== undefined,
+    );
+    if (planning.length > 0 || values['write-docs']) {
+      throw new UsageError(`--simulate runs the defaults and takes only --short, --seed and --json.`);
+    }
+    return {
+      kind: 'simulate',
+      scenarios,
+      short: values.short ?? false,
+      seed: number('seed', values.seed, 'positive') ?? DEFAULT_SEED,
+      json: values.json ?? false,
+    };
+  }
+  if (values.short || values.seed !== undefined) throw new UsageError('--short and --seed go with --simulate.');
   if (values['write-docs']) {
     const others = Object.keys(values).filter(
       (key) =>
@@ -154,6 +198,12 @@ export async function runCapacity(argv: readonly string[], io: CapacityIo): Prom
     if (command.kind === 'help') {
       io.stdout.write(`${CAPACITY_USAGE}\n`);
       return 0;
+    }
+    if (command.kind === 'simulate') {
+      const reports = await simulateScenarios(command.scenarios, command, (report) => {
+        io.stdout.write(`${command.json ? JSON.stringify(report, null, 2) : scaleReportMarkdown(report)}\n\n`);
+      });
+      return reports.every((report) => report.holds) ? 0 : 1;
     }
     if (command.kind === 'write-docs') {
       writeCapacityPage();

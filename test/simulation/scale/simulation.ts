@@ -54,6 +54,11 @@ export interface ScenarioConfig {
   readonly name: string;
   /** How long Meta sends new traffic. */
   readonly trafficMs: number;
+  /**
+   * The traffic is already running this long when the run starts: the statuses of messages sent before it
+   * arrive from the first second, so that even a short run meets the steady rate. @default 0
+   */
+  readonly warmUpMs?: number;
   readonly numbers: readonly NumberTraffic[];
   /** The endpoint answers 5xx or times out during this window (ms from the start). */
   readonly outage?: { readonly fromMs: number; readonly durationMs: number };
@@ -323,6 +328,12 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
       planSecond(second + 1);
     });
   };
+  // Meta sent these before the run began: only their updates due from its start on are POSTed.
+  for (let second = -Math.ceil((config.warmUpMs ?? 0) / 1000); second < 0; second++) {
+    for (const event of generator.second(SIMULATION_START_MS + second * 1000)) {
+      if (event.at >= SIMULATION_START_MS) sender.schedule(event);
+    }
+  }
   planSecond(0);
   const sample = () => {
     backlog.message.push(queues.message.backlog);
