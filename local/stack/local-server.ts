@@ -18,6 +18,7 @@ import {
 } from '../http/api-gateway-v2.ts';
 import { createLambdaContext } from '../lambda-context.ts';
 import type { LocalStatsSnapshot } from '../observe/subscriber-stats.ts';
+import type { ConsumerPoller } from './consumer-poller.ts';
 import type { EffectsView } from './effects-journal.ts';
 import { type FaultSwitch, InvalidFaultsError } from './fault-switch.ts';
 import type { OperatorViews } from './operator-views.ts';
@@ -68,13 +69,6 @@ export interface LocalPipeline {
   consumer(subscriber: string): ConsumerPoller | undefined;
   /** `/local/key` and `/local/dead-letters`: what `npm run ops -- key | dlq | quarantine` show. */
   readonly operator: OperatorViews;
-}
-
-/** The switch of one subscriber's poller, in the words of Lambda's event source mapping states. */
-export interface ConsumerPoller {
-  pause(): void;
-  resume(): void;
-  readonly state: string;
 }
 
 /** API Gateway HTTP APIs refuse bodies above 10 MB. */

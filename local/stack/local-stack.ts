@@ -40,6 +40,7 @@ import type { QueueSample } from '../observe/pipeline-stats.ts';
 import { type StdoutTap, tapStdout } from '../observe/stdout-tap.ts';
 import { SubscriberStats } from '../observe/subscriber-stats.ts';
 import { createSqsEventSource, type InvocationReport, type SqsEventSource } from '../sqs-event-source.ts';
+import type { ConsumerPoller } from './consumer-poller.ts';
 import type { LocalConsumerModule } from './consumer-runtime.ts';
 import {
   createLocalConsumer,
@@ -51,7 +52,6 @@ import { EffectsJournal } from './effects-journal.ts';
 import { FaultSwitch } from './fault-switch.ts';
 import type { LocalStackConfig } from './local-config.ts';
 import {
-  type ConsumerPoller,
   createLocalServer,
   type LocalEffectsView,
   type LocalPipeline,

@@ -24,7 +24,7 @@ import { subscriberTargets } from '../../ops/target/local-target.ts';
 import type { LaneTarget, OpsTarget, SubscriberTarget } from '../../ops/target/ops-target.ts';
 import type { LocalInfo } from '../../tools/local-stack-api.ts';
 import { totalMessages } from '../../tools/queue-counts.ts';
-import type { ConsumerPoller } from './local-server.ts';
+import type { ConsumerPoller } from './consumer-poller.ts';
 
 /** Records and bodies listed per queue. */
 export const NEWEST_SHOWN = 5;
