@@ -4,7 +4,7 @@
  * field table of Meta's webhooks overview
  * (https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/overview) and the
  * fields of each reference page (https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/),
- * the same fields as docs/design.md §1 derives keys for (test/unit/ops/meta-fields.test.ts keeps them equal).
+ * the same fields as docs/design.md §1 derives keys for (test/unit/ops/meta-fields-and-arguments.test.ts keeps them equal).
  * Plain TypeScript: no AWS SDK.
  */
 export const WHATSAPP_WEBHOOK_FIELDS = [
