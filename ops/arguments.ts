@@ -8,6 +8,7 @@ import { DEFAULT_PORT } from '../tools/local-stack-api.ts';
 import { UsageError } from './errors.ts';
 import { eventKeyShape } from './inspect/event-key-shape.ts';
 import { type MetaOptions, metaOptions } from './meta/meta-arguments.ts';
+import { type ReplayArguments, replayOptions } from './replay/replay-arguments.ts';
 import { type SmokeOptions, smokeOptions } from './smoke/smoke-arguments.ts';
 
 export const OPS_USAGE = `usage: npm run ops -- [--local URL | --stack NAME] [--subscriber NAME] [--json] COMMAND
@@ -34,7 +35,11 @@ Commands:
                                 subscribe the Meta app (and WABAs) to the stack's webhook (--stack only)
   meta status --app-id ID [--waba ID …] [--token-secret NAME]
                                 what Meta's subscriptions say against the stack (--stack only)
-  smoke [--timeout SECONDS]     send a signed test body, wait until every subscriber is done, show alarms`;
+  smoke [--timeout SECONDS]     send a signed test body, wait until every subscriber is done, show alarms
+  replay --since T [--until T] [--fields F,…] [--dry-run] [--rerun --yes] [--rate N/s] [--restart] [--max N]
+                                send the archived deliveries of [since, until) to the subscriber's queues again
+                                (T: ISO-8601, a date, now, -30m, -12h, -3d; done keys are skipped as duplicates,
+                                --rerun forgets them first; continues from its cursor after an interruption)`;
 
 export const DEFAULT_PEEK_LIMIT = 10;
 
@@ -55,7 +60,8 @@ export type OpsCommand =
   | { readonly name: 'quarantine-show'; readonly id: string }
   | { readonly name: 'quarantine-requeue'; readonly id: string | undefined }
   | ({ readonly name: 'meta-subscribe' | 'meta-status' } & MetaOptions)
-  | ({ readonly name: 'smoke'; readonly target: TargetChoice } & SmokeOptions);
+  | ({ readonly name: 'smoke'; readonly target: TargetChoice } & SmokeOptions)
+  | ({ readonly name: 'replay' } & ReplayArguments);
 
 export interface OpsRequest {
   readonly target: TargetChoice;
@@ -82,6 +88,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   'meta subscribe': ['app-id', 'waba', 'fields', 'override', 'token-secret', 'graph-version'],
   'meta status': ['app-id', 'waba', 'token-secret', 'graph-version'],
   smoke: ['timeout'],
+  replay: ['since', 'until', 'fields', 'dry-run', 'rerun', 'yes', 'rate', 'restart', 'max'],
 };
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   dlq: ['stats', 'peek', 'redrive'],
@@ -122,7 +129,7 @@ export function parseOpsArguments(
   const allowed = COMMAND_OPTIONS[name];
   if (allowed === undefined) {
     throw new UsageError(
-      `unknown command "${first}" (commands: key, keys, forget, pause, resume, dlq, quarantine, meta, smoke)`,
+      `unknown command "${first}" (commands: key, keys, forget, pause, resume, dlq, quarantine, meta, smoke, replay)`,
     );
   }
   for (const option of Object.keys(values)) {
@@ -171,6 +178,12 @@ function parse(args: readonly string[]) {
       'token-secret': { type: 'string' },
       'graph-version': { type: 'string' },
       timeout: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      rerun: { type: 'boolean' },
+      rate: { type: 'string' },
+      restart: { type: 'boolean' },
     },
   });
 }
@@ -245,6 +258,9 @@ function command(
         name: name === 'meta subscribe' ? 'meta-subscribe' : 'meta-status',
         ...metaOptions(values, target.kind === 'stack' ? target.stackName : undefined, env),
       };
+    case 'replay':
+      expect(0, '');
+      return { name: 'replay', ...replayOptions(values) };
     case 'smoke':
       expect(0, '');
       return { name: 'smoke', target, ...smokeOptions(values) };

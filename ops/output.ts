@@ -4,12 +4,14 @@
  */
 export interface OpsStreams {
   readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
+  /** `isTTY`, `columns`: a terminal, where progress is one line rewritten in place. */
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean; readonly columns?: number };
 }
 
 export class Output {
   readonly json: boolean;
   readonly #streams: OpsStreams;
+  #statusShown = false;
 
   constructor(streams: OpsStreams, json: boolean) {
     this.#streams = streams;
@@ -18,13 +20,32 @@ export class Output {
 
   /** The command's result: `value` as JSON, or the text lines. */
   result(value: unknown, textLines: readonly string[]): void {
+    this.clearStatusLine();
     this.#streams.stdout.write(
       this.json ? `${JSON.stringify(value, null, 2)}\n` : `${textLines.join('\n')}\n`,
     );
   }
 
   progress(line: string): void {
+    this.clearStatusLine();
     this.#streams.stderr.write(`${line}\n`);
+  }
+
+  /** Whether stderr is a terminal (a progress bar), or a file or pipe (progress lines). */
+  get terminal(): boolean {
+    return this.#streams.stderr.isTTY === true;
+  }
+
+  /** On a terminal: one status line (a progress bar) rewritten in place, cut to the terminal's width. */
+  statusLine(text: string): void {
+    const width = (this.#streams.stderr.columns || 120) - 1;
+    this.#streams.stderr.write(`\r\x1b[K${text.slice(0, width)}`);
+    this.#statusShown = true;
+  }
+
+  clearStatusLine(): void {
+    if (this.#statusShown) this.#streams.stderr.write('\r\x1b[K');
+    this.#statusShown = false;
   }
 
   /**
@@ -32,6 +53,7 @@ export class Output {
    * counts only, never message content.
    */
   record(action: string, fields: Record<string, unknown>): void {
+    this.clearStatusLine();
     this.#streams.stderr.write(
       `${JSON.stringify({ level: 'INFO', message: `ops ${action}`, timestamp: new Date().toISOString(), ...fields })}\n`,
     );

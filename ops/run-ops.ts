@@ -15,6 +15,7 @@ import {
   quarantineRequeueCommand,
   quarantineShowCommand,
 } from './commands/quarantine.ts';
+import { replayCommand } from './commands/replay.ts';
 import { smokeCommand } from './commands/smoke.ts';
 import { OpsError, UsageError } from './errors.ts';
 import { type OpsStreams, Output } from './output.ts';
@@ -98,6 +99,8 @@ async function run(context: CommandContext, command: OpsCommand): Promise<unknow
       return metaStatusCommand(context, command);
     case 'smoke':
       return smokeCommand(context, command);
+    case 'replay':
+      return replayCommand(context, command);
   }
 }
 

@@ -6,8 +6,14 @@
  */
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import {
+  GetBucketLifecycleConfigurationCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import {
+  ARCHIVE_PREFIX,
   ArchiveFormatError,
   type ArchiveObjectName,
   type ArchiveRecord,
@@ -133,4 +139,24 @@ export class ArchiveReader {
 /** The archive's order: arrival, then delivery id (as `encodeArchiveLines` sorts an object's lines). */
 export function compareRecords(a: ArchivePosition, b: ArchivePosition): number {
   return Date.parse(a.arrivedAt) - Date.parse(b.arrivedAt) || a.deliveryId.localeCompare(b.deliveryId);
+}
+
+/**
+ * Days the bucket keeps the archive's objects: the expiry of its enabled lifecycle rule on the archive's prefix;
+ * undefined when the bucket has no such rule.
+ */
+export async function archiveRetentionDays(s3: S3Client, bucketName: string): Promise<number | undefined> {
+  try {
+    const { Rules = [] } = await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucketName }));
+    const days = Rules.filter(
+      (rule) =>
+        rule.Status === 'Enabled' &&
+        ARCHIVE_PREFIX.startsWith(rule.Filter?.Prefix ?? rule.Prefix ?? '') &&
+        rule.Expiration?.Days !== undefined,
+    ).map((rule) => rule.Expiration?.Days as number);
+    return days.length === 0 ? undefined : Math.min(...days);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'NoSuchLifecycleConfiguration') return undefined;
+    throw error;
+  }
 }

@@ -6,12 +6,26 @@
  *
  * What the receiver would quarantine again is not written: the body is still invalid, and its original stays
  * in the quarantine queue (the caller deletes the original only after `stored`).
+ *
+ * `ops replay` sends archived deliveries the same way, to one subscriber's queues, with `ownMessageGroups`:
+ * each message-lane part goes to the group `replay:<conversation>` instead of the conversation's own, so that
+ * a replayed conversation never queues in front of (or behind) the live messages of the same chat, and its
+ * deduplication id is salted with the run, so that a second replay within SQS's 5 minutes still reaches the
+ * consumer (whose claims skip what is done, and count it). Parts keep their order within the replayed group.
  */
 import { randomBytes } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ReceiverMetric } from '../../contract/metric-names.ts';
 import type { SubscriberQueue } from '../../contract/subscribers.ts';
-import type { QuarantinePort, QuarantineReason } from '../../functions/queue/delivery-queue-port.ts';
+import type {
+  DeliveryMeta,
+  DeliveryPart,
+  DeliveryRoute,
+  FanOutPort,
+  FanOutResult,
+  QuarantinePort,
+  QuarantineReason,
+} from '../../functions/queue/delivery-queue-port.ts';
 import { SubscriberFanOut } from '../../functions/queue/subscriber-fan-out.ts';
 import { type ReceiverLogger, receiveWebhook } from '../../functions/receiver/receive-webhook.ts';
 import { SIGNATURE_HEADER, signBody } from '../../functions/receiver/signature.ts';
@@ -30,18 +44,29 @@ export interface DeliveryReplayOptions {
   readonly sqs: SQSClient;
   readonly subscribers: readonly SubscriberQueue[];
   readonly maximumMessageSizeBytes: number;
+  /** Named in the receiver's log lines as where the secret came from. @default 'ops quarantine requeue' */
+  readonly origin?: string;
+  /** Message-lane parts in groups of their own (`replay:<conversation>`), deduplicated per `runId`. */
+  readonly ownMessageGroups?: { readonly runId: string };
 }
+
+/** The group prefix of replayed message-lane parts. */
+export const REPLAY_GROUP_PREFIX = 'replay:';
 
 export class DeliveryReplay {
   readonly #options: DeliveryReplayOptions;
-  readonly #fanOut: SubscriberFanOut;
+  readonly #fanOut: FanOutPort;
 
   constructor(options: DeliveryReplayOptions) {
     this.#options = options;
-    this.#fanOut = new SubscriberFanOut({
+    const fanOut = new SubscriberFanOut({
       sqs: options.sqs,
       maximumMessageSizeBytes: options.maximumMessageSizeBytes,
     });
+    this.#fanOut =
+      options.ownMessageGroups === undefined
+        ? fanOut
+        : new ReplayMessageGroups(fanOut, options.ownMessageGroups.runId);
   }
 
   async replay(body: Uint8Array, deliveryId: string): Promise<ReplayOutcome> {
@@ -69,7 +94,7 @@ export class DeliveryReplay {
       },
       {
         secrets: {
-          origin: 'ops quarantine requeue',
+          origin: this.#options.origin ?? 'ops quarantine requeue',
           load: async () => ({ appSecrets: [secret], verifyToken: undefined }),
         },
         subscribers: this.#options.subscribers,
@@ -99,5 +124,41 @@ export class DeliveryReplay {
       subscribers: loggedList('subscribers'),
       events: metrics.get(ReceiverMetric.EventsPerDelivery) ?? 0,
     };
+  }
+}
+
+/**
+ * The receiver's fan-out with every message-lane part renamed into its replay group; the FIFO ids are derived
+ * from a part's conversation and event keys (`fifoIds`), so the group follows the new conversation name and
+ * the deduplication id the run id put before the keys.
+ */
+class ReplayMessageGroups implements FanOutPort {
+  readonly #inner: FanOutPort;
+  readonly #runId: string;
+
+  constructor(inner: FanOutPort, runId: string) {
+    this.#inner = inner;
+    this.#runId = runId;
+  }
+
+  get maximumBodyBytes(): number {
+    return this.#inner.maximumBodyBytes;
+  }
+
+  enqueue(
+    parts: readonly DeliveryPart[],
+    routes: readonly DeliveryRoute[],
+    meta: DeliveryMeta,
+  ): Promise<FanOutResult> {
+    const renamed = parts.map((part) =>
+      part.conversationId === undefined
+        ? part
+        : {
+            ...part,
+            conversationId: `${REPLAY_GROUP_PREFIX}${part.conversationId}`,
+            eventKeys: [`${REPLAY_GROUP_PREFIX}${this.#runId}`, ...(part.eventKeys ?? [])],
+          },
+    );
+    return this.#inner.enqueue(renamed, routes, meta);
   }
 }

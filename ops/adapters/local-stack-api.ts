@@ -12,6 +12,12 @@ import type { ConsumerState, ConsumerSwitch, LaneTarget } from '../target/ops-ta
 export type LocalStackInfo = LocalInfo & {
   readonly region?: string;
   readonly settings?: { readonly maximumMessageSizeBytes?: number };
+  /** The local delivery archive, on the emulator's S3 (its SQS endpoint unless `s3Endpoint` says otherwise). */
+  readonly archive?: {
+    readonly bucketName: string;
+    readonly s3Endpoint?: string;
+    readonly retentionDays?: number;
+  };
 };
 
 const REQUEST_TIMEOUT_MS = 10_000;

@@ -4,6 +4,7 @@
  * HTTP endpoints; DLQ redrive copies messages itself (the SQS emulator has no message move tasks).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
@@ -22,6 +23,12 @@ export async function resolveLocalTarget(url: string): Promise<OpsTarget> {
   // With an explicit endpoint the SQS client sends every call there, whatever host the queue URL names.
   const sqs = new SQSClient({ ...common, endpoint: info.sqsEndpoint });
   const dynamodb = new DynamoDBClient({ ...common, endpoint: info.dynamodbEndpoint });
+  const archive = info.archive;
+  // fauxqs serves S3 on its one endpoint; path-style, since bucket subdomains of 127.0.0.1 do not resolve.
+  const s3 =
+    archive === undefined
+      ? undefined
+      : new S3Client({ ...common, endpoint: archive.s3Endpoint ?? info.sqsEndpoint, forcePathStyle: true });
   return {
     description: `local stack at ${url}`,
     tableName: info.tableName,
@@ -33,9 +40,14 @@ export async function resolveLocalTarget(url: string): Promise<OpsTarget> {
     documentClient: DynamoDBDocumentClient.from(dynamodb),
     consumerSwitch: api,
     messageMoveTasks: undefined,
+    archive:
+      archive === undefined || s3 === undefined
+        ? undefined
+        : { bucketName: archive.bucketName, s3, retentionDays: async () => archive.retentionDays },
     close() {
       sqs.destroy();
       dynamodb.destroy();
+      s3?.destroy();
     },
   };
 }

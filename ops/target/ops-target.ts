@@ -3,6 +3,7 @@
  * CloudFormation outputs): the claim table, the quarantine queue, each subscriber's queues, and the switch
  * of each subscriber's consumer. The commands see nothing else of where it came from.
  */
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LaneName } from '../../contract/lanes.ts';
@@ -62,6 +63,14 @@ export interface ConsumerSwitch {
   state(subscriber: string, lane: LaneTarget): Promise<ConsumerState>;
 }
 
+/** The delivery archive (contract/archive.ts): what `ops replay` reads. */
+export interface ArchiveTarget {
+  readonly bucketName: string;
+  readonly s3: S3Client;
+  /** Days the bucket keeps an object (its lifecycle expiry); undefined when the target does not say. */
+  retentionDays(): Promise<number | undefined>;
+}
+
 export interface OpsTarget {
   /** For output: `local stack at http://localhost:3000`, `stack prod (eu-west-1)`. */
   readonly description: string;
@@ -75,6 +84,8 @@ export interface OpsTarget {
   readonly consumerSwitch: ConsumerSwitch;
   /** SQS message move tasks, where the queues are real SQS queues; absent locally (the emulator lacks them). */
   readonly messageMoveTasks: MessageMoveTasks | undefined;
+  /** The delivery archive; undefined for a stack deployed without one. */
+  readonly archive: ArchiveTarget | undefined;
   /** Releases the clients. */
   close(): void;
 }

@@ -6,21 +6,24 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseSubscriberNames, STACK_OUTPUT, subscriberOutputKeys } from '../../contract/stack-outputs.ts';
 import { type ConsumerConfig, consumerConfigFromEnv } from '../../functions/consumer/create-consumer.ts';
+import { archiveRetentionDays } from '../adapters/archive-reader.ts';
 import { EventSourceMappings } from '../adapters/event-source-mappings.ts';
 import { MessageMoveTasks } from '../adapters/message-move-tasks.ts';
 import { StackResources } from '../adapters/stack-resources.ts';
 import { OpsError } from '../errors.ts';
-import type { LaneTarget, OpsTarget, SubscriberTarget } from './ops-target.ts';
+import type { ArchiveTarget, LaneTarget, OpsTarget, SubscriberTarget } from './ops-target.ts';
 
 export interface StackClients {
   readonly cloudFormation: CloudFormationClient;
   readonly lambda: LambdaClient;
   readonly sqs: SQSClient;
   readonly dynamodb: DynamoDBClient;
+  readonly s3: S3Client;
 }
 
 export function createStackClients(): StackClients {
@@ -29,6 +32,7 @@ export function createStackClients(): StackClients {
     lambda: new LambdaClient({}),
     sqs: new SQSClient({}),
     dynamodb: new DynamoDBClient({}),
+    s3: new S3Client({}),
   };
 }
 
@@ -117,6 +121,13 @@ async function resolve(stackName: string, clients: StackClients, close: () => vo
     documentClient: DynamoDBDocumentClient.from(clients.dynamodb),
     consumerSwitch: new EventSourceMappings(clients.lambda),
     messageMoveTasks: new MessageMoveTasks(clients.sqs),
+    archive: archiveOf(outputs[STACK_OUTPUT.archiveBucketName], clients.s3),
     close,
   };
+}
+
+/** The archive of a stack deployed with one (its bucket output); its retention from the bucket's lifecycle. */
+function archiveOf(bucketName: string | undefined, s3: S3Client): ArchiveTarget | undefined {
+  if (bucketName === undefined) return undefined;
+  return { bucketName, s3, retentionDays: () => archiveRetentionDays(s3, bucketName) };
 }

@@ -15,6 +15,7 @@ import {
   LambdaClient,
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
@@ -54,6 +55,7 @@ function clients(): StackClients {
     lambda: new LambdaClient(config),
     sqs: new SQSClient(config),
     dynamodb: new DynamoDBClient(config),
+    s3: new S3Client(config),
   };
 }
 
