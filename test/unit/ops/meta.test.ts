@@ -305,13 +305,11 @@ describe('Graph errors, one line each, never the token', () => {
   it('a token echoed in an error message is redacted', async () => {
     // Meta's 190 message does not quote the token; a proxy or a future message that did is redacted all the same.
     const echo = createServer((_request, response) => {
-      response
-        .writeHead(400, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            error: { message: `Malformed access token ${TOKEN}`, type: 'OAuthException', code: 190 },
-          }),
-        );
+      response.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: { message: `Malformed access token ${TOKEN}`, type: 'OAuthException', code: 190 },
+        }),
+      );
     });
     echo.listen(0, '127.0.0.1');
     await once(echo, 'listening');
