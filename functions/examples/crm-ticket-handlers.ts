@@ -7,9 +7,7 @@ import { defineWebhookHandlers, RetryLater } from 'whatsapp-webhook-dedup/handle
 const CRM_URL = process.env.CRM_URL ?? 'https://crm.example.com/api';
 
 export const webhookHandlers = defineWebhookHandlers({
-  async onMessage({ key, event, payload, smokeTest, logger }) {
-    // `npm run ops -- smoke` checks the pipeline, not the CRM: no ticket for its message.
-    if (smokeTest) return;
+  async onMessage({ key, event, payload, logger }) {
     const response = await fetch(`${CRM_URL}/tickets`, {
       method: 'POST',
       headers: {
@@ -36,8 +34,7 @@ export const webhookHandlers = defineWebhookHandlers({
     logger.info('Ticket opened', { status: response.status });
   },
 
-  async onStatus({ ledger, ledgerChange, payload, smokeTest }) {
-    if (smokeTest) return;
+  async onStatus({ ledger, ledgerChange, payload }) {
     // A late `delivered` after `read` is merged into the ledger; act when THIS status moved it forward (every
     // attempt of this event sees the same ledgerChange, even if a later status became current meanwhile).
     if (ledgerChange !== 'advanced' || payload.status !== 'read') return;
