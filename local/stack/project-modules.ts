@@ -2,16 +2,23 @@
  * Imports a module of the user's project (the subscribers module, a subscriber's entry, `LOCAL_CONSUMER`) the
  * way the deployed code gets it: compiled by esbuild, the bundler NodejsFunction runs for the Lambda bundle,
  * so the local consumer runs the same JavaScript from the same TypeScript, with no TypeScript loader (tsx)
- * needed at run time. The project's own sources are bundled into one file; its dependencies stay imports,
- * resolved from the project's node_modules as Node resolves them. The file is written under
+ * needed at run time. The project's own sources are bundled into one file. What it imports of this package
+ * (by name from node_modules, or through tsconfig paths into the package's directory) and its other
+ * dependencies stay imports: the handler API its handlers see (`RetryLater`, checked with `instanceof`) is
+ * then the one the local consumer checks, as in the one Lambda bundle. The file is written under
  * `node_modules/.cache/whatsapp-webhook-dedup/` (where those imports resolve), imported, and removed.
+ *
+ * A module inside this package's own directory (this repository's examples and tests, when the project is
+ * the repository) is imported as it is: it is the package's code, run by the loader that runs the rest.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Plugin } from 'esbuild';
+import { packageRoot } from '../package-root.ts';
 
 type Esbuild = typeof import('esbuild');
 
@@ -34,19 +41,36 @@ export class ProjectModuleNotFoundError extends ProjectModuleError {
 
 export interface ProjectModules {
   readonly projectRoot: string;
-  /** Compiles and imports the module at `path` (absolute, or from the project root). */
+  /** Imports the module at `path` (absolute, or from the project root), compiled unless it is the package's. */
   import(path: string): Promise<Record<string, unknown>>;
 }
 
 export function projectModules(projectRoot: string): ProjectModules {
+  const ownDirectory = packageRoot();
   let esbuild: Esbuild | undefined;
   return {
     projectRoot,
     async import(path) {
+      const absolute = resolve(projectRoot, path);
+      if (!existsSync(absolute)) throw new ProjectModuleNotFoundError(relative(projectRoot, absolute));
+      if (isPackageModule(ownDirectory, absolute)) {
+        return (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
+      }
       esbuild ??= loadEsbuild(projectRoot);
-      return importCompiled(esbuild, projectRoot, resolve(projectRoot, path));
+      return importCompiled(esbuild, projectRoot, absolute, ownDirectory);
     },
   };
+}
+
+/** A file of this package itself: inside its directory, not in a node_modules below it. */
+function isPackageModule(ownDirectory: string, path: string): boolean {
+  const inside = relative(ownDirectory, path);
+  return (
+    inside !== '' &&
+    !inside.startsWith('..') &&
+    !isAbsolute(inside) &&
+    !inside.split(sep).includes('node_modules')
+  );
 }
 
 /**
@@ -66,12 +90,35 @@ function loadEsbuild(projectRoot: string): Esbuild {
   );
 }
 
+/** Imports that resolve to this package's own files stay imports of those files. */
+function packageModulesStayImports(ownDirectory: string): Plugin {
+  const resolving = Symbol('resolving');
+  return {
+    name: 'package-modules-stay-imports',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind === 'entry-point' || args.pluginData === resolving) return undefined;
+        const result = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: resolving,
+        });
+        if (result.errors.length > 0 || result.external || !isPackageModule(ownDirectory, result.path)) {
+          return undefined;
+        }
+        return { path: pathToFileURL(result.path).href, external: true };
+      });
+    },
+  };
+}
+
 async function importCompiled(
   esbuild: Esbuild,
   projectRoot: string,
   path: string,
+  ownDirectory: string,
 ): Promise<Record<string, unknown>> {
-  if (!existsSync(path)) throw new ProjectModuleNotFoundError(relative(projectRoot, path));
   // As the Lambda functions run with --enable-source-maps: stack traces name the project's files and lines.
   process.setSourceMapsEnabled(true);
   const directory = join(projectRoot, PROJECT_MODULE_CACHE, randomUUID());
@@ -84,6 +131,7 @@ async function importCompiled(
         absWorkingDir: projectRoot,
         bundle: true,
         packages: 'external',
+        plugins: [packageModulesStayImports(ownDirectory)],
         platform: 'node',
         format: 'esm',
         target: `node${process.versions.node.split('.')[0]}`,

@@ -2,7 +2,8 @@
  * The package's bin for a user's app (docs/local.md, "Running the local stack for your own app"):
  * `whatsapp-webhook-dedup start --subscribers infra/subscribers.ts` in a project of its own, outside this
  * repository, whose subscriber is TypeScript importing the package by name; `whatsapp-webhook-dedup send`
- * posts a signed body; the project's handler runs once, and /local/effects shows it once.
+ * posts a signed body; the project's handler defers it once with the package's RetryLater (the class the
+ * local consumer checks, not a bundled copy), then effects it once, and /local/effects shows it once.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -49,11 +50,24 @@ export const subscribers = {
   mkdirSync(join(project, 'src'));
   writeFileSync(
     join(project, 'src', 'orders.ts'),
-    `import { appendFileSync } from 'node:fs';
-import { createConsumerFromEnv, defineWebhookHandlers, type MessageContext } from 'whatsapp-webhook-dedup/handlers';
+    `import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import {
+  createConsumerFromEnv,
+  defineWebhookHandlers,
+  type MessageContext,
+  RetryLater,
+} from 'whatsapp-webhook-dedup/handlers';
 
+const journal = process.env.HANDLER_EFFECTS as string;
+
+/** Defers each order once (the package's RetryLater), then records it. */
 function recordOrder({ key }: MessageContext): void {
-  appendFileSync(process.env.HANDLER_EFFECTS as string, \`\${key}\\n\`);
+  const seen = existsSync(journal) ? readFileSync(journal, 'utf8').split('\\n') : [];
+  if (!seen.includes(\`deferred \${key}\`)) {
+    appendFileSync(journal, \`deferred \${key}\\n\`);
+    throw new RetryLater({ afterSeconds: 0, reason: 'e2e' });
+  }
+  appendFileSync(journal, \`\${key}\\n\`);
 }
 
 export const webhookHandlers = defineWebhookHandlers({ onMessage: recordOrder });
@@ -96,7 +110,7 @@ describe('whatsapp-webhook-dedup start and send, in a user’s project', () => {
     ]);
   });
 
-  it('effects a signed body sent with the CLI once, through the project’s handler', async () => {
+  it('effects a signed body sent with the CLI once, through the project’s handler and its RetryLater', async () => {
     const extraction = extractEventsOfFile(BODY);
     const keys = extraction.ok ? extraction.events.map((event) => event.key) : [];
     expect(keys).toHaveLength(1);
@@ -107,6 +121,10 @@ describe('whatsapp-webhook-dedup start and send, in a user’s project', () => {
 
     const client = new LocalStackClient(stack.url);
     expect(await client.effectCounts(keys, 20_000, 'orders')).toEqual({ [keys[0] as string]: 1 });
-    expect(readFileSync(handlerEffects, 'utf8')).toBe(`${keys[0]}\n`);
+    expect(readFileSync(handlerEffects, 'utf8')).toBe(`deferred ${keys[0]}\n${keys[0]}\n`);
+    // The handler's RetryLater is the consumer's own class: a deferral, not a handler error.
+    const totals = (await client.stats()).subscribers.orders?.totals;
+    expect(totals?.counters['RetriesDeferred/message']).toBe(1);
+    expect(totals?.byField.message?.handlerErrors).toBe(0);
   });
 });
