@@ -10,12 +10,12 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { readRegion, replaceRegion } from '../tools/markdown/regions.ts';
 import { machineRegion, readmeRegion, resultsRegion } from './markdown/benchmarks-page.ts';
 import { conversationsRegion } from './markdown/conversations-page.ts';
 import { costRegions } from './markdown/cost-page.ts';
 import { readmeFanOutRegion } from './markdown/fan-out-table.ts';
 import { receiverPerformanceRegion } from './markdown/receiver-page.ts';
-import { readRegion, replaceRegion } from './markdown/regions.ts';
 import type { ResultsFile } from './results.ts';
 
 const ROOT = new URL('../', import.meta.url);

@@ -3,7 +3,7 @@
  * by receive, the outage a record rides out, and how the longest stay compares with the retentions. Every
  * figure comes from contract/retry-budget.ts; `npm run retry-budget` prints it, `-- --write-docs` writes it.
  */
-import { markdownTable } from '../bench/markdown/table.ts';
+
 import { MIN_ORDERED_LANE_OUTAGE_RIDDEN_OUT_SECONDS, resolveMessageLane } from '../contract/lanes.ts';
 import {
   backoffCeilingSeconds,
@@ -15,6 +15,7 @@ import {
   receivesToRideOut,
 } from '../contract/retry-budget.ts';
 import type { PipelineSettings } from '../contract/settings.ts';
+import { markdownTable } from '../tools/markdown/table.ts';
 
 /** The region of docs/consumer.md that holds the defaults' budget. */
 export const RETRY_BUDGET_REGION = 'retry-budget';

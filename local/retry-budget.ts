@@ -8,8 +8,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { replaceRegion } from '../bench/markdown/regions.ts';
 import { type PipelineSettingsInput, resolveSettings, UnsafeSettingsError } from '../contract/settings.ts';
+import { replaceRegion } from '../tools/markdown/regions.ts';
 import {
   ORDERED_LANE_RETRY_BUDGET_REGION,
   orderedLaneRetryBudgetMarkdown,

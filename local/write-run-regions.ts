@@ -5,9 +5,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { replaceRegion } from '../bench/markdown/regions.ts';
 import { RELIABILITY_RUNS } from '../test/reliability/run-record.ts';
 import { KILL_RUNS_PATH } from '../test/support/kill-run-record.ts';
+import { replaceRegion } from '../tools/markdown/regions.ts';
 import { runRegions } from './run-regions.ts';
 import { SIMULATE_RUNS } from './simulator/simulator-markdown.ts';
 

@@ -1,4 +1,6 @@
 /** The generated regions of docs/benchmarks.md and the README's benchmark paragraph, from bench/results.json. */
+
+import { dollars, markdownTable, n, times, wrap } from '../../tools/markdown/table.ts';
 import type { BotMixContestant, BotMixResults } from '../bot-mix-results.ts';
 import type { BotMixContestantName } from '../consumer/bot-mix-worker.ts';
 import type { EventClass } from '../consumer/bot-mix-workload.ts';
@@ -12,7 +14,6 @@ import type {
   RoundTripSummary,
 } from '../results.ts';
 import { readmeConversationsClause } from './conversations-page.ts';
-import { dollars, markdownTable, n, times, wrap } from './table.ts';
 
 const label = (name: ContestantName) =>
   name === 'contractFloor' ? `${CONTESTANT_LABELS[name]} (yardstick)` : CONTESTANT_LABELS[name];

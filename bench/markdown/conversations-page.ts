@@ -1,10 +1,11 @@
 /** docs/benchmarks.md's "Conversations" region and the README's conversation figures, from bench/results.json. */
+
+import { markdownTable, n, times, wrap, wrapItem } from '../../tools/markdown/table.ts';
 import { conversationsInput } from '../conversations/conversations-input.ts';
 import type { ConversationsResults, LatencySummary } from '../conversations/conversations-results.ts';
 import { judgeGoals } from '../goals.ts';
 import type { ResultsFile } from '../results.ts';
 import { percentile } from '../support/stats.ts';
-import { markdownTable, n, times, wrap, wrapItem } from './table.ts';
 
 const NOT_MEASURED =
   'Not measured yet: `npm run bench -- --only conversations --merge` measures it and merges it into `bench/results.json`.';

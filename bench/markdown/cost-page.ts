@@ -3,6 +3,7 @@
  * fixed costs.
  */
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../lib/defaults.ts';
+import { dollars, markdownTable, n, wrap, wrapItem } from '../../tools/markdown/table.ts';
 import type { BotMixContestant } from '../bot-mix-results.ts';
 import {
   IDLE_POLL_REQUESTS_PER_MONTH,
@@ -22,7 +23,6 @@ import {
 import { ASSUMPTIONS, costPerMillionEvents, referenceShape, type StackCost } from '../cost/stack-cost.ts';
 import type { ResultsFile } from '../results.ts';
 import { fanOutRegion } from './fan-out-table.ts';
-import { dollars, markdownTable, n, wrap, wrapItem } from './table.ts';
 
 /** Alarm metrics of the default stack; test/infra/monitoring.test.ts checks the number against the template. */
 export const ALARM_METRICS = 38;

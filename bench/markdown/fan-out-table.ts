@@ -2,6 +2,8 @@
  * The cost of several subscribers, for docs/cost.md ("Several subscribers") and the README ("Several systems on
  * one number"): both regions come from `fanOutTable`, so the two pages cannot show different figures.
  */
+
+import { dollars, markdownTable, n, wrap, wrapItem } from '../../tools/markdown/table.ts';
 import {
   FAN_OUT_SUBSCRIBER_COUNTS,
   type FanOutMechanism,
@@ -11,7 +13,6 @@ import {
 } from '../cost/fan-out-cost.ts';
 import { PRICES } from '../cost/prices.ts';
 import { ASSUMPTIONS, referenceShape } from '../cost/stack-cost.ts';
-import { dollars, markdownTable, n, wrap, wrapItem } from './table.ts';
 
 const BUSY = referenceShape('busy');
 const plus = (value: number) => `+${dollars(value)}`;

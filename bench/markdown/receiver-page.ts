@@ -1,8 +1,8 @@
 /** The generated region of docs/receiver.md ("Performance"): the receiver part of bench/results.json. */
 import { resolveSettings } from '../../contract/settings.ts';
+import { markdownTable, n, times, wrap } from '../../tools/markdown/table.ts';
 import { GOALS, judgeGoals } from '../goals.ts';
 import type { ResultsFile } from '../results.ts';
-import { markdownTable, n, times, wrap } from './table.ts';
 
 const RECEIVER_GOAL = 'receiverRatioAtMost3At1000Updates';
 

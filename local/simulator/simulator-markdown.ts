@@ -3,8 +3,9 @@
  * and the committed `npm run simulate -- --save` runs (local/simulator/runs/*.json). `npm run docs:runs`
  * writes them; test/unit/docs/generated-figures.test.ts regenerates and compares them.
  */
-import { markdownTable } from '../../bench/markdown/table.ts';
+
 import { erlangB, erlangC, meanWaitSeconds, offeredLoad, utilisation } from '../../contract/erlang-c.ts';
+import { markdownTable } from '../../tools/markdown/table.ts';
 import { DEFAULTS } from './presets.ts';
 import { type RecordedMs, readSimulationRecord, type SimulationRecord } from './run-record.ts';
 

@@ -4,8 +4,6 @@
  * they are today for three shapes of traffic.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { replaceRegion } from '../../bench/markdown/regions.ts';
-import { markdownTable } from '../../bench/markdown/table.ts';
 import {
   ACTIVE_CONVERSATION_SECONDS,
   API_GATEWAY_ACCOUNT_RPS,
@@ -24,6 +22,8 @@ import {
   POSTS_PER_INBOUND_MESSAGE,
   POSTS_PER_OUTBOUND_MESSAGE,
 } from '../../contract/capacity.ts';
+import { replaceRegion } from '../../tools/markdown/regions.ts';
+import { markdownTable } from '../../tools/markdown/table.ts';
 import { defaultPipeline, PROJECT_ROOT } from './pipeline.ts';
 import { capacityReport, reportMarkdown } from './report.ts';
 

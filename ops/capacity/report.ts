@@ -3,7 +3,6 @@
  * prints and docs/capacity.md holds) or as JSON.
  */
 
-import { markdownTable } from '../../bench/markdown/table.ts';
 import {
   type CapacityPlan,
   DEFAULT_CLAIM_WRITE_MS,
@@ -15,6 +14,7 @@ import {
   P99_WAIT_TARGET_SECONDS,
   planCapacity,
 } from '../../contract/capacity.ts';
+import { markdownTable } from '../../tools/markdown/table.ts';
 import { type PeakCost, peakCost } from './cost.ts';
 import type { PlannedPipeline } from './pipeline.ts';
 

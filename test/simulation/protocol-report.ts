@@ -6,7 +6,7 @@
  * that never happened, or a window cause never seen, is a figure as well.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { readRegion, replaceRegion } from '../../bench/markdown/regions.ts';
+import { readRegion, replaceRegion } from '../../tools/markdown/regions.ts';
 import { EXCUSING_CAUSES, WINDOW_CAUSES } from './invariants.ts';
 import type { RunSummary } from './run-many.ts';
 

@@ -5,11 +5,11 @@
  */
 import { PRICES } from '../../../bench/cost/prices.ts';
 import { ASSUMPTIONS } from '../../../bench/cost/stack-cost.ts';
-import { markdownTable } from '../../../bench/markdown/table.ts';
 import type { ExpectedPeak } from '../../../contract/capacity.ts';
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../../lib/defaults.ts';
 import { defaultPipeline } from '../../../ops/capacity/pipeline.ts';
 import { capacityReport } from '../../../ops/capacity/report.ts';
+import { markdownTable } from '../../../tools/markdown/table.ts';
 import { backlogPeak, percentile, type ScenarioMeasures } from './measures.ts';
 import type { ScenarioName } from './scenarios.ts';
 import type { ScenarioConfig } from './simulation.ts';
@@ -49,7 +49,12 @@ export interface ScaleReport {
   readonly dlqArrivals: number;
   readonly duplicatesAbsorbed: number;
   readonly effects: { readonly events: number; readonly effected: number; readonly violations: number };
-  readonly lambdaPeak: { readonly account: number; readonly receiver: number; readonly status: number; readonly message: number };
+  readonly lambdaPeak: {
+    readonly account: number;
+    readonly receiver: number;
+    readonly status: number;
+    readonly message: number;
+  };
   readonly dollars: { readonly total: number; readonly perHourOfTraffic: number };
   readonly verdicts: readonly Verdict[];
   readonly comparisons: readonly Comparison[];
@@ -130,18 +135,33 @@ function plannerPeak(config: ScenarioConfig): ExpectedPeak {
   };
 }
 
-export function compareWithPlanner(config: ScenarioConfig, m: ScenarioMeasures, dollars: number): Comparison[] {
+export function compareWithPlanner(
+  config: ScenarioConfig,
+  m: ScenarioMeasures,
+  dollars: number,
+): Comparison[] {
   const report = capacityReport(plannerPeak(config), defaultPipeline());
   const laneOf = (name: 'message' | 'status') => report.plan.lanes.find((entry) => entry.lane === name);
   const hours = m.trafficMs / 3_600_000;
   const pairs: [ComparedMetric, number | undefined, number][] = [
-    ['message-lane p99 wait (ms)', (laneOf('message')?.p99WaitSeconds ?? Number.NaN) * 1000, m.waits.message.percentile(99)],
-    ['status-lane p99 wait (ms)', (laneOf('status')?.p99WaitSeconds ?? Number.NaN) * 1000, m.waits.status.percentile(99)],
+    [
+      'message-lane p99 wait (ms)',
+      (laneOf('message')?.p99WaitSeconds ?? Number.NaN) * 1000,
+      m.waits.message.percentile(99),
+    ],
+    [
+      'status-lane p99 wait (ms)',
+      (laneOf('status')?.p99WaitSeconds ?? Number.NaN) * 1000,
+      m.waits.status.percentile(99),
+    ],
     ['claim-table writes/s', report.plan.claimWriteUnitsPerSecond, m.dynamoDb.writes / (m.trafficMs / 1000)],
     ['receiver concurrency', report.plan.receiverConcurrency, m.lambda.receiverPeak],
     [
       'consumer concurrency',
-      report.plan.lanes.reduce((total, entry) => total + Math.max(entry.usableConcurrency, entry.neededConcurrency ?? 0), 0),
+      report.plan.lanes.reduce(
+        (total, entry) => total + Math.max(entry.usableConcurrency, entry.neededConcurrency ?? 0),
+        0,
+      ),
       m.lambda.statusPeak + m.lambda.messagePeak,
     ],
     ['dollars per hour', report.cost.perHour.total, dollars / hours],
@@ -201,7 +221,8 @@ const ms = (value: number) => `${round(value)} ms`;
 
 export function scaleReportMarkdown(report: ScaleReport): string {
   const { message, status } = report.lanes;
-  const drain = (figures: LaneFigures) => (figures.drainSeconds === null ? 'never' : `${figures.drainSeconds} s`);
+  const drain = (figures: LaneFigures) =>
+    figures.drainSeconds === null ? 'never' : `${figures.drainSeconds} s`;
   const figures = markdownTable(
     ['figure', 'value'],
     [
@@ -213,16 +234,30 @@ export function scaleReportMarkdown(report: ScaleReport): string {
       ['status lane wait p50 / p99', `${ms(status.waitP50Ms)} / ${ms(status.waitP99Ms)}`],
       ['largest backlog, message lane (drained in)', `${count(message.largestBacklog)} (${drain(message)})`],
       ['largest backlog, status lane (drained in)', `${count(status.largestBacklog)} (${drain(status)})`],
-      ['throttled write attempts (failed after the SDK retries)', `${count(report.throttledWriteAttempts)} (${count(report.writesFailedAfterRetries)})`],
+      [
+        'throttled write attempts (failed after the SDK retries)',
+        `${count(report.throttledWriteAttempts)} (${count(report.writesFailedAfterRetries)})`,
+      ],
       ['DLQ arrivals', count(report.dlqArrivals)],
       ['duplicates absorbed', count(report.duplicatesAbsorbed)],
-      ['effects (events; not exactly once)', `${count(report.effects.effected)} (${count(report.effects.events)}; ${count(report.effects.violations)})`],
-      ['Lambda executions at most (receiver, status, message)', `${report.lambdaPeak.account} (${report.lambdaPeak.receiver}, ${report.lambdaPeak.status}, ${report.lambdaPeak.message})`],
-      ['dollars (per hour of traffic)', `$${report.dollars.total.toFixed(2)} ($${report.dollars.perHourOfTraffic.toFixed(2)})`],
+      [
+        'effects (events; not exactly once)',
+        `${count(report.effects.effected)} (${count(report.effects.events)}; ${count(report.effects.violations)})`,
+      ],
+      [
+        'Lambda executions at most (receiver, status, message)',
+        `${report.lambdaPeak.account} (${report.lambdaPeak.receiver}, ${report.lambdaPeak.status}, ${report.lambdaPeak.message})`,
+      ],
+      [
+        'dollars (per hour of traffic)',
+        `$${report.dollars.total.toFixed(2)} ($${report.dollars.perHourOfTraffic.toFixed(2)})`,
+      ],
     ],
     ['left', 'right'],
   );
-  const verdictLines = report.verdicts.map((v) => `- ${v.holds ? 'holds' : '**fails**'}: ${v.name} (${v.detail})`);
+  const verdictLines = report.verdicts.map(
+    (v) => `- ${v.holds ? 'holds' : '**fails**'}: ${v.name} (${v.detail})`,
+  );
   const lines = [
     `**${report.scenario}${report.short ? ' (short)' : ''}**, seed ${report.seed}: ${round(report.virtualSeconds)} s of virtual time in ${round(report.wallSeconds)} s.`,
     '',

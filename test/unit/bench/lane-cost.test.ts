@@ -5,9 +5,9 @@ import { idleMessageLanePerMonth, laneCostRows, subscriberQueueSide } from '../.
 import { PRICES } from '../../../bench/cost/prices.ts';
 import { ASSUMPTIONS } from '../../../bench/cost/stack-cost.ts';
 import { lanesRegion } from '../../../bench/markdown/cost-page.ts';
-import { readRegion } from '../../../bench/markdown/regions.ts';
 import { readResults } from '../../../bench/results-markdown.ts';
 import { DEFAULT_CONSUMER_MEMORY_MB } from '../../../lib/defaults.ts';
+import { readRegion } from '../../../tools/markdown/regions.ts';
 
 const mix = { messageShare: 0.25, deliveriesPerEvent: 1 };
 /** Lambda dollars of `invocations` invocations of `ms` each. */

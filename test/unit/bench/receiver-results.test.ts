@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { receiverFanOutSection } from '../../../bench/markdown/benchmarks-page.ts';
-import { times } from '../../../bench/markdown/table.ts';
 import type { ReceiverBenchOutput, ReceiverBodyResult } from '../../../bench/receiver/worker.ts';
 import { formatReport } from '../../../bench/report.ts';
 import { summarizeReceiver } from '../../../bench/results.ts';
 import { timeSideBySide } from '../../../bench/support/side-by-side.ts';
+import { times } from '../../../tools/markdown/table.ts';
 
 const body = (updates: number, msPerDelivery: number, floorMs: number): ReceiverBodyResult => ({
   updates,

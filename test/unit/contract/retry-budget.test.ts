@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readRegion } from '../../../bench/markdown/regions.ts';
 import {
   longestBackoffSeconds,
   longestTimeInQueueSeconds,
@@ -22,6 +21,7 @@ import {
 } from '../../../contract/settings.ts';
 import { backoffDelaySeconds } from '../../../functions/consumer/retry-policy.ts';
 import { RETRY_BUDGET_REGION, retryBudgetMarkdown } from '../../../local/retry-budget-markdown.ts';
+import { readRegion } from '../../../tools/markdown/regions.ts';
 
 const DAY = 86_400;
 

@@ -27,8 +27,6 @@ import {
   regionNames,
   unlistedFigures,
 } from '../../../bench/markdown/hand-typed-figures.ts';
-import { readRegion } from '../../../bench/markdown/regions.ts';
-import { dollars, times } from '../../../bench/markdown/table.ts';
 import type { ResultsFile } from '../../../bench/results.ts';
 import { generatedRegions, readResults, staleRegions } from '../../../bench/results-markdown.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
@@ -40,6 +38,8 @@ import {
 } from '../../../local/retry-budget-markdown.ts';
 import { runRegions } from '../../../local/run-regions.ts';
 import { capacityRegions } from '../../../ops/capacity/capacity-markdown.ts';
+import { readRegion } from '../../../tools/markdown/regions.ts';
+import { dollars, times } from '../../../tools/markdown/table.ts';
 import {
   FULL_REPORT_FILE,
   reliabilityRegions as protocolReportRegions,

@@ -30,12 +30,12 @@ import {
 import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRegion, replaceRegion } from '../../../bench/markdown/regions.ts';
 import { consumerEnvironment } from '../../../contract/environment.ts';
 import { STACK_OUTPUT, subscriberOutputKeys } from '../../../contract/stack-outputs.ts';
 import { OpsError } from '../../../ops/errors.ts';
 import { runOps } from '../../../ops/run-ops.ts';
 import { resolveStackTarget, type StackClients } from '../../../ops/target/stack-target.ts';
+import { readRegion, replaceRegion } from '../../../tools/markdown/regions.ts';
 import { inboundMessagesWithIds, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const cloudFormation = mockClient(CloudFormationClient);
