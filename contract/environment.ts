@@ -178,6 +178,13 @@ export function receiverEnvironment(input: ReceiverEnvironmentInput): Record<str
   };
 }
 
+/** The archiver Lambda's variables: the bucket it writes the archive to. */
+export function archiverEnvironment(
+  input: PowertoolsEnvironmentInput & { readonly bucketName: string },
+): Record<string, string> {
+  return { ...powertoolsEnvironment(input), [ENV.archiveBucketName]: input.bucketName };
+}
+
 /** The consumer Lambda's variables (values may be CDK tokens: they are strings). */
 export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<string, string> {
   return {

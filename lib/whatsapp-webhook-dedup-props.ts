@@ -9,6 +9,7 @@ import type { ExpectedPeak } from '../contract/capacity.ts';
 import type { MessageLaneDefinition } from '../contract/lanes.ts';
 import type { StatusLedgerMode } from '../contract/status-ledger-mode.ts';
 import type { SubscriberDefinitions } from '../contract/subscribers.ts';
+import type { ArchiveProp } from './builders/archive.ts';
 import type { WebhookAlarmThresholds } from './monitoring/alarms.ts';
 
 export interface WhatsAppWebhookDedupProps {
@@ -211,4 +212,16 @@ export interface WhatsAppWebhookDedupProps {
    * @default - an ordered lane (FIFO queue grouped by conversation, no batching window, a chat's retry budget)
    */
   readonly messageLane?: MessageLaneDefinition;
+  /**
+   * The delivery archive (docs/design.md, "Archive"): every delivery the receiver accepted or quarantined,
+   * its bytes verbatim with its arrival, verdict and subscribers, in an S3 bucket (S3-managed encryption, TLS
+   * only, public access blocked, no versioning), hour-partitioned gzip JSON Lines kept `retentionDays`
+   * (lifecycle expiry); `npm run ops -- replay` reads it. `false`: no bucket, no archive queue, no archiver.
+   *
+   * **The archive holds personal data**: message texts, phone numbers and names, as Meta sent them, for as
+   * long as `retentionDays`. Choose the retention your privacy policy allows, and grant read access
+   * (`archive.bucket.grantRead`) only to whoever may see them.
+   * @default - on, kept DEFAULT_ARCHIVE_RETENTION_DAYS (30) days
+   */
+  readonly archive?: ArchiveProp;
 }

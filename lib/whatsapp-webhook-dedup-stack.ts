@@ -63,6 +63,13 @@ export class WhatsAppWebhookDedupStack extends Stack {
       'DynamoDB table of the claims and the status ledger.',
       pipeline.claimTable.tableName,
     );
+    if (pipeline.archive !== undefined) {
+      output(
+        STACK_OUTPUT.archiveBucketName,
+        `Delivery archive (message texts and phone numbers, kept ${pipeline.archive.retentionDays} days): what ops replay reads.`,
+        pipeline.archive.bucket.bucketName,
+      );
+    }
     output(
       STACK_OUTPUT.subscriberNames,
       'The subscribers, comma-separated; each has the outputs <Name>DeliveryQueueUrl, <Name>DeadLetterQueueUrl, <Name>ConsumerFunctionName, <Name>EventSourceMappingId, and with a message lane <Name>MessageQueueUrl, <Name>MessageDeadLetterQueueUrl, <Name>MessageConsumerFunctionName, <Name>MessageEventSourceMappingId.',

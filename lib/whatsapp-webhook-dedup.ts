@@ -18,6 +18,11 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { PipelineSettings } from '../contract/settings.ts';
+import {
+  buildDeliveryArchive,
+  type DeliveryArchive,
+  resolveArchiveRetentionDays,
+} from './builders/archive.ts';
 import { buildClaimTable } from './builders/claim-table.ts';
 import { buildQuarantineQueue } from './builders/queues.ts';
 import { buildReceiver } from './builders/receiver.ts';
@@ -62,10 +67,13 @@ export class WhatsAppWebhookDedup extends Construct {
   public readonly pipelineAlarms: PipelineAlarms;
   /** Subscriber name → its alarms. */
   public readonly subscriberAlarms: Readonly<Record<string, SubscriberAlarms>>;
+  /** The delivery archive (bucket, queue, DLQ, archiver); `undefined` with `archive: false`. */
+  public readonly archive: DeliveryArchive | undefined;
 
   constructor(scope: Construct, id: string, props: WhatsAppWebhookDedupProps = {}) {
     super(scope, id);
     const validated = validateProps(props);
+    const archiveRetentionDays = resolveArchiveRetentionDays(props.archive);
     this.settings = validated.settings;
     const logs = {
       logRetention: props.logRetention ?? DEFAULT_LOG_RETENTION,
@@ -96,8 +104,18 @@ export class WhatsAppWebhookDedup extends Construct {
     this.webhookSecretId = secret.secretId;
     this.webhookSecretName = secret.secretName;
 
+    this.archive =
+      archiveRetentionDays === undefined
+        ? undefined
+        : buildDeliveryArchive(this, {
+            ...logs,
+            settings: this.settings,
+            retentionDays: archiveRetentionDays,
+          });
+
     this.receiverFunction = buildReceiver(this, {
       ...logs,
+      archiveQueue: this.archive?.queue,
       settings: this.settings,
       subscribers: this.subscribers,
       quarantineQueue: this.quarantineQueue,
@@ -123,6 +141,7 @@ export class WhatsAppWebhookDedup extends Construct {
       thresholds: props.alarmThresholds,
       alarmTopic: props.alarmTopic,
       dashboardName: props.dashboardName,
+      archive: this.archive,
     });
     this.dashboard = monitoring.dashboard;
     this.pipelineAlarms = monitoring.pipelineAlarms;

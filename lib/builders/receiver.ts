@@ -31,6 +31,8 @@ export interface ReceiverOptions {
   readonly logLevel: LogLevel;
   /** @default DEFAULT_RECEIVER_MEMORY_MB */
   readonly memorySize?: number;
+  /** The archive queue it copies every delivery to; `undefined`: no archive. */
+  readonly archiveQueue?: IQueue | undefined;
 }
 
 /**
@@ -58,6 +60,7 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
       quarantineQueueUrl: quarantineQueue.queueUrl,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
       webhookSecrets: { secretId: secret.secretId },
+      archiveQueueUrl: options.archiveQueue?.queueUrl,
     }),
   });
   // Explicit grants: SendMessage only (SendMessageBatch is authorised by the same action), no reads.
@@ -72,6 +75,7 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
           ...(messageLane === undefined ? [] : [messageLane.queue.queueArn]),
         ]),
         quarantineQueue.queueArn,
+        ...(options.archiveQueue === undefined ? [] : [options.archiveQueue.queueArn]),
       ],
     }),
   );
