@@ -8,7 +8,7 @@ import { DEFAULT_PORT } from '../tools/local-stack-api.ts';
 import { UsageError } from './errors.ts';
 import { eventKeyShape } from './inspect/event-key-shape.ts';
 import { type MetaOptions, metaOptions } from './meta/meta-arguments.ts';
-import { type ReplayArguments, replayOptions } from './replay/replay-arguments.ts';
+import { attachRelativeTimes, type ReplayArguments, replayOptions } from './replay/replay-arguments.ts';
 import { type SmokeOptions, smokeOptions } from './smoke/smoke-arguments.ts';
 
 export const OPS_USAGE = `usage: npm run ops -- [--local URL | --stack NAME] [--subscriber NAME] [--json] COMMAND
@@ -104,7 +104,7 @@ export function parseOpsArguments(
 ): ParsedArguments {
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(args);
+    parsed = parse(attachRelativeTimes(args));
   } catch (error) {
     // node:util's messages are one sentence each, e.g. "Unknown option '--foo'".
     throw new UsageError(`${firstLine(error)} (npm run ops -- --help)`);

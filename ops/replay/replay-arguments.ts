@@ -35,6 +35,27 @@ export interface ReplayOptionValues {
   readonly max?: string;
 }
 
+const TIME_OPTIONS = new Set(['--since', '--until']);
+
+/**
+ * `--since -3d` as `--since=-3d`: node's parseArgs takes a value that starts with a dash for an option of its
+ * own and refuses it as ambiguous, while a relative time is what an operator types most.
+ */
+export function attachRelativeTimes(args: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    const next = args[index + 1];
+    if (TIME_OPTIONS.has(arg) && next !== undefined && /^-\d+[mhd]$/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
 export function replayOptions(values: ReplayOptionValues, nowMs: number = Date.now()): ReplayArguments {
   if (values.since === undefined)
     throw new UsageError('replay needs --since TIME (and --until TIME, default now)');

@@ -4,9 +4,10 @@
  * input pinned; and the AWS permissions table of docs/operations.md, generated from the calls every command
  * makes here (`WRITE_DOCS=1 npx vitest run test/unit/ops/aws-calls.test.ts` rewrites it).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -15,7 +16,12 @@ import {
   LambdaClient,
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
-import { S3Client } from '@aws-sdk/client-s3';
+import {
+  GetBucketLifecycleConfigurationCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
@@ -29,7 +35,13 @@ import {
 } from '@aws-sdk/client-sqs';
 import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  ARCHIVE_RECORD_VERSION,
+  archiveObjectKey,
+  encodeArchiveLines,
+  hourPrefix,
+} from '../../../contract/archive.ts';
 import { consumerEnvironment } from '../../../contract/environment.ts';
 import { STACK_OUTPUT, subscriberOutputKeys } from '../../../contract/stack-outputs.ts';
 import { OpsError } from '../../../ops/errors.ts';
@@ -42,6 +54,7 @@ const cloudFormation = mockClient(CloudFormationClient);
 const lambda = mockClient(LambdaClient);
 const sqs = mockClient(SQSClient);
 const documents = mockClient(DynamoDBDocumentClient);
+const s3 = mockClient(S3Client);
 
 const REGION = 'eu-west-1';
 const QUEUES = `https://sqs.${REGION}.amazonaws.com/123456789012`;
@@ -60,12 +73,13 @@ function clients(): StackClients {
 }
 
 /** The outputs the stack writes for `bot` and `crm`, and each consumer's environment as the construct sets it. */
-function deployedStack(): void {
+function deployedStack(options: { readonly archive?: boolean } = {}): void {
   const outputs: Record<string, string> = {
     [STACK_OUTPUT.subscriberNames]: 'bot,crm',
     [STACK_OUTPUT.claimTableName]: 'prod-claims',
     [STACK_OUTPUT.quarantineQueueUrl]: queueUrl('quarantine'),
   };
+  if (options.archive !== false) outputs[STACK_OUTPUT.archiveBucketName] = 'prod-archive';
   for (const name of ['bot', 'crm']) {
     const keys = subscriberOutputKeys(name);
     outputs[keys.deliveryQueueUrl] = queueUrl(`${name}-deliveries`);
@@ -158,6 +172,7 @@ const MOCKS: readonly (readonly [service: string, mock: RecordingMock])[] = [
   ['lambda', lambda],
   ['sqs', sqs],
   ['dynamodb', documents],
+  ['s3', s3],
 ];
 
 type SentCall = readonly [operation: string, input: Record<string, unknown>];
@@ -187,6 +202,37 @@ const RESOLVE_CALLS: SentCall[] = [
   ['lambda:GetFunctionConfiguration', { FunctionName: 'prod-bot-consumer' }],
   ['lambda:GetFunctionConfiguration', { FunctionName: 'prod-crm-consumer' }],
 ];
+
+/** The archive bucket holding one object with one delivery of `body`, archived `agoMs` before now. */
+function archivedDelivery(body: string, agoMs = 3_600_000): { key: string; arrivedAt: string } {
+  const arrival = Date.now() - agoMs;
+  const key = archiveObjectKey(arrival, arrival, 'b1');
+  const arrivedAt = new Date(arrival).toISOString();
+  const lines = encodeArchiveLines([
+    {
+      v: ARCHIVE_RECORD_VERSION,
+      deliveryId: 'api-1',
+      arrivedAt,
+      verdict: 'accepted',
+      subscribers: ['crm'],
+      encoding: 'utf8',
+      body,
+    },
+  ]);
+  s3.on(ListObjectsV2Command)
+    .callsFake((input: { Prefix: string }) => ({
+      Contents: input.Prefix === hourPrefix(arrival) ? [{ Key: key }] : [],
+    }))
+    .on(GetObjectCommand, { Bucket: 'prod-archive', Key: key })
+    .resolves({ Body: { transformToByteArray: async () => gzipSync(lines) } } as never)
+    .on(GetBucketLifecycleConfigurationCommand)
+    .resolves({
+      Rules: [
+        { ID: 'expire', Status: 'Enabled', Filter: { Prefix: 'deliveries/' }, Expiration: { Days: 30 } },
+      ],
+    });
+  return { key, arrivedAt };
+}
 
 async function ops(...args: string[]) {
   let stdout = '';
@@ -774,6 +820,79 @@ describe('dlq redrive: an SQS message move task from a lane’s DLQ to the lane�
   });
 });
 
+describe('replay: the archive read from S3, the claims looked up, the deliveries sent to one subscriber', () => {
+  const wamid = 'wamid.HBgLMTY1MDU1NTEwMDAVAgARGBI2QUNENEI4NjlGNTcxQjdBOUYA';
+  const body = messagesBody(inboundMessagesWithIds([wamid]));
+
+  beforeEach(() => {
+    vi.stubEnv('XDG_CACHE_HOME', mkdtempSync(join(tmpdir(), 'ops-replay-cache-')));
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('sends an archived message to the subscriber’s message lane only, in a replay group of its own', async () => {
+    const { key } = archivedDelivery(body);
+    documents.on(BatchGetCommand).resolves({});
+    sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string }[] }) => ({
+      Successful: input.Entries.map(({ Id }) => ({ Id, MessageId: `s${Id}`, MD5OfMessageBody: '' })),
+    }));
+
+    const result = await ops('--json', 'replay', '--since', '-1d', '--subscriber', 'bot');
+
+    expect(result.code).toBe(0);
+    const calls = sentCalls().slice(RESOLVE_CALLS.length);
+    expect(calls[0]).toEqual(['s3:GetBucketLifecycleConfiguration', { Bucket: 'prod-archive' }]);
+    expect(calls.filter(([operation]) => operation === 's3:ListObjectsV2')).toHaveLength(26);
+    expect(calls.filter(([operation]) => operation !== 's3:ListObjectsV2').slice(1)).toEqual([
+      ['s3:GetObject', { Bucket: 'prod-archive', Key: key }],
+      [
+        'dynamodb:BatchGet',
+        { RequestItems: { 'prod-claims': { Keys: [{ pk: `bot#msg:${wamid}` }], ConsistentRead: true } } },
+      ],
+      ['sqs:SendMessageBatch', expect.objectContaining({ QueueUrl: queueUrl('bot-messages.fifo') })],
+    ]);
+    const entry = (calls.at(-1)?.[1] as { Entries: Record<string, unknown>[] }).Entries[0];
+    expect(entry?.MessageGroupId).toMatch(/^replay:\d+:\d+$/);
+    expect(entry?.MessageBody).toContain(wamid);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      subscriber: 'bot',
+      complete: true,
+      archiveObjects: 1,
+      deliveries: { read: 1, sent: 1, quarantined: 0, notForSubscriber: 0 },
+      keys: { total: 1, done: 0, inFlight: 0, notDone: 1, forgotten: 0 },
+    });
+    expect(result.stderr).toMatch(/"message":"ops replay".*"complete":true/);
+  });
+
+  it('refuses a range older than the bucket keeps its objects, before reading the archive', async () => {
+    archivedDelivery(body);
+
+    const result = await ops('replay', '--since', '-31d', '--subscriber', 'bot');
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^ops: --since \S+ is outside the archive's retention of 30 days .*\n$/);
+    expect(
+      sentCalls()
+        .slice(RESOLVE_CALLS.length)
+        .map(([operation]) => operation),
+    ).toEqual(['s3:GetBucketLifecycleConfiguration']);
+  });
+
+  it('refuses a stack deployed without an archive, exit 1', async () => {
+    deployedStack({ archive: false });
+
+    const result = await ops('replay', '--since', '-1d', '--subscriber', 'bot');
+
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `ops: stack prod (${REGION}) has no delivery archive: replay reads the archive the receiver writes (deploy this version of the construct)\n`,
+    });
+  });
+});
+
 describe('the AWS permissions table of docs/operations.md', () => {
   const PAGE = 'docs/operations.md';
   const REGION_NAME = 'ops-permissions';
@@ -938,9 +1057,36 @@ describe('the AWS permissions table of docs/operations.md', () => {
           .on(DeleteMessageBatchCommand)
           .resolves({}),
     },
+    {
+      label: '`replay`',
+      args: ['replay', '--since', '-1d'],
+      arrange: () => {
+        archivedDelivery(dlqMessage.Body);
+        documents.on(BatchGetCommand).resolves({});
+        sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string }[] }) => ({
+          Successful: input.Entries.map(({ Id }) => ({ Id, MessageId: `s${Id}`, MD5OfMessageBody: '' })),
+        }));
+      },
+    },
+    {
+      label: '`replay --rerun`',
+      args: ['replay', '--since', '-1d', '--rerun', '--yes'],
+      arrange: () => {
+        archivedDelivery(dlqMessage.Body);
+        documents
+          .on(BatchGetCommand)
+          .resolves({ Responses: { 'prod-claims': [doneClaim(`bot#msg:${wamid}`)] } })
+          .on(DeleteCommand)
+          .resolves({});
+        sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string }[] }) => ({
+          Successful: input.Entries.map(({ Id }) => ({ Id, MessageId: `s${Id}`, MD5OfMessageBody: '' })),
+        }));
+      },
+    },
   ];
 
   it('lists exactly the calls each command makes, on the resources it makes them on', async () => {
+    vi.stubEnv('XDG_CACHE_HOME', mkdtempSync(join(tmpdir(), 'ops-permissions-cache-')));
     const rows = new Map<string, SentCall[]>();
     for (const scenario of scenarios) {
       for (const [, mock] of MOCKS) mock.reset();
@@ -966,6 +1112,7 @@ const RESOURCES = [
   "each subscriber's status lane consumer function",
   "each lane's event source mapping",
   'the claim table',
+  'the archive bucket',
   "each lane's DLQ",
   "each lane's queue",
   "every subscriber's lane queues",
@@ -986,6 +1133,17 @@ function iamAction(operation: string): string {
     const action = actions[name];
     if (action === undefined) throw new Error(`No IAM action known for ${operation}: add it here.`);
     return `dynamodb:${action}`;
+  }
+  if (service === 's3') {
+    // ListObjectsV2 is authorized as s3:ListBucket, the lifecycle read as s3:GetLifecycleConfiguration.
+    const actions: Record<string, string> = {
+      ListObjectsV2: 'ListBucket',
+      GetObject: 'GetObject',
+      GetBucketLifecycleConfiguration: 'GetLifecycleConfiguration',
+    };
+    const action = actions[name];
+    if (action === undefined) throw new Error(`No IAM action known for ${operation}: add it here.`);
+    return `s3:${action}`;
   }
   // SQS authorizes SendMessageBatch, DeleteMessageBatch and ChangeMessageVisibilityBatch by the single action.
   return service === 'sqs' ? operation.replace(/Batch$/, '') : operation;
@@ -1015,6 +1173,7 @@ function permissionsOf(calls: readonly SentCall[]): Map<Resource, Set<string>> {
     else if ('FunctionName' in input) resource = "each subscriber's status lane consumer function";
     else if ('UUID' in input) resource = "each lane's event source mapping";
     else if ('TableName' in input || 'RequestItems' in input) resource = 'the claim table';
+    else if ('Bucket' in input) resource = 'the archive bucket';
     else if (queue !== undefined) resource = queueResource(queue);
     else throw new Error(`No resource known for ${operation} ${JSON.stringify(input)}`);
     if (queue !== undefined && resource === "each lane's queue") {
