@@ -10,7 +10,10 @@ const COMMANDS: Readonly<Record<string, { readonly summary: string; readonly run
   start: {
     summary: 'the local stack over your subscribers (--subscribers PATH, default bin/subscribers.ts)',
     run: async (args) =>
-      (await import('./start-command.ts')).runStart(args, { commandName: `${BIN_NAME} start` }),
+      (await import('./start-command.ts')).runStart(args, {
+        commandName: `${BIN_NAME} start`,
+        sendCommand: `npx ${BIN_NAME} send BODY.json`,
+      }),
   },
   send: {
     summary: 'sign a webhook body file and POST it (FILE [--url URL] [--secret S])',

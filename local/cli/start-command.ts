@@ -19,6 +19,8 @@ import { startBanner } from '../stack/start-banner.ts';
 export interface StartOptions {
   /** How the user called it, for the one-line errors (`npm start`, `whatsapp-webhook-dedup start`). */
   readonly commandName: string;
+  /** The start banner's send line. @default this repository's `npm run send` with a fixture */
+  readonly sendCommand?: string;
 }
 
 const USAGE = (commandName: string) => `usage: ${commandName} [--subscribers PATH]`;
@@ -43,7 +45,7 @@ export async function runStart(args: readonly string[], options: StartOptions): 
     return 2;
   }
   try {
-    return await startUntilStopped(subscribersModule);
+    return await startUntilStopped(subscribersModule, options.sendCommand);
   } catch (error) {
     if (error instanceof SubscribersModuleNotFoundError) {
       console.error(`${commandName}: ${error.message}`);
@@ -64,7 +66,10 @@ export async function runStart(args: readonly string[], options: StartOptions): 
   }
 }
 
-async function startUntilStopped(subscribersModule: string | undefined): Promise<number> {
+async function startUntilStopped(
+  subscribersModule: string | undefined,
+  sendCommand: string | undefined,
+): Promise<number> {
   const config = readLocalConfig();
   const subscribers = await loadLocalSubscribers({
     projectRoot: process.cwd(),
@@ -99,7 +104,14 @@ async function startUntilStopped(subscribersModule: string | undefined): Promise
     ]);
     if (started === undefined) return 0;
     stack = started;
-    console.error(startBanner({ stack, config, startedInMs: Date.now() - startedAt }));
+    console.error(
+      startBanner({
+        stack,
+        config,
+        startedInMs: Date.now() - startedAt,
+        ...(sendCommand === undefined ? {} : { sendCommand }),
+      }),
+    );
     const signal = await stopSignal;
     console.error(`\n${signal}: stopping the local stack…`);
     return 0;

@@ -8,6 +8,8 @@ export function startBanner(options: {
   stack: LocalStack;
   config: LocalStackConfig;
   startedInMs: number;
+  /** How to send a body from where the user is. @default this repository's `npm run send` with a fixture */
+  sendCommand?: string;
 }): string {
   const { stack, config } = options;
   const { subscribers } = stack.info;
@@ -33,7 +35,7 @@ export function startBanner(options: {
     '',
     'Try:',
     `  curl '${challengeUrl}'`,
-    `  npm run send -- test/fixtures/webhooks/message-text.json${portFlag}${config.defaultsUsed.includes(ENV.appSecrets) ? '' : ` --secret ${config.appSecrets[0]}`}`,
+    `  ${options.sendCommand ?? 'npm run send -- test/fixtures/webhooks/message-text.json'}${portFlag}${config.defaultsUsed.includes(ENV.appSecrets) ? '' : ` --secret ${config.appSecrets[0]}`}`,
     `  curl ${stack.url}/local/effects`,
     '',
     'Ctrl-C stops everything.',
