@@ -11,22 +11,23 @@ import { parseArgs } from 'node:util';
 import type { ExpectedPeak } from '../../contract/capacity.ts';
 import { LANES, type LaneName } from '../../contract/lanes.ts';
 import { UnsafeSettingsError } from '../../contract/settings.ts';
-import { SCENARIO_NAMES, type ScenarioName } from '../../test/simulation/scale/scenarios.ts';
 import {
   DEFAULT_SEED,
   scaleReportMarkdown,
   scenarioNames,
   simulateScenarios,
 } from '../../test/simulation/scale/run-scale.ts';
+import { SCENARIO_NAMES, type ScenarioName } from '../../test/simulation/scale/scenarios.ts';
 import { UsageError } from '../errors.ts';
 import { CAPACITY_PAGE, writeCapacityPage } from './capacity-markdown.ts';
 import { defaultPipeline, type PlannedPipeline, PROJECT_ROOT, pipelineFromModule } from './pipeline.ts';
 import { capacityReport, reportJson, reportMarkdown } from './report.ts';
+import { SIMULATION_RESULTS, writeSimulationResults } from './simulation-markdown.ts';
 
 export const CAPACITY_USAGE = `usage: npm run capacity -- --messages-per-second N [--inbound-per-second M] [--numbers K]
   [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE] [--json]
   npm run capacity -- --write-docs   (regenerates ${CAPACITY_PAGE})
-  npm run capacity -- --simulate steady|campaign|outage|ten-numbers|all [--short] [--seed N] [--json]
+  npm run capacity -- --simulate steady|campaign|outage|ten-numbers|all [--short] [--seed N] [--json] [--write-docs]
 
 --messages-per-second  outbound messages/s per number (each brings 3 status webhooks)
 --inbound-per-second   inbound messages/s per number (default: the outbound rate)
@@ -64,6 +65,8 @@ export type CapacityCommand =
       readonly short: boolean;
       readonly seed: number;
       readonly json: boolean;
+      /** Records the reports (SIMULATION_RESULTS) and regenerates the page. */
+      readonly writeDocs: boolean;
     }
   | {
       readonly kind: 'plan';
@@ -121,15 +124,19 @@ export function parseCapacityArguments(argv: readonly string[]): CapacityCommand
   if (values.simulate !== undefined) {
     const scenarios = scenarioNames(values.simulate);
     if (scenarios === undefined) {
-      throw new UsageError(`--simulate ${JSON.stringify(values.simulate)}: use ${SCENARIO_NAMES.join(', ')} or all.`);
+      throw new UsageError(
+        `--simulate ${JSON.stringify(values.simulate)}: use ${SCENARIO_NAMES.join(', ')} or all.`,
+      );
     }
     const planning = Object.keys(OPTIONS).filter(
       (key) =>
         !['simulate', 'short', 'seed', 'json', 'help', 'write-docs'].includes(key) &&
         values[key as keyof typeof values] !== undefined,
     );
-    if (planning.length > 0 || values['write-docs']) {
-      throw new UsageError(`--simulate runs the defaults and takes only --short, --seed and --json.`);
+    if (planning.length > 0) {
+      throw new UsageError(
+        `--simulate runs the defaults and takes only --short, --seed, --json and --write-docs.`,
+      );
     }
     return {
       kind: 'simulate',
@@ -137,9 +144,11 @@ export function parseCapacityArguments(argv: readonly string[]): CapacityCommand
       short: values.short ?? false,
       seed: number('seed', values.seed, 'positive') ?? DEFAULT_SEED,
       json: values.json ?? false,
+      writeDocs: values['write-docs'] ?? false,
     };
   }
-  if (values.short || values.seed !== undefined) throw new UsageError('--short and --seed go with --simulate.');
+  if (values.short || values.seed !== undefined)
+    throw new UsageError('--short and --seed go with --simulate.');
   if (values['write-docs']) {
     const others = Object.keys(values).filter(
       (key) =>
@@ -201,8 +210,15 @@ export async function runCapacity(argv: readonly string[], io: CapacityIo): Prom
     }
     if (command.kind === 'simulate') {
       const reports = await simulateScenarios(command.scenarios, command, (report) => {
-        io.stdout.write(`${command.json ? JSON.stringify(report, null, 2) : scaleReportMarkdown(report)}\n\n`);
+        io.stdout.write(
+          `${command.json ? JSON.stringify(report, null, 2) : scaleReportMarkdown(report)}\n\n`,
+        );
       });
+      if (command.writeDocs) {
+        writeSimulationResults(reports, `npm run capacity -- ${argv.join(' ')}`);
+        writeCapacityPage();
+        io.stdout.write(`${SIMULATION_RESULTS} and ${CAPACITY_PAGE} written\n`);
+      }
       return reports.every((report) => report.holds) ? 0 : 1;
     }
     if (command.kind === 'write-docs') {

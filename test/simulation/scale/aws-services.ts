@@ -60,14 +60,16 @@ export class SqsService {
     await this.#engine.sleep(this.#latency.draw());
     const url = String(input.QueueUrl);
     this.count(url.endsWith('.fifo'));
-    if (commandName === 'SendMessageBatchCommand') return this.#sendBatch(url, input.Entries as SendMessageBatchRequestEntry[]);
+    if (commandName === 'SendMessageBatchCommand')
+      return this.#sendBatch(url, input.Entries as SendMessageBatchRequestEntry[]);
     if (commandName === 'ChangeMessageVisibilityBatchCommand') {
       const queue = this.#queues.get(url);
       const entries = input.Entries as ChangeMessageVisibilityBatchRequestEntry[];
       const successful: { Id: string | undefined }[] = [];
       const failed: { Id: string | undefined; Code: string; SenderFault: boolean }[] = [];
       for (const entry of entries) {
-        if (queue?.changeVisibility(entry.ReceiptHandle ?? '', entry.VisibilityTimeout ?? 0)) successful.push({ Id: entry.Id });
+        if (queue?.changeVisibility(entry.ReceiptHandle ?? '', entry.VisibilityTimeout ?? 0))
+          successful.push({ Id: entry.Id });
         else failed.push({ Id: entry.Id, Code: 'ReceiptHandleIsInvalid', SenderFault: true });
       }
       return { Successful: successful, Failed: failed };
@@ -83,7 +85,10 @@ export class SqsService {
     }
     const successful = entries.map((entry) => {
       const body = entry.MessageBody ?? '';
-      const attributes = (entry.MessageAttributes ?? {}) as Record<string, { DataType: string; StringValue?: string }>;
+      const attributes = (entry.MessageAttributes ?? {}) as Record<
+        string,
+        { DataType: string; StringValue?: string }
+      >;
       let messageId = `${url}-${entry.Id}`;
       if (queue instanceof FifoLaneQueue) {
         const sent = queue.send(body, attributes, {
@@ -95,7 +100,11 @@ export class SqsService {
         messageId = queue.send(body, attributes).messageId;
       }
       // The SDK checks it (middleware-sdk-sqs) and fails the call when it is missing or wrong.
-      return { Id: entry.Id, MessageId: messageId, MD5OfMessageBody: createHash('md5').update(body).digest('hex') };
+      return {
+        Id: entry.Id,
+        MessageId: messageId,
+        MD5OfMessageBody: createHash('md5').update(body).digest('hex'),
+      };
     });
     return { Successful: successful, Failed: [] };
   }
@@ -110,7 +119,10 @@ export function scaleSqsClient(service: SqsService): SQSClient {
   sqs.middlewareStack.add(
     (_next, context) => async (args) => {
       const output = await service.send(context.commandName ?? 'unknown', args.input as Output);
-      return { output: { ...output, $metadata: { httpStatusCode: 200 } } as ServiceOutputTypes, response: {} };
+      return {
+        output: { ...output, $metadata: { httpStatusCode: 200 } } as ServiceOutputTypes,
+        response: {},
+      };
     },
     { step: 'initialize', priority: 'low', name: 'ScaleSimulatedSqs' },
   );

@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 interface BenchResults {
-  readonly receiver: { readonly bodies: readonly { readonly updates: number; readonly msPerDelivery: number }[] };
+  readonly receiver: {
+    readonly bodies: readonly { readonly updates: number; readonly msPerDelivery: number }[];
+  };
   readonly consumer: { readonly ours: { readonly nodeCpuMsPerEvent: number } };
 }
 

@@ -50,8 +50,7 @@ export class MinHeap<T> {
       const left = 2 * index + 1;
       if (left >= length) break;
       const right = left + 1;
-      const child =
-        right < length && this.#before(items[right] as T, items[left] as T) ? right : left;
+      const child = right < length && this.#before(items[right] as T, items[left] as T) ? right : left;
       if (!this.#before(items[child] as T, last)) break;
       items[index] = items[child] as T;
       index = child;

@@ -68,7 +68,11 @@ export class EventSource {
   }
 
   start(): void {
-    for (let index = 0; index < Math.min(EVENT_SOURCE_INITIAL_CONCURRENCY, this.#options.maxConcurrency); index++)
+    for (
+      let index = 0;
+      index < Math.min(EVENT_SOURCE_INITIAL_CONCURRENCY, this.#options.maxConcurrency);
+      index++
+    )
       this.#addPoller();
     this.#scaleLater();
   }
@@ -142,8 +146,17 @@ export class EventSource {
   }
 
   async #invoke(batch: readonly Received[]): Promise<void> {
-    const { engine, account, name, latency, queue, queueArn, batchFunction, functionTimeoutMs, cpuMsPerRecord } =
-      this.#options;
+    const {
+      engine,
+      account,
+      name,
+      latency,
+      queue,
+      queueArn,
+      batchFunction,
+      functionTimeoutMs,
+      cpuMsPerRecord,
+    } = this.#options;
     while (!account.acquire(name)) {
       this.throttledInvocations++;
       await engine.sleep(THROTTLE_RETRY_MS);
@@ -160,7 +173,10 @@ export class EventSource {
       });
       this.invocations++;
       this.records += batch.length;
-      response = await batchFunction({ Records: batch.map((received) => toRecord(received, queueArn)) }, context);
+      response = await batchFunction(
+        { Records: batch.map((received) => toRecord(received, queueArn)) },
+        context,
+      );
     } catch {
       response = undefined;
     } finally {

@@ -249,7 +249,8 @@ export class FifoLaneQueue extends LaneQueue {
     const at = this.engine.now;
     this.#deduplication.set(fifo.deduplicationId, at);
     this.engine.after(FIFO_DEDUPLICATION_MS, () => {
-      if (this.#deduplication.get(fifo.deduplicationId) === at) this.#deduplication.delete(fifo.deduplicationId);
+      if (this.#deduplication.get(fifo.deduplicationId) === at)
+        this.#deduplication.delete(fifo.deduplicationId);
     });
     const message = this.newMessage(body, attributes, fifo);
     let group = this.#groups.get(fifo.groupId);

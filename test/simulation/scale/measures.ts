@@ -61,7 +61,11 @@ export interface ScenarioMeasures {
     readonly throttledByPartition: number;
     readonly warmWriteUnits: number;
   };
-  readonly deadLetters: { readonly statusLane: number; readonly messageLane: number; readonly quarantined: number };
+  readonly deadLetters: {
+    readonly statusLane: number;
+    readonly messageLane: number;
+    readonly quarantined: number;
+  };
   readonly fifoDeduplicated: number;
   /** Updates accepted (200) more than once: Meta's re-sends, and retries of POSTs that had been stored. */
   readonly duplicateAcceptances: number;

@@ -95,11 +95,15 @@ describe('Lambda account concurrency', () => {
 });
 
 describe('DynamoDB throughput', () => {
-  it("throttles a new table above its warm throughput within the first 30 minutes, and serves twice a peak older than that", () => {
-    const table = new TableThroughput({ warmWriteUnits: DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS, startMs: START });
+  it('throttles a new table above its warm throughput within the first 30 minutes, and serves twice a peak older than that', () => {
+    const table = new TableThroughput({
+      warmWriteUnits: DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
+      startMs: START,
+    });
     let served = 0;
     // 6,000 distinct keys within 100 ms: far above 4,000 WU/s.
-    for (let index = 0; index < 6_000; index++) if (table.write(START + Math.floor(index / 60), `key-${index}`)) served++;
+    for (let index = 0; index < 6_000; index++)
+      if (table.write(START + Math.floor(index / 60), `key-${index}`)) served++;
     expect(table.throttled).toBeGreaterThan(0);
     expect(served).toBeLessThanOrEqual(DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS * 1.1);
     const later = START + PEAK_ADAPTATION_MS + 2_000;
@@ -109,7 +113,8 @@ describe('DynamoDB throughput', () => {
   it('throttles one hot partition at 1,000 WU/s though the table has room', () => {
     const table = new TableThroughput({ warmWriteUnits: 10_000, startMs: START });
     let served = 0;
-    for (let index = 0; index < 2_000; index++) if (table.write(START + Math.floor(index / 2), 'one-hot-key')) served++;
+    for (let index = 0; index < 2_000; index++)
+      if (table.write(START + Math.floor(index / 2), 'one-hot-key')) served++;
     expect(served).toBeLessThanOrEqual(PARTITION_WRITE_UNITS + 1_000);
     expect(table.throttledByPartition).toBeGreaterThan(0);
     expect(table.partitions).toHaveLength(10);

@@ -2,9 +2,10 @@
  * `npm run capacity -- --simulate SCENARIO|all [--short] [--seed N] [--json]` (ops/capacity/run-capacity.ts):
  * runs the scenarios, prints each report and returns whether every verdict held.
  */
-import { runScenario } from './simulation.ts';
-import { SCENARIO_NAMES, type ScenarioName, scenario } from './scenarios.ts';
+
 import { type ScaleReport, scaleReport, scaleReportMarkdown } from './scale-report.ts';
+import { SCENARIO_NAMES, type ScenarioName, scenario } from './scenarios.ts';
+import { runScenario } from './simulation.ts';
 
 export const DEFAULT_SEED = 1;
 

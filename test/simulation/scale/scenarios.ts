@@ -2,9 +2,11 @@
  * Issue 19 §3's four scenarios, each full and short (`npm test` runs the short ones within its time budget):
  * the short version keeps the full one's rates and verdicts and shortens what can be shortened: 1 s of traffic
  * instead of 10 or 5 minutes (steady, ten numbers), a campaign of 1,000 messages instead of 100,000; the outage's
- * short version lasts 1 minute instead of 40, at 5 messages/s each way instead of 300.
+ * short version lasts 1 minute instead of 40, at 5 messages/s each way instead of 300. Steady traffic (steady,
+ * ten numbers, outage) is a window: warmed up, so that the statuses of earlier messages arrive from its first
+ * second, and cut at its end, so that what the endpoint sees is the steady rate throughout.
  */
-import { DEFAULT_EXPECTED_PEAK, ACTIVE_CONVERSATION_SECONDS } from '../../../contract/capacity.ts';
+import { ACTIVE_CONVERSATION_SECONDS, DEFAULT_EXPECTED_PEAK } from '../../../contract/capacity.ts';
 import type { ScenarioConfig } from './simulation.ts';
 import type { NumberTraffic } from './traffic.ts';
 
@@ -28,11 +30,22 @@ function topTierNumber(index: number): NumberTraffic {
 
 /** A live chat number: customers write, the bot answers each (3 statuses per answer). */
 function chatNumber(index: number, perSecond: number): NumberTraffic {
-  return { index, outboundPerSecond: perSecond, inboundPerSecond: perSecond, conversations: perSecond * ACTIVE_CONVERSATION_SECONDS };
+  return {
+    index,
+    outboundPerSecond: perSecond,
+    inboundPerSecond: perSecond,
+    conversations: perSecond * ACTIVE_CONVERSATION_SECONDS,
+  };
 }
 
 function campaignNumber(index: number, total: number): NumberTraffic {
-  return { index, outboundPerSecond: TOP, outboundTotal: total, inboundPerSecond: 100, conversations: 100_000 };
+  return {
+    index,
+    outboundPerSecond: TOP,
+    outboundTotal: total,
+    inboundPerSecond: 100,
+    conversations: 100_000,
+  };
 }
 
 export function scenario(name: ScenarioName, short: boolean): ScenarioConfig {
@@ -42,6 +55,7 @@ export function scenario(name: ScenarioName, short: boolean): ScenarioConfig {
         name,
         trafficMs: short ? 1_000 : 10 * MINUTE,
         warmUpMs: STATUS_TAIL_MS,
+        windowed: true,
         numbers: [topTierNumber(0)],
         drainLimitMs: 10 * MINUTE,
       };
@@ -59,8 +73,11 @@ export function scenario(name: ScenarioName, short: boolean): ScenarioConfig {
         name,
         trafficMs: short ? 150_000 : 60 * MINUTE,
         warmUpMs: STATUS_TAIL_MS,
+        windowed: true,
         numbers: [chatNumber(0, short ? 5 : 300)],
-        outage: short ? { fromMs: 10_000, durationMs: MINUTE } : { fromMs: 5 * MINUTE, durationMs: 40 * MINUTE },
+        outage: short
+          ? { fromMs: 10_000, durationMs: MINUTE }
+          : { fromMs: 5 * MINUTE, durationMs: 40 * MINUTE },
         drainLimitMs: 2 * 60 * MINUTE,
       };
     case 'ten-numbers':
@@ -68,6 +85,7 @@ export function scenario(name: ScenarioName, short: boolean): ScenarioConfig {
         name,
         trafficMs: short ? 1_000 : 5 * MINUTE,
         warmUpMs: STATUS_TAIL_MS,
+        windowed: true,
         numbers: [
           { ...topTierNumber(0), inboundPerSecond: 100 },
           ...Array.from({ length: 9 }, (_, index) => chatNumber(index + 1, 20)),

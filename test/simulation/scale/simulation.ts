@@ -15,30 +15,29 @@ import {
   LAMBDA_ACCOUNT_CONCURRENCY,
 } from '../../../contract/capacity.ts';
 import { ORDERED_LANE_REDRIVE_MARGIN } from '../../../contract/lanes.ts';
-import { DEFAULT_SETTINGS } from '../../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../../contract/subscribers.ts';
 import { defineWebhookHandlers, type WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import { SqsQuarantineQueue } from '../../../functions/queue/sqs-quarantine-queue.ts';
 import { SubscriberFanOut } from '../../../functions/queue/subscriber-fan-out.ts';
-import { receiveWebhook, type ReceiverDependencies } from '../../../functions/receiver/receive-webhook.ts';
+import { type ReceiverDependencies, receiveWebhook } from '../../../functions/receiver/receive-webhook.ts';
 import { SIGNATURE_HEADER } from '../../../functions/receiver/signature.ts';
 import { defaultPipeline } from '../../../ops/capacity/pipeline.ts';
 import { buildConsumer } from '../consumer-under-test.ts';
 import { DynamoDbModel } from '../dynamodb/dynamodb-model.ts';
 import { Prng } from '../prng.ts';
 import { withSeededMathRandom } from '../seeded-math-random.ts';
-import { type DynamoDbCounts, scaleDocumentClient, scaleSqsClient, SqsService } from './aws-services.ts';
+import { type DynamoDbCounts, SqsService, scaleDocumentClient, scaleSqsClient } from './aws-services.ts';
+import { BENCH_FIGURES } from './bench-figures.ts';
 import { TableThroughput } from './dynamodb-throughput.ts';
 import { Engine } from './engine.ts';
 import { EventSource } from './event-source.ts';
 import { LambdaAccount } from './lambda-account.ts';
 import { FifoLaneQueue, type LaneQueue, StandardLaneQueue } from './lane-queues.ts';
 import { latencies } from './latency.ts';
-import { type Answer, MetaSender } from './meta-sender.ts';
-import { BENCH_FIGURES } from './bench-figures.ts';
-import { ApiGatewayThrottle, API_GATEWAY_ACCOUNT_BURST } from './token-bucket.ts';
-import { type NumberTraffic, TrafficGenerator, type TrafficEvent } from './traffic.ts';
 import { LaneSeries, type ScenarioMeasures } from './measures.ts';
+import { type Answer, MetaSender } from './meta-sender.ts';
+import { API_GATEWAY_ACCOUNT_BURST, ApiGatewayThrottle } from './token-bucket.ts';
+import { type NumberTraffic, type TrafficEvent, TrafficGenerator } from './traffic.ts';
 
 export const SIMULATION_START_MS = Date.UTC(2026, 5, 15, 8, 0, 0);
 const TABLE_NAME = 'claims';
@@ -59,6 +58,11 @@ export interface ScenarioConfig {
    * arrive from the first second, so that even a short run meets the steady rate. @default 0
    */
   readonly warmUpMs?: number;
+  /**
+   * Only the POSTs that fall within the traffic's window are sent (a window of steady traffic: the statuses of
+   * its last messages, due after it, are left out). @default false: every status of every message is sent.
+   */
+  readonly windowed?: boolean;
   readonly numbers: readonly NumberTraffic[];
   /** The endpoint answers 5xx or times out during this window (ms from the start). */
   readonly outage?: { readonly fromMs: number; readonly durationMs: number };
@@ -92,7 +96,8 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
   const pipeline = defaultPipeline();
   const subscriber = pipeline.subscribers[0];
   const messageLane = subscriber?.messageLane;
-  if (subscriber === undefined || messageLane === undefined) throw new Error('The default subscriber has no message lane');
+  if (subscriber === undefined || messageLane === undefined)
+    throw new Error('The default subscriber has no message lane');
   const statusSettings = subscriber.settings;
   const laneSettings = messageLane.settings;
   const warmWriteUnits = config.overrides?.warmWriteUnits ?? defaultWarmWriteUnits(pipeline);
@@ -116,7 +121,10 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
   const sqsService = new SqsService(engine, lat.sqsSend);
   const statusQueue = new StandardLaneQueue(
     'status',
-    { visibilityTimeoutMs: statusSettings.visibilityTimeoutSeconds * 1000, maxReceiveCount: statusSettings.maxReceiveCount },
+    {
+      visibilityTimeoutMs: statusSettings.visibilityTimeoutSeconds * 1000,
+      maxReceiveCount: statusSettings.maxReceiveCount,
+    },
     engine,
   );
   const messageQueue = new FifoLaneQueue(
@@ -145,8 +153,8 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
     waits[lane].add(wait);
     if (lane === 'message') {
       const number = numberOf.get(key) ?? -1;
-      let series = waitsByNumber.get(number);
-      if (series === undefined) waitsByNumber.set(number, (series = new LaneSeries()));
+      const series = waitsByNumber.get(number) ?? new LaneSeries();
+      waitsByNumber.set(number, series);
       series.add(wait);
     }
     // Exponential service times, as the planner's M/M/c assumes, with its DEFAULT_HANDLER_MS means.
@@ -227,7 +235,10 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
 
   const senderRandom = random.fork('sender');
   const receiverDeps: ReceiverDependencies = {
-    secrets: { origin: 'simulation', load: async () => ({ appSecrets: [APP_SECRET], verifyToken: 'simulation' }) },
+    secrets: {
+      origin: 'simulation',
+      load: async () => ({ appSecrets: [APP_SECRET], verifyToken: 'simulation' }),
+    },
     subscribers: [
       {
         name: DEFAULT_SUBSCRIBER_NAME,
@@ -320,19 +331,20 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
   const queues: Record<'message' | 'status', LaneQueue> = { message: messageQueue, status: statusQueue };
   const backlog = { message: [] as number[], status: [] as number[] };
   const trafficEnds = SIMULATION_START_MS + config.trafficMs;
+  const within = (event: TrafficEvent) =>
+    event.at >= SIMULATION_START_MS && (config.windowed !== true || event.at < trafficEnds);
   const planSecond = (second: number) => {
     const startMs = SIMULATION_START_MS + second * 1000;
     if (startMs >= trafficEnds) return;
     engine.at(startMs, () => {
-      for (const event of generator.second(startMs)) sender.schedule(event);
+      for (const event of generator.second(startMs)) if (within(event)) sender.schedule(event);
       planSecond(second + 1);
     });
   };
   // Meta sent these before the run began: only their updates due from its start on are POSTed.
   for (let second = -Math.ceil((config.warmUpMs ?? 0) / 1000); second < 0; second++) {
-    for (const event of generator.second(SIMULATION_START_MS + second * 1000)) {
-      if (event.at >= SIMULATION_START_MS) sender.schedule(event);
-    }
+    for (const event of generator.second(SIMULATION_START_MS + second * 1000))
+      if (within(event)) sender.schedule(event);
   }
   planSecond(0);
   const sample = () => {

@@ -49,7 +49,10 @@ function envelope(index: number, value: Record<string, unknown>): string {
             field: 'messages',
             value: {
               messaging_product: 'whatsapp',
-              metadata: { display_phone_number: `1555078${String(3800 + index)}`, phone_number_id: phoneNumberId(index) },
+              metadata: {
+                display_phone_number: `1555078${String(3800 + index)}`,
+                phone_number_id: phoneNumberId(index),
+              },
               ...value,
             },
           },
@@ -62,7 +65,15 @@ function envelope(index: number, value: Record<string, unknown>): string {
 function inboundBody(index: number, wamid: string, from: string, at: number): string {
   return envelope(index, {
     contacts: [{ profile: { name: 'Customer' }, wa_id: from }],
-    messages: [{ from, id: wamid, timestamp: String(Math.floor(at / 1000)), type: 'text', text: { body: 'Hello, my results please' } }],
+    messages: [
+      {
+        from,
+        id: wamid,
+        timestamp: String(Math.floor(at / 1000)),
+        type: 'text',
+        text: { body: 'Hello, my results please' },
+      },
+    ],
   });
 }
 

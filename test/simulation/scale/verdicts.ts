@@ -31,7 +31,11 @@ function noDeadLetters(m: ScenarioMeasures): Verdict {
 }
 
 function no429(m: ScenarioMeasures): Verdict {
-  return { name: 'no 429', holds: m.sender.throttled429 === 0, detail: `${m.sender.throttled429} answered 429` };
+  return {
+    name: 'no 429',
+    holds: m.sender.throttled429 === 0,
+    detail: `${m.sender.throttled429} answered 429`,
+  };
 }
 
 function noThrottledWrites(m: ScenarioMeasures): Verdict {
@@ -43,7 +47,11 @@ function noThrottledWrites(m: ScenarioMeasures): Verdict {
 }
 
 function messageWait(p99: number, who = 'message lane'): Verdict {
-  return { name: `${who} p99 wait under 1 s`, holds: p99 < MESSAGE_P99_MS, detail: `p99 ${Math.round(p99)} ms` };
+  return {
+    name: `${who} p99 wait under 1 s`,
+    holds: p99 < MESSAGE_P99_MS,
+    detail: `p99 ${Math.round(p99)} ms`,
+  };
 }
 
 function drained(m: ScenarioMeasures): Verdict {
@@ -57,7 +65,13 @@ function drained(m: ScenarioMeasures): Verdict {
 export function verdicts(name: ScenarioName, m: ScenarioMeasures): Verdict[] {
   switch (name) {
     case 'steady':
-      return [no429(m), noThrottledWrites(m), messageWait(m.waits.message.percentile(99)), exactlyOnce(m), noDeadLetters(m)];
+      return [
+        no429(m),
+        noThrottledWrites(m),
+        messageWait(m.waits.message.percentile(99)),
+        exactlyOnce(m),
+        noDeadLetters(m),
+      ];
     case 'campaign': {
       const { drainSeconds } = backlogPeak(m.backlog.status);
       return [
@@ -76,7 +90,8 @@ export function verdicts(name: ScenarioName, m: ScenarioMeasures): Verdict[] {
       return [drained(m), exactlyOnce(m), noDeadLetters(m)];
     case 'ten-numbers': {
       let worst = 0;
-      for (const [number, series] of m.waitsByNumber) if (number !== 0) worst = Math.max(worst, series.percentile(99));
+      for (const [number, series] of m.waitsByNumber)
+        if (number !== 0) worst = Math.max(worst, series.percentile(99));
       return [messageWait(worst, "the 9 other numbers' chats"), exactlyOnce(m), noDeadLetters(m)];
     }
   }
