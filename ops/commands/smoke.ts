@@ -6,6 +6,7 @@
  * reason, after printing what was seen.
  */
 import { randomBytes } from 'node:crypto';
+import { ENV } from '../../contract/environment.ts';
 import { wantsField } from '../../contract/subscribers.ts';
 import { OpsError } from '../errors.ts';
 import { labelled } from '../output.ts';
@@ -83,7 +84,14 @@ async function smoke(
   output.record('smoke', { webhookUrl: deployment.webhookUrl, keys: [smoke.messageKey, smoke.statusKey] });
 
   const sentAtMs = context.clock();
-  const ack = await postSignedBody(deployment.webhookUrl, smoke.body, appSecret);
+  const ack = await postSignedBody(
+    deployment.webhookUrl,
+    smoke.body,
+    appSecret,
+    command.target.kind === 'local'
+      ? `; locally ops signs with ${ENV.appSecrets} (else the development default): give it the value npm start has`
+      : '',
+  );
   output.progress(
     `smoke: accepted in ${Math.round(ack.ackMs)} ms; waiting for ${receiving.length} subscriber(s)`,
   );

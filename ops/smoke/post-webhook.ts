@@ -15,10 +15,12 @@ export interface WebhookAck {
 /** API Gateway's own limit is 30 s; a receiver that takes longer would be retried by Meta anyway. */
 const POST_TIMEOUT_MS = 30_000;
 
+/** `unauthorizedHint`: where the secret came from, added to the 401 line. */
 export async function postSignedBody(
   url: string,
   body: string,
   appSecret: string,
+  unauthorizedHint = '',
   now: () => number = performance.now.bind(performance),
 ): Promise<WebhookAck> {
   const started = now();
@@ -39,7 +41,9 @@ export async function postSignedBody(
   }
   const ackMs = now() - started;
   if (response.status === 200) return { status: 200, ackMs };
-  throw new OpsError(answerMeaning(url, response.status, text));
+  throw new OpsError(
+    `${answerMeaning(url, response.status, text)}${response.status === 401 ? unauthorizedHint : ''}`,
+  );
 }
 
 function answerMeaning(url: string, status: number, text: string): string {
