@@ -5,20 +5,25 @@
  * handler module verbatim; typecheck them and `cdk synth` them. The template must bundle the user's handler
  * into the subscriber's consumers (and not into the receiver), cdk-nag's AwsSolutions pack must find nothing,
  * and the user's bundles must stay as small as this repository's own. The sizes go to bench/results.json
- * (`installedPackage`).
+ * (`installedPackage`). Last, the installed bin starts the local stack over the same subscriber, and a signed
+ * body sent with it (twice) is effected once.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLambdaBundles } from '../../bench/bundles/lambda-bundles.ts';
 import { writeInstalledPackageResults } from '../../bench/package/installed-package-results.ts';
+import { extractEventsOfFile } from '../../functions/cli/keys.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
 import {
   installApp,
   type PackedPackage,
   packPackage,
+  REPOSITORY_ROOT,
   run,
   type SynthesizedFunction,
+  startInstalledLocalStack,
   synthesizedFunctions,
   validationViolations,
   writeApp,
@@ -70,6 +75,17 @@ defineWebhookHandlers({
 `,
 };
 
+/**
+ * The README stack's subscriber as a module of its own, for `whatsapp-webhook-dedup start --subscribers`
+ * (the local stack reads definitions from a module; the CDK app above keeps them inline).
+ */
+const LOCAL_SUBSCRIBERS = `import type { SubscriberDefinitions } from 'whatsapp-webhook-dedup';
+
+export const subscribers: SubscriberDefinitions = {
+  support: { entry: 'src/support-handlers.ts', fields: ['messages'] },
+};
+`;
+
 /** A stack of the installed app whose queue breaks AwsSolutions-SQS3/SQS4: cdk-nag must refuse it. */
 const NAG_CONTROL_APP = `import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -85,7 +101,16 @@ let functions: SynthesizedFunction[];
 
 beforeAll(async () => {
   packed = await packPackage(scratch);
-  writeApp(app, { ...files, ...APP_CONFIGURATION, 'checks/nag-control.ts': NAG_CONTROL_APP });
+  writeApp(app, {
+    ...files,
+    ...APP_CONFIGURATION,
+    'checks/nag-control.ts': NAG_CONTROL_APP,
+    'checks/subscribers.ts': LOCAL_SUBSCRIBERS,
+  });
+  copyFileSync(
+    join(REPOSITORY_ROOT, 'test', 'fixtures', 'webhooks', 'message-text.json'),
+    join(app, 'body.json'),
+  );
   await installApp(app, packed.tarball);
 }, 900_000);
 
@@ -158,5 +183,30 @@ describe('the package, installed in a CDK app of its own', () => {
       userBundleBytes: user,
       repositoryBundleBytes: ours,
     });
+  }, 300_000);
+
+  it('runs the local stack from the installed bin: a signed body sent twice is effected once', async () => {
+    const extraction = extractEventsOfFile(join(app, 'body.json'));
+    const keys = extraction.ok ? extraction.events.map((event) => event.key) : [];
+    expect(keys).toHaveLength(1);
+    const stack = await startInstalledLocalStack(app, ['--subscribers', 'checks/subscribers.ts']);
+    try {
+      const info = await new LocalStackClient(stack.url).info();
+      expect(info.subscribers.map(({ name, entry }) => ({ name, entry }))).toEqual([
+        { name: 'support', entry: 'src/support-handlers.ts' },
+      ]);
+      for (let sent = 0; sent < 2; sent += 1) {
+        const { stdout } = await run(
+          'npx',
+          ['--no-install', 'whatsapp-webhook-dedup', 'send', 'body.json', '--url', `${stack.url}/webhook`],
+          { cwd: app, timeoutMs: 60_000 },
+        );
+        expect(stdout).toMatch(/^200 OK/);
+      }
+      const counts = await new LocalStackClient(stack.url).effectCounts(keys, 30_000, 'support');
+      expect(counts, stack.output()).toEqual({ [keys[0] as string]: 1 });
+    } finally {
+      await stack.stop();
+    }
   }, 300_000);
 });

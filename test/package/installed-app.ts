@@ -4,11 +4,13 @@
  * versions, write the README's files into it, and run its own tools there (tsc, cdk). Nothing here reaches
  * into the repository from the app: what the tarball lacks, the app lacks.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { killOnExit } from '../../local/emulators/child-process-reaper.ts';
+import { findFreePort } from '../../local/emulators/free-port.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -184,4 +186,60 @@ export function validationViolations(cloudAssembly: string): Array<{ ruleName: s
     pluginReports: Array<{ violations: Array<{ ruleName: string; severity: string }> }>;
   };
   return report.pluginReports.flatMap((plugin) => plugin.violations);
+}
+
+export interface InstalledLocalStack {
+  readonly url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the installed package's bin as a user does (`npx whatsapp-webhook-dedup start …`: the file npm linked
+ * into `node_modules/.bin`) in the app's directory, and waits until it serves `/local/info`.
+ */
+export async function startInstalledLocalStack(
+  appDirectory: string,
+  args: readonly string[],
+  readyTimeoutMs = 180_000,
+): Promise<InstalledLocalStack> {
+  const port = await findFreePort();
+  const child: ChildProcess = spawn(
+    join(appDirectory, 'node_modules', '.bin', 'whatsapp-webhook-dedup'),
+    ['start', ...args],
+    { cwd: appDirectory, env: appEnvironment({ PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const unregister = killOnExit(child);
+  const lines: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => lines.push(chunk));
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stack: InstalledLocalStack = {
+    url: `http://127.0.0.1:${port}`,
+    output: () => lines.join(''),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      unregister();
+    },
+  };
+  const deadline = Date.now() + readyTimeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`the local stack exited (${child.exitCode}):\n${stack.output()}`);
+    try {
+      if ((await fetch(`${stack.url}/local/info`, { signal: AbortSignal.timeout(1_000) })).ok) return stack;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  await stack.stop();
+  throw new Error(`the local stack was not ready within ${readyTimeoutMs} ms:\n${stack.output()}`);
 }
