@@ -5,12 +5,18 @@
  */
 import * as path from 'node:path';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type CfnBucket,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -156,11 +162,14 @@ export function buildDeliveryArchive(pipeline: Construct, options: DeliveryArchi
       conditions: { StringLike: { 's3:prefix': [`${ARCHIVE_STAGING_PREFIX}*`] } },
     }),
   );
-  Validations.of(role).acknowledge({
-    id: 'AwsSolutions-IAM5',
-    reason:
-      'Object keys are made at run time (hour partition, arrival instants, batch id), so the archiver may write under two fixed prefixes, deliveries/* and staging/*, and read and list staging/* only; nothing else of the bucket, and no delete.',
-  });
+  const bucketLogicalId = Stack.of(bucket).resolve((bucket.node.defaultChild as CfnBucket).logicalId);
+  for (const prefix of [ARCHIVE_PREFIX, ARCHIVE_STAGING_PREFIX]) {
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/${prefix}*]`,
+      reason:
+        'Object keys are made at run time (hour partition, arrival instants, batch id), so the archiver may write under two fixed prefixes, deliveries/* and staging/*, and read and list staging/* only; nothing else of the bucket, and no delete.',
+    });
+  }
   // The mapping grants itself Receive/Delete/ChangeMessageVisibility/GetQueueAttributes on this queue only.
   lambdaFunction.addEventSource(
     new SqsEventSource(queue, {
