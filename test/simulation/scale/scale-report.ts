@@ -55,7 +55,7 @@ export interface ScaleReport {
     readonly status: number;
     readonly message: number;
   };
-  readonly dollars: { readonly total: number; readonly perHourOfTraffic: number };
+  readonly dollars: { readonly total: number; readonly perMillionEvents: number };
   readonly verdicts: readonly Verdict[];
   readonly comparisons: readonly Comparison[];
   readonly holds: boolean;
@@ -99,10 +99,10 @@ export function simulatedDollars(m: ScenarioMeasures): number {
 export const COMPARED_METRICS = [
   'message-lane p99 wait (ms)',
   'status-lane p99 wait (ms)',
-  'claim-table writes/s',
+  'claim-table writes per event',
   'receiver concurrency',
   'consumer concurrency',
-  'dollars per hour',
+  'dollars per million events',
 ] as const;
 export type ComparedMetric = (typeof COMPARED_METRICS)[number];
 
@@ -115,14 +115,14 @@ export const DIFFERENCE_REASONS: Readonly<Record<ComparedMetric, string>> = {
     "The planner's M/M/c batch is claims + handler (exponential service, Poisson batches); the simulation adds what the real path has: the receiver's enqueue before the record is visible, the event source's receive and delete, Lambda's invoke, the consumer's measured CPU per record, and the real consumer's order (a conversation's records one after the other).",
   'status-lane p99 wait (ms)':
     "The batching window: the planner adds the window's fill time once, as if batches filled at the mean rate; in the simulation a poller that finds fewer than 10 records waits up to the whole window (1 s), and a status is often one of those.",
-  'claim-table writes/s':
-    "The planner counts writes per fresh event at the peak's mean; the simulation counts every write the real code sent (duplicates' failed conditional writes, writes of the statuses and messages still arriving after the traffic) over the traffic's duration, so short runs and drains shift it.",
+  'claim-table writes per event':
+    "The planner counts the writes of a fresh event (2 per message, 3 per status with the ledger); the simulation counts every write the real code sent, duplicates' failed conditional writes and retried writes included.",
   'receiver concurrency':
     'The planner assumes 40 ms per receiver invocation (docs/cost.md); the simulated receiver takes its measured CPU (bench/results.json) plus one SQS send, and the simulation reports the most executions held at once, not the mean.',
   'consumer concurrency':
     "The planner reports each lane's maxConcurrency (or the concurrency its p99 needs); the simulation reports the most executions the lanes held at once, which the event source's ramp (5 at first, 300 more per minute) and the lanes' load keep lower.",
-  'dollars per hour':
-    'The planner prices the receiver at 40 ms and every consumer batch at its M/M/c duration; the simulation prices what ran: the measured receiver and consumer durations, the SQS calls made, the write units consumed.',
+  'dollars per million events':
+    'The planner prices the receiver at 40 ms and every consumer batch at its M/M/c duration; the simulation prices what ran: the measured receiver and consumer durations, the SQS calls made (empty receives left out), the write units consumed.',
 };
 
 function plannerPeak(config: ScenarioConfig): ExpectedPeak {
@@ -142,7 +142,8 @@ export function compareWithPlanner(
 ): Comparison[] {
   const report = capacityReport(plannerPeak(config), defaultPipeline());
   const laneOf = (name: 'message' | 'status') => report.plan.lanes.find((entry) => entry.lane === name);
-  const hours = m.trafficMs / 3_600_000;
+  const plannerEvents = report.plan.lanes.reduce((total, entry) => total + entry.eventsPerSecond, 0);
+  const events = Math.max(1, m.effects.keys);
   const pairs: [ComparedMetric, number | undefined, number][] = [
     [
       'message-lane p99 wait (ms)',
@@ -154,7 +155,11 @@ export function compareWithPlanner(
       (laneOf('status')?.p99WaitSeconds ?? Number.NaN) * 1000,
       m.waits.status.percentile(99),
     ],
-    ['claim-table writes/s', report.plan.claimWriteUnitsPerSecond, m.dynamoDb.writes / (m.trafficMs / 1000)],
+    [
+      'claim-table writes per event',
+      report.plan.claimWriteUnitsPerSecond / plannerEvents,
+      m.dynamoDb.writes / events,
+    ],
     ['receiver concurrency', report.plan.receiverConcurrency, m.lambda.receiverPeak],
     [
       'consumer concurrency',
@@ -164,7 +169,11 @@ export function compareWithPlanner(
       ),
       m.lambda.statusPeak + m.lambda.messagePeak,
     ],
-    ['dollars per hour', report.cost.perHour.total, dollars / hours],
+    [
+      'dollars per million events',
+      (report.cost.perHour.total / (plannerEvents * 3600)) * 1e6,
+      (dollars / events) * 1e6,
+    ],
   ];
   return pairs.map(([metric, planner = Number.NaN, simulation]) => {
     const difference = planner > 0 ? Math.abs(simulation - planner) / planner : Number.POSITIVE_INFINITY;
@@ -209,7 +218,10 @@ export function scaleReport(
       status: m.lambda.statusPeak,
       message: m.lambda.messagePeak,
     },
-    dollars: { total: round(dollars, 4), perHourOfTraffic: round(dollars / (m.trafficMs / 3_600_000), 2) },
+    dollars: {
+      total: round(dollars, 4),
+      perMillionEvents: round((dollars / Math.max(1, m.effects.keys)) * 1e6, 2),
+    },
     verdicts: found,
     comparisons: name === 'outage' ? [] : compareWithPlanner(config, m, dollars),
     holds: found.every((verdict) => verdict.holds),
@@ -249,8 +261,8 @@ export function scaleReportMarkdown(report: ScaleReport): string {
         `${report.lambdaPeak.account} (${report.lambdaPeak.receiver}, ${report.lambdaPeak.status}, ${report.lambdaPeak.message})`,
       ],
       [
-        'dollars (per hour of traffic)',
-        `$${report.dollars.total.toFixed(2)} ($${report.dollars.perHourOfTraffic.toFixed(2)})`,
+        'dollars (per million events)',
+        `$${report.dollars.total.toFixed(2)} ($${report.dollars.perMillionEvents.toFixed(2)})`,
       ],
     ],
     ['left', 'right'],
