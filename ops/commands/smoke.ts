@@ -45,13 +45,18 @@ export async function smokeCommand(
 ): Promise<void> {
   const deployment = await (dependencies.resolveDeployment ?? resolveDeployment)(command.target);
   try {
-    await smoke(context, command, deployment, dependencies.runId ?? (() => randomBytes(6).toString('hex')));
+    await runSmokeTest(
+      context,
+      command,
+      deployment,
+      dependencies.runId ?? (() => randomBytes(6).toString('hex')),
+    );
   } finally {
     deployment.close();
   }
 }
 
-async function smoke(
+async function runSmokeTest(
   context: CommandContext,
   command: SmokeCommand,
   deployment: Deployment,
@@ -71,22 +76,22 @@ async function smoke(
     );
   }
   const id = runId();
-  const smoke = smokeBody(`${context.clock()}-${id}`, context.clock());
+  const test = smokeBody(`${context.clock()}-${id}`, context.clock());
   const awaited: AwaitedClaim[] = receiving.flatMap((subscriber) => [
     // Without a message lane, inbound messages travel in the status lane.
     {
       subscriber: subscriber.name,
       lane: messageLane(subscriber) ? 'message' : 'status',
-      key: smoke.messageKey,
+      key: test.messageKey,
     },
-    { subscriber: subscriber.name, lane: 'status', key: smoke.statusKey },
+    { subscriber: subscriber.name, lane: 'status', key: test.statusKey },
   ]);
-  output.record('smoke', { webhookUrl: deployment.webhookUrl, keys: [smoke.messageKey, smoke.statusKey] });
+  output.record('smoke', { webhookUrl: deployment.webhookUrl, keys: [test.messageKey, test.statusKey] });
 
   const sentAtMs = context.clock();
   const ack = await postSignedBody(
     deployment.webhookUrl,
-    smoke.body,
+    test.body,
     appSecret,
     command.target.kind === 'local'
       ? `; locally ops signs with ${ENV.appSecrets} (else the development default): give it the value npm start has`
@@ -117,7 +122,7 @@ async function smoke(
     {
       ok: notDone.length === 0 && firing.length === 0 && alarmProblem === undefined,
       webhookUrl: deployment.webhookUrl,
-      keys: { message: smoke.messageKey, status: smoke.statusKey },
+      keys: { message: test.messageKey, status: test.statusKey },
       ack: { status: ack.status, ms: round(ack.ackMs) },
       subscribers: outcomes.map((outcome) => ({
         ...outcome,
@@ -130,8 +135,8 @@ async function smoke(
     },
     textLines(
       deployment,
-      smoke.messageKey,
-      smoke.statusKey,
+      test.messageKey,
+      test.statusKey,
       ack.ackMs,
       outcomes,
       skipped.map((s) => s.name),
