@@ -47,6 +47,7 @@ describe('import direction (biome noRestrictedImports)', () => {
   it.each([
     ['functions/consumer/probe.ts', '../../lib/defaults.ts'],
     ['functions/receiver.ts', '../lib/whatsapp-webhook-dedup.ts'],
+    ['functions/examples/subscribers/probe.ts', 'whatsapp-webhook-dedup'],
     ['lib/whatsapp-webhook-dedup.ts', '../functions/consumer/create-consumer.ts'],
     ['lib/monitoring/probe.ts', '../../functions/consumer/consumer-tally.ts'],
     ['contract/probe.ts', '../lib/defaults.ts'],
@@ -64,6 +65,7 @@ describe('import direction (biome noRestrictedImports)', () => {
     ['functions/consumer/probe.ts', '../../contract/settings.ts'],
     ['functions/consumer/probe.ts', '../claims/claim-store.ts'],
     ['functions/consumer/probe.ts', '@aws-sdk/client-dynamodb'],
+    ['functions/examples/subscribers/probe.ts', 'whatsapp-webhook-dedup/handlers'],
     ['lib/probe.ts', '../contract/environment.ts'],
     ['lib/probe.ts', 'aws-cdk-lib/aws-sqs'],
     ['contract/probe.ts', './metric-names.ts'],
