@@ -13,6 +13,7 @@
 import { ASSUMPTIONS } from '../../../bench/cost/stack-cost.ts';
 import { VISIBILITY_TIMEOUT_FACTOR } from '../../../contract/settings.ts';
 import { DEFAULT_RETRY_POLICY } from '../../../functions/queue/sqs-batch-sender.ts';
+import { DEFAULT_REPLAY_RATE_PER_SECOND } from '../../../ops/replay/run-replay.ts';
 
 export interface AllowedFigures {
   /** From the repository root. */
@@ -27,6 +28,11 @@ const dashboardRateReason =
   "the duplicate rate's formula as a percentage (lib/monitoring's metric math): 100 × duplicates / (fresh + duplicates)";
 
 export const CONSTANT_FIGURES: readonly AllowedFigures[] = [
+  {
+    page: 'docs/operations.md',
+    figures: [`${DEFAULT_REPLAY_RATE_PER_SECOND}/s`],
+    reason: "ops replay's default --rate (DEFAULT_REPLAY_RATE_PER_SECOND, ops/replay/run-replay.ts)",
+  },
   {
     page: 'docs/benchmarks.md',
     figures: ['10%', '30%', '20%'],
