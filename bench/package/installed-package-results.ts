@@ -24,10 +24,12 @@ export interface InstalledPackageResults {
   readonly userBundleBytes: LambdaBundleBytes;
   /** This repository's receiver and default consumer, bundled from its sources with the same options. */
   readonly repositoryBundleBytes: LambdaBundleBytes;
+  /** ISO time of the measurement. */
+  readonly measuredAt: string;
 }
 
 export function writeInstalledPackageResults(
-  results: InstalledPackageResults,
+  results: Omit<InstalledPackageResults, 'measuredAt'>,
   file: URL | string = RESULTS_FILE,
 ): void {
   const current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
