@@ -247,7 +247,10 @@ function report(
             .map(([field, count]) => `${field} ${count}`)
             .join(', ') || 'none',
         ],
-        ['last sent', position === undefined ? undefined : `${position.arrivedAt} (${position.deliveryId})`],
+        [
+          dry ? 'last read' : 'last sent',
+          position === undefined ? undefined : `${position.arrivedAt} (${position.deliveryId})`,
+        ],
       ]),
     ],
   );
