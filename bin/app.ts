@@ -2,11 +2,13 @@
 /**
  * CDK app. Settings come from context so that a deploy needs no code change, e.g.
  * `npx cdk deploy -c alarmTopicArn=arn:aws:sns:… -c existingSecretName=whatsapp/prod`; the subscribers come
- * from `bin/subscribers.ts`, which the local stack reads too.
+ * from `bin/subscribers.ts`, which the local stack reads too, or from the module `-c subscribers=PATH` names
+ * (`-c subscribers=bin/bot-and-crm.ts`: the example bot and CRM). It imports the package by name, as a
+ * user's app does.
  */
 import { App } from 'aws-cdk-lib';
 import { WhatsAppWebhookDedupStack } from 'whatsapp-webhook-dedup';
-import { subscribers } from './subscribers.ts';
+import { loadSubscribers } from './subscribers-module.ts';
 
 const app = new App();
 
@@ -14,6 +16,8 @@ function contextString(key: string): string | undefined {
   const value: unknown = app.node.tryGetContext(key);
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
+
+const subscribers = await loadSubscribers(contextString('subscribers'));
 
 new WhatsAppWebhookDedupStack(app, contextString('stackName') ?? 'WhatsAppWebhookDedup', {
   description:
