@@ -137,6 +137,10 @@ async function importCompiled(
         target: `node${process.versions.node.split('.')[0]}`,
         outfile,
         sourcemap: 'inline',
+        // The construct's banner (lib/defaults.ts BUNDLING): CommonJS code in the bundle gets a working require.
+        banner: {
+          js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        },
         logLevel: 'silent',
       });
     } catch (error) {

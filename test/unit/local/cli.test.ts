@@ -96,7 +96,9 @@ export const subscribers = { [Lane.Orders]: { entry: 'handlers/orders.ts', field
     write(
       'handlers/orders.ts',
       `const seen: string[] = [];
-export const webhookHandlers = { onMessage: ({ key }: { key: string }) => void seen.push(key), seen };
+// CommonJS in the project's code works as in the Lambda bundle, whose banner defines require.
+const { posix } = require('node:path');
+export const webhookHandlers = { onMessage: ({ key }: { key: string }) => void seen.push(posix.basename(key)), seen };
 `,
     );
     const loaded = await loadLocalSubscribers({
@@ -111,7 +113,7 @@ export const webhookHandlers = { onMessage: ({ key }: { key: string }) => void s
     ]);
     const module = await loaded.importModule(loaded.subscribers[0] as never);
     const handlers = module.webhookHandlers as { onMessage(context: { key: string }): void; seen: string[] };
-    handlers.onMessage({ key: 'msg:a' });
+    handlers.onMessage({ key: 'keys/msg:a' });
     expect(handlers.seen).toEqual(['msg:a']);
   });
 
