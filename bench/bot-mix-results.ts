@@ -1,8 +1,9 @@
 /** The `botMix` part of bench/results.json: per contestant and per event class, in the units AWS bills. */
+
+import { costPerMillionEvents, measuredShape, referenceShape, type StackCost } from '../tools/cost/stack-cost.ts';
 import type { BotMixContestantName, BotMixOutput } from './consumer/bot-mix-worker.ts';
 import type { EventClass } from './consumer/bot-mix-workload.ts';
 import type { ConsumerRun } from './consumer/run-once.ts';
-import { costPerMillionEvents, measuredShape, referenceShape, type StackCost } from './cost/stack-cost.ts';
 import { median, round } from './support/stats.ts';
 
 export interface BotMixContestant {
@@ -19,7 +20,7 @@ export interface BotMixContestant {
   readonly logBytesPerInvocation: number;
   readonly recordsPerSec: number;
   /**
-   * Whole stack, dollars per million distinct events (bench/cost/stack-cost.ts): measured deliveries,
+   * Whole stack, dollars per million distinct events (tools/cost/stack-cost.ts): measured deliveries,
    * invocations, capacity units and log bytes; each consumer invocation billed docs/cost.md's assumed duration.
    */
   readonly dollarsPerMillionEvents: number;

@@ -16,9 +16,10 @@
  * - whole stack below docs/cost.md's busy figure: both sides billed the same assumed consumer duration, so
  *   the consumer's share was equal by construction; replaced by a comparison at the milliseconds measured.
  */
+
+import { PRICES } from '../tools/cost/prices.ts';
 import type { BotMixContestant, BotMixResults } from './bot-mix-results.ts';
 import type { ConversationsResults } from './conversations/conversations-results.ts';
-import { PRICES } from './cost/prices.ts';
 import type { ConsumerResults, ReceiverResults } from './results.ts';
 import { median, percentile } from './support/stats.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The figures of README.md, docs/benchmarks.md, docs/cost.md and docs/receiver.md, generated from bench/results.json and
- * bench/cost/prices.ts into the pages' `<!-- generated:NAME -->` regions, so that no figure is typed by hand:
+ * tools/cost/prices.ts into the pages' `<!-- generated:NAME -->` regions, so that no figure is typed by hand:
  *
  *   npx tsx bench/results-markdown.ts            check: exits 1 and names the stale regions
  *   npx tsx bench/results-markdown.ts --write    rewrite the regions (npm run bench does it after a full run)

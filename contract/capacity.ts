@@ -58,7 +58,7 @@ export const EVENT_SOURCE_MAX_CONCURRENCY = 1_000;
 export const DEFAULT_CLAIM_WRITE_MS = 5;
 /** A handler's duration per record: one call to a downstream API in the same Region. */
 export const DEFAULT_HANDLER_MS: Readonly<Record<LaneName, number>> = { message: 50, status: 10 };
-/** The receiver's billed duration per POST, as docs/cost.md assumes (bench/cost/stack-cost.ts ASSUMPTIONS). */
+/** The receiver's billed duration per POST, as docs/cost.md assumes (tools/cost/stack-cost.ts ASSUMPTIONS). */
 export const DEFAULT_RECEIVER_MS = 40;
 /** Active conversations: those whose customer wrote within this many seconds (they bound the FIFO lane). */
 export const ACTIVE_CONVERSATION_SECONDS = 60;

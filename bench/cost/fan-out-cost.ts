@@ -13,8 +13,8 @@
  *   per subscriber what each subscriber then spends on its own copy: the SQS receive and delete of its event
  *                 source, its consumer Lambda, its DynamoDB writes, its logs.
  */
-import { PRICES } from './prices.ts';
-import { costPerMillionEvents, referenceShape, type TrafficShape } from './stack-cost.ts';
+import { PRICES } from '../../tools/cost/prices.ts';
+import { costPerMillionEvents, referenceShape, type TrafficShape } from '../../tools/cost/stack-cost.ts';
 
 export const FAN_OUT_MECHANISMS = ['receiverSends', 'snsTopic'] as const;
 export type FanOutMechanism = (typeof FAN_OUT_MECHANISMS)[number];

@@ -19,8 +19,8 @@
  * log volume (stack-cost.ts ASSUMPTIONS: a single record as quiet, a batch of 10 as busy).
  */
 import { DEFAULT_CONSUMER_MEMORY_MB } from '../../lib/defaults.ts';
-import { PRICES } from './prices.ts';
-import { ASSUMPTIONS, costPerMillionEvents, referenceShape } from './stack-cost.ts';
+import { PRICES } from '../../tools/cost/prices.ts';
+import { ASSUMPTIONS, costPerMillionEvents, referenceShape } from '../../tools/cost/stack-cost.ts';
 
 export const LANE_TRAFFIC = ['quiet', 'busy'] as const;
 export type LaneTraffic = (typeof LANE_TRAFFIC)[number];

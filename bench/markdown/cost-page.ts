@@ -3,6 +3,15 @@
  * fixed costs.
  */
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../lib/defaults.ts';
+import {
+  FREE_TIERS,
+  PRICE_REGION,
+  PRICE_SOURCES,
+  PRICES,
+  PRICES_COLLECTED_ON,
+  SNS_PRICES_COLLECTED_ON,
+} from '../../tools/cost/prices.ts';
+import { ASSUMPTIONS, costPerMillionEvents, referenceShape, type StackCost } from '../../tools/cost/stack-cost.ts';
 import { dollars, markdownTable, n, wrap, wrapItem } from '../../tools/markdown/table.ts';
 import type { BotMixContestant } from '../bot-mix-results.ts';
 import {
@@ -12,15 +21,6 @@ import {
   laneCostRows,
   type QueueLayout,
 } from '../cost/lane-cost.ts';
-import {
-  FREE_TIERS,
-  PRICE_REGION,
-  PRICE_SOURCES,
-  PRICES,
-  PRICES_COLLECTED_ON,
-  SNS_PRICES_COLLECTED_ON,
-} from '../cost/prices.ts';
-import { ASSUMPTIONS, costPerMillionEvents, referenceShape, type StackCost } from '../cost/stack-cost.ts';
 import type { ResultsFile } from '../results.ts';
 import { fanOutRegion } from './fan-out-table.ts';
 
@@ -42,7 +42,7 @@ export function pricesRegion(): string {
   const p = PRICES;
   return [
     wrap(
-      `Collected on **${PRICES_COLLECTED_ON}**, ${PRICE_REGION}, from \`bench/cost/prices.ts\`, the one module both this page and \`npm run bench\` read.`,
+      `Collected on **${PRICES_COLLECTED_ON}**, ${PRICE_REGION}, from \`tools/cost/prices.ts\`, the one module both this page and \`npm run bench\` read.`,
     ),
     '',
     markdownTable(

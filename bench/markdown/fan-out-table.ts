@@ -3,6 +3,8 @@
  * one number"): both regions come from `fanOutTable`, so the two pages cannot show different figures.
  */
 
+import { PRICES } from '../../tools/cost/prices.ts';
+import { ASSUMPTIONS, referenceShape } from '../../tools/cost/stack-cost.ts';
 import { dollars, markdownTable, n, wrap, wrapItem } from '../../tools/markdown/table.ts';
 import {
   FAN_OUT_SUBSCRIBER_COUNTS,
@@ -11,8 +13,6 @@ import {
   sharedCostPerMillion,
   subscriberCostPerMillion,
 } from '../cost/fan-out-cost.ts';
-import { PRICES } from '../cost/prices.ts';
-import { ASSUMPTIONS, referenceShape } from '../cost/stack-cost.ts';
 
 const BUSY = referenceShape('busy');
 const plus = (value: number) => `+${dollars(value)}`;

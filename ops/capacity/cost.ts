@@ -1,11 +1,12 @@
 /**
- * What the peak costs while it lasts, from the price table docs/cost.md uses (bench/cost/prices.ts) and its
- * assumed log volumes (bench/cost/stack-cost.ts ASSUMPTIONS): per hour, and per month were it to last all month.
+ * What the peak costs while it lasts, from the price table docs/cost.md uses (tools/cost/prices.ts) and its
+ * assumed log volumes (tools/cost/stack-cost.ts ASSUMPTIONS): per hour, and per month were it to last all month.
  */
-import { PRICES } from '../../bench/cost/prices.ts';
-import { ASSUMPTIONS } from '../../bench/cost/stack-cost.ts';
+
 import { type CapacityPlan, DEFAULT_RECEIVER_MS } from '../../contract/capacity.ts';
 import { DEFAULT_RECEIVER_MEMORY_MB } from '../../lib/defaults.ts';
+import { PRICES } from '../../tools/cost/prices.ts';
+import { ASSUMPTIONS } from '../../tools/cost/stack-cost.ts';
 import type { PlannedPipeline } from './pipeline.ts';
 
 /** AWS prices a month as 730 hours. https://aws.amazon.com/lambda/pricing/ */

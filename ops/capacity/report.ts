@@ -181,7 +181,7 @@ export function reportMarkdown(report: CapacityReport): string {
       ],
     ),
     '',
-    `**Cost at the peak** (bench/cost/prices.ts): ${money(cost.perHour.total)} per hour (API Gateway ${money(cost.perHour.apiGateway)}, receiver ${money(cost.perHour.receiver)}, SQS ${money(cost.perHour.sqs)}, consumers ${money(cost.perHour.consumers)}, DynamoDB ${money(cost.perHour.dynamoDb)}, logs ${money(cost.perHour.logs)}); ${money(cost.perMonth)} per month were the peak to last all month.`,
+    `**Cost at the peak** (tools/cost/prices.ts): ${money(cost.perHour.total)} per hour (API Gateway ${money(cost.perHour.apiGateway)}, receiver ${money(cost.perHour.receiver)}, SQS ${money(cost.perHour.sqs)}, consumers ${money(cost.perHour.consumers)}, DynamoDB ${money(cost.perHour.dynamoDb)}, logs ${money(cost.perHour.logs)}); ${money(cost.perMonth)} per month were the peak to last all month.`,
     '',
     plan.problems.length === 0
       ? '**Every limit carries this peak.**'

@@ -3,12 +3,13 @@
  * their drain, throttled writes, DLQ arrivals, duplicates absorbed, effects, dollars), its verdicts, and the
  * planner's prediction beside the simulation's figure with the reason for every difference over 20 %.
  */
-import { PRICES } from '../../../bench/cost/prices.ts';
-import { ASSUMPTIONS } from '../../../bench/cost/stack-cost.ts';
+
 import type { ExpectedPeak } from '../../../contract/capacity.ts';
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../../lib/defaults.ts';
 import { defaultPipeline } from '../../../ops/capacity/pipeline.ts';
 import { capacityReport } from '../../../ops/capacity/report.ts';
+import { PRICES } from '../../../tools/cost/prices.ts';
+import { ASSUMPTIONS } from '../../../tools/cost/stack-cost.ts';
 import { markdownTable } from '../../../tools/markdown/table.ts';
 import { backlogPeak, percentile, type ScenarioMeasures } from './measures.ts';
 import type { ScenarioName } from './scenarios.ts';

@@ -2,11 +2,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { idleMessageLanePerMonth, laneCostRows, subscriberQueueSide } from '../../../bench/cost/lane-cost.ts';
-import { PRICES } from '../../../bench/cost/prices.ts';
-import { ASSUMPTIONS } from '../../../bench/cost/stack-cost.ts';
 import { lanesRegion } from '../../../bench/markdown/cost-page.ts';
 import { readResults } from '../../../bench/results-markdown.ts';
 import { DEFAULT_CONSUMER_MEMORY_MB } from '../../../lib/defaults.ts';
+import { PRICES } from '../../../tools/cost/prices.ts';
+import { ASSUMPTIONS } from '../../../tools/cost/stack-cost.ts';
 import { readRegion } from '../../../tools/markdown/regions.ts';
 
 const mix = { messageShare: 0.25, deliveriesPerEvent: 1 };

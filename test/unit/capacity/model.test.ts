@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ASSUMPTIONS } from '../../../bench/cost/stack-cost.ts';
 import {
   type CapacityPipeline,
   type CapacitySubscriber,
@@ -14,6 +13,7 @@ import {
 import { resolveSettings } from '../../../contract/settings.ts';
 import { DEFAULT_THROTTLING_BURST_LIMIT, DEFAULT_THROTTLING_RATE_LIMIT } from '../../../lib/defaults.ts';
 import { defaultPipeline } from '../../../ops/capacity/pipeline.ts';
+import { ASSUMPTIONS } from '../../../tools/cost/stack-cost.ts';
 
 const CLAIM_MS = 5;
 

@@ -10,10 +10,10 @@
  *   Remove an entry once its page has the region; an entry whose figures are gone from the page fails.
  */
 
-import { ASSUMPTIONS } from '../../../bench/cost/stack-cost.ts';
 import { VISIBILITY_TIMEOUT_FACTOR } from '../../../contract/settings.ts';
 import { DEFAULT_RETRY_POLICY } from '../../../functions/queue/sqs-batch-sender.ts';
 import { DEFAULT_REPLAY_RATE_PER_SECOND } from '../../../ops/replay/run-replay.ts';
+import { ASSUMPTIONS } from '../../../tools/cost/stack-cost.ts';
 
 export interface AllowedFigures {
   /** From the repository root. */
@@ -55,7 +55,7 @@ export const CONSTANT_FIGURES: readonly AllowedFigures[] = [
     page: 'docs/benchmarks.md',
     figures: [`${ASSUMPTIONS.busy.consumerMs} ms`],
     reason:
-      "cost.md's assumed consumer duration per batch (ASSUMPTIONS.busy.consumerMs, bench/cost/stack-cost.ts)",
+      "cost.md's assumed consumer duration per batch (ASSUMPTIONS.busy.consumerMs, tools/cost/stack-cost.ts)",
   },
   {
     page: 'docs/cost.md',

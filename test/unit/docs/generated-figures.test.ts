@@ -18,8 +18,6 @@ import {
   fanOutCost,
   subscriberCostPerMillion,
 } from '../../../bench/cost/fan-out-cost.ts';
-import { PRICES } from '../../../bench/cost/prices.ts';
-import { costPerMillionEvents, referenceShape } from '../../../bench/cost/stack-cost.ts';
 import { GOALS, goals, judgeGoals } from '../../../bench/goals.ts';
 import { fanOutTable } from '../../../bench/markdown/fan-out-table.ts';
 import {
@@ -38,6 +36,8 @@ import {
 } from '../../../local/retry-budget-markdown.ts';
 import { runRegions } from '../../../local/run-regions.ts';
 import { capacityRegions } from '../../../ops/capacity/capacity-markdown.ts';
+import { PRICES } from '../../../tools/cost/prices.ts';
+import { costPerMillionEvents, referenceShape } from '../../../tools/cost/stack-cost.ts';
 import { readRegion } from '../../../tools/markdown/regions.ts';
 import { dollars, times } from '../../../tools/markdown/table.ts';
 import {
