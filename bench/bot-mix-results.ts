@@ -1,6 +1,11 @@
 /** The `botMix` part of bench/results.json: per contestant and per event class, in the units AWS bills. */
 
-import { costPerMillionEvents, measuredShape, referenceShape, type StackCost } from '../tools/cost/stack-cost.ts';
+import {
+  costPerMillionEvents,
+  measuredShape,
+  referenceShape,
+  type StackCost,
+} from '../tools/cost/stack-cost.ts';
 import type { BotMixContestantName, BotMixOutput } from './consumer/bot-mix-worker.ts';
 import type { EventClass } from './consumer/bot-mix-workload.ts';
 import type { ConsumerRun } from './consumer/run-once.ts';
