@@ -37,9 +37,10 @@ export type SubscriberSettingsInput = Omit<PipelineSettingsInput, PipelineOnlySe
 
 export interface SubscriberDefinition {
   /**
-   * Path of the subscriber's module, from the CDK app's directory (where `cdk synth` and `start` run) or absolute. It exports `webhookHandlers` (from
-   * `defineWebhookHandlers`) and `handler` (the consumer Lambda over them, `createConsumerFromEnv(webhookHandlers)`):
-   * the construct bundles it as the subscriber's Lambda entry, the local stack imports its handlers.
+   * Path of the subscriber's module, from the CDK app's directory (where `cdk synth` and `start` run) or
+   * absolute. It exports `webhookHandlers` (from `defineWebhookHandlers`) and `handler` (the consumer Lambda
+   * over them, `createConsumerFromEnv(webhookHandlers)`): the construct bundles it as the subscriber's Lambda
+   * entry, the local stack imports its handlers.
    */
   readonly entry: string;
   /**
