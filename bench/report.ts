@@ -1,6 +1,6 @@
 /** The table `npm run bench` prints. */
 import { CONTESTANT_LABELS, CONTESTANTS } from './consumer/contestant-names.ts';
-import type { BenchResults } from './run.ts';
+import type { BenchResults } from './results.ts';
 
 function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((header, i) =>

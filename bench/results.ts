@@ -348,6 +348,21 @@ export function summarizeEndToEnd(result: EndToEndResult): EndToEndResult {
   };
 }
 
+/** Results as `npm run bench` gathers them, part by part (a `--only` run fills some). */
+export interface BenchResults {
+  consumer?: ConsumerResults;
+  botMix?: BotMixResults;
+  receiver?: ReceiverResults;
+  bundles?: BundlesResults;
+  endToEnd?: EndToEndResult;
+  conversations?: ConversationsResults;
+  /** `npm run test:package` measures it; the bench only carries it over. */
+  installedPackage?: InstalledPackageResults;
+  goals: Record<string, boolean | null>;
+  machine: Record<string, unknown>;
+  run: Record<string, unknown>;
+}
+
 /** bench/results.json as a complete `npm run bench` writes it. */
 export interface ResultsFile {
   readonly consumer: ConsumerResults;

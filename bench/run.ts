@@ -41,10 +41,10 @@ import type { ConversationsResults } from './conversations/conversations-results
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import { runEndToEnd } from './end-to-end/end-to-end.ts';
 import { goals } from './goals.ts';
-import type { InstalledPackageResults } from './package/installed-package-results.ts';
 import type { ReceiverBenchInput, ReceiverBenchOutput } from './receiver/worker.ts';
 import { formatReport } from './report.ts';
 import {
+  type BenchResults,
   type BundlesResults,
   type ConsumerResults,
   type ReceiverResults,
@@ -62,20 +62,6 @@ type Part = (typeof PARTS)[number];
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const OUT_DIR = join(BENCH_DIR, 'out');
-
-export interface BenchResults {
-  consumer?: ConsumerResults;
-  botMix?: BotMixResults;
-  receiver?: ReceiverResults;
-  bundles?: BundlesResults;
-  endToEnd?: EndToEndResult;
-  conversations?: ConversationsResults;
-  /** `npm run test:package` measures it; the bench only carries it over. */
-  installedPackage?: InstalledPackageResults;
-  goals: Record<string, boolean | null>;
-  machine: Record<string, unknown>;
-  run: Record<string, unknown>;
-}
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
