@@ -120,7 +120,8 @@ describe('the package, installed in a CDK app of its own', () => {
   it('ships compiled ESM with declarations only: no TypeScript source, no repository path', () => {
     const shipped = packed.files.filter((file) => file !== 'package.json' && file !== 'README.md');
     expect(shipped.length).toBeGreaterThan(20);
-    expect(shipped.filter((file) => !file.startsWith('dist/'))).toEqual([]);
+    // Beside dist/, only the emulator patch the bin's local stack applies (local/emulators/fauxqs-patch.ts).
+    expect(shipped.filter((file) => !file.startsWith('dist/'))).toEqual(['patches/fauxqs+1.9.2.patch']);
     expect(shipped.filter((file) => /(?<!\.d)\.ts$/.test(file))).toEqual([]);
     expect(shipped).toEqual(
       expect.arrayContaining([
@@ -129,6 +130,7 @@ describe('the package, installed in a CDK app of its own', () => {
         'dist/functions/handlers.js',
         'dist/functions/receiver.js',
         'dist/functions/consumer.js',
+        'dist/local/cli/main.js',
       ]),
     );
   });
