@@ -50,11 +50,11 @@ function ops(appSecret: string, ...args: string[]): Promise<Run> {
   });
 }
 
-async function setWebhookFault(mode: 'up' | 'error'): Promise<void> {
+async function setFaults(faults: object): Promise<void> {
   const response = await fetch(`${stack.url}/local/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ webhook: { mode } }),
+    body: JSON.stringify(faults),
   });
   expect(response.status).toBe(200);
 }
@@ -120,7 +120,7 @@ describe('npm run ops -- smoke, against the local stack', () => {
     expect(result.stdout).toMatch(/^alarms: none \(the local stack has no CloudWatch alarms\)$/m);
   });
 
-  it('fails with the reason when the app secret is wrong (401), and nothing is claimed', async () => {
+  it('fails with the reason when the app secret is wrong (401), printing no result', async () => {
     const result = await ops('not-the-stack-secret', 'smoke', '--timeout', '5');
 
     expectFailure(result, /refused the signature \(401\).*app secret/);
@@ -128,14 +128,14 @@ describe('npm run ops -- smoke, against the local stack', () => {
   });
 
   it('fails with the reason when the receiver answers 5xx', async () => {
-    await setWebhookFault('error');
+    await setFaults({ webhook: { mode: 'error' } });
     try {
       expectFailure(
         await ops(SECRET, 'smoke', '--timeout', '5'),
         /answered 503: the receiver could not enqueue/,
       );
     } finally {
-      await setWebhookFault('up');
+      await setFaults({ webhook: { mode: 'up' } });
     }
   });
 
@@ -143,11 +143,12 @@ describe('npm run ops -- smoke, against the local stack', () => {
     const paused = await ops(SECRET, '--subscriber', 'bot', 'pause');
     expect(paused.code).toBe(0);
     try {
-      const result = await ops(SECRET, '--json', 'smoke', '--timeout', '3');
+      // Long enough for crm to be done on a loaded machine; bot, paused, never claims.
+      const result = await ops(SECRET, '--json', 'smoke', '--timeout', '6');
 
       expectFailure(
         result,
-        /2 of 4 claims not done after 3 s; bot \(message lane, msg:wamid\.SMOKE_TEST\.[^)]+\): never claimed/,
+        /2 of 4 claims not done after 6 s; bot \(message lane, msg:wamid\.SMOKE_TEST\.[^)]+\): never claimed/,
       );
       const smoke = JSON.parse(result.stdout) as SmokeResult;
       expect(smoke.ok).toBe(false);
@@ -159,6 +160,24 @@ describe('npm run ops -- smoke, against the local stack', () => {
       ).toEqual(['done', 'done']);
     } finally {
       expect((await ops(SECRET, '--subscriber', 'bot', 'resume')).code).toBe(0);
+    }
+  });
+
+  it('fails saying the claims are still in flight when the handlers outlast the timeout', async () => {
+    // Every local handler now takes 8 s: the claims are taken, their leases running, when ops gives up.
+    await setFaults({ effect: { delayMs: 8000, distribution: 'fixed' } });
+    try {
+      // Claimed within 4 s, done only after 8 s: room for a loaded machine either way.
+      const result = await ops(SECRET, '--json', 'smoke', '--timeout', '4');
+
+      expectFailure(
+        result,
+        /4 of 4 claims not done after 4 s; bot \(message lane, [^)]+\): claim still in flight/,
+      );
+      const smoke = JSON.parse(result.stdout) as SmokeResult;
+      expect(new Set(smoke.subscribers.map((outcome) => outcome.status))).toEqual(new Set(['in-flight']));
+    } finally {
+      await setFaults({ effect: { delayMs: 0, distribution: 'fixed' } });
     }
   });
 });
