@@ -4,7 +4,7 @@
  * token come from the stack (its `WebhookUrl` output and its secret), the fields from its subscribers (the
  * union of what they want). The access token is read at run time and never printed (docs/operations.md).
  */
-import { wantedWebhookFields } from '../../contract/meta-webhook-fields.ts';
+import { WHATSAPP_WEBHOOK_FIELDS, wantedWebhookFields } from '../../contract/meta-webhook-fields.ts';
 import { OpsError } from '../errors.ts';
 import { GraphClient } from '../meta/graph-client.ts';
 import { GraphApiError } from '../meta/graph-errors.ts';
@@ -34,6 +34,13 @@ export function metaSubscribeCommand(
       );
     }
     const wanted = wantedFields(context);
+    const offered: readonly string[] = WHATSAPP_WEBHOOK_FIELDS;
+    const unknown = wanted.filter((field) => !offered.includes(field));
+    if (options.fields === undefined && unknown.length > 0) {
+      throw new OpsError(
+        `the subscribers want ${unknown.join(', ')}, which Meta does not offer for whatsapp_business_account (contract/meta-webhook-fields.ts): fix their fields, or give --fields`,
+      );
+    }
     const fields = options.fields ?? wanted;
     const leftOut = wanted.filter((field) => !fields.includes(field));
     if (leftOut.length > 0) {

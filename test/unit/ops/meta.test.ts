@@ -164,6 +164,13 @@ describe('meta subscribe', () => {
     expect(graph.requests[0]?.form.fields?.split(',')).toEqual([...WHATSAPP_WEBHOOK_FIELDS].sort());
   });
 
+  it('refuses a subscriber field Meta does not offer, before calling Meta', async () => {
+    const message = await failure(run([subscriber('bot', ['messages', 'statuses'])]).subscribe());
+
+    expect(message).toMatch(/the subscribers want statuses, which Meta does not offer/);
+    expect(graph.requests).toEqual([]);
+  });
+
   it('--override sets the stack as the WABA callback, with the verify token; --fields replaces the union', async () => {
     const { subscribe, stderr } = run();
     await subscribe(['--waba', WABA_ID, '--override', '--fields', 'messages']);
