@@ -135,7 +135,7 @@ async function failure(promise: Promise<void>): Promise<string> {
 
 describe('meta subscribe', () => {
   it('subscribes the app with the stack URL, verify token and the union of the fields, token in the header', async () => {
-    const { subscribe, stdout } = run();
+    const { subscribe, stdout, output } = run();
     await subscribe(['--waba', WABA_ID]);
 
     expect(graph.requests.map(({ method, path }) => `${method} ${path}`)).toEqual([
@@ -156,6 +156,8 @@ describe('meta subscribe', () => {
       expect(Object.keys(request.form)).not.toContain('access_token');
     }
     expect(stdout.join('')).toMatch(/^fields +account_update, messages$/m);
+    expect(output()).not.toContain(TOKEN);
+    expect(output()).not.toContain(VERIFY_TOKEN);
   });
 
   it('a subscriber without a field filter means every field Meta offers', async () => {
