@@ -67,13 +67,11 @@ export class EventSource {
     return this.#pollers;
   }
 
-  start(): void {
-    for (
-      let index = 0;
-      index < Math.min(EVENT_SOURCE_INITIAL_CONCURRENCY, this.#options.maxConcurrency);
-      index++
-    )
-      this.#addPoller();
+  /** `scaled`: the traffic has been running, and the source has already scaled to its `maxConcurrency`. */
+  start(options: { scaled?: boolean } = {}): void {
+    const { maxConcurrency } = this.#options;
+    const initial = options.scaled === true ? maxConcurrency : EVENT_SOURCE_INITIAL_CONCURRENCY;
+    for (let index = 0; index < Math.min(initial, maxConcurrency); index++) this.#addPoller();
     this.#scaleLater();
   }
 

@@ -88,6 +88,11 @@ export interface ScenarioMeasures {
     readonly consumerMs: number;
     readonly statusInvocations: number;
     readonly messageInvocations: number;
+    readonly statusRecords: number;
+    readonly messageRecords: number;
+    /** Virtual ms each lane's invocations took, in all. */
+    readonly statusMs: number;
+    readonly messageMs: number;
   };
   readonly sqsRequests: { readonly standard: number; readonly fifo: number };
   readonly trafficMs: number;

@@ -353,7 +353,8 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
     if (engine.now < SIMULATION_START_MS + config.trafficMs + config.drainLimitMs) engine.after(1000, sample);
   };
   engine.after(0, sample);
-  for (const source of sources) source.start();
+  // Warmed-up traffic has been running: its event sources have scaled already.
+  for (const source of sources) source.start({ scaled: (config.warmUpMs ?? 0) > 0 });
   const quiet = () =>
     engine.now > trafficEnds &&
     sender.counts.pending === 0 &&
@@ -407,6 +408,10 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
       consumerMs: statusSource.invocationMs + messageSource.invocationMs,
       statusInvocations: statusSource.invocations,
       messageInvocations: messageSource.invocations,
+      statusRecords: statusSource.records,
+      messageRecords: messageSource.records,
+      statusMs: statusSource.invocationMs,
+      messageMs: messageSource.invocationMs,
     },
     sqsRequests: {
       standard: sqsService.requests.standard + statusSource.invocations * 2,
