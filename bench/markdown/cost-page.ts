@@ -25,9 +25,9 @@ import type { ResultsFile } from '../results.ts';
 import { fanOutRegion } from './fan-out-table.ts';
 
 /** Alarm metrics of the default stack; test/infra/monitoring.test.ts checks the number against the template. */
-export const ALARM_METRICS = 38;
+export const ALARM_METRICS = 41;
 const ALARM_BREAKDOWN =
-  '12 single-metric alarms + 12 metric-math alarms (duplicate rate and handler error rate read 6 metrics each, claim-table throttles and system errors 3 each, the other eight 1 each: signature rejections, DLQ, message-lane DLQ and quarantine growth, completion and claim failures, redeliveries not scheduled, the message wait)';
+  '15 single-metric alarms (three of them the archive’s) + 12 metric-math alarms (duplicate rate and handler error rate read 6 metrics each, claim-table throttles and system errors 3 each, the other eight 1 each: signature rejections, DLQ, message-lane DLQ and quarantine growth, completion and claim failures, redeliveries not scheduled, the message wait)';
 /**
  * Alarm metrics each subscriber beyond the first adds (its own queue, DLQ, consumer and handler alarms);
  * test/infra/subscribers.test.ts checks the number against a three-subscriber template.

@@ -52,6 +52,10 @@ const DEFAULT_ALARMS = [
   'MessageConsumerThrottles',
   'MessageEventWaitTime',
   'MessageOldestMessageAge',
+  // The delivery archive's (lib/monitoring/archive-alarms.ts, in the child `Archive`).
+  'ArchiveArchiverErrors',
+  'ArchiveArchiveBacklog',
+  'ArchiveArchiveDeadLetterQueueNotEmpty',
 ] as const;
 
 interface AlarmQuery {
@@ -115,7 +119,7 @@ describe('default alarms', () => {
     tableId = logicalIdStartingWith(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
   });
 
-  it('are the twenty-four listed, each saying what to do, none breaching on missing data', () => {
+  it('are the twenty-seven listed, each saying what to do, none breaching on missing data', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', DEFAULT_ALARMS.length);
     for (const id of DEFAULT_ALARMS) {
       const alarm = alarmProperties(template, id);

@@ -147,15 +147,16 @@ describe('custom props', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
     });
-    // Receiver, both lanes' consumers, API access.
-    template.resourceCountIs('AWS::Logs::LogGroup', 4);
+    // Receiver, both lanes' consumers, the archiver, API access.
+    template.resourceCountIs('AWS::Logs::LogGroup', 5);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
     template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'whatsapp-webhooks' });
   });
 
   it('use the alarm thresholds and notify the SNS topic on alarm and on recovery', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(24);
+    // The pipeline's and the default subscriber's, and the archive's three.
+    expect(alarms).toHaveLength(27);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([TOPIC_ARN]);
       expect(alarm.Properties.OKActions).toEqual([TOPIC_ARN]);
@@ -192,7 +193,7 @@ describe('custom props', () => {
       const withTopic = Template.fromStack(stack);
       const topicId = logicalIdStartingWith(withTopic, 'AWS::SNS::Topic', 'Ops');
       const alarms = Object.values(withTopic.findResources('AWS::CloudWatch::Alarm'));
-      expect(alarms).toHaveLength(24);
+      expect(alarms).toHaveLength(27);
       for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
     },
     SYNTH_TIMEOUT_MS,

@@ -187,8 +187,8 @@ describe('Lambda functions', () => {
     }
   });
 
-  it('log into four log groups (receiver, both lanes’ consumers, API access) with a retention', () => {
-    template.resourceCountIs('AWS::Logs::LogGroup', 4);
+  it('log into five log groups (receiver, both lanes’ consumers, archiver, API access) with a retention', () => {
+    template.resourceCountIs('AWS::Logs::LogGroup', 5);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 });
@@ -248,7 +248,8 @@ describe('SQS', () => {
   });
 
   it('quarantine queue: SSE, same maximum size, 14 days, no redrive policy, and no queue redrives into it', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 5);
+    // Two lanes and their DLQs, the quarantine queue, the archive queue and its DLQ (archive.test.ts).
+    template.resourceCountIs('AWS::SQS::Queue', 7);
     const quarantine = template.findResources('AWS::SQS::Queue')[quarantineId];
     expect(quarantine?.Properties).toEqual({
       SqsManagedSseEnabled: true,
@@ -279,7 +280,8 @@ describe('SQS', () => {
   });
 
   it('the message lane mapping: at most 10 records, no batching window (FIFO), reports batch item failures, caps concurrency', () => {
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    // Both lanes' and the archiver's (archive.test.ts).
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
     const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).find(
       (resource) => resource.Properties.EventSourceArn['Fn::GetAtt'][0] === messageQueueId,
     );
@@ -353,7 +355,7 @@ describe('IAM: least privilege', () => {
     }
   });
 
-  it('the receiver may send to the delivery and quarantine queues, read the secret and write its logs: nothing else', () => {
+  it('the receiver may send to the delivery, quarantine and archive queues, read the secret and write its logs: nothing else', () => {
     const statements = statementsOfRole(template, 'WebhookReceiverRole');
     const actions = statements.flatMap(actionsOf).sort();
     expect(actions).toEqual([
@@ -368,6 +370,7 @@ describe('IAM: least privilege', () => {
       { 'Fn::GetAtt': [queueId, 'Arn'] },
       { 'Fn::GetAtt': [messageQueueId, 'Arn'] },
       { 'Fn::GetAtt': [quarantineId, 'Arn'] },
+      { 'Fn::GetAtt': [logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookArchiveQueue'), 'Arn'] },
     ]);
     const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
     expect(secret?.Resource).toEqual({ Ref: secretId });
@@ -469,8 +472,8 @@ describe('Monitoring', () => {
       JSON.stringify(alarm.Properties).includes(`"MetricName":"${metricName}"`),
     );
 
-  it('creates the twenty-four alarms, none with actions by default (monitoring.test.ts checks each)', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 24);
+  it('creates the twenty-seven alarms, none with actions by default (monitoring.test.ts and archive.test.ts check each)', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 27);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
       expect(alarm.Properties.AlarmActions).toBeUndefined();
       expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
@@ -679,6 +682,7 @@ describe('Outputs', () => {
       'WebhookMessageConsumer',
     );
     template.hasOutput(keys.messageEventSourceMappingId, { Value: { Ref: messageMappingId } });
-    expect(Object.keys(template.toJSON().Outputs)).toHaveLength(15);
+    // And the archive bucket's (archive.test.ts).
+    expect(Object.keys(template.toJSON().Outputs)).toHaveLength(16);
   });
 });

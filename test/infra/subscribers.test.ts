@@ -31,6 +31,14 @@ import { actionsOf, type Statement, statementsOfRole, synthStack } from '../supp
 import LOGICAL_IDS_BEFORE_LANES from './fixtures/logical-ids-before-lanes.json' with { type: 'json' };
 import { constructConcurrency, plannedSizing } from './sizing.ts';
 
+/**
+ * The delivery archive's resources, added beside everything else in their own scope (`Archive`, and
+ * `Monitoring/Archive` for its alarms) and checked by archive.test.ts; a subscriber named `archive` is
+ * `SubscriberArchive`.
+ */
+const ARCHIVE_RESOURCE = /^Webhook(Monitoring)?Archive/;
+const ARCHIVE_ALARMS = 3;
+
 const ENTRY = 'functions/consumer.ts';
 const BOT_ENTRY = 'functions/examples/subscribers/bot.ts';
 const CRM_ENTRY = 'functions/examples/subscribers/crm.ts';
@@ -205,10 +213,11 @@ describe('three subscribers', () => {
   const of = (name: string) => ids[name] as Ids;
 
   it('synthesise per subscriber two lanes (queue, DLQ, consumer, mapping each), one quarantine queue and one receiver', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 13);
-    template.resourceCountIs('AWS::Lambda::Function', 7);
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 6);
-    template.resourceCountIs('AWS::Logs::LogGroup', 8);
+    // And the delivery archive's queue, DLQ, archiver, mapping and log group (archive.test.ts).
+    template.resourceCountIs('AWS::SQS::Queue', 13 + 2);
+    template.resourceCountIs('AWS::Lambda::Function', 7 + 1);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 6 + 1);
+    template.resourceCountIs('AWS::Logs::LogGroup', 8 + 1);
     // None at the root ids of the single-subscriber stack: no subscriber is called `default`.
     expect(
       Object.keys(template.findResources('AWS::SQS::Queue')).some((id) => /^WebhookDeliveryQueue/.test(id)),
@@ -373,7 +382,8 @@ describe('three subscribers', () => {
         arn(quarantineId),
       ]),
     );
-    expect(send[0]?.Resource).toHaveLength(7);
+    // And the archive queue (archive.test.ts).
+    expect(send[0]?.Resource).toHaveLength(7 + 1);
   });
 
   it('confine a namespaced subscriber’s consumers (both lanes) to keys starting with its namespace', () => {
@@ -447,7 +457,7 @@ describe('three subscribers', () => {
   it('create each subscriber’s alarms on its own resources and metrics, the pipeline’s once', () => {
     template.resourceCountIs(
       'AWS::CloudWatch::Alarm',
-      3 * (SUBSCRIBER_ALARMS.length + MESSAGE_LANE_ALARMS.length) + PIPELINE_ALARMS.length,
+      3 * (SUBSCRIBER_ALARMS.length + MESSAGE_LANE_ALARMS.length) + PIPELINE_ALARMS.length + ARCHIVE_ALARMS,
     );
     for (const alarm of PIPELINE_ALARMS)
       idOf(template, 'AWS::CloudWatch::Alarm', `WebhookMonitoring${alarm}`);
@@ -642,8 +652,8 @@ describe('a subscriber named default beside new ones', () => {
     });
     const present = new Set(Object.keys(template.toJSON().Resources));
     expect(LOGICAL_IDS_BEFORE_SUBSCRIBERS.filter((id) => !present.has(id))).toEqual([]);
-    // Each with its two lanes.
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
+    // Each with its two lanes, and the archiver's.
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 4 + 1);
     idOf(template, 'AWS::SQS::Queue', 'WebhookSubscriberCrmDeliveryQueue');
   });
 });
@@ -659,7 +669,7 @@ describe('without subscribers', () => {
     expect(LOGICAL_IDS_BEFORE_SUBSCRIBERS.filter((id) => !present.includes(id))).toEqual([]);
     expect(
       present
-        .filter((id) => !LOGICAL_IDS_BEFORE_SUBSCRIBERS.includes(id))
+        .filter((id) => !LOGICAL_IDS_BEFORE_SUBSCRIBERS.includes(id) && !ARCHIVE_RESOURCE.test(id))
         .map((id) => id.replace(HASHES, ''))
         .sort(),
     ).toEqual([
@@ -693,7 +703,7 @@ describe('without subscribers', () => {
     expect(Object.entries(before).filter(([id, type]) => now[id] !== type)).toEqual([]);
     expect(
       Object.keys(now)
-        .filter((id) => !(id in before))
+        .filter((id) => !(id in before) && !ARCHIVE_RESOURCE.test(id))
         .map((id) => `${now[id]} ${id.replace(HASHES, '')}`)
         .sort(),
     ).toEqual([
@@ -725,7 +735,7 @@ describe('three subscribers, upgraded to lanes', () => {
     const now = typesById(synthStack({ pipeline: { subscribers: THREE } }).template);
     const before = LOGICAL_IDS_BEFORE_LANES.three as Record<string, string>;
     expect(Object.entries(before).filter(([id, type]) => now[id] !== type)).toEqual([]);
-    const added = Object.keys(now).filter((id) => !(id in before));
+    const added = Object.keys(now).filter((id) => !(id in before) && !ARCHIVE_RESOURCE.test(id));
     for (const part of ['Bot', 'Crm', 'Archive']) {
       const mine = added.filter(
         (id) =>
@@ -772,8 +782,9 @@ describe('a subscriber without messages beside one with them', () => {
     expect(ids.filter((id) => /^WebhookSubscriberTemplatesMessage/.test(id))).toEqual([]);
     expect(ids.filter((id) => /^WebhookMonitoringSubscriberTemplatesMessage/.test(id))).toEqual([]);
     expect(ids.filter((id) => /^WebhookSubscriberBotMessageQueue[0-9A-F]{8}$/.test(id))).toHaveLength(1);
-    template.resourceCountIs('AWS::Lambda::Function', 4);
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+    // And the archiver.
+    template.resourceCountIs('AWS::Lambda::Function', 4 + 1);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3 + 1);
     idOf(template, 'AWS::CloudWatch::Alarm', 'WebhookMonitoringSubscriberTemplatesRedeliveriesNotScheduled');
     const outputs = template.toJSON().Outputs as Record<string, unknown>;
     const keys = subscriberOutputKeys('templates');
