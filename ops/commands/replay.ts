@@ -24,6 +24,7 @@ import { defaultCursorDirectory, ReplayCursorStore } from '../replay/replay-curs
 import { ReplayProgress } from '../replay/replay-progress.ts';
 import { resolveReplayRange } from '../replay/replay-range.ts';
 import {
+  emptyCounts,
   type ReplayCounts,
   ReplayFailedError,
   type ReplayResult,
@@ -115,8 +116,11 @@ export async function replayCommand(context: CommandContext, args: ReplayArgumen
         dryRun: args.dryRun,
         ratePerSecond: args.ratePerSecond,
         maxDeliveries: args.maxDeliveries,
+        // A dry run after an interruption counts what the next run would do: from the cursor, from zero.
         resumeFrom:
-          saved?.position === undefined ? undefined : { position: saved.position, counts: saved.counts },
+          saved?.position === undefined
+            ? undefined
+            : { position: saved.position, counts: args.dryRun ? emptyCounts() : saved.counts },
         startedAtMs,
       },
       archivedBodyBytes,

@@ -52,6 +52,14 @@ interface Run {
 
 /** `npm run ops -- --local <stack> ARGS`, in this process (the stack runs in its own). */
 async function ops(...args: string[]): Promise<Run> {
+  return opsWith({}, ...args);
+}
+
+/** `ops` with the wait between paced sends replaced (a test's interruption). */
+async function opsWith(
+  dependencies: { readonly sleep?: (ms: number) => Promise<void> },
+  ...args: string[]
+): Promise<Run> {
   let stdout = '';
   let stderr = '';
   const code = await runOps(
@@ -60,7 +68,7 @@ async function ops(...args: string[]): Promise<Run> {
       stdout: { write: (text: string) => (stdout += text) },
       stderr: { write: (text: string) => (stderr += text) },
     },
-    { resolveTarget: withTestArchive },
+    { resolveTarget: withTestArchive, ...dependencies },
   );
   return { code, stdout, stderr };
 }
@@ -241,6 +249,33 @@ describe('npm run ops -- replay, against the local stack', () => {
 
     // Complete: the cursor is gone, so the same command replays the whole range again (all duplicates).
     expect((await replayJson(...range)).keys).toMatchObject({ total: 10, done: 10 });
+    expect(await effects('crm', keys)).toEqual(keys.map(() => 1));
+  });
+});
+
+describe('npm run ops -- replay, interrupted', () => {
+  it('dies between two sends, and the same command continues after the last delivery sent, nothing effected twice', async () => {
+    const { records, keys } = deliveries('third', 4, 15);
+    await archiveAsTheArchiverWould(records, 'third');
+    const range = ['--subscriber', 'crm', '--since', '-16m', '--until', '-10m', '--rate', '1/s'];
+    let waits = 0;
+    // The pacer waits before every send but the first (a send takes well under the second it paces to): the
+    // second wait, before the third send, is where the process dies.
+    const dyingAfterTwoSends = async (ms: number) => {
+      waits++;
+      if (waits === 2) throw new Error('interrupted');
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    };
+
+    const died = await opsWith({ sleep: dyingAfterTwoSends }, 'replay', ...range);
+    expect(died.code).toBe(1);
+    expect(died.stderr).toMatch(/^ops: Error: interrupted$/m);
+    expect(await effects('crm', keys)).toEqual([1, 1, 1, 1, 0, 0, 0, 0]);
+
+    const resumed = await ops('--json', 'replay', ...range);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(/^continuing the replay begun \S+ after \S+ \(cursor /m);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ complete: true, deliveries: { read: 4, sent: 4 } });
     expect(await effects('crm', keys)).toEqual(keys.map(() => 1));
   });
 });
