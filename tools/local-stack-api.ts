@@ -6,6 +6,13 @@ import type { PipelineSettings } from '../contract/settings.ts';
 
 export const DEFAULT_PORT = 3000;
 
+/**
+ * Development defaults of the local stack's secrets when `WHATSAPP_APP_SECRETS` / `WHATSAPP_VERIFY_TOKEN` are
+ * unset; never use them for a real Meta app. `npm run send` and `ops smoke` sign with the same secret.
+ */
+export const DEV_APP_SECRET = 'local-dev-app-secret';
+export const DEV_VERIFY_TOKEN = 'local-dev-verify-token';
+
 /** One subscriber as `/local/info` lists it (the ops CLI reads these). */
 export interface LocalSubscriberInfo {
   readonly name: string;

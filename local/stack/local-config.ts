@@ -9,11 +9,10 @@ import {
   type PipelineSettingsInput,
   resolveSettings,
 } from '../../contract/settings.ts';
-import { DEFAULT_PORT } from '../../tools/local-stack-api.ts';
+import { DEFAULT_PORT, DEV_APP_SECRET, DEV_VERIFY_TOKEN } from '../../tools/local-stack-api.ts';
 
-/** Development defaults; never use them for a real Meta app. `npm run send` signs with the same secret. */
-export const DEV_APP_SECRET = 'local-dev-app-secret';
-export const DEV_VERIFY_TOKEN = 'local-dev-verify-token';
+// Development defaults (tools/local-stack-api.ts, where the stack's clients read them too).
+export { DEV_APP_SECRET, DEV_VERIFY_TOKEN };
 
 /** Variables only the local stack reads (the handlers' own variables are in contract/environment.ts). */
 export const LOCAL_ENV = {

@@ -11,7 +11,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ENV } from '../../contract/environment.ts';
 import { STACK_OUTPUT } from '../../contract/stack-outputs.ts';
-import { DEV_APP_SECRET, DEV_VERIFY_TOKEN } from '../../local/stack/local-config.ts';
+import { DEV_APP_SECRET, DEV_VERIFY_TOKEN } from '../../tools/local-stack-api.ts';
 import { SecretValues, type WebhookSecretValues } from '../adapters/secret-values.ts';
 import { type AlarmState, StackAlarms } from '../adapters/stack-alarms.ts';
 import { StackResources } from '../adapters/stack-resources.ts';
