@@ -1,15 +1,9 @@
 /** What `npm run simulate` prints: a progress bar (on a terminal), one row per interval, and the summary. */
+
+import { textBar } from '../../tools/text-bar.ts';
 import type { IntervalRow, Progress } from './interval-recorder.ts';
 import type { SimulationResult } from './run-simulation.ts';
 import { subscriberVerdictLines } from './verdict.ts';
-
-const BAR_WIDTH = 28;
-
-/** A bar of `width` cells, `fraction` of them filled (also `ops replay`'s progress bar). */
-export function textBar(fraction: number, width = BAR_WIDTH): string {
-  const filled = Math.round(Math.min(1, Math.max(0, fraction)) * width);
-  return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
-}
 
 export function progressLine(p: Progress): string {
   const bar = textBar(p.elapsedSeconds / p.totalSeconds);

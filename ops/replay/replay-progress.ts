@@ -4,7 +4,7 @@
  * log keeps a readable trail. The share is by arrival time between the first and the last delivery the archive
  * holds in the range, which needs no count of the records before reading them.
  */
-import { textBar } from '../../local/simulator/console-output.ts';
+import { textBar } from '../../tools/text-bar.ts';
 import type { ArchivePosition } from '../adapters/archive-reader.ts';
 import { age, type Output } from '../output.ts';
 import type { ReplayCounts } from './run-replay.ts';
