@@ -15,7 +15,11 @@ import { machineRegion, readmeRegion, resultsRegion } from './markdown/benchmark
 import { conversationsRegion } from './markdown/conversations-page.ts';
 import { costRegions } from './markdown/cost-page.ts';
 import { readmeFanOutRegion } from './markdown/fan-out-table.ts';
-import { installedPackageRegion } from './markdown/installed-package-page.ts';
+import {
+  INSTALLED_PACKAGE_PAGE,
+  INSTALLED_PACKAGE_REGION,
+  installedPackageRegion,
+} from './markdown/installed-package-page.ts';
 import { receiverPerformanceRegion } from './markdown/receiver-page.ts';
 import type { ResultsFile } from './results.ts';
 
@@ -33,7 +37,7 @@ export function generatedRegions(results: ResultsFile): Record<string, Record<st
     },
     'docs/cost.md': costRegions(results),
     'docs/receiver.md': { 'receiver-performance': receiverPerformanceRegion(results) },
-    'docs/deploy.md': { 'installed-package': installedPackageRegion(results) },
+    [INSTALLED_PACKAGE_PAGE]: { [INSTALLED_PACKAGE_REGION]: installedPackageRegion(results) },
   };
 }
 

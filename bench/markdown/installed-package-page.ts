@@ -4,12 +4,19 @@
  * this repository's own.
  */
 import { n, wrap } from '../../tools/markdown/table.ts';
+import type { InstalledPackageResults } from '../package/installed-package-results.ts';
 import type { ResultsFile } from '../results.ts';
+
+export const INSTALLED_PACKAGE_PAGE = 'docs/deploy.md';
+export const INSTALLED_PACKAGE_REGION = 'installed-package';
 
 const kib = (bytes: number) => `${n(bytes / 1024, 1)} KiB`;
 
-export function installedPackageRegion(r: ResultsFile): string {
-  const p = r.installedPackage;
+export function installedPackageRegion(r: Pick<ResultsFile, 'installedPackage'>): string {
+  return installedPackageText(r.installedPackage);
+}
+
+export function installedPackageText(p: InstalledPackageResults | undefined): string {
   if (p === undefined) return wrap('Not measured yet: `npm run test:package` writes these figures.');
   return wrap(
     `Measured by \`npm run test:package\` on ${p.measuredAt.slice(0, 10)}: the tarball is ${kib(p.tarballBytes)} ` +

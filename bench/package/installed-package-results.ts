@@ -2,11 +2,19 @@
  * bench/results.json's `installedPackage`: what `npm run test:package` measured on the installed path (issue
  * 20 §4). The tarball as `npm pack --json` reports it, and the Lambda bundles of the README's app, which
  * installed it, beside this repository's own bundles of the same functions (bench/bundles). The test writes
- * it; the other keys of the file are left as they are.
+ * it, the other keys of the file left as they are, and regenerates the one page region that shows it, so that
+ * the figures test of `npm test` finds the page in step with the file.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { replaceRegion } from '../../tools/markdown/regions.ts';
+import {
+  INSTALLED_PACKAGE_PAGE,
+  INSTALLED_PACKAGE_REGION,
+  installedPackageText,
+} from '../markdown/installed-package-page.ts';
 
 export const RESULTS_FILE = new URL('../results.json', import.meta.url);
+const PAGE = new URL(`../../${INSTALLED_PACKAGE_PAGE}`, import.meta.url);
 
 export interface LambdaBundleBytes {
   readonly receiver: number;
@@ -33,6 +41,13 @@ export function writeInstalledPackageResults(
   file: URL | string = RESULTS_FILE,
 ): void {
   const current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const next = { ...current, installedPackage: { ...results, measuredAt: new Date().toISOString() } };
-  writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`);
+  const installedPackage: InstalledPackageResults = { ...results, measuredAt: new Date().toISOString() };
+  writeFileSync(file, `${JSON.stringify({ ...current, installedPackage }, null, 2)}\n`);
+  if (file === RESULTS_FILE) {
+    const page = readFileSync(PAGE, 'utf8');
+    writeFileSync(
+      PAGE,
+      replaceRegion(page, INSTALLED_PACKAGE_REGION, installedPackageText(installedPackage)),
+    );
+  }
 }
