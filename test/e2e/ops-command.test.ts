@@ -137,7 +137,7 @@ describe('npm run ops, against the local stack', () => {
 
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    for (const command of ['key', 'keys', 'forget', 'pause', 'resume', 'dlq', 'quarantine']) {
+    for (const command of ['key', 'keys', 'forget', 'pause', 'resume', 'dlq', 'quarantine', 'replay']) {
       expect(result.stdout).toMatch(new RegExp(`^  (\\w+ \\| )?${command}\\b`, 'm'));
     }
   });
