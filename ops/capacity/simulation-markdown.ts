@@ -5,11 +5,11 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { markdownTable } from '../../tools/markdown/table.ts';
 import { BENCH_FIGURES } from '../../test/simulation/scale/bench-figures.ts';
 import { LATENCIES } from '../../test/simulation/scale/latency.ts';
 import { RESEND_RATE, RETRY_DELAYS_S } from '../../test/simulation/scale/meta-sender.ts';
 import { type ScaleReport, scaleReportMarkdown } from '../../test/simulation/scale/scale-report.ts';
+import { markdownTable } from '../../tools/markdown/table.ts';
 import { PROJECT_ROOT } from './pipeline.ts';
 
 export const SIMULATION_RESULTS = 'test/simulation/scale/results.json';

@@ -28,7 +28,7 @@ export interface Comparison {
   readonly metric: ComparedMetric;
   readonly planner: number;
   readonly simulation: number;
-  /** |simulation − planner| / planner. */
+  /** |simulation − planner| / planner; 1 where the planner says 0 and the simulation does not. */
   readonly difference: number;
   readonly reason: string | null;
 }
@@ -177,7 +177,9 @@ export function compareWithPlanner(
     ],
   ];
   return pairs.map(([metric, planner = Number.NaN, simulation]) => {
-    const difference = planner > 0 ? Math.abs(simulation - planner) / planner : Number.POSITIVE_INFINITY;
+    // Where the planner predicts nothing (a p99 wait of zero), any figure at all is a whole difference.
+    const difference =
+      planner > 0 ? Math.abs(simulation - planner) / planner : simulation === planner ? 0 : 1;
     return {
       metric,
       planner: round(planner, 2),

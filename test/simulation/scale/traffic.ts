@@ -23,6 +23,7 @@ export interface TrafficEvent {
   readonly key: string;
   readonly lane: 'message' | 'status';
   readonly number: number;
+  /** Built when first read: a warmed-up run draws a minute of events it never sends. */
   readonly body: string;
   /** Virtual ms at which Meta first POSTs it. */
   readonly at: number;
@@ -91,6 +92,26 @@ function statusBody(index: number, wamid: string, status: string, recipient: str
   });
 }
 
+function trafficEvent(
+  key: string,
+  lane: TrafficEvent['lane'],
+  number: number,
+  at: number,
+  build: () => string,
+): TrafficEvent {
+  let body: string | undefined;
+  return {
+    key,
+    lane,
+    number,
+    at,
+    get body() {
+      body ??= build();
+      return body;
+    },
+  };
+}
+
 /** Generates each number's events one second at a time (`second(startMs)`), so that memory stays flat. */
 export class TrafficGenerator {
   readonly #numbers: readonly NumberTraffic[];
@@ -118,13 +139,12 @@ export class TrafficGenerator {
         for (const status of ['sent', 'delivered', 'read'] as const) {
           const [low, high] = STATUS_LAGS_MS[status];
           lag += low + this.#random.next() * (high - low);
-          events.push({
-            key: `st:${wamid}:${status}`,
-            lane: 'status',
-            number: number.index,
-            body: statusBody(number.index, wamid, status, recipient, lag),
-            at: Math.round(lag),
-          });
+          const at = Math.round(lag);
+          events.push(
+            trafficEvent(`st:${wamid}:${status}`, 'status', number.index, at, () =>
+              statusBody(number.index, wamid, status, recipient, at),
+            ),
+          );
         }
       }
       this.#sentOutbound.set(number.index, sent + outbound);
@@ -133,13 +153,12 @@ export class TrafficGenerator {
       while (number.inboundPerSecond > 0 && t < startMs + 1000) {
         const wamid = `wamid.n${number.index}.in${this.#inbound++}`;
         const from = `4477009${String(this.#random.int(0, number.conversations - 1)).padStart(5, '0')}`;
-        events.push({
-          key: `msg:${wamid}`,
-          lane: 'message',
-          number: number.index,
-          body: inboundBody(number.index, wamid, from, t),
-          at: Math.round(t),
-        });
+        const at = Math.round(t);
+        events.push(
+          trafficEvent(`msg:${wamid}`, 'message', number.index, at, () =>
+            inboundBody(number.index, wamid, from, at),
+          ),
+        );
         t -= Math.log(1 - this.#random.next()) * (1000 / number.inboundPerSecond);
       }
     }

@@ -1,0 +1,36 @@
+/**
+ * The recorded scenario reports (test/simulation/scale/results.json, `npm run capacity -- --simulate all
+ * --write-docs`) and docs/capacity.md's region agree, and every difference from the planner over a fifth says why.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CAPACITY_PAGE } from '../../../ops/capacity/capacity-markdown.ts';
+import { PROJECT_ROOT } from '../../../ops/capacity/pipeline.ts';
+import { readSimulationResults, simulationMarkdown } from '../../../ops/capacity/simulation-markdown.ts';
+import { readRegion } from '../../../tools/markdown/regions.ts';
+import { DIFFERENCE_REASONS } from './scale-report.ts';
+import { SCENARIO_NAMES } from './scenarios.ts';
+
+describe('recorded scale simulation', () => {
+  const results = readSimulationResults();
+
+  it('holds a report of each scenario', () => {
+    expect(results?.reports.map((report) => report.scenario).sort()).toEqual([...SCENARIO_NAMES].sort());
+  });
+
+  it('gives the reason for every difference from the planner over 20 %', () => {
+    for (const report of results?.reports ?? []) {
+      for (const comparison of report.comparisons) {
+        if (comparison.difference > 0.2)
+          expect(comparison.reason).toBe(DIFFERENCE_REASONS[comparison.metric]);
+        else expect(comparison.reason).toBeNull();
+      }
+    }
+  });
+
+  it(`is what ${CAPACITY_PAGE} shows`, () => {
+    const page = readFileSync(resolve(PROJECT_ROOT, CAPACITY_PAGE), 'utf8');
+    expect(readRegion(page, 'capacity-simulation')).toBe(simulationMarkdown());
+  });
+});
