@@ -24,6 +24,13 @@ import {
   ARCHIVE_STAGING_PREFIX,
   DEFAULT_ARCHIVE_RETENTION_DAYS,
 } from '../../contract/archive.ts';
+import {
+  ARCHIVE_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+  ARCHIVER_BATCH_SIZE,
+  ARCHIVER_BATCHING_WINDOW_SECONDS,
+  ARCHIVER_MAX_RECEIVE_COUNT,
+  ARCHIVER_TIMEOUT_SECONDS,
+} from '../../contract/archiver-settings.ts';
 import { archiverEnvironment } from '../../contract/environment.ts';
 import { MAX_QUEUE_RETENTION_DAYS, type PipelineSettings } from '../../contract/settings.ts';
 import { QUEUE_DEFAULTS, RECEIVER_ENTRY } from '../defaults.ts';
@@ -46,16 +53,9 @@ export const ARCHIVER_ENTRY = path.join(
   `archiver${path.extname(RECEIVER_ENTRY)}`,
 );
 
-/** Lambda's largest SQS batch; the 6 MB invocation payload caps it first for large bodies. */
-export const ARCHIVER_BATCH_SIZE = 10_000;
-/** Deliveries gather this long before an object is written: a PUT per minute per hour partition at most. */
-export const ARCHIVER_BATCHING_WINDOW_SECONDS = 60;
-export const ARCHIVER_TIMEOUT_SECONDS = 60;
 export const ARCHIVER_MEMORY_MB = 512;
 /** Lambda's smallest `maxConcurrency`: a few large objects are what the archive wants. */
 export const ARCHIVER_MAX_CONCURRENCY = 2;
-/** Receives before a message the archiver keeps failing on goes to the archive DLQ. */
-export const ARCHIVER_MAX_RECEIVE_COUNT = 5;
 /** Staged chunks wait at most this long for the rest of their body (S3's shortest expiry). */
 const STAGED_CHUNK_EXPIRY_DAYS = 1;
 
@@ -119,8 +119,7 @@ export function buildDeliveryArchive(pipeline: Construct, options: DeliveryArchi
     ...QUEUE_DEFAULTS,
     // An archiver outage of up to 14 days loses nothing.
     retentionPeriod: Duration.days(MAX_QUEUE_RETENTION_DAYS),
-    // Lambda's advice for an SQS source: six times the function timeout, plus the batching window.
-    visibilityTimeout: Duration.seconds(6 * ARCHIVER_TIMEOUT_SECONDS + ARCHIVER_BATCHING_WINDOW_SECONDS),
+    visibilityTimeout: Duration.seconds(ARCHIVE_QUEUE_VISIBILITY_TIMEOUT_SECONDS),
     maxMessageSizeBytes: settings.maximumMessageSizeBytes,
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: ARCHIVER_MAX_RECEIVE_COUNT },
   });

@@ -9,7 +9,7 @@ import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { ARCHIVER_BATCHING_WINDOW_SECONDS } from '../builders/archive.ts';
+import { ARCHIVER_BATCHING_WINDOW_SECONDS } from '../../contract/archiver-settings.ts';
 import type { ResolvedThresholds } from './alarms.ts';
 
 export interface ArchiveAlarmSources {

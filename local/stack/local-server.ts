@@ -21,6 +21,7 @@ import type { LocalStatsSnapshot } from '../observe/subscriber-stats.ts';
 import type { ConsumerPoller } from './consumer-poller.ts';
 import type { EffectsView } from './effects-journal.ts';
 import { type FaultSwitch, InvalidFaultsError } from './fault-switch.ts';
+import type { ArchiveObjectListing } from './local-archive.ts';
 import type { OperatorViews } from './operator-views.ts';
 
 /** One subscriber's effects, and the duplicates its consumer skipped. */
@@ -69,6 +70,8 @@ export interface LocalPipeline {
   consumer(subscriber: string): ConsumerPoller | undefined;
   /** `/local/key` and `/local/dead-letters`: what `npm run ops -- key | dlq | quarantine` show. */
   readonly operator: OperatorViews;
+  /** `/local/archive`: the delivery archive's objects (key, size, deliveries), in key order. */
+  archive(): Promise<readonly ArchiveObjectListing[]>;
 }
 
 /** API Gateway HTTP APIs refuse bodies above 10 MB. */
@@ -127,6 +130,7 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
     if (method !== 'GET') return sendJson(response, 404, { message: 'Not Found' });
     if (url.pathname === '/local/info') return sendJson(response, 200, pipeline.info);
     if (url.pathname === '/local/effects') return sendJson(response, 200, pipeline.effects());
+    if (url.pathname === '/local/archive') return sendJson(response, 200, await pipeline.archive());
     if (url.pathname === '/local/stats') {
       const since = Number(url.searchParams.get('since') ?? Number.NaN);
       return sendJson(response, 200, pipeline.stats(Number.isFinite(since) ? since : undefined));

@@ -50,6 +50,7 @@ import {
 } from './consumer-runtime.ts';
 import { EffectsJournal } from './effects-journal.ts';
 import { FaultSwitch } from './fault-switch.ts';
+import { startLocalArchive } from './local-archive.ts';
 import type { LocalStackConfig } from './local-config.ts';
 import {
   createLocalServer,
@@ -211,6 +212,16 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     cleanups.push(restoreDns);
     const handlerSqsEndpoint = new URL(quarantineQueueUrl).origin;
 
+    const archive = await startLocalArchive({
+      sqs,
+      endpoint: sqsEmulator.endpoint,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      settings,
+      log,
+    });
+    cleanups.push(() => archive.stop());
+
     // The handlers build their SDK clients from these, exactly as in Lambda. The receiver is one function
     // for the whole pipeline: its variables go into this process's environment. Each consumer gets its
     // own variables on top (below), never through process.env, since they all run in this process.
@@ -238,6 +249,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         quarantineQueueUrl,
         maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
         webhookSecrets: { appSecrets: config.appSecrets, verifyToken: config.verifyToken },
+        archiveQueueUrl: archive.queues.queueUrl,
       }),
     });
 
@@ -371,7 +383,18 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       receiver,
       receiverTimeoutSeconds: settings.receiverTimeoutSeconds,
       region: LOCAL_REGION,
-      info: { ...info, region: LOCAL_REGION, settings },
+      info: {
+        ...info,
+        region: LOCAL_REGION,
+        settings,
+        archive: {
+          bucketName: archive.bucketName,
+          s3Endpoint: sqsEmulator.endpoint,
+          queueUrl: archive.queues.queueUrl,
+          dlqUrl: archive.queues.dlqUrl,
+        },
+      },
+      archive: () => archive.list(),
       effects: () => effectsView(running, stats),
       ledger: (wamid, participant, subscriber) =>
         (running.find((r) => r.subscriber.name === subscriber) ?? first).ledger.view(wamid, participant),
