@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { killOnExit } from '../emulators/child-process-reaper.ts';
+import { kill, killOnExit } from '../emulators/child-process-reaper.ts';
 import { findFreePort } from '../emulators/free-port.ts';
 
 /** `.ts` run from this repository's sources, `.js` in the installed package: the CLI entry has the same. */
@@ -20,7 +20,7 @@ export interface SpawnedLocalStack {
   readonly process: ChildProcess;
   /** The child's recent stdout and stderr lines, for diagnostics. */
   output(): string;
-  /** SIGTERM, then waits for the child (and its JVM) to exit; SIGKILL after `graceMs`. */
+  /** SIGTERM, then waits for the child (and its JVM) to exit; SIGKILL to both after `graceMs`. */
   stop(graceMs?: number): Promise<number | null>;
 }
 
@@ -43,8 +43,11 @@ export async function spawnLocalStack(options: SpawnLocalStackOptions = {}): Pro
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, ...options.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, which holds its DynamoDB Local JVM too: when this process is signalled, the
+    // reaper kills the group, and the JVM goes with the stack (SIGKILLing the stack alone orphaned it).
+    detached: true,
   });
-  const unregister = killOnExit(child);
+  const unregister = killOnExit(child, { processGroup: true });
   const lines: string[] = [];
   const keep = options.keepLines ?? 400;
   for (const stream of [child.stdout, child.stderr]) {
@@ -67,7 +70,7 @@ export async function spawnLocalStack(options: SpawnLocalStackOptions = {}): Pro
     async stop(graceMs = 15_000) {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        const timer = setTimeout(() => kill(child, { processGroup: true }), graceMs);
         await exited;
         clearTimeout(timer);
       }
