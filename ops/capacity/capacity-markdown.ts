@@ -1,7 +1,8 @@
 /**
  * docs/capacity.md's generated regions (`npm run capacity -- --write-docs`; test/unit/docs/generated-figures.test.ts
- * compares them): the limits the model plans against, and the planner's report on the construct's defaults as
- * they are today for three shapes of traffic.
+ * compares them): the limits the model plans against, the planner's report on the construct's defaults as
+ * they are today for three shapes of traffic, and the scale simulation's recorded scenarios
+ * (simulation-markdown.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import {
@@ -26,6 +27,7 @@ import { replaceRegion } from '../../tools/markdown/regions.ts';
 import { markdownTable } from '../../tools/markdown/table.ts';
 import { defaultPipeline, PROJECT_ROOT } from './pipeline.ts';
 import { capacityReport, reportMarkdown } from './report.ts';
+import { simulationMarkdown } from './simulation-markdown.ts';
 
 export const CAPACITY_PAGE = 'docs/capacity.md';
 
@@ -90,7 +92,10 @@ export function limitsMarkdown(): string {
 
 /** Region name → content, for docs/capacity.md. */
 export function capacityRegions(): Record<string, Record<string, string>> {
-  const regions: Record<string, string> = { 'capacity-limits': limitsMarkdown() };
+  const regions: Record<string, string> = {
+    'capacity-limits': limitsMarkdown(),
+    'capacity-simulation': simulationMarkdown(),
+  };
   for (const [name, peak] of Object.entries(CAPACITY_SHAPES)) {
     regions[name] = reportMarkdown(capacityReport(peak, defaultPipeline()));
   }
