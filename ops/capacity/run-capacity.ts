@@ -152,9 +152,10 @@ export function parseCapacityArguments(argv: readonly string[]): CapacityCommand
   if (values['write-docs']) {
     const others = Object.keys(values).filter(
       (key) =>
-        !['write-docs', 'json', 'help'].includes(key) && values[key as keyof typeof values] !== undefined,
+        !['write-docs', 'json', 'help', 'short'].includes(key) &&
+        values[key as keyof typeof values] !== undefined,
     );
-    if (others.length > 0 || values.json) {
+    if (others.length > 0 || values.json || values.short) {
       throw new UsageError(`--write-docs writes the defaults' page and takes no other option.`);
     }
     return { kind: 'write-docs' };

@@ -33,6 +33,10 @@ describe('npm run capacity -- --simulate', () => {
     });
   });
 
+  it('leaves --write-docs alone the planner page', () => {
+    expect(parseCapacityArguments(['--write-docs'])).toEqual({ kind: 'write-docs' });
+  });
+
   it('refuses an unknown scenario, a planner option beside it, and --short or --seed without it (exit 2)', async () => {
     for (const argv of [
       ['--simulate', 'exam-day'],
