@@ -2,6 +2,8 @@
  * The generated regions of docs/cost.md: prices, the cost per million events of each shape, several subscribers,
  * fixed costs.
  */
+
+import { DEFAULT_ARCHIVE_RETENTION_DAYS } from '../../contract/archive.ts';
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../lib/defaults.ts';
 import {
   FREE_TIERS,
@@ -9,11 +11,22 @@ import {
   PRICE_SOURCES,
   PRICES,
   PRICES_COLLECTED_ON,
+  S3_PRICES_COLLECTED_ON,
   SNS_PRICES_COLLECTED_ON,
 } from '../../tools/cost/prices.ts';
-import { ASSUMPTIONS, costPerMillionEvents, referenceShape, type StackCost } from '../../tools/cost/stack-cost.ts';
+import {
+  ASSUMPTIONS,
+  costPerMillionEvents,
+  referenceShape,
+  type StackCost,
+} from '../../tools/cost/stack-cost.ts';
 import { dollars, markdownTable, n, wrap, wrapItem } from '../../tools/markdown/table.ts';
 import type { BotMixContestant } from '../bot-mix-results.ts';
+import {
+  ARCHIVE_ASSUMPTIONS,
+  ARCHIVE_RATES_PER_SECOND,
+  archiveCostPerMillion,
+} from '../cost/archive-cost.ts';
 import {
   IDLE_POLL_REQUESTS_PER_MONTH,
   idleMessageLanePerMonth,
@@ -92,6 +105,11 @@ export function pricesRegion(): string {
           'Secrets Manager',
           `${dollars(p.secretsManager.perSecretMonth)} per secret per month; ${dollars(p.secretsManager.per10kApiCalls)} per 10,000 API calls`,
           PRICE_SOURCES.secretsManager,
+        ],
+        [
+          'S3 Standard (the delivery archive)',
+          `${dollars(p.s3.perPutRequest * 1000, 3)} per 1,000 PUT requests; ${dollars(p.s3.perGetRequest * 1000, 4)} per 1,000 GET requests; ${dollars(p.s3.storagePerGbMonth, 3)} per GB-month (first 50 TB) (collected on ${S3_PRICES_COLLECTED_ON})`,
+          PRICE_SOURCES.s3,
         ],
       ],
     ),
@@ -325,6 +343,38 @@ export function lanesRegion(results: ResultsFile): string {
   ].join('\n');
 }
 
+/** The delivery archive per million deliveries, at three steady rates (bench/cost/archive-cost.ts). */
+export function archiveRegion(): string {
+  const a = ARCHIVE_ASSUMPTIONS;
+  const rows = ARCHIVE_RATES_PER_SECOND.map((rate) => archiveCostPerMillion(rate));
+  return [
+    wrap(
+      `Per million deliveries, kept the default ${DEFAULT_ARCHIVE_RETENTION_DAYS} days: a delivery of ${n(a.bodyBytes)} bytes, archived as a line about ${n(a.lineOverheadBytes)} bytes longer and gzipped to ${Math.round(a.gzipShare * 100)} in a hundred of its bytes (assumed); one archive queue message each (base64), received and deleted ten at a time; one object per batching window, up to the batch size or Lambda's payload; the archiver billed ${a.archiverMsPerDelivery} ms a delivery and ${a.archiverMsPerInvocation} ms an invocation (assumed, from a measured run of the archiver's code).`,
+    ),
+    '',
+    markdownTable(
+      [
+        'deliveries per second',
+        'deliveries per object',
+        'S3 PUTs',
+        'S3 storage',
+        'archive queue',
+        'archiver Lambda',
+        '**total**',
+      ],
+      rows.map((row) => [
+        n(row.ratePerSecond),
+        n(row.deliveriesPerObject),
+        dollars(row.puts, 4),
+        dollars(row.storage, 4),
+        dollars(row.sqs, 4),
+        dollars(row.archiver, 4),
+        `**${dollars(row.total, 2)}**`,
+      ]),
+    ),
+  ].join('\n');
+}
+
 export function costRegions(results: ResultsFile): Record<string, string> {
   return {
     prices: pricesRegion(),
@@ -333,6 +383,7 @@ export function costRegions(results: ResultsFile): Record<string, string> {
     lanes: lanesRegion(results),
     adjustments: adjustmentsRegion(),
     fixed: fixedRegion(),
+    archive: archiveRegion(),
     formulas: formulasRegion(),
   };
 }

@@ -7,6 +7,8 @@
 export const PRICES_COLLECTED_ON = '2026-11-30';
 /** SNS was added for the fan-out comparison (docs/decisions.md), a day later than the others. */
 export const SNS_PRICES_COLLECTED_ON = '2026-12-01';
+/** S3 was added for the delivery archive (docs/cost.md, "The delivery archive"). */
+export const S3_PRICES_COLLECTED_ON = '2026-12-02';
 export const PRICE_REGION = 'US East (N. Virginia), us-east-1';
 
 export const PRICES = {
@@ -57,6 +59,14 @@ export const PRICES = {
     perSecretMonth: 0.4,
     per10kApiCalls: 0.05,
   },
+  s3: {
+    /** S3 Standard, PUT, COPY, POST and LIST requests: $0.005 per 1,000. */
+    perPutRequest: 0.005 / 1000,
+    /** S3 Standard, GET and other reads: $0.0004 per 1,000. */
+    perGetRequest: 0.0004 / 1000,
+    /** S3 Standard storage, first 50 TB a month, per GB-month. */
+    storagePerGbMonth: 0.023,
+  },
 } as const;
 
 /** Where each price is published, for the table in docs/cost.md. */
@@ -68,6 +78,7 @@ export const PRICE_SOURCES = {
   dynamoDb: 'aws.amazon.com/dynamodb/pricing/on-demand',
   cloudWatch: 'aws.amazon.com/cloudwatch/pricing',
   secretsManager: 'aws.amazon.com/secrets-manager/pricing',
+  s3: 'aws.amazon.com/s3/pricing',
 } as const;
 
 /** What AWS gives away each month, for the note under the fixed costs. */
