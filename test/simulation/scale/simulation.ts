@@ -74,6 +74,7 @@ export interface ScenarioConfig {
     readonly throttleBurst?: number;
     readonly warmWriteUnits?: number;
     readonly messageLaneMaxConcurrency?: number;
+    readonly statusLaneMaxConcurrency?: number;
   };
   /** The run stops this long after the traffic at the latest, drained or not. */
   readonly drainLimitMs: number;
@@ -212,7 +213,7 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
       batchFunction: statusConsumer,
       batchSize: statusSettings.batchSize,
       batchingWindowMs: statusSettings.maxBatchingWindowSeconds * 1000,
-      maxConcurrency: statusSettings.maxConcurrency,
+      maxConcurrency: config.overrides?.statusLaneMaxConcurrency ?? statusSettings.maxConcurrency,
       functionTimeoutMs: statusSettings.consumerTimeoutSeconds * 1000,
       cpuMsPerRecord,
       latency: { receive: lat.sqsReceive, invoke: lat.lambdaInvoke },
