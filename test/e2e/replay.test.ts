@@ -5,27 +5,22 @@
  * a replay stopped half way (`--max`) continues from its cursor without effecting anything twice. Then the
  * README's "Backfill a new subscriber" recipe, step by step.
  *
- * The archive: until the local stack archives what it receives, `archiveAsTheArchiverWould` writes the
- * deliveries into the stack's fauxqs S3 itself, in contract/archive.ts's format, and ops is given that bucket
- * (`withTestArchive`).
+ * The archive is the stack's own: the deliveries are posted signed, as Meta sends them, and replayed once the
+ * local archiver has written them (`/local/archive`). crm is a subscriber that never got them, as one added
+ * after they arrived: its consumers are paused while they are posted, and its queues purged before it resumes,
+ * so only bot effected them live.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ArchiveRecord } from '../../contract/archive.ts';
+import type { ArchiveObjectListing } from '../../local/stack/local-archive.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
-import { runOps } from '../../ops/run-ops.ts';
-import { resolveLocalTarget } from '../../ops/target/local-target.ts';
+import { resolveTarget, runOps } from '../../ops/run-ops.ts';
 import type { LocalInfo } from '../../tools/local-stack-api.ts';
-import {
-  acceptedRecord,
-  createBucket,
-  createEmulatorS3Client,
-  writeArchiveObjectForTest,
-} from '../support/archive-objects.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
 import {
   envelope,
@@ -35,14 +30,14 @@ import {
   wamidFactory,
 } from '../support/webhooks/webhook-bodies.ts';
 
-const BUCKET = 'whatsapp-webhook-dedup-archive-e2e';
+const SECRET = 'replay-e2e-app-secret';
 const wamid = wamidFactory('replay');
 let nextWamid = 0;
 
 let stack: SpawnedLocalStack;
 let client: LocalStackClient;
 let info: LocalInfo;
-let s3: S3Client;
+let sqs: SQSClient;
 
 interface Run {
   readonly code: number;
@@ -68,20 +63,9 @@ async function opsWith(
       stdout: { write: (text: string) => (stdout += text) },
       stderr: { write: (text: string) => (stderr += text) },
     },
-    { resolveTarget: withTestArchive, ...dependencies },
+    { resolveTarget, ...dependencies },
   );
   return { code, stdout, stderr };
-}
-
-/** The local target with the bucket this file archives into (until the local stack names its own). */
-async function withTestArchive(): Promise<Awaited<ReturnType<typeof resolveLocalTarget>>> {
-  const target = await resolveLocalTarget(stack.url);
-  if (target.archive !== undefined) return target;
-  return {
-    ...target,
-    // fauxqs keeps no lifecycle rules: the default retention applies, as on a local stack's own archive.
-    archive: { bucketName: BUCKET, s3, retentionDays: async () => undefined },
-  };
 }
 
 interface ReplayJson {
@@ -96,37 +80,40 @@ async function replayJson(...args: string[]): Promise<ReplayJson> {
   return JSON.parse(result.stdout) as ReplayJson;
 }
 
-/** Writes the deliveries to the archive as the archiver does: one object per batch, lines by arrival. */
-async function archiveAsTheArchiverWould(records: readonly ArchiveRecord[], batchId: string): Promise<void> {
-  await writeArchiveObjectForTest(s3, BUCKET, records, batchId);
+/** `count` bodies, each an inbound message of its own customer and a status. */
+function bodies(count: number): { bodies: string[]; keys: string[] } {
+  const made = Array.from({ length: count }, () =>
+    envelope([
+      messagesChange(inboundMessagesWithIds([wamid(nextWamid++)])),
+      statusesChange([
+        { id: wamid(nextWamid++), status: 'delivered', timestamp: '1780000000', recipientId: '15551230000' },
+      ]),
+    ]),
+  );
+  return { bodies: made, keys: made.flatMap((body) => keysOfBody(body)) };
 }
 
-/** `count` deliveries, each an inbound message of its own customer and a status, `minutesAgo` before now. */
-function deliveries(
-  label: string,
-  count: number,
-  minutesAgo: number,
-): { records: ArchiveRecord[]; keys: string[] } {
-  const start = Date.now() - minutesAgo * 60_000;
-  const records = Array.from({ length: count }, (_, i) =>
-    acceptedRecord(
-      `${label}-${i}`,
-      start + i * 1000,
-      envelope([
-        messagesChange(inboundMessagesWithIds([wamid(nextWamid++)])),
-        statusesChange([
-          {
-            id: wamid(nextWamid++),
-            status: 'delivered',
-            timestamp: '1780000000',
-            recipientId: '15551230000',
-          },
-        ]),
-      ]),
-      ['bot'],
-    ),
-  );
-  return { records, keys: records.flatMap((record) => keysOfBody(record.body)) };
+/** A group of deliveries and the range [since, until) that holds them and nothing else. */
+interface Posted {
+  readonly keys: string[];
+  readonly range: readonly string[];
+}
+const posted = new Map<string, Posted>();
+
+function group(name: string): Posted {
+  const found = posted.get(name);
+  if (found === undefined) throw new Error(`no group ${name}`);
+  return found;
+}
+
+async function archivedDeliveries(): Promise<number> {
+  const objects = (await (await fetch(`${stack.url}/local/archive`)).json()) as ArchiveObjectListing[];
+  return objects.reduce((sum, object) => sum + object.deliveries, 0);
+}
+
+async function crmLanes(action: 'pause' | 'resume'): Promise<void> {
+  const result = await ops(action, '--subscriber', 'crm');
+  if (result.code !== 0) throw new Error(`${action} crm exited ${result.code}: ${result.stderr}`);
 }
 
 async function effects(subscriber: string, keys: readonly string[]): Promise<number[]> {
@@ -146,19 +133,62 @@ beforeAll(async () => {
   vi.stubEnv('XDG_CACHE_HOME', mkdtempSync(join(tmpdir(), 'replay-e2e-cache-')));
   stack = await spawnLocalStack({
     env: {
+      WHATSAPP_APP_SECRETS: SECRET,
       LOCAL_SUBSCRIBERS: 'test/support/local-subscribers/two-subscribers.ts',
       LOCAL_CONSUMER_TIMEOUT_SECONDS: '30',
     },
   });
   client = new LocalStackClient(stack.url);
   info = await client.info();
-  s3 = createEmulatorS3Client(info.sqsEndpoint);
-  await createBucket(s3, BUCKET);
-}, 180_000);
+  sqs = new SQSClient({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    endpoint: info.sqsEndpoint,
+  });
+
+  // Every group of the tests below, posted while crm is paused; then crm's copies are purged, unrun.
+  await crmLanes('pause');
+  const archivedBefore = await archivedDeliveries();
+  let total = 0;
+  for (const [name, count] of [
+    ['first', 4],
+    ['second', 5],
+    ['third', 4],
+    ['backfill', 3],
+  ] as const) {
+    const group = bodies(count);
+    const since = new Date().toISOString();
+    for (const body of group.bodies) expect((await client.postWebhook(body, SECRET)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    posted.set(name, { keys: group.keys, range: ['--since', since, '--until', new Date().toISOString()] });
+    total += count;
+  }
+  await waitFor(
+    async () => (await archivedDeliveries()) - archivedBefore >= total,
+    60_000,
+    () => 'archived',
+  );
+  const allKeys = [...posted.values()].flatMap((group) => group.keys);
+  await waitFor(
+    async () => {
+      const effects = (await client.effects()).subscribers.bot?.effects ?? [];
+      const counts = new Map(effects.map((effect) => [effect.key, effect.count]));
+      return allKeys.every((key) => counts.get(key) === 1);
+    },
+    60_000,
+    () => 'bot effected every key',
+  );
+  const crm = info.subscribers.find((subscriber) => subscriber.name === 'crm');
+  for (const queueUrl of [crm?.queueUrl, crm?.messageQueueUrl]) {
+    await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
+  }
+  await crmLanes('resume');
+  await client.drained();
+}, 240_000);
 
 afterAll(async () => {
   vi.unstubAllEnvs();
-  s3?.destroy();
+  sqs?.destroy();
   await stack?.stop();
 });
 
@@ -188,9 +218,8 @@ describe('npm run ops -- replay, against the local stack', () => {
   });
 
   it('effects each event once for the subscriber replayed to, then zero times (duplicates), then once more with --rerun', async () => {
-    const { records, keys } = deliveries('first', 4, 50);
-    await archiveAsTheArchiverWould(records, 'first');
-    const range = ['--subscriber', 'crm', '--since', '-55m', '--until', '-40m'];
+    const { keys, range: times } = group('first');
+    const range = ['--subscriber', 'crm', ...times];
 
     const dry = await replayJson(...range, '--dry-run');
     expect(dry.deliveries).toEqual({ read: 4, sent: 0, quarantined: 0, notForSubscriber: 0 });
@@ -204,8 +233,8 @@ describe('npm run ops -- replay, against the local stack', () => {
       keys: { total: 8, notDone: 8 },
     });
     expect(await effects('crm', keys)).toEqual(keys.map(() => 1));
-    // Replayed to crm only: bot, which the archive says received them, is not sent anything.
-    expect(await effects('bot', keys)).toEqual(keys.map(() => 0));
+    // Replayed to crm only: bot, which effected them live, is not sent anything.
+    expect(await effects('bot', keys)).toEqual(keys.map(() => 1));
 
     const duplicatesBefore = await duplicatesSeen('crm');
     const second = await replayJson(...range);
@@ -227,10 +256,8 @@ describe('npm run ops -- replay, against the local stack', () => {
   });
 
   it('continues an interrupted replay from its cursor without effecting anything twice', async () => {
-    const { records, keys } = deliveries('second', 5, 30);
-    await archiveAsTheArchiverWould(records.slice(0, 3), 'second-a');
-    await archiveAsTheArchiverWould(records.slice(3), 'second-b');
-    const range = ['--subscriber', 'crm', '--since', '-35m', '--until', '-20m'];
+    const { keys, range: times } = group('second');
+    const range = ['--subscriber', 'crm', ...times];
 
     const stopped = await ops('replay', ...range, '--max', '2');
     expect(stopped.code).toBe(0);
@@ -255,9 +282,8 @@ describe('npm run ops -- replay, against the local stack', () => {
 
 describe('npm run ops -- replay, interrupted', () => {
   it('dies between two sends, and the same command continues after the last delivery sent, nothing effected twice', async () => {
-    const { records, keys } = deliveries('third', 4, 15);
-    await archiveAsTheArchiverWould(records, 'third');
-    const range = ['--subscriber', 'crm', '--since', '-16m', '--until', '-10m', '--rate', '1/s'];
+    const { keys, range: times } = group('third');
+    const range = ['--subscriber', 'crm', ...times, '--rate', '1/s'];
     let waits = 0;
     // The pacer waits before every send but the first (a send takes well under the second it paces to): the
     // second wait, before the third send, is where the process dies.
@@ -281,28 +307,28 @@ describe('npm run ops -- replay, interrupted', () => {
 });
 
 describe('README: Backfill a new subscriber', () => {
-  it('replays the last days to a subscriber that never had them: dry run, replay, each event effected once', async () => {
-    const { records, keys } = deliveries('backfill', 3, 24 * 60);
-    await archiveAsTheArchiverWould(records, 'backfill');
+  it('replays the last day to a subscriber that never had it: dry run, replay, what it lacked effected once', async () => {
+    const { keys } = group('backfill');
+    const earlier = ['first', 'second', 'third'].flatMap((name) => group(name).keys);
+    const effectedBefore = await effects('crm', earlier);
 
-    const dry = await ops('replay', '--subscriber', 'crm', '--since', '-2d', '--until', '-23h', '--dry-run');
+    const dry = await ops('--subscriber', 'crm', 'replay', '--since', '-1d', '--dry-run');
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/dry run, nothing sent or forgotten/);
-    expect(dry.stdout).toMatch(/^keys +6: 0 done before .* 6 not done \(would be effected now\)$/m);
-
-    const backfill = await ops(
-      'replay',
-      '--subscriber',
-      'crm',
-      '--since',
-      '-2d',
-      '--until',
-      '-23h',
-      '--rate',
-      '20/s',
+    const total = keys.length + earlier.length;
+    expect(dry.stdout).toMatch(
+      new RegExp(
+        `^keys +${total}: ${earlier.length} done before .* ${keys.length} not done \\(would be effected now\\)$`,
+        'm',
+      ),
     );
+
+    const backfill = await ops('--subscriber', 'crm', 'replay', '--since', '-1d');
     expect(backfill.code).toBe(0);
     expect(backfill.stdout).toMatch(/: complete$/m);
     expect(await effects('crm', keys)).toEqual(keys.map(() => 1));
+    // What crm had already done (the earlier replays) ran no more.
+    expect(await effects('crm', earlier)).toEqual(effectedBefore);
+    expect(await effects('bot', keys)).toEqual(keys.map(() => 1));
   });
 });
