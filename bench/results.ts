@@ -5,7 +5,6 @@ import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';
 import type { ConsumerBenchOutput, ConsumerRun, RebatchedProbeResult } from './consumer/worker.ts';
 import type { ConversationsResults } from './conversations/conversations-results.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
-import type { InstalledPackageResults } from './package/installed-package-results.ts';
 import type { ReceiverBenchOutput, ReceiverFanOutResult } from './receiver/worker.ts';
 import { median, medianInterval, round } from './support/stats.ts';
 
@@ -346,6 +345,27 @@ export function summarizeEndToEnd(result: EndToEndResult): EndToEndResult {
     deliveriesPerSec: round(result.deliveriesPerSec, 1),
     effectsPerSec: round(result.effectsPerSec, 1),
   };
+}
+
+/** bench/results.json's `installedPackage`, written by `npm run test:package` (bench/package/). */
+export interface LambdaBundleBytes {
+  readonly receiver: number;
+  readonly consumer: number;
+}
+
+export interface InstalledPackageResults {
+  /** The tarball's bytes (gzip): npm pack's `size`. */
+  readonly tarballBytes: number;
+  /** npm pack's `unpackedSize`. */
+  readonly unpackedBytes: number;
+  /** Files in the tarball. */
+  readonly files: number;
+  /** The README app's `index.mjs` per function: the receiver and the `support` subscriber's consumer. */
+  readonly userBundleBytes: LambdaBundleBytes;
+  /** This repository's receiver and default consumer, bundled from its sources with the same options. */
+  readonly repositoryBundleBytes: LambdaBundleBytes;
+  /** ISO time of the measurement. */
+  readonly measuredAt: string;
 }
 
 /** Results as `npm run bench` gathers them, part by part (a `--only` run fills some). */

@@ -4,8 +4,7 @@
  * this repository's own.
  */
 import { n, wrap } from '../../tools/markdown/table.ts';
-import type { InstalledPackageResults } from '../package/installed-package-results.ts';
-import type { ResultsFile } from '../results.ts';
+import type { InstalledPackageResults, ResultsFile } from '../results.ts';
 
 export const INSTALLED_PACKAGE_PAGE = 'docs/deploy.md';
 export const INSTALLED_PACKAGE_REGION = 'installed-package';

@@ -12,29 +12,10 @@ import {
   INSTALLED_PACKAGE_REGION,
   installedPackageText,
 } from '../markdown/installed-package-page.ts';
+import type { InstalledPackageResults } from '../results.ts';
 
 export const RESULTS_FILE = new URL('../results.json', import.meta.url);
 const PAGE = new URL(`../../${INSTALLED_PACKAGE_PAGE}`, import.meta.url);
-
-export interface LambdaBundleBytes {
-  readonly receiver: number;
-  readonly consumer: number;
-}
-
-export interface InstalledPackageResults {
-  /** The tarball's bytes (gzip): npm pack's `size`. */
-  readonly tarballBytes: number;
-  /** npm pack's `unpackedSize`. */
-  readonly unpackedBytes: number;
-  /** Files in the tarball. */
-  readonly files: number;
-  /** The README app's `index.mjs` per function: the receiver and the `support` subscriber's consumer. */
-  readonly userBundleBytes: LambdaBundleBytes;
-  /** This repository's receiver and default consumer, bundled from its sources with the same options. */
-  readonly repositoryBundleBytes: LambdaBundleBytes;
-  /** ISO time of the measurement. */
-  readonly measuredAt: string;
-}
 
 export function writeInstalledPackageResults(
   results: Omit<InstalledPackageResults, 'measuredAt'>,
