@@ -20,7 +20,7 @@
 import { PRICES } from '../tools/cost/prices.ts';
 import type { BotMixContestant, BotMixResults } from './bot-mix-results.ts';
 import type { ConversationsResults } from './conversations/conversations-results.ts';
-import type { ConsumerResults, ReceiverResults } from './results.ts';
+import type { ArchiveBenchResults, ConsumerResults, ReceiverResults } from './results.ts';
 import { median, percentile } from './support/stats.ts';
 
 /** The parts of the results the goals read; a part left out leaves its goals unmeasured. */
@@ -38,6 +38,9 @@ export interface GoalInputs {
     | 'roundsOffFloor'
   >;
   readonly receiver?: Pick<ReceiverResults, 'bodies'>;
+  readonly archive?: {
+    readonly bodies: readonly Pick<ArchiveBenchResults['bodies'][number], 'updates' | 'offMs' | 'onMs'>[];
+  };
   readonly conversations?: {
     readonly replyLatency: {
       readonly ours: Pick<ConversationsResults['replyLatency']['ours'], 'samplesMs'>;
@@ -158,6 +161,17 @@ export const GOALS: readonly Goal[] = [
       if (thousand === undefined) return null;
       const ratio = thousand.msPerDelivery / thousand.floorMs;
       return { measured: ratio, met: ratio <= 3 };
+    },
+  },
+  {
+    name: 'receiverArchiveWithin5Percent',
+    asks: 'receiver: with the archive on, every body size (1, 100, 1000 updates) within 5 % of the archive off, side by side in one run (SQS answered in memory)',
+    short: 'receiver with the archive on within 5 % of off',
+    format: fixed(3),
+    judge: ({ archive }) => {
+      if (archive === undefined || archive.bodies.length === 0) return null;
+      const ratio = Math.max(...archive.bodies.map((body) => body.onMs / body.offMs));
+      return { measured: ratio, met: ratio <= 1.05 };
     },
   },
   {

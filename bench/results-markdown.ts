@@ -20,7 +20,7 @@ import {
   INSTALLED_PACKAGE_REGION,
   installedPackageRegion,
 } from './markdown/installed-package-page.ts';
-import { receiverPerformanceRegion } from './markdown/receiver-page.ts';
+import { receiverArchiveRegion, receiverPerformanceRegion } from './markdown/receiver-page.ts';
 import type { ResultsFile } from './results.ts';
 
 const ROOT = new URL('../', import.meta.url);
@@ -36,7 +36,10 @@ export function generatedRegions(results: ResultsFile): Record<string, Record<st
       conversations: conversationsRegion(results),
     },
     'docs/cost.md': costRegions(results),
-    'docs/receiver.md': { 'receiver-performance': receiverPerformanceRegion(results) },
+    'docs/receiver.md': {
+      'receiver-performance': receiverPerformanceRegion(results),
+      'archive-overhead': receiverArchiveRegion(results),
+    },
     [INSTALLED_PACKAGE_PAGE]: { [INSTALLED_PACKAGE_REGION]: installedPackageRegion(results) },
   };
 }

@@ -5,7 +5,7 @@ import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';
 import type { ConsumerBenchOutput, ConsumerRun, RebatchedProbeResult } from './consumer/worker.ts';
 import type { ConversationsResults } from './conversations/conversations-results.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
-import type { ReceiverBenchOutput, ReceiverFanOutResult } from './receiver/worker.ts';
+import type { ReceiverArchiveResult, ReceiverBenchOutput, ReceiverFanOutResult } from './receiver/worker.ts';
 import { median, medianInterval, round } from './support/stats.ts';
 
 export interface ContestantSummary {
@@ -249,6 +249,32 @@ export interface ReceiverResults {
   readonly fanOut?: ReceiverFanOutSummary;
 }
 
+/**
+ * The receiver with the archive on beside off (docs/design.md §9), per body size: `npm run bench -- --only
+ * archive`. Medians as measured, and their ratio.
+ */
+export interface ArchiveBenchResults {
+  readonly bodies: readonly (Omit<ReceiverArchiveResult, 'offMs' | 'onMs'> & {
+    readonly offMs: number;
+    readonly onMs: number;
+    readonly ratio: number;
+  })[];
+}
+
+export function summarizeArchive(results: readonly ReceiverArchiveResult[]): ArchiveBenchResults {
+  return {
+    bodies: results.map((body) => ({
+      updates: body.updates,
+      bodyBytes: body.bodyBytes,
+      iterations: body.iterations,
+      archiveMessages: body.archiveMessages,
+      offMs: round(body.offMs, 4),
+      onMs: round(body.onMs, 4),
+      ratio: round(body.onMs / body.offMs, 3),
+    })),
+  };
+}
+
 /** The worker's medians as measured, with the ratios the reports show and the fastest iterations. */
 export interface ReceiverFanOutSummary
   extends Pick<
@@ -373,6 +399,7 @@ export interface BenchResults {
   consumer?: ConsumerResults;
   botMix?: BotMixResults;
   receiver?: ReceiverResults;
+  archive?: ArchiveBenchResults;
   bundles?: BundlesResults;
   endToEnd?: EndToEndResult;
   conversations?: ConversationsResults;
@@ -388,6 +415,8 @@ export interface ResultsFile {
   readonly consumer: ConsumerResults;
   readonly botMix: BotMixResults;
   readonly receiver: ReceiverResults;
+  /** Absent until `npm run bench -- --only archive --merge` (or a full run) measured it. */
+  readonly archive?: ArchiveBenchResults;
   readonly bundles: BundlesResults;
   readonly endToEnd: EndToEndResult;
   /** Absent until `npm run bench -- --only conversations --merge` (or a full run) measured it. */

@@ -44,10 +44,12 @@ import { goals } from './goals.ts';
 import type { ReceiverBenchInput, ReceiverBenchOutput } from './receiver/worker.ts';
 import { formatReport } from './report.ts';
 import {
+  type ArchiveBenchResults,
   type BenchResults,
   type BundlesResults,
   type ConsumerResults,
   type ReceiverResults,
+  summarizeArchive,
   summarizeBundles,
   summarizeConsumer,
   summarizeEndToEnd,
@@ -57,7 +59,7 @@ import { readResults, writeGeneratedDocs } from './results-markdown.ts';
 import { round } from './support/stats.ts';
 import { runWorker } from './support/worker-process.ts';
 
-const PARTS = ['consumer', 'botmix', 'receiver', 'bundles', 'e2e', 'conversations'] as const;
+const PARTS = ['consumer', 'botmix', 'receiver', 'archive', 'bundles', 'e2e', 'conversations'] as const;
 type Part = (typeof PARTS)[number];
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -155,6 +157,16 @@ async function benchReceiver(quick: boolean): Promise<ReceiverResults> {
     { env: LAMBDA_POWERTOOLS_ENV, onProgress: log, nodeFlags: workerFlags },
   );
   return summarizeReceiver(output);
+}
+
+/** The receiver with the archive on and off, side by side, for the bodies of the receiver part. */
+async function benchArchive(quick: boolean): Promise<ArchiveBenchResults> {
+  const output = await runWorker<ReceiverBenchInput, ReceiverBenchOutput>(
+    join(BENCH_DIR, 'receiver', 'worker.ts'),
+    { bodies: [], archive: { updates: [1, 100, 1000], iterations: quick ? 200 : 1000 }, warmupShare: 0.2 },
+    { env: LAMBDA_POWERTOOLS_ENV, onProgress: log, nodeFlags: workerFlags },
+  );
+  return summarizeArchive(output.archive ?? []);
 }
 
 async function benchBundles(quick: boolean): Promise<BundlesResults> {
@@ -266,6 +278,9 @@ async function main(): Promise<void> {
   await attempt('receiver', async () => {
     results.receiver = await benchReceiver(values.quick);
   });
+  await attempt('archive', async () => {
+    results.archive = await benchArchive(values.quick);
+  });
   await attempt('bundles', async () => {
     results.bundles = await benchBundles(values.quick);
   });
@@ -328,6 +343,7 @@ function orderedResults(results: BenchResults): BenchResults {
     ...(results.consumer ? { consumer: results.consumer } : {}),
     ...(results.botMix ? { botMix: results.botMix } : {}),
     ...(results.receiver ? { receiver: results.receiver } : {}),
+    ...(results.archive ? { archive: results.archive } : {}),
     ...(results.bundles ? { bundles: results.bundles } : {}),
     ...(results.endToEnd ? { endToEnd: results.endToEnd } : {}),
     ...(results.conversations ? { conversations: results.conversations } : {}),

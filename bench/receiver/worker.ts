@@ -35,8 +35,24 @@ export interface ReceiverBenchInput {
     readonly subscribers: number;
     readonly iterations: number;
   };
+  /**
+   * Bodies of these sizes to one subscriber with the archive on (the copy to the archive queue beside the
+   * subscriber's send, docs/design.md §9) and off, timed side by side.
+   */
+  readonly archive?: { readonly updates: readonly number[]; readonly iterations: number };
   /** Unmeasured iterations first, as a share of the measured ones. */
   readonly warmupShare: number;
+}
+
+export interface ReceiverArchiveResult {
+  readonly updates: number;
+  readonly bodyBytes: number;
+  readonly iterations: number;
+  /** Medians of the same iterations: archive off, archive on. */
+  readonly offMs: number;
+  readonly onMs: number;
+  /** Archive queue messages one delivery became (base64 chunks). */
+  readonly archiveMessages: number;
 }
 
 export interface ReceiverBodyResult {
@@ -70,10 +86,12 @@ export interface ReceiverFanOutResult {
 export interface ReceiverBenchOutput {
   readonly bodies: readonly ReceiverBodyResult[];
   readonly fanOut?: ReceiverFanOutResult;
+  readonly archive?: readonly ReceiverArchiveResult[];
 }
 
 const APP_SECRET = 'bench-app-secret';
 const QUARANTINE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-quarantine';
+const ARCHIVE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-archive';
 /** Queue URLs of one length, so that the in-memory SQS answers every queue's identical request from its cache. */
 const queueUrl = (index: number) =>
   `https://sqs.us-east-1.amazonaws.com/000000000000/bench-subscriber-${String(index).padStart(2, '0')}`;
@@ -87,7 +105,7 @@ function floor(body: string): unknown {
   return digest.length > 0 ? parsed : undefined;
 }
 
-function receiverFor(subscribers: number): Handler {
+function receiverFor(subscribers: number, options: { archive?: boolean } = {}): Handler {
   const subscriberQueues: SubscriberQueue[] = Array.from({ length: subscribers }, (_, index) => ({
     name: subscribers === 1 ? DEFAULT_SUBSCRIBER_NAME : `subscriber-${index + 1}`,
     queueUrl: queueUrl(index),
@@ -99,6 +117,7 @@ function receiverFor(subscribers: number): Handler {
       quarantineQueueUrl: QUARANTINE_URL,
       maximumMessageSizeBytes: resolveSettings().maximumMessageSizeBytes,
       webhookSecrets: { appSecrets: [APP_SECRET] },
+      ...(options.archive === true && { archiveQueueUrl: ARCHIVE_URL }),
     }),
   });
 }
@@ -227,6 +246,48 @@ async function measureFanOut(
   };
 }
 
+async function measureArchive(
+  off: Handler,
+  sqs: SqsInMemory,
+  updates: number,
+  iterations: number,
+  warmupShare: number,
+  random: () => number,
+): Promise<ReceiverArchiveResult> {
+  const delivery = signedDelivery(updates, random);
+  const warmup = Math.ceil(iterations * warmupShare);
+  const on = handlerTimer(receiverFor(1, { archive: true }), `${updates} updates, archive on`);
+  // The archive's messages: what the receiver sent with the archive on, less what it sent with it off.
+  const sent = { before: 0, entries: 0 };
+  const offTimer = handlerTimer(off, `${updates} updates, archive off`);
+  const counted = async (event: APIGatewayProxyEventV2) => {
+    sent.before = sqs.entries();
+    const elapsed = await offTimer(event);
+    sent.entries -= sqs.entries() - sent.before;
+    return elapsed;
+  };
+  const countedOn = async (event: APIGatewayProxyEventV2) => {
+    sent.before = sqs.entries();
+    const elapsed = await on(event);
+    sent.entries += sqs.entries() - sent.before;
+    return elapsed;
+  };
+  const [offMs, onMs] = (await timeSideBySide(
+    [counted, countedOn],
+    () => delivery.event(),
+    warmup,
+    iterations,
+  )) as [number[], number[]];
+  return {
+    updates,
+    bodyBytes: delivery.bodyBytes,
+    iterations,
+    offMs: median(offMs),
+    onMs: median(onMs),
+    archiveMessages: sent.entries / (warmup + iterations),
+  };
+}
+
 serveWorker<ReceiverBenchInput, ReceiverBenchOutput>(async (input, progress) => {
   // Signing needs credentials; the requests never leave the process.
   process.env.AWS_ACCESS_KEY_ID ??= 'bench';
@@ -251,7 +312,20 @@ serveWorker<ReceiverBenchInput, ReceiverBenchOutput>(async (input, progress) => 
       `receiver ${fanOut.updates} updates to ${fanOut.subscribers} subscribers: ${fanOut.msPerDelivery.toFixed(3)} ms vs one subscriber ${fanOut.oneSubscriberMs.toFixed(3)} ms (×${(fanOut.msPerDelivery / fanOut.oneSubscriberMs).toFixed(2)})`,
     );
   }
-  if (sink === 0) throw new Error('The floor parsed nothing.');
+  const archive: ReceiverArchiveResult[] = [];
+  for (const updates of input.archive?.updates ?? []) {
+    const iterations = input.archive?.iterations ?? 0;
+    const result = await measureArchive(oneSubscriber, sqs, updates, iterations, input.warmupShare, random);
+    archive.push(result);
+    progress(
+      `receiver ${updates} updates, archive on ${result.onMs.toFixed(3)} ms vs off ${result.offMs.toFixed(3)} ms (×${(result.onMs / result.offMs).toFixed(3)}, ${result.archiveMessages} archive messages)`,
+    );
+  }
+  if (sink === 0 && input.bodies.length > 0) throw new Error('The floor parsed nothing.');
   sqs.restore();
-  return fanOut ? { bodies, fanOut } : { bodies };
+  return {
+    bodies,
+    ...(fanOut !== undefined && { fanOut }),
+    ...(archive.length > 0 && { archive }),
+  };
 });

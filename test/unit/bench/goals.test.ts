@@ -45,10 +45,15 @@ const conversations = (
   order: { inversions: 0, judged: 200, pairs: 200, ...order },
 });
 
+const archive = (...pairs: [offMs: number, onMs: number][]): NonNullable<GoalInputs['archive']> => ({
+  bodies: pairs.map(([offMs, onMs], index) => ({ updates: [1, 100, 1000][index] ?? 1, offMs, onMs })),
+});
+
 const met: GoalInputs = {
   consumer: consumer(1.6, 1.81),
   botMix: botMix(),
   receiver: receiver(16.4396, 5.7494, 2.86),
+  archive: archive([1.0, 1.03], [1.6, 1.65], [11, 11.5]),
   conversations: conversations([60, 64, 70], [50, 52, 55], [80, 90, 110, 120]),
 };
 
@@ -79,6 +84,18 @@ describe('goals', () => {
     // 17.25 / 5.75 = 3.0 exactly: met; 17.27 / 5.75 = 3.0035, stored as ratio 3.00: not met.
     expect(goals({ receiver: receiver(17.25, 5.75, 3) }).receiverRatioAtMost3At1000Updates).toBe(true);
     expect(goals({ receiver: receiver(17.27, 5.75, 3) }).receiverRatioAtMost3At1000Updates).toBe(false);
+  });
+
+  it('judge the archive on its slowest body size, met at 5 % and missed just above', () => {
+    expect(judgeGoals({ archive: archive([1.0, 1.02], [10, 10.5]) }).receiverArchiveWithin5Percent).toEqual({
+      measured: 1.05,
+      met: true,
+    });
+    const missed = judgeGoals({ archive: archive([1.0, 1.0], [10, 10.51], [11, 11]) });
+    expect(missed.receiverArchiveWithin5Percent?.met).toBe(false);
+    expect(missed.receiverArchiveWithin5Percent?.measured).toBeCloseTo(1.051, 9);
+    expect(goals({ archive: { bodies: [] } }).receiverArchiveWithin5Percent).toBeNull();
+    expect(goals({}).receiverArchiveWithin5Percent).toBeNull();
   });
 
   it('leave the receiver goal unmeasured without a 1000-update body', () => {
