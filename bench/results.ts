@@ -373,12 +373,13 @@ export function summarizeEndToEnd(result: EndToEndResult): EndToEndResult {
   };
 }
 
-/** bench/results.json's `installedPackage`, written by `npm run test:package` (bench/package/). */
+/** One receiver and one consumer bundle's bytes. */
 export interface LambdaBundleBytes {
   readonly receiver: number;
   readonly consumer: number;
 }
 
+/** bench/results.json's `installedPackage`, written by `npm run test:package` (bench/package/). */
 export interface InstalledPackageResults {
   /** The tarball's bytes (gzip): npm pack's `size`. */
   readonly tarballBytes: number;
