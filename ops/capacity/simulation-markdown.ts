@@ -77,7 +77,7 @@ export function simulationMarkdown(): string {
     results === undefined || results.reports.length === 0
       ? ['No scenario has been recorded yet.']
       : [
-          `Recorded by \`${results.command}\`.`,
+          'Recorded by `npm run capacity -- --simulate SCENARIO --write-docs`, with `--short` where a report says so.',
           '',
           ...results.reports.flatMap((report) => [scaleReportMarkdown(report), '']),
         ];
