@@ -10,9 +10,11 @@
  * after they arrived: its consumers are paused while they are posted, and its queues purged before it resumes,
  * so only bot effected them live.
  */
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ArchiveObjectListing } from '../../local/stack/local-archive.ts';
@@ -31,6 +33,7 @@ import {
 } from '../support/webhooks/webhook-bodies.ts';
 
 const SECRET = 'replay-e2e-app-secret';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const wamid = wamidFactory('replay');
 let nextWamid = 0;
 
@@ -48,6 +51,15 @@ interface Run {
 /** `npm run ops -- --local <stack> ARGS`, in this process (the stack runs in its own). */
 async function ops(...args: string[]): Promise<Run> {
   return opsWith({}, ...args);
+}
+
+/** A child process's exit code and output. */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: ROOT, env, timeout: 120_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }
 
 /** `ops` with the wait between paced sends replaced (a test's interruption). */
@@ -116,7 +128,13 @@ async function crmLanes(action: 'pause' | 'resume'): Promise<void> {
   if (result.code !== 0) throw new Error(`${action} crm exited ${result.code}: ${result.stderr}`);
 }
 
-async function effects(subscriber: string, keys: readonly string[]): Promise<number[]> {
+/** Each key's effects by `subscriber`, once the queues have drained (or at once, `drained` false). */
+async function effects(subscriber: string, keys: readonly string[], drained = true): Promise<number[]> {
+  if (!drained) {
+    const view = (await client.effects()).subscribers[subscriber]?.effects ?? [];
+    const now = new Map(view.map((effect) => [effect.key, effect.count]));
+    return keys.map((key) => now.get(key) ?? 0);
+  }
   const counts = await client.effectCounts(keys, 90_000, subscriber);
   return keys.map((key) => counts[key] ?? 0);
 }
@@ -154,6 +172,7 @@ beforeAll(async () => {
     ['first', 4],
     ['second', 5],
     ['third', 4],
+    ['killed', 6],
     ['backfill', 3],
   ] as const) {
     const group = bodies(count);
@@ -306,10 +325,47 @@ describe('npm run ops -- replay, interrupted', () => {
   });
 });
 
+describe('npm run ops -- replay, killed', () => {
+  it('SIGKILLed after its first delivery, the same command continues from the cursor, nothing effected twice', async () => {
+    const { keys, range: times } = group('killed');
+    const args = [
+      '--import',
+      'tsx',
+      'ops/cli.ts',
+      '--local',
+      stack.url,
+      '--subscriber',
+      'crm',
+      'replay',
+      ...times,
+    ];
+    const env = { ...process.env };
+    const child = spawn(process.execPath, [...args, '--rate', '1/s'], { cwd: ROOT, env, stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
+    await waitFor(
+      async () => (await effects('crm', keys, false)).some((count) => count > 0),
+      60_000,
+      () => 'the first replayed delivery effected',
+    );
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const partly = await effects('crm', keys);
+    expect(partly.filter((count) => count === 1).length).toBeLessThan(keys.length);
+
+    const resumed = await run(process.execPath, [...args, '--json'], env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(/^continuing the replay begun \S+ after \S+ \(cursor /m);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ complete: true, deliveries: { read: 6 } });
+    expect(await effects('crm', keys)).toEqual(keys.map(() => 1));
+  });
+});
+
 describe('README: Backfill a new subscriber', () => {
   it('replays the last day to a subscriber that never had it: dry run, replay, what it lacked effected once', async () => {
     const { keys } = group('backfill');
-    const earlier = ['first', 'second', 'third'].flatMap((name) => group(name).keys);
+    const earlier = ['first', 'second', 'third', 'killed'].flatMap((name) => group(name).keys);
     const effectedBefore = await effects('crm', earlier);
 
     const dry = await ops('--subscriber', 'crm', 'replay', '--since', '-1d', '--dry-run');
