@@ -84,8 +84,8 @@ export interface OpsTarget {
   readonly consumerSwitch: ConsumerSwitch;
   /** SQS message move tasks, where the queues are real SQS queues; absent locally (the emulator lacks them). */
   readonly messageMoveTasks: MessageMoveTasks | undefined;
-  /** The delivery archive; undefined for a stack deployed without one. */
-  readonly archive: ArchiveTarget | undefined;
+  /** The delivery archive; absent for a stack deployed without one (and the dashboard's in-process target). */
+  readonly archive?: ArchiveTarget;
   /** Releases the clients. */
   close(): void;
 }
