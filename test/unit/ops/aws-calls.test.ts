@@ -852,7 +852,8 @@ describe('replay: the archive read from S3, the claims looked up, the deliveries
       ],
       ['sqs:SendMessageBatch', expect.objectContaining({ QueueUrl: queueUrl('bot-messages.fifo') })],
     ]);
-    const entry = (calls.at(-1)?.[1] as { Entries: Record<string, unknown>[] }).Entries[0];
+    const [, send] = calls.at(-1) as SentCall;
+    const entry = (send as { Entries: Record<string, unknown>[] }).Entries[0];
     expect(entry?.MessageGroupId).toMatch(/^replay:\d+:\d+$/);
     expect(entry?.MessageBody).toContain(wamid);
     expect(JSON.parse(result.stdout)).toMatchObject({
