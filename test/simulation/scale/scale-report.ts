@@ -48,6 +48,10 @@ export interface ScaleReport {
   readonly throttledWriteAttempts: number;
   readonly writesFailedAfterRetries: number;
   readonly dlqArrivals: number;
+  /**
+   * Updates accepted again (Meta's re-sends, retries of stored POSTs) plus the copies the FIFO queue dropped by
+   * their deduplication id: a message re-sent within the FIFO window counts in both.
+   */
   readonly duplicatesAbsorbed: number;
   readonly effects: { readonly events: number; readonly effected: number; readonly violations: number };
   readonly lambdaPeak: {
@@ -254,7 +258,7 @@ export function scaleReportMarkdown(report: ScaleReport): string {
         `${count(report.throttledWriteAttempts)} (${count(report.writesFailedAfterRetries)})`,
       ],
       ['DLQ arrivals', count(report.dlqArrivals)],
-      ['duplicates absorbed', count(report.duplicatesAbsorbed)],
+      ['duplicates absorbed (accepted again + FIFO-deduplicated copies)', count(report.duplicatesAbsorbed)],
       [
         'effects (events; not exactly once)',
         `${count(report.effects.effected)} (${count(report.effects.events)}; ${count(report.effects.violations)})`,
