@@ -152,8 +152,8 @@ describe('explicit settings', () => {
       '*',
       Match.stringLikeRegexp('message lane: messageLane.settings.maxConcurrency 3'),
     );
-    // A warning, not a refusal: the template is there.
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    // A warning, not a refusal: the template is there (both lanes' mappings, and the archiver's).
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
   });
 
   it('that carry the peak raise no warning', () => {
