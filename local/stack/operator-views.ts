@@ -17,7 +17,7 @@ import { type PeekedRecord, peekDeadLetters } from '../../ops/commands/dlq.ts';
 import { listQuarantinedBodies } from '../../ops/commands/quarantine.ts';
 import { OpsError } from '../../ops/errors.ts';
 import { eventKeyShape } from '../../ops/inspect/event-key-shape.ts';
-import { type KeyState, lookUpKeys } from '../../ops/inspect/key-lookup.ts';
+import { type KeyState, keyFound, lookUpKeys } from '../../ops/inspect/key-lookup.ts';
 import { Output } from '../../ops/output.ts';
 import type { BodySummary } from '../../ops/quarantine/quarantined-bodies.ts';
 import { subscriberTargets } from '../../ops/target/local-target.ts';
@@ -39,6 +39,8 @@ const MIN_RESCAN_INTERVAL_MS = 3_000;
 
 /** One subscriber's part of `ops key --json`: the claim under its namespace and, for a status, its ledger entry. */
 export interface SubscriberKeyView extends KeyState {
+  /** As `ops key --json` says it: whether the table holds a claim or a ledger entry of the key. */
+  readonly found: boolean;
   readonly subscriber: string;
   readonly tableName: string;
 }
@@ -142,7 +144,13 @@ export function createOperatorViews(options: OperatorViewsOptions): OperatorView
       const views = await Promise.all(
         chosen.map(async (candidate) => {
           const [state] = await lookUpKeys(target, candidate, [shape], now);
-          return { subscriber: candidate.name, tableName: target.tableName, ...(state as KeyState) };
+          const found = state as KeyState;
+          return {
+            found: keyFound(found),
+            subscriber: candidate.name,
+            tableName: target.tableName,
+            ...found,
+          };
         }),
       );
       return { key, subscribers: views };

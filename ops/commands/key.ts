@@ -6,7 +6,7 @@ import { BodyFileError, extractEventsOfFile } from '../../functions/cli/keys.ts'
 import { EXIT_NOT_FOUND, UsageError } from '../errors.ts';
 import { CLAIM_STATUS_TEXT, type ClaimStatus } from '../inspect/claim-view.ts';
 import { eventKeyShape } from '../inspect/event-key-shape.ts';
-import { type KeyState, lookUpKeys } from '../inspect/key-lookup.ts';
+import { type KeyState, keyFound, lookUpKeys } from '../inspect/key-lookup.ts';
 import { labelled } from '../output.ts';
 import type { CommandContext } from './command-context.ts';
 
@@ -19,7 +19,7 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
   const subscriber = context.subscriber();
   const [state] = await lookUpKeys(context.target, subscriber, [shape], context.clock());
   if (state === undefined) throw new Error('lookUpKeys returned nothing for one key.');
-  const nothing = state.claim === undefined && state.ledger?.current === undefined;
+  const nothing = !keyFound(state);
   if (nothing && !state.receivesField) {
     throw new UsageError(
       `subscriber ${subscriber.name} does not receive field ${state.field} (its fields: ${subscriber.fields?.join(', ')}), so it never claims ${key}`,

@@ -110,3 +110,8 @@ function toEntry(pk: string, view: StatusLedgerView | undefined): LedgerEntry {
     ),
   };
 }
+
+/** Whether the table holds anything of the key: a claim, or a status ledger with a current status. */
+export function keyFound(state: KeyState): boolean {
+  return state.claim !== undefined || state.ledger?.current !== undefined;
+}
