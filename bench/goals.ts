@@ -39,7 +39,11 @@ export interface GoalInputs {
   >;
   readonly receiver?: Pick<ReceiverResults, 'bodies'>;
   readonly archive?: {
-    readonly bodies: readonly Pick<ArchiveBenchResults['bodies'][number], 'updates' | 'offMs' | 'onMs'>[];
+    readonly bodies: readonly {
+      readonly updates: number;
+      /** The acknowledgement over a real connection; a body without it leaves the goal unmeasured. */
+      readonly network?: Pick<NonNullable<ArchiveBenchResults['bodies'][number]['network']>, 'pairedRatio'>;
+    }[];
   };
   readonly conversations?: {
     readonly replyLatency: {
@@ -165,12 +169,18 @@ export const GOALS: readonly Goal[] = [
   },
   {
     name: 'receiverArchiveWithin5Percent',
-    asks: 'receiver: with the archive on, every body size (1, 100, 1000 updates) within 5 % of the archive off, side by side in one run (SQS answered in memory)',
-    short: 'receiver with the archive on within 5 % of off',
+    asks: "receiver: Meta's acknowledgement (wall time, SQS over a real connection) with the archive on within 5 % of off, every body size, median of on/off pairs in one run",
+    short: "Meta's acknowledgement with the archive on within 5 % of off",
     format: fixed(3),
+    // Judged on wall time: the in-memory figure (processor time, the copy's Lambda milliseconds) stays on the
+    // page beside it (docs/decisions.md, "The delivery archive").
     judge: ({ archive }) => {
-      if (archive === undefined || archive.bodies.length === 0) return null;
-      const ratio = Math.max(...archive.bodies.map((body) => body.onMs / body.offMs));
+      const bodies = archive?.bodies ?? [];
+      if (bodies.length === 0) return null;
+      // The median of the per-pair ratios (stored at 6 decimals), as the consumer's speedup is judged per round.
+      const ratios = bodies.map((body) => body.network?.pairedRatio);
+      if (ratios.some((ratio) => ratio === undefined)) return null;
+      const ratio = Math.max(...(ratios as number[]));
       return { measured: ratio, met: ratio <= 1.05 };
     },
   },

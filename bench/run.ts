@@ -30,6 +30,8 @@ import { powertoolsEnvironment } from '../contract/environment.ts';
 import { resolveSettings } from '../contract/settings.ts';
 import { DEFAULT_LOG_LEVEL } from '../lib/defaults.ts';
 import { startDynamoDbLocal } from '../local/emulators/dynamodb-local.ts';
+import { startSqsEmulator } from '../local/emulators/sqs.ts';
+import { LATENCIES } from '../test/simulation/scale/latency.ts';
 import { type BotMixResults, summarizeBotMix } from './bot-mix-results.ts';
 import { buildLambdaBundles, timeBundleInit } from './bundles/lambda-bundles.ts';
 import type { BotMixInput, BotMixOutput } from './consumer/bot-mix-worker.ts';
@@ -159,14 +161,39 @@ async function benchReceiver(quick: boolean): Promise<ReceiverResults> {
   return summarizeReceiver(output);
 }
 
-/** The receiver with the archive on and off, side by side, for the bodies of the receiver part. */
+/**
+ * The receiver with the archive on and off, side by side, for the bodies of the receiver part: the processor
+ * time (SQS answered in memory at once), then the acknowledgement's wall-clock latency with SQS answering after
+ * the scale simulation's modelled send round trip, and over a real connection to fauxqs, started here: in
+ * another process than the worker's receiver, as SQS is.
+ */
 async function benchArchive(quick: boolean): Promise<ArchiveBenchResults> {
-  const output = await runWorker<ReceiverBenchInput, ReceiverBenchOutput>(
-    join(BENCH_DIR, 'receiver', 'worker.ts'),
-    { bodies: [], archive: { updates: [1, 100, 1000], iterations: quick ? 200 : 1000 }, warmupShare: 0.2 },
-    { env: LAMBDA_POWERTOOLS_ENV, onProgress: log, nodeFlags: workerFlags },
-  );
-  return summarizeArchive(output.archive ?? []);
+  const sqs = await startSqsEmulator();
+  try {
+    const output = await runWorker<ReceiverBenchInput, ReceiverBenchOutput>(
+      join(BENCH_DIR, 'receiver', 'worker.ts'),
+      {
+        bodies: [],
+        archive: {
+          updates: [1, 100, 1000],
+          iterations: quick ? 200 : 1000,
+          latency: {
+            iterations: quick ? 60 : 300,
+            modelledRoundTripMs: LATENCIES.sqsSend.p50Ms,
+            sqsEndpoint: sqs.endpoint,
+          },
+        },
+        warmupShare: 0.2,
+      },
+      { env: LAMBDA_POWERTOOLS_ENV, onProgress: log, nodeFlags: workerFlags },
+    );
+    return summarizeArchive(output.archive ?? [], {
+      ms: LATENCIES.sqsSend.p50Ms,
+      source: `test/simulation/scale/latency.ts, sqsSend p50 (${LATENCIES.sqsSend.source})`,
+    });
+  } finally {
+    await sqs.stop();
+  }
 }
 
 async function benchBundles(quick: boolean): Promise<BundlesResults> {

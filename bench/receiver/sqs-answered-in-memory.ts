@@ -8,9 +8,14 @@
  * handler, for every client in this process. The answer must carry each body's MD5, which SQS computes on its
  * side: the stub computes it once per distinct request size and reuses it (the bench sends the same bodies
  * again and again), so that its own hashing stays out of the measured time after the warm-up.
+ *
+ * Two modes for the archive bench's acknowledgement latency: a fixed modelled round trip (the answer comes that
+ * many milliseconds after the request, on a timer: the wait overlaps whatever else the handler does, as a
+ * network round trip does), and pass-through (every request goes to the SDK's own handler: a real connection).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 interface HttpRequestLike {
@@ -22,6 +27,10 @@ type Handle = (request: HttpRequestLike, options?: unknown) => Promise<{ respons
 export interface SqsInMemory {
   /** SendMessageBatch entries answered so far. */
   entries(): number;
+  /** Answer each request this many milliseconds after it was sent (0: at once). */
+  setRoundTripMs(ms: number): void;
+  /** Hand every request to the SDK's own HTTP handler (a real connection) instead of answering it. */
+  setPassThrough(on: boolean): void;
   restore(): void;
 }
 
@@ -32,7 +41,10 @@ export function answerSqsInMemory(): SqsInMemory {
   const original = prototype.handle;
   const answers = new Map<number, { body: string; entries: number }>();
   let entries = 0;
-  prototype.handle = async (request) => {
+  let roundTripMs = 0;
+  let passThrough = false;
+  prototype.handle = async function (this: unknown, request, options) {
+    if (passThrough) return original.call(this, request, options);
     const target = request.headers['x-amz-target'];
     if (target !== 'AmazonSQS.SendMessageBatch') {
       throw new Error(`The receiver benchmark answers SendMessageBatch only, not ${target}.`);
@@ -50,6 +62,7 @@ export function answerSqsInMemory(): SqsInMemory {
       answers.set(bytes, answer);
     }
     entries += answer.entries;
+    if (roundTripMs > 0) await sleep(roundTripMs);
     return {
       response: {
         statusCode: 200,
@@ -60,6 +73,12 @@ export function answerSqsInMemory(): SqsInMemory {
   };
   return {
     entries: () => entries,
+    setRoundTripMs: (ms) => {
+      roundTripMs = ms;
+    },
+    setPassThrough: (on) => {
+      passThrough = on;
+    },
     restore: () => {
       prototype.handle = original;
     },

@@ -12,7 +12,9 @@
  * serialisation, SigV4 signing and the answer's MD5 checks run as in Lambda; only the network is left out.
  */
 import { createHmac } from 'node:crypto';
+import { CreateQueueCommand, PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { interceptLocalhostDns } from 'fauxqs';
 import { receiverEnvironment } from '../../contract/environment.ts';
 import { resolveSettings } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type SubscriberQueue } from '../../contract/subscribers.ts';
@@ -39,7 +41,19 @@ export interface ReceiverBenchInput {
    * Bodies of these sizes to one subscriber with the archive on (the copy to the archive queue beside the
    * subscriber's send, docs/design.md §9) and off, timed side by side.
    */
-  readonly archive?: { readonly updates: readonly number[]; readonly iterations: number };
+  readonly archive?: {
+    readonly updates: readonly number[];
+    readonly iterations: number;
+    /**
+     * The acknowledgement's wall-clock latency, on and off alternating in pairs: SQS answering after a fixed
+     * modelled round trip, and (with `sqsEndpoint`, fauxqs in another process) over a real connection.
+     */
+    readonly latency?: {
+      readonly iterations: number;
+      readonly modelledRoundTripMs: number;
+      readonly sqsEndpoint?: string;
+    };
+  };
   /** Unmeasured iterations first, as a share of the measured ones. */
   readonly warmupShare: number;
 }
@@ -53,6 +67,20 @@ export interface ReceiverArchiveResult {
   readonly onMs: number;
   /** Archive queue messages one delivery became (base64 chunks). */
   readonly archiveMessages: number;
+  /** Every measured sample, in iteration order (sample i of off and of on ran side by side). */
+  readonly samples: {
+    /** SQS answered in memory at once: processor time. */
+    readonly cpu: PairedSamples;
+    /** SQS answered in memory after the modelled round trip. */
+    readonly modelled?: PairedSamples;
+    /** SQS over a real connection (fauxqs). */
+    readonly network?: PairedSamples;
+  };
+}
+
+export interface PairedSamples {
+  readonly offMs: readonly number[];
+  readonly onMs: readonly number[];
 }
 
 export interface ReceiverBodyResult {
@@ -90,11 +118,14 @@ export interface ReceiverBenchOutput {
 }
 
 const APP_SECRET = 'bench-app-secret';
-const QUARANTINE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-quarantine';
-const ARCHIVE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-archive';
+/**
+ * The origin of the in-memory queues' URLs: SQS's, or the emulator's when the run has one, so that every client
+ * in this process resolves the endpoint its queue URLs name (the SDK warns on every request otherwise).
+ */
+let sqsOrigin = 'https://sqs.us-east-1.amazonaws.com';
 /** Queue URLs of one length, so that the in-memory SQS answers every queue's identical request from its cache. */
 const queueUrl = (index: number) =>
-  `https://sqs.us-east-1.amazonaws.com/000000000000/bench-subscriber-${String(index).padStart(2, '0')}`;
+  `${sqsOrigin}/000000000000/bench-subscriber-${String(index).padStart(2, '0')}`;
 
 type Handler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
 
@@ -105,21 +136,59 @@ function floor(body: string): unknown {
   return digest.length > 0 ? parsed : undefined;
 }
 
-function receiverFor(subscribers: number, options: { archive?: boolean } = {}): Handler {
+interface QueueUrls {
+  readonly subscriber: (index: number) => string;
+  readonly quarantine: string;
+  readonly archive: string;
+}
+
+function receiverFor(subscribers: number, options: { archive?: boolean; urls?: QueueUrls } = {}): Handler {
+  const urls = options.urls ?? {
+    subscriber: queueUrl,
+    quarantine: `${sqsOrigin}/000000000000/bench-quarantine`,
+    archive: `${sqsOrigin}/000000000000/bench-archive`,
+  };
   const subscriberQueues: SubscriberQueue[] = Array.from({ length: subscribers }, (_, index) => ({
     name: subscribers === 1 ? DEFAULT_SUBSCRIBER_NAME : `subscriber-${index + 1}`,
-    queueUrl: queueUrl(index),
+    queueUrl: urls.subscriber(index),
   }));
   return createReceiverHandler({
     ...process.env,
     ...receiverEnvironment({
       subscriberQueues,
-      quarantineQueueUrl: QUARANTINE_URL,
+      quarantineQueueUrl: urls.quarantine,
       maximumMessageSizeBytes: resolveSettings().maximumMessageSizeBytes,
       webhookSecrets: { appSecrets: [APP_SECRET] },
-      ...(options.archive === true && { archiveQueueUrl: ARCHIVE_URL }),
+      ...(options.archive === true && { archiveQueueUrl: urls.archive }),
     }),
   });
+}
+
+/** The queues on fauxqs, as the stack creates them (the message size of the settings). */
+async function createNetworkQueues(endpoint: string): Promise<QueueUrls & { purge(): Promise<void> }> {
+  const client = new SQSClient({ endpoint, region: process.env.AWS_REGION });
+  const maximum = String(resolveSettings().maximumMessageSizeBytes);
+  const create = async (name: string) => {
+    const { QueueUrl } = await client.send(
+      new CreateQueueCommand({ QueueName: name, Attributes: { MaximumMessageSize: maximum } }),
+    );
+    if (QueueUrl === undefined) throw new Error(`CreateQueue ${name} returned no URL.`);
+    return QueueUrl;
+  };
+  const [subscriber, quarantine, archive] = await Promise.all(
+    ['bench-subscriber', 'bench-quarantine', 'bench-archive'].map(create),
+  );
+  return {
+    subscriber: () => subscriber as string,
+    quarantine: quarantine as string,
+    archive: archive as string,
+    // The emulator keeps every message in memory: 1000-update bodies would fill it.
+    purge: async () => {
+      await Promise.all(
+        [subscriber, archive].map((url) => client.send(new PurgeQueueCommand({ QueueUrl: url }))),
+      );
+    },
+  };
 }
 
 /** A signed body of `updates`, as Lambda hands it over: a fresh event parsed from the runtime's payload. */
@@ -246,17 +315,52 @@ async function measureFanOut(
   };
 }
 
+/** Off and on timed side by side, their order flipped every iteration (pairs), after the warm-up. */
+async function pairedOnOff(
+  off: Handler,
+  on: Handler,
+  delivery: ReturnType<typeof signedDelivery>,
+  label: string,
+  warmup: number,
+  iterations: number,
+  before?: () => Promise<void>,
+): Promise<PairedSamples> {
+  const wrap = (timer: Timer): Timer =>
+    before === undefined
+      ? timer
+      : async (event) => {
+          await before();
+          return timer(event);
+        };
+  const [offMs, onMs] = (await timeSideBySide(
+    [wrap(handlerTimer(off, `${label}, archive off`)), wrap(handlerTimer(on, `${label}, archive on`))],
+    () => delivery.event(),
+    warmup,
+    iterations,
+  )) as [number[], number[]];
+  return { offMs, onMs };
+}
+
+interface NetworkReceivers {
+  readonly off: Handler;
+  readonly on: Handler;
+  purge(): Promise<void>;
+}
+
 async function measureArchive(
   off: Handler,
   sqs: SqsInMemory,
   updates: number,
-  iterations: number,
+  input: NonNullable<ReceiverBenchInput['archive']>,
   warmupShare: number,
   random: () => number,
+  network: NetworkReceivers | undefined,
 ): Promise<ReceiverArchiveResult> {
+  const { iterations, latency } = input;
   const delivery = signedDelivery(updates, random);
   const warmup = Math.ceil(iterations * warmupShare);
-  const on = handlerTimer(receiverFor(1, { archive: true }), `${updates} updates, archive on`);
+  const onHandler = receiverFor(1, { archive: true });
+  const on = handlerTimer(onHandler, `${updates} updates, archive on`);
   // The archive's messages: what the receiver sent with the archive on, less what it sent with it off.
   const sent = { before: 0, entries: 0 };
   const offTimer = handlerTimer(off, `${updates} updates, archive off`);
@@ -278,6 +382,38 @@ async function measureArchive(
     warmup,
     iterations,
   )) as [number[], number[]];
+  let modelled: PairedSamples | undefined;
+  let networkSamples: PairedSamples | undefined;
+  if (latency !== undefined) {
+    const latencyWarmup = Math.ceil(latency.iterations * warmupShare);
+    const label = `${updates} updates`;
+    sqs.setRoundTripMs(latency.modelledRoundTripMs);
+    try {
+      modelled = await pairedOnOff(off, onHandler, delivery, label, latencyWarmup, latency.iterations);
+    } finally {
+      sqs.setRoundTripMs(0);
+    }
+    if (network !== undefined) {
+      sqs.setPassThrough(true);
+      let calls = 0;
+      try {
+        networkSamples = await pairedOnOff(
+          network.off,
+          network.on,
+          delivery,
+          `${label} over fauxqs`,
+          latencyWarmup,
+          latency.iterations,
+          // Untimed: before the handler's clock starts.
+          async () => {
+            if (++calls % 8 === 0) await network.purge();
+          },
+        );
+      } finally {
+        sqs.setPassThrough(false);
+      }
+    }
+  }
   return {
     updates,
     bodyBytes: delivery.bodyBytes,
@@ -285,6 +421,11 @@ async function measureArchive(
     offMs: median(offMs),
     onMs: median(onMs),
     archiveMessages: sent.entries / (warmup + iterations),
+    samples: {
+      cpu: { offMs, onMs },
+      ...(modelled !== undefined && { modelled }),
+      ...(networkSamples !== undefined && { network: networkSamples }),
+    },
   };
 }
 
@@ -294,6 +435,23 @@ serveWorker<ReceiverBenchInput, ReceiverBenchOutput>(async (input, progress) => 
   process.env.AWS_SECRET_ACCESS_KEY ??= 'bench';
   process.env.AWS_REGION ??= 'us-east-1';
   const sqs = answerSqsInMemory();
+  let network: NetworkReceivers | undefined;
+  let restoreDns: (() => void) | undefined;
+  const endpoint = input.archive?.latency?.sqsEndpoint;
+  if (endpoint !== undefined) {
+    // fauxqs queue URLs name `sqs.<region>.localhost`, which the receiver's client calls directly.
+    restoreDns = interceptLocalhostDns();
+    sqs.setPassThrough(true);
+    const urls = await createNetworkQueues(endpoint);
+    sqs.setPassThrough(false);
+    sqsOrigin = new URL(urls.archive).origin;
+    process.env.AWS_ENDPOINT_URL_SQS = sqsOrigin;
+    network = {
+      off: receiverFor(1, { urls }),
+      on: receiverFor(1, { urls, archive: true }),
+      purge: urls.purge,
+    };
+  }
   const oneSubscriber = receiverFor(1);
   const random = seededRandom(42);
 
@@ -313,14 +471,26 @@ serveWorker<ReceiverBenchInput, ReceiverBenchOutput>(async (input, progress) => 
     );
   }
   const archive: ReceiverArchiveResult[] = [];
+  const ratio = (paired: PairedSamples | undefined) =>
+    paired === undefined
+      ? 'not run'
+      : `×${(median(paired.onMs) / median(paired.offMs)).toFixed(3)} (${median(paired.offMs).toFixed(2)} → ${median(paired.onMs).toFixed(2)} ms)`;
   for (const updates of input.archive?.updates ?? []) {
-    const iterations = input.archive?.iterations ?? 0;
-    const result = await measureArchive(oneSubscriber, sqs, updates, iterations, input.warmupShare, random);
+    const result = await measureArchive(
+      oneSubscriber,
+      sqs,
+      updates,
+      input.archive as NonNullable<ReceiverBenchInput['archive']>,
+      input.warmupShare,
+      random,
+      network,
+    );
     archive.push(result);
     progress(
-      `receiver ${updates} updates, archive on ${result.onMs.toFixed(3)} ms vs off ${result.offMs.toFixed(3)} ms (×${(result.onMs / result.offMs).toFixed(3)}, ${result.archiveMessages} archive messages)`,
+      `receiver ${updates} updates, archive on ${result.onMs.toFixed(3)} ms vs off ${result.offMs.toFixed(3)} ms (×${(result.onMs / result.offMs).toFixed(3)}, ${result.archiveMessages} archive messages); modelled round trip ${ratio(result.samples.modelled)}; over fauxqs ${ratio(result.samples.network)}`,
     );
   }
+  restoreDns?.();
   if (sink === 0 && input.bodies.length > 0) throw new Error('The floor parsed nothing.');
   sqs.restore();
   return {
