@@ -3,12 +3,14 @@
  * environment at all: the local stack imports them for their handlers, and Lambda builds the consumer on
  * the first invocation.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ENV, MissingConfigurationError } from '../../../contract/environment.ts';
 import type { MessageContext, StatusContext } from '../../../functions/consumer/handler-api.ts';
+import { EFFECTS_JOURNAL_VARIABLE } from '../../../functions/examples/subscribers/local-journal.ts';
 import { createLambdaContext } from '../../../local/lambda-context.ts';
 
 const MODULES = [
@@ -44,6 +46,45 @@ describe.each(MODULES)('%s', (path) => {
     expect(typeof module.webhookHandlers).toBe('object');
     await expect(module.handler({ Records: [] }, context())).rejects.toThrow(MissingConfigurationError);
     await expect(module.handler({ Records: [] }, context())).rejects.toThrow(ENV.claimTableName);
+  });
+});
+
+describe('the examples import the package as an app does', () => {
+  const EXAMPLES = 'functions/examples';
+  const files = readdirSync(EXAMPLES, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(EXAMPLES, file));
+
+  /** What an example may import: the package's handler entry, a file of its own folder, a node built-in. */
+  function allowed(specifier: string): boolean {
+    if (specifier === 'whatsapp-webhook-dedup/handlers') return true;
+    if (specifier.startsWith('./')) return true;
+    // The examples' root folder, from a subscriber module: `../crm-ticket-handlers.ts`, never `../../…`.
+    if (/^\.\.\/[^./][^/]*$/.test(specifier)) return true;
+    const name = specifier.replace(/^node:/, '');
+    return specifier.startsWith('node:') && builtinModules.includes(name);
+  }
+
+  it.each(files)(
+    '%s imports only whatsapp-webhook-dedup/handlers, its own files and node built-ins',
+    (file) => {
+      const specifiers = [
+        ...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'([^']+)'/gms),
+      ].map((match) => match[1] as string);
+      expect(specifiers.length).toBeGreaterThan(0);
+      expect(specifiers.filter((specifier) => !allowed(specifier))).toEqual([]);
+    },
+  );
+
+  it('the check refuses a repository-internal module', () => {
+    expect(allowed('../../../contract/environment.ts')).toBe(false);
+    expect(allowed('../../consumer/handler-api.ts')).toBe(false);
+    expect(allowed('whatsapp-webhook-dedup')).toBe(false);
+    expect(allowed('node:fs')).toBe(true);
+  });
+
+  it('the journal variable the examples read is the one the local stack sets', () => {
+    expect(EFFECTS_JOURNAL_VARIABLE).toBe(ENV.effectsJournal);
   });
 });
 
