@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Token } from 'aws-cdk-lib';
+import { DEFAULT_ARCHIVE_RETENTION_DAYS } from '../contract/archive.ts';
 import { resolveMessageLane } from '../contract/lanes.ts';
 import {
   type PipelineSettings,
@@ -15,6 +16,7 @@ import {
   type ResolvedSubscriber,
   resolveSubscribers,
 } from '../contract/subscribers.ts';
+import type { ArchiveProp } from './builders/archive.ts';
 import { type PeakSizing, sizeForPeak } from './capacity-sizing.ts';
 import { DEFAULT_CONSUMER_ENTRY } from './defaults.ts';
 import { resolveThresholds } from './monitoring/alarms.ts';
@@ -39,6 +41,8 @@ export interface ValidatedProps {
   readonly subscribers: readonly ResolvedSubscriber[];
   /** The route throttle, warm throughput and warnings for the expected peak. */
   readonly capacity: PeakSizing;
+  /** Days the delivery archive keeps a delivery; `undefined` with `archive: false` (no archive is built). */
+  readonly archiveRetentionDays: number | undefined;
 }
 
 /**
@@ -67,8 +71,21 @@ export function validateProps(props: WhatsAppWebhookDedupProps): ValidatedProps 
   validateInfrastructureProps(settings, props);
   const subscribers = resolveConstructSubscribers(props, input, settings);
   for (const subscriber of subscribers) validateSubscriber(subscriber);
+  const archiveRetentionDays = resolveArchiveRetentionDays(props.archive);
   const capacity = sizeForPeak(props, subscribers);
-  return { settings, subscribers: capacity.subscribers, capacity };
+  return { settings, subscribers: capacity.subscribers, capacity, archiveRetentionDays };
+}
+
+/** The retention the archive prop asks for, or `undefined` when there is no archive; a bad value fails synth. */
+function resolveArchiveRetentionDays(prop: ArchiveProp | undefined): number | undefined {
+  if (prop === false) return undefined;
+  const days = prop?.retentionDays ?? DEFAULT_ARCHIVE_RETENTION_DAYS;
+  if (!Number.isInteger(days) || days < 1) {
+    throw new UnsafeSettingsError(
+      `archive.retentionDays must be a whole number of days, at least 1; got ${days}.`,
+    );
+  }
+  return days;
 }
 
 /**

@@ -18,11 +18,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { PipelineSettings } from '../contract/settings.ts';
-import {
-  buildDeliveryArchive,
-  type DeliveryArchive,
-  resolveArchiveRetentionDays,
-} from './builders/archive.ts';
+import { buildDeliveryArchive, type DeliveryArchive } from './builders/archive.ts';
 import { buildClaimTable } from './builders/claim-table.ts';
 import { buildQuarantineQueue } from './builders/queues.ts';
 import { buildReceiver } from './builders/receiver.ts';
@@ -73,7 +69,7 @@ export class WhatsAppWebhookDedup extends Construct {
   constructor(scope: Construct, id: string, props: WhatsAppWebhookDedupProps = {}) {
     super(scope, id);
     const validated = validateProps(props);
-    const archiveRetentionDays = resolveArchiveRetentionDays(props.archive);
+    const { archiveRetentionDays } = validated;
     this.settings = validated.settings;
     const logs = {
       logRetention: props.logRetention ?? DEFAULT_LOG_RETENTION,

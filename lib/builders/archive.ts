@@ -19,11 +19,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  ARCHIVE_PREFIX,
-  ARCHIVE_STAGING_PREFIX,
-  DEFAULT_ARCHIVE_RETENTION_DAYS,
-} from '../../contract/archive.ts';
+import { ARCHIVE_PREFIX, ARCHIVE_STAGING_PREFIX } from '../../contract/archive.ts';
 import {
   ARCHIVE_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
   ARCHIVER_BATCH_SIZE,
@@ -58,16 +54,6 @@ export const ARCHIVER_MEMORY_MB = 512;
 export const ARCHIVER_MAX_CONCURRENCY = 2;
 /** Staged chunks wait at most this long for the rest of their body (S3's shortest expiry). */
 const STAGED_CHUNK_EXPIRY_DAYS = 1;
-
-/** The retention the prop asks for, or `undefined` when there is no archive; a bad value fails synth. */
-export function resolveArchiveRetentionDays(prop: ArchiveProp | undefined): number | undefined {
-  if (prop === false) return undefined;
-  const days = prop?.retentionDays ?? DEFAULT_ARCHIVE_RETENTION_DAYS;
-  if (!Number.isInteger(days) || days < 1) {
-    throw new Error(`archive.retentionDays must be a whole number of days, at least 1; got ${days}.`);
-  }
-  return days;
-}
 
 export interface DeliveryArchiveOptions {
   readonly settings: PipelineSettings;

@@ -257,6 +257,16 @@ describe('unsafe props are refused at synth time', () => {
       /statusLedger is "sometimes": use one of with-handler, always/,
     ],
     ['an empty secret name', { existingSecretName: ' ' }, /existingSecretName is empty/],
+    [
+      'an archive kept 0 days',
+      { archive: { retentionDays: 0 } },
+      /archive.retentionDays must be a whole number of days, at least 1; got 0/,
+    ],
+    [
+      'an archive kept part of a day',
+      { archive: { retentionDays: 1.5 } },
+      /archive.retentionDays must be a whole number of days, at least 1; got 1.5/,
+    ],
   ])('%s', (_case, props, message) => {
     expect(build(props)).toThrow(UnsafeSettingsError);
     expect(build(props)).toThrow(message);
