@@ -1,14 +1,23 @@
 /**
  * The ops CLI's AWS calls, against aws-sdk-client-mock: stack outputs and consumer environments (--stack),
- * event source mapping updates (pause, resume) and SQS message move tasks (dlq redrive), each call's whole
- * input pinned; and the AWS permissions table of docs/operations.md, generated from the calls every command
+ * event source mapping updates (pause, resume), SQS message move tasks (dlq redrive), and what `meta` and
+ * `smoke` read (the webhook URL and secret from the outputs and Secrets Manager, smoke's claims and the stack's
+ * alarms), each call's whole input pinned; and the AWS permissions table of docs/operations.md, generated from the calls every command
  * makes here (`WRITE_DOCS=1 npx vitest run test/unit/ops/aws-calls.test.ts` rewrites it).
  */
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  CloudFormationClient,
+  DescribeStacksCommand,
+  ListStackResourcesCommand,
+} from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   GetEventSourceMappingCommand,
@@ -22,6 +31,7 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
@@ -35,7 +45,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ARCHIVE_RECORD_VERSION,
   archiveObjectKey,
@@ -43,23 +53,72 @@ import {
   hourPrefix,
 } from '../../../contract/archive.ts';
 import { consumerEnvironment } from '../../../contract/environment.ts';
+import { META_ENV } from '../../../contract/meta-graph-api.ts';
 import { STACK_OUTPUT, subscriberOutputKeys } from '../../../contract/stack-outputs.ts';
+import { checkSignature } from '../../../functions/receiver/signature.ts';
+import { answerVerificationHandshake } from '../../../functions/receiver/verification-handshake.ts';
 import { OpsError } from '../../../ops/errors.ts';
 import { runOps } from '../../../ops/run-ops.ts';
 import { resolveStackTarget, type StackClients } from '../../../ops/target/stack-target.ts';
 import { readRegion, replaceRegion } from '../../../tools/markdown/regions.ts';
 import { inboundMessagesWithIds, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
+import { FakeGraphApi } from './fake-graph-api.ts';
 
 const cloudFormation = mockClient(CloudFormationClient);
 const lambda = mockClient(LambdaClient);
 const sqs = mockClient(SQSClient);
 const documents = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);
+// meta and smoke make their clients themselves (ops/target/deployment.ts): mocked for every instance.
+const secretsManager = mockClient(SecretsManagerClient);
+const cloudWatch = mockClient(CloudWatchClient);
 
 const REGION = 'eu-west-1';
 const QUEUES = `https://sqs.${REGION}.amazonaws.com/123456789012`;
 const queueUrl = (name: string) => `${QUEUES}/${name}`;
 const queueArn = (url: string) => `arn:aws:sqs:${REGION}:123456789012:${url.split('/').pop()}`;
+
+/** The stack's webhook secret (its `WebhookSecretName` output) and what it holds. */
+const WEBHOOK_SECRET = 'prod/whatsapp-webhook';
+const APP_SECRET = 'the-app-secret';
+const VERIFY_TOKEN = 'stack-verify-token';
+/** A Meta access token stored by the operator (`meta --token-secret`). */
+const TOKEN_SECRET = 'prod/meta-token';
+const META_TOKEN = '1234567890|meta-app-secret';
+const APP_ID = '1234567890';
+
+/**
+ * The stack's webhook, at its `WebhookUrl` output: the receiver's own handshake for Meta's verification GET,
+ * and 200 for a POST signed with the stack's app secret (401 otherwise).
+ */
+let webhook: Server;
+let webhookUrl: string;
+const webhookPosts: boolean[] = [];
+beforeAll(async () => {
+  webhook = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.method === 'GET') {
+        const query = Object.fromEntries(new URL(request.url ?? '/', 'http://x').searchParams);
+        const answer = answerVerificationHandshake(query, VERIFY_TOKEN);
+        response.writeHead(answer.statusCode, { 'content-type': 'text/plain' }).end(answer.body);
+        return;
+      }
+      const signature = request.headers['x-hub-signature-256'] as string | undefined;
+      const { valid } = checkSignature(Buffer.concat(chunks), signature, [APP_SECRET]);
+      webhookPosts.push(valid);
+      response.writeHead(valid ? 200 : 401).end();
+    });
+  });
+  webhook.listen(0, '127.0.0.1');
+  await once(webhook, 'listening');
+  webhookUrl = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/webhook`;
+});
+afterAll(async () => {
+  webhook.close();
+  await once(webhook, 'close');
+});
 
 function clients(): StackClients {
   const config = { region: REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
@@ -78,6 +137,8 @@ function deployedStack(options: { readonly archive?: boolean } = {}): void {
     [STACK_OUTPUT.subscriberNames]: 'bot,crm',
     [STACK_OUTPUT.claimTableName]: 'prod-claims',
     [STACK_OUTPUT.quarantineQueueUrl]: queueUrl('quarantine'),
+    [STACK_OUTPUT.webhookUrl]: webhookUrl,
+    [STACK_OUTPUT.webhookSecretName]: WEBHOOK_SECRET,
   };
   if (options.archive !== false) outputs[STACK_OUTPUT.archiveBucketName] = 'prod-archive';
   for (const name of ['bot', 'crm']) {
@@ -173,6 +234,8 @@ const MOCKS: readonly (readonly [service: string, mock: RecordingMock])[] = [
   ['sqs', sqs],
   ['dynamodb', documents],
   ['s3', s3],
+  ['secretsmanager', secretsManager],
+  ['cloudwatch', cloudWatch],
 ];
 
 type SentCall = readonly [operation: string, input: Record<string, unknown>];
@@ -894,6 +957,183 @@ describe('replay: the archive read from S3, the claims looked up, the deliveries
   });
 });
 
+/** A Graph API answering as Meta's pages show (fake-graph-api.ts), for `meta`; META_GRAPH_URL points ops at it. */
+let graph: FakeGraphApi | undefined;
+async function metaGraph(): Promise<void> {
+  graph = await FakeGraphApi.start({ token: META_TOKEN, appIds: [APP_ID], wabaIds: [] });
+  vi.stubEnv(META_ENV.graphUrl, graph.url);
+  vi.stubEnv(META_ENV.accessToken, META_TOKEN);
+}
+afterEach(async () => {
+  await graph?.stop();
+  graph = undefined;
+  vi.unstubAllEnvs();
+});
+
+/** The webhook secret as the operator stores it (docs/deploy.md), and a Meta token in a secret of its own. */
+function storedSecrets(): void {
+  secretsManager
+    .on(GetSecretValueCommand, { SecretId: WEBHOOK_SECRET })
+    .resolves({ SecretString: JSON.stringify({ appSecrets: [APP_SECRET], verifyToken: VERIFY_TOKEN }) })
+    .on(GetSecretValueCommand, { SecretId: TOKEN_SECRET })
+    .resolves({ SecretString: JSON.stringify({ accessToken: META_TOKEN }) });
+}
+
+/** What the deployment for meta and smoke reads before its command: the outputs again, by its own client. */
+const DEPLOYMENT_CALL: SentCall = ['cloudformation:DescribeStacks', { StackName: 'prod' }];
+const webhookSecretCall: SentCall = ['secretsmanager:GetSecretValue', { SecretId: WEBHOOK_SECRET }];
+const tokenSecretCall: SentCall = ['secretsmanager:GetSecretValue', { SecretId: TOKEN_SECRET }];
+
+describe('meta subscribe / status: the webhook URL from the outputs, the verify token and a token secret from Secrets Manager', () => {
+  beforeEach(async () => {
+    storedSecrets();
+    await metaGraph();
+  });
+
+  it('subscribe reads the outputs and the webhook secret; with --token-secret the token’s secret first', async () => {
+    const fromEnvironment = await ops('--json', 'meta', 'subscribe', '--app-id', APP_ID);
+
+    expect(fromEnvironment.code).toBe(0);
+    expect(JSON.parse(fromEnvironment.stdout)).toMatchObject({ appId: APP_ID, callbackUrl: webhookUrl });
+    expect(sentCalls()).toEqual([...RESOLVE_CALLS, DEPLOYMENT_CALL, webhookSecretCall]);
+
+    for (const [, mock] of MOCKS) mock.reset();
+    deployedStack();
+    storedSecrets();
+    const fromSecret = await ops('meta', 'subscribe', '--app-id', APP_ID, '--token-secret', TOKEN_SECRET);
+
+    expect(fromSecret.code).toBe(0);
+    expect(sentCalls()).toEqual([...RESOLVE_CALLS, DEPLOYMENT_CALL, tokenSecretCall, webhookSecretCall]);
+    expect(graph?.requests.map(({ authorization }) => authorization)).toContain(`Bearer ${META_TOKEN}`);
+  });
+
+  it('status reads the outputs only (no verify token needed); with --token-secret the token’s secret', async () => {
+    await ops('meta', 'subscribe', '--app-id', APP_ID);
+    for (const [, mock] of MOCKS) mock.reset();
+    deployedStack();
+    storedSecrets();
+
+    const fromEnvironment = await ops('--json', 'meta', 'status', '--app-id', APP_ID);
+
+    expect(fromEnvironment.code).toBe(0);
+    expect(JSON.parse(fromEnvironment.stdout)).toMatchObject({ ok: true, webhookUrl });
+    expect(sentCalls()).toEqual([...RESOLVE_CALLS, DEPLOYMENT_CALL]);
+
+    for (const [, mock] of MOCKS) mock.reset();
+    deployedStack();
+    storedSecrets();
+    const fromSecret = await ops('meta', 'status', '--app-id', APP_ID, '--token-secret', TOKEN_SECRET);
+
+    expect(fromSecret.code).toBe(0);
+    expect(sentCalls()).toEqual([...RESOLVE_CALLS, DEPLOYMENT_CALL, tokenSecretCall]);
+  });
+});
+
+/** The stack's alarm resources (and a queue, which is no alarm), and their states. */
+const ALARM_NAMES = ['prod-BotDlqAlarm-1', 'prod-ReceiverErrorsAlarm-2'];
+function stackAlarms(): void {
+  cloudFormation.on(ListStackResourcesCommand, { StackName: 'prod' }).resolves({
+    StackResourceSummaries: [
+      ...ALARM_NAMES.map((name) => ({
+        LogicalResourceId: name.split('-')[1],
+        PhysicalResourceId: name,
+        ResourceType: 'AWS::CloudWatch::Alarm',
+        ResourceStatus: 'CREATE_COMPLETE' as const,
+        LastUpdatedTimestamp: new Date(0),
+      })),
+      {
+        LogicalResourceId: 'Quarantine',
+        PhysicalResourceId: queueUrl('quarantine'),
+        ResourceType: 'AWS::SQS::Queue',
+        ResourceStatus: 'CREATE_COMPLETE',
+        LastUpdatedTimestamp: new Date(0),
+      },
+    ],
+  });
+  cloudWatch.on(DescribeAlarmsCommand).resolves({
+    MetricAlarms: ALARM_NAMES.map((AlarmName) => ({
+      AlarmName,
+      StateValue: 'OK' as const,
+      StateReason: 'r',
+    })),
+  });
+}
+
+/** Every claim smoke asks for, done as soon as it asks. */
+function doneClaims(): void {
+  documents
+    .on(BatchGetCommand)
+    .callsFake((input: { RequestItems: Record<string, { Keys: { pk: string }[] }> }) => ({
+      Responses: {
+        'prod-claims': (input.RequestItems['prod-claims']?.Keys ?? []).map(({ pk }) => ({
+          pk,
+          state: 'done',
+          owner: 'o',
+          attempt: 1,
+          doneAt: Date.now(),
+          expiresAt: 4_000_000_000,
+        })),
+      },
+    }));
+}
+
+describe('smoke: the outputs, the webhook secret, the claims of both events, the stack’s alarms', () => {
+  beforeEach(() => {
+    storedSecrets();
+    stackAlarms();
+    doneClaims();
+    webhookPosts.length = 0;
+  });
+
+  it('signs with the stack’s app secret, reads every receiving subscriber’s claims in one BatchGetItem, then the alarms', async () => {
+    const result = await ops('--json', 'smoke');
+
+    expect(result.code).toBe(0);
+    expect(webhookPosts).toEqual([true]);
+    const calls = sentCalls();
+    const [, read] = calls[RESOLVE_CALLS.length + 2] as SentCall;
+    const firstPk = (read as { RequestItems: Record<string, { Keys: { pk: string }[] }> }).RequestItems[
+      'prod-claims'
+    ]?.Keys[0]?.pk;
+    const wamid = /^bot#msg:(wamid\.SMOKE_TEST\.\d+-[0-9a-f]{12})$/.exec(firstPk ?? '')?.[1];
+    expect(wamid, firstPk).toBeDefined();
+    // bot (fields: messages) and crm (every field), each in its namespace: the message, then the status.
+    const keys = ['bot', 'crm-v2'].flatMap((namespace) => [
+      { pk: `${namespace}#msg:${wamid}` },
+      { pk: `${namespace}#st:${wamid}.reply:delivered` },
+    ]);
+    expect(calls).toEqual([
+      ...RESOLVE_CALLS,
+      DEPLOYMENT_CALL,
+      webhookSecretCall,
+      ['dynamodb:BatchGet', { RequestItems: { 'prod-claims': { Keys: keys, ConsistentRead: true } } }],
+      ['cloudformation:ListStackResources', { StackName: 'prod' }],
+      [
+        'cloudwatch:DescribeAlarms',
+        { AlarmNames: ALARM_NAMES, AlarmTypes: ['MetricAlarm', 'CompositeAlarm'], MaxRecords: 100 },
+      ],
+    ]);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      ok: true,
+      webhookUrl,
+      alarms: ALARM_NAMES.map((name) => ({ name, state: 'OK' })),
+    });
+  });
+
+  it('a stack whose secret holds no app secret yet: nothing posted, no claim read, exit 1', async () => {
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: WEBHOOK_SECRET })
+      .resolves({ SecretString: JSON.stringify({ appSecrets: [], verifyToken: VERIFY_TOKEN }) });
+
+    const result = await ops('smoke');
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^ops: stack prod has no app secret stored yet/);
+    expect(webhookPosts).toEqual([]);
+    expect(sentCalls()).toEqual([...RESOLVE_CALLS, DEPLOYMENT_CALL, webhookSecretCall]);
+  });
+});
+
 describe('the AWS permissions table of docs/operations.md', () => {
   const PAGE = 'docs/operations.md';
   const REGION_NAME = 'ops-permissions';
@@ -1084,9 +1324,32 @@ describe('the AWS permissions table of docs/operations.md', () => {
         }));
       },
     },
+    // meta and smoke: the Graph API and the webhook are local servers; only their AWS calls are listed.
+    { label: '`meta subscribe`', args: ['meta', 'subscribe', '--app-id', APP_ID], arrange: storedSecrets },
+    {
+      label: '`meta subscribe`',
+      args: ['meta', 'subscribe', '--app-id', APP_ID, '--token-secret', TOKEN_SECRET],
+      arrange: storedSecrets,
+    },
+    { label: '`meta status`', args: ['meta', 'status', '--app-id', APP_ID], arrange: storedSecrets },
+    {
+      label: '`meta status`',
+      args: ['meta', 'status', '--app-id', APP_ID, '--token-secret', TOKEN_SECRET],
+      arrange: storedSecrets,
+    },
+    {
+      label: '`smoke`',
+      args: ['smoke'],
+      arrange: () => {
+        storedSecrets();
+        stackAlarms();
+        doneClaims();
+      },
+    },
   ];
 
   it('lists exactly the calls each command makes, on the resources it makes them on', async () => {
+    await metaGraph();
     vi.stubEnv('XDG_CACHE_HOME', mkdtempSync(join(tmpdir(), 'ops-permissions-cache-')));
     const rows = new Map<string, SentCall[]>();
     for (const scenario of scenarios) {
@@ -1095,6 +1358,9 @@ describe('the AWS permissions table of docs/operations.md', () => {
       scenario.arrange();
       const result = await ops(...scenario.args, '--subscriber', 'bot');
       expect(result.stderr, scenario.args.join(' ')).not.toMatch(/TypeError|undefined/);
+      if (scenario.label.startsWith('`meta') || scenario.label === '`smoke`') {
+        expect(result, scenario.args.join(' ')).toMatchObject({ code: 0 });
+      }
       const calls = sentCalls();
       expect(calls.slice(0, RESOLVE_CALLS.length)).toEqual(RESOLVE_CALLS);
       rows.set('every command with `--stack`', RESOLVE_CALLS);
@@ -1110,6 +1376,9 @@ describe('the AWS permissions table of docs/operations.md', () => {
 /** Resources in the order the table names them. */
 const RESOURCES = [
   'the stack',
+  "the stack's alarms",
+  'the webhook secret',
+  'the `--token-secret` secret',
   "each subscriber's status lane consumer function",
   "each lane's event source mapping",
   'the claim table',
@@ -1171,6 +1440,9 @@ function permissionsOf(calls: readonly SentCall[]): Map<Resource, Set<string>> {
     const queue = (input.QueueUrl ?? input.SourceArn) as string | undefined;
     let resource: Resource;
     if ('StackName' in input) resource = 'the stack';
+    else if ('AlarmNames' in input) resource = "the stack's alarms";
+    else if ('SecretId' in input)
+      resource = input.SecretId === WEBHOOK_SECRET ? 'the webhook secret' : 'the `--token-secret` secret';
     else if ('FunctionName' in input) resource = "each subscriber's status lane consumer function";
     else if ('UUID' in input) resource = "each lane's event source mapping";
     else if ('TableName' in input || 'RequestItems' in input) resource = 'the claim table';
