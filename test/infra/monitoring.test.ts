@@ -19,6 +19,7 @@ import {
 } from '../../contract/metric-names.ts';
 import { ALARM_DEFAULTS } from '../../lib/defaults.ts';
 import { resolveThresholds, type WebhookAlarmThresholds } from '../../lib/monitoring/alarms.ts';
+import { ARCHIVE_BACKLOG_AGE_SECONDS } from '../../lib/monitoring/archive-alarms.ts';
 import { logicalIdStartingWith, synthStack } from '../support/synth-stack.ts';
 
 const TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:ops-alarms';
@@ -397,13 +398,30 @@ describe('default alarms', () => {
   });
 });
 
+type Widget = {
+  properties?: {
+    title?: string;
+    metrics?: unknown[][];
+    annotations?: { horizontal?: { value: number; label: string }[] };
+  };
+};
+
+function dashboardWidgets(template: Template): Widget[] {
+  const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+  const parts = dashboards[0]?.Properties.DashboardBody['Fn::Join'][1] as unknown[];
+  return JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('')).widgets;
+}
+
+const ARCHIVE_TITLES = [
+  'Archive: archiver errors and throttles; archiver duration p50 / p99',
+  'Archive queue: oldest message (s); visible messages, archive DLQ',
+];
+
 describe('dashboard', () => {
-  let widgets: Array<{ properties?: { title?: string; metrics?: unknown[][] } }>;
+  let widgets: Widget[];
 
   beforeAll(() => {
-    const dashboards = Object.values(synthStack().template.findResources('AWS::CloudWatch::Dashboard'));
-    const parts = dashboards[0]?.Properties.DashboardBody['Fn::Join'][1] as unknown[];
-    widgets = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('')).widgets;
+    widgets = dashboardWidgets(synthStack().template);
   });
 
   const rowsOf = (title: string): unknown[][] => {
@@ -463,6 +481,37 @@ describe('dashboard', () => {
         'DynamoDB user errors (400), whole account and Region',
       ]),
     );
+  });
+
+  it('shows the archive’s row: the metrics of its three alarms, the backlog alarm’s threshold drawn', () => {
+    const [archiver, queue] = ARCHIVE_TITLES.map((title) => rowsOf(title));
+    const labels = (rows: unknown[][] | undefined) =>
+      (rows ?? []).map((row) => (row.at(-1) as { label?: string }).label);
+    expect(archiver?.map((row) => row.slice(0, 2))).toEqual(
+      expect.arrayContaining([
+        ['AWS/Lambda', 'Errors'],
+        ['AWS/Lambda', 'Throttles'],
+        ['AWS/Lambda', 'Duration'],
+      ]),
+    );
+    expect(labels(queue)).toEqual([
+      'Oldest archive message (s)',
+      'Archive queue visible',
+      'Archive DLQ visible',
+    ]);
+    expect(queue?.[0]?.slice(0, 2)).toEqual(['AWS/SQS', 'ApproximateAgeOfOldestMessage']);
+    const backlog = widgets.find((widget) => widget.properties?.title === ARCHIVE_TITLES[1]);
+    expect(backlog?.properties?.annotations?.horizontal).toEqual([
+      expect.objectContaining({ value: ARCHIVE_BACKLOG_AGE_SECONDS, label: 'ArchiveBacklog alarm' }),
+    ]);
+  });
+
+  it('has no archive row with archive: false', () => {
+    const titles = dashboardWidgets(synthStack({ pipeline: { archive: false } }).template).map(
+      (widget) => widget.properties?.title,
+    );
+    expect(titles).toContain('Receiver errors and throttles');
+    for (const title of ARCHIVE_TITLES) expect(titles).not.toContain(title);
   });
 });
 
