@@ -27,7 +27,7 @@ import { WEBHOOK_FAULT_MODES } from './stack/fault-switch.ts';
 import { DEV_APP_SECRET } from './stack/local-config.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from './stack/spawn-local-stack.ts';
 
-async function main(args: readonly string[]): Promise<number> {
+async function main(args: readonly string[], program: string): Promise<number> {
   const commandStartedAt = Date.now();
   const loadAtStart = loadavg()[0] as number;
   const { values } = parseArgs({
@@ -55,7 +55,7 @@ async function main(args: readonly string[]): Promise<number> {
     },
   });
   if (values.help) {
-    console.error(HELP);
+    console.error(simulateHelp(program));
     return 0;
   }
   const preset = values.short ? SHORT : DEFAULTS;
@@ -222,7 +222,15 @@ async function stackSettings(url: string): Promise<PipelineSettings | undefined>
 
 class UsageError extends Error {}
 
-const HELP = `npm run simulate -- [options]   (docs/simulator.md)
+/** How this repository's script runs it; the bin passes its own (`whatsapp-webhook-dedup simulate`). */
+export const SIMULATE_PROGRAM = 'npm run simulate --';
+
+export function simulateHelp(program: string = SIMULATE_PROGRAM): string {
+  return `${program} [options]   (docs/simulator.md)
+${OPTIONS_HELP}`;
+}
+
+const OPTIONS_HELP = `
   --short                  a quick run (~20 s of traffic) instead of the default (60 s)
   --url URL                the local stack to drive (default: localhost:$PORT if running, else start one)
   --rate λ                 live deliveries per second (default ${DEFAULTS.rate})
@@ -242,11 +250,11 @@ const HELP = `npm run simulate -- [options]   (docs/simulator.md)
   --save PATH              also write the run's record as JSON (docs/simulator.md prints the committed ones)`;
 
 /** The command's exit code: 0 when every event was effected exactly once, 1 otherwise, 2 for a usage error. */
-export function runSimulate(args: readonly string[]): Promise<number> {
-  return main(args).catch((error: unknown) => {
+export function runSimulate(args: readonly string[], program: string = SIMULATE_PROGRAM): Promise<number> {
+  return main(args, program).catch((error: unknown) => {
     console.error(
       error instanceof UsageError
-        ? `${error.message}\n\n${HELP}`
+        ? `${error.message}\n\n${simulateHelp(program)}`
         : `simulate failed: ${error instanceof Error ? error.message : String(error)}`,
     );
     return error instanceof UsageError ? 2 : 1;

@@ -11,8 +11,16 @@ import { type MetaOptions, metaOptions } from './meta/meta-arguments.ts';
 import { attachRelativeTimes, type ReplayArguments, replayOptions } from './replay/replay-arguments.ts';
 import { type SmokeOptions, smokeOptions } from './smoke/smoke-arguments.ts';
 
-export const OPS_USAGE = `usage: npm run ops -- [--local URL | --stack NAME] [--subscriber NAME] [--json] COMMAND
+/** How this repository's script runs it; the bin passes its own (`whatsapp-webhook-dedup ops`). */
+export const OPS_PROGRAM = 'npm run ops --';
 
+/** The help, its usage line naming `program`, the way ops was invoked. */
+export function opsUsage(program: string = OPS_PROGRAM): string {
+  return `usage: ${program} [--local URL | --stack NAME] [--subscriber NAME] [--json] COMMAND
+${OPS_HELP}`;
+}
+
+const OPS_HELP = `
 Target: the local stack (default; --local URL, default http://localhost:$PORT or :${DEFAULT_PORT}), or a deployed
 stack (--stack NAME, with the standard AWS credentials and region).
 --subscriber NAME picks the subscriber (needed when the stack has several, for key, keys, forget, pause,
@@ -40,6 +48,8 @@ Commands:
                                 send the archived deliveries of [since, until) to the subscriber's queues again
                                 (T: ISO-8601, a date, now, -30m, -12h, -3d; done keys are skipped as duplicates,
                                 --rerun forgets them first; continues from its cursor after an interruption)`;
+
+export const OPS_USAGE = opsUsage();
 
 export const DEFAULT_PEEK_LIMIT = 10;
 
@@ -98,21 +108,23 @@ const GROUPS: Readonly<Record<string, readonly string[]>> = {
 const GLOBAL_OPTIONS = ['local', 'stack', 'subscriber', 'json', 'help'];
 const SPELLING: Readonly<Record<string, string>> = { limit: '-n' };
 
+/** `program`: how ops was invoked, for the hints to its help. */
 export function parseOpsArguments(
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  program: string = OPS_PROGRAM,
 ): ParsedArguments {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(attachRelativeTimes(args));
   } catch (error) {
     // node:util's messages are one sentence each, e.g. "Unknown option '--foo'".
-    throw new UsageError(`${firstLine(error)} (npm run ops -- --help)`);
+    throw new UsageError(`${firstLine(error)} (${program} --help)`);
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
   const [first, ...rest] = positionals;
-  if (first === undefined) throw new UsageError('no command given (npm run ops -- --help lists them)');
+  if (first === undefined) throw new UsageError(`no command given (${program} --help lists them)`);
   let name = first;
   let operands = rest;
   if (first in GROUPS) {

@@ -3,7 +3,7 @@
  * every failure into one line on stderr and an exit code (2: usage, 1: the operation failed, 0: done; a command
  * may answer with its own, such as 3 for `key` with no claim).
  */
-import { OPS_USAGE, type OpsCommand, parseOpsArguments, type TargetChoice } from './arguments.ts';
+import { type OpsCommand, opsUsage, parseOpsArguments, type TargetChoice } from './arguments.ts';
 import type { CommandContext } from './commands/command-context.ts';
 import { dlqPeekCommand, dlqRedriveCommand, dlqStatsCommand } from './commands/dlq.ts';
 import { forgetCommand } from './commands/forget.ts';
@@ -30,6 +30,8 @@ export interface OpsDependencies {
   readonly clock?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly env?: NodeJS.ProcessEnv;
+  /** How ops was invoked, for its help. @default `npm run ops --` */
+  readonly program?: string;
 }
 
 export function resolveTarget(choice: TargetChoice): Promise<OpsTarget> {
@@ -43,9 +45,9 @@ export async function runOps(
 ): Promise<number> {
   let target: OpsTarget | undefined;
   try {
-    const parsed = parseOpsArguments(args, dependencies.env ?? process.env);
+    const parsed = parseOpsArguments(args, dependencies.env ?? process.env, dependencies.program);
     if (parsed.help) {
-      streams.stdout.write(`${OPS_USAGE}\n`);
+      streams.stdout.write(`${opsUsage(dependencies.program)}\n`);
       return 0;
     }
     const resolved = await dependencies.resolveTarget(parsed.target);

@@ -7,18 +7,28 @@ import { pathToFileURL } from 'node:url';
 import { extractEvents } from '../events/extract-events.ts';
 import type { EventExtraction } from '../events/types.ts';
 
-export const KEYS_USAGE = 'usage: npm run keys -- FILE';
+/** How this repository's script runs it; the bin passes its own (`whatsapp-webhook-dedup keys`). */
+export const KEYS_PROGRAM = 'npm run keys --';
+
+export function keysUsage(program: string = KEYS_PROGRAM): string {
+  return `usage: ${program} FILE`;
+}
 
 export interface CliStreams {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
 }
 
-/** Runs the command and returns its exit code. */
-export function runKeysCli(args: readonly string[], streams: CliStreams): number {
+/** Runs the command and returns its exit code; `program` is how it was invoked, for the usage line. */
+export function runKeysCli(
+  args: readonly string[],
+  streams: CliStreams,
+  program: string = KEYS_PROGRAM,
+): number {
+  const usage = keysUsage(program);
   const [file, ...extra] = args;
   if (file === undefined || extra.length > 0) {
-    streams.stderr.write(`${KEYS_USAGE}\n`);
+    streams.stderr.write(`${usage}\n`);
     return 2;
   }
   let extraction: EventExtraction;
@@ -26,7 +36,7 @@ export function runKeysCli(args: readonly string[], streams: CliStreams): number
     extraction = extractEventsOfFile(file);
   } catch (error) {
     if (!(error instanceof BodyFileError)) throw error;
-    streams.stderr.write(`${error.message}\n${KEYS_USAGE}\n`);
+    streams.stderr.write(`${error.message}\n${usage}\n`);
     return 2;
   }
   if (extraction.ok && extraction.events.length > 0) {

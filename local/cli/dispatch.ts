@@ -17,19 +17,23 @@ const COMMANDS: Readonly<Record<string, { readonly summary: string; readonly run
   },
   send: {
     summary: 'sign a webhook body file and POST it (FILE [--url URL] [--secret S])',
-    run: async (args) => (await import('./send-command.ts')).runSend(args),
+    run: async (args) => (await import('./send-command.ts')).runSend(args, process.env, `${BIN_NAME} send`),
   },
   simulate: {
     summary: 'drive the local stack through an outage as Meta would (--help for the options)',
-    run: async (args) => (await import('../simulate.ts')).runSimulate(args),
+    run: async (args) => (await import('../simulate.ts')).runSimulate(args, `${BIN_NAME} simulate`),
   },
   keys: {
     summary: 'print the event keys of a webhook body file (FILE)',
-    run: async (args) => (await import('../../functions/cli/keys.ts')).runKeysCli(args, process),
+    run: async (args) =>
+      (await import('../../functions/cli/keys.ts')).runKeysCli(args, process, `${BIN_NAME} keys`),
   },
   ops: {
     summary: 'operator tools for the local or a deployed stack (--help for the commands)',
-    run: async (args) => (await import('../../ops/run-ops.ts')).runOps(args, process),
+    run: async (args) => {
+      const { resolveTarget, runOps } = await import('../../ops/run-ops.ts');
+      return runOps(args, process, { resolveTarget, program: `${BIN_NAME} ops` });
+    },
   },
 };
 

@@ -11,14 +11,17 @@ import { DEFAULT_PORT } from '../../tools/local-stack-api.ts';
 import { sendWebhook } from '../sender/send-webhook.ts';
 import { DEV_APP_SECRET } from '../stack/local-config.ts';
 
-const USAGE = 'usage: send FILE [--url URL] [--secret S]';
+/** How this repository's script runs it; the bin passes its own (`whatsapp-webhook-dedup send`). */
+export const SEND_PROGRAM = 'npm run send --';
 
+/** `program` is how it was invoked, for the usage line. */
 export async function runSend(
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  program: string = SEND_PROGRAM,
 ): Promise<number> {
   try {
-    return await send(args, env);
+    return await send(args, env, program);
   } catch (error) {
     const reason =
       error instanceof Error
@@ -31,7 +34,7 @@ export async function runSend(
   }
 }
 
-async function send(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+async function send(args: readonly string[], env: NodeJS.ProcessEnv, program: string): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
@@ -42,7 +45,7 @@ async function send(args: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     },
   });
   if (values.help || positionals.length !== 1) {
-    console.error(USAGE);
+    console.error(`usage: ${program} FILE [--url URL] [--secret S]`);
     return values.help ? 0 : 2;
   }
   const file = positionals[0] as string;

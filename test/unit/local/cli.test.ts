@@ -50,6 +50,81 @@ describe('the bin', () => {
   });
 });
 
+describe('each command’s usage names the way it was invoked', () => {
+  /** Everything a command wrote to stdout, stderr and console.error while it ran, and its exit code. */
+  async function captured(run: () => Promise<number> | number): Promise<{ code: number; text: string }> {
+    const parts: string[] = [];
+    const capture = (chunk: unknown) => {
+      parts.push(String(chunk));
+      return true;
+    };
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => capture(`${args.join(' ')}\n`));
+    try {
+      return { code: await run(), text: parts.join('') };
+    } finally {
+      vi.restoreAllMocks();
+    }
+  }
+
+  const CASES = [
+    {
+      command: 'simulate',
+      args: ['--help'],
+      code: 0,
+      usage: 'npm run simulate -- [options]',
+      bin: 'simulate [options]',
+    },
+    { command: 'keys', args: [], code: 2, usage: 'usage: npm run keys -- FILE', bin: 'keys FILE' },
+    { command: 'send', args: [], code: 2, usage: 'usage: npm run send -- FILE', bin: 'send FILE' },
+    {
+      command: 'ops',
+      args: ['--help'],
+      code: 0,
+      usage: 'usage: npm run ops -- [--local URL',
+      bin: 'ops [--local URL',
+    },
+  ] as const;
+
+  it.each(CASES)(
+    '$command: `whatsapp-webhook-dedup $command` from the bin',
+    async ({ command, args, code, bin }) => {
+      const result = await captured(() => dispatchCommand([command, ...args]));
+
+      expect(result.code).toBe(code);
+      expect(result.text).toContain(`whatsapp-webhook-dedup ${bin}`);
+      expect(result.text).not.toContain('npm run');
+    },
+  );
+
+  it.each(CASES)(
+    '$command: `npm run $command --` from the npm script',
+    async ({ command, args, code, usage }) => {
+      const run = {
+        simulate: async () => (await import('../../../local/simulate.ts')).runSimulate(args),
+        keys: async () => (await import('../../../functions/cli/keys.ts')).runKeysCli(args, process),
+        send: async () => (await import('../../../local/cli/send-command.ts')).runSend(args),
+        ops: async () => (await import('../../../ops/run-ops.ts')).runOps(args, process),
+      }[command];
+      const result = await captured(run);
+
+      expect(result.code).toBe(code);
+      expect(result.text).toContain(usage);
+      expect(result.text).not.toContain('whatsapp-webhook-dedup');
+    },
+  );
+
+  it('ops names the bin in its hints to --help too', async () => {
+    const result = await captured(() => dispatchCommand(['ops']));
+
+    expect(result).toEqual({
+      code: 2,
+      text: 'ops: no command given (whatsapp-webhook-dedup ops --help lists them)\n',
+    });
+  });
+});
+
 describe('start, finding the subscribers', () => {
   it('ends with one line and exit code 2 when the subscribers module does not exist', async () => {
     const missing = join(project, 'infra', 'nowhere.ts');
