@@ -38,7 +38,7 @@ import {
 } from './handler-api.ts';
 import { createHandlerLogger, describeError } from './handler-logger.ts';
 import { decideInFlight } from './in-flight.ts';
-import { loggableKey } from './loggable-key.ts';
+import { loggableKey, loggedEvent } from './loggable-key.ts';
 import { backoffDelaySeconds, deferredDelaySeconds, receiveCountOf } from './retry-policy.ts';
 
 /** A fresh message read into a conversation turn, its side effect not yet run. */
@@ -327,8 +327,8 @@ export class ConsumerBatch {
     event: WebhookEvent,
     claim: BatchClaimResult,
   ): Promise<string | undefined> {
-    const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
     if (isHeld(claim)) return this.#runSideEffect(record, event, claim);
+    const logged = loggedEvent(event);
     switch (claim.outcome) {
       case 'recorded':
         this.#countClaimed(event, claim.claimedAs);
@@ -376,9 +376,7 @@ export class ConsumerBatch {
     if (claimedAs !== 'takeover') return;
     this.tally.countForField(ConsumerFieldMetric.LeaseTakeovers, event.metricField);
     this.#logger.warn('Lease taken over from a worker that did not complete', {
-      key: loggableKey(event),
-      field: event.field,
-      kind: event.kind,
+      ...loggedEvent(event),
       attempt,
     });
   }
@@ -388,7 +386,7 @@ export class ConsumerBatch {
     event: WebhookEvent,
     claim: HeldClaim,
   ): Promise<string | undefined> {
-    const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
+    const logged = loggedEvent(event);
     this.#countClaimed(event, claim.outcome, claim.attempt);
 
     let context: WebhookEventContext | undefined;
@@ -440,7 +438,7 @@ export class ConsumerBatch {
    * lapsed, and the redelivery would take the claim over and run the effect a second time.
    */
   async #complete(event: WebhookEvent, claim: HeldClaim): Promise<void> {
-    const logged = { key: loggableKey(event), field: event.field, kind: event.kind };
+    const logged = loggedEvent(event);
     this.#settled.add(claim);
     try {
       await completeWithRetry(this.#options.claims, claim, {

@@ -28,3 +28,12 @@ export function loggableKey(event: Pick<WebhookEvent, 'key' | 'field' | 'kind'>)
   parts[PHONE_PART_INDEX] = `sha256~${createHash('sha256').update(phone).digest('hex').slice(0, 12)}`;
   return parts.join(':');
 }
+
+/** What a log line says of an event: its loggable key, field and kind, never its content. */
+export function loggedEvent(event: Pick<WebhookEvent, 'key' | 'field' | 'kind'>): {
+  readonly key: string;
+  readonly field: string;
+  readonly kind: WebhookEvent['kind'];
+} {
+  return { key: loggableKey(event), field: event.field, kind: event.kind };
+}
