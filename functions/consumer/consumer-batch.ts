@@ -509,11 +509,15 @@ export class ConsumerBatch {
   }
 
   #messageContext(event: WebhookEvent, claim: HeldClaim): MessageContext {
+    return { ...this.#baseContext(event, claim), kind: 'message' };
+  }
+
+  /** What every handler's context holds, whatever the event's kind. */
+  #baseContext(event: WebhookEvent, claim: HeldClaim) {
     return {
       event,
       key: event.key,
       field: event.field,
-      kind: 'message',
       payload: event.payload,
       value: event.value,
       claimedAs: claim.outcome,
@@ -525,17 +529,7 @@ export class ConsumerBatch {
 
   /** The handler's context; for a status, after the ledger merged it. Undefined: acknowledge only. */
   async #contextFor(event: WebhookEvent, claim: HeldClaim): Promise<WebhookEventContext | undefined> {
-    const base = {
-      event,
-      key: event.key,
-      field: event.field,
-      payload: event.payload,
-      value: event.value,
-      claimedAs: claim.outcome,
-      smokeTest: isSmokeTest(event),
-      remainingTimeMs: () => this.#invocation.remainingTimeMs(),
-      logger: createHandlerLogger(this.#logger, event),
-    };
+    const base = this.#baseContext(event, claim);
     if (event.kind !== 'status') return { ...base, kind: event.kind };
     let observation: StatusObservation;
     try {
