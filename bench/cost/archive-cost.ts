@@ -10,6 +10,7 @@ import { DEFAULT_ARCHIVE_RETENTION_DAYS } from '../../contract/archive.ts';
 import { ARCHIVER_BATCH_SIZE, ARCHIVER_BATCHING_WINDOW_SECONDS } from '../../contract/archiver-settings.ts';
 import { ARCHIVER_MEMORY_MB } from '../../lib/builders/archive.ts';
 import { PRICES } from '../../tools/cost/prices.ts';
+import { MILLION } from '../../tools/cost/stack-cost.ts';
 
 /** Assumed, each with its reason; everything else is the construct's settings and the price table. */
 export const ARCHIVE_ASSUMPTIONS = {
@@ -34,7 +35,6 @@ export const ARCHIVE_ASSUMPTIONS = {
 
 /** Lambda's invocation payload limit for an SQS batch. */
 const LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
-const MILLION = 1e6;
 const GIB = 1024 ** 3;
 const DAYS_PER_MONTH = 365.25 / 12;
 

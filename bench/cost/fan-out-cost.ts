@@ -14,7 +14,12 @@
  *                 source, its consumer Lambda, its DynamoDB writes, its logs.
  */
 import { PRICES } from '../../tools/cost/prices.ts';
-import { costPerMillionEvents, referenceShape, type TrafficShape } from '../../tools/cost/stack-cost.ts';
+import {
+  costPerMillionEvents,
+  MILLION,
+  referenceShape,
+  type TrafficShape,
+} from '../../tools/cost/stack-cost.ts';
 
 export const FAN_OUT_MECHANISMS = ['receiverSends', 'snsTopic'] as const;
 export type FanOutMechanism = (typeof FAN_OUT_MECHANISMS)[number];
@@ -43,8 +48,6 @@ export interface FanOutCost {
   readonly subscribersOwn: number;
   readonly total: number;
 }
-
-const MILLION = 1e6;
 
 /** What one subscriber spends per million deliveries of the shape: the stack's cost without its delivery side. */
 export function subscriberCostPerMillion(shape: TrafficShape): SubscriberCost {

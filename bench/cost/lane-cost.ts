@@ -20,7 +20,13 @@
  */
 import { DEFAULT_CONSUMER_MEMORY_MB } from '../../lib/defaults.ts';
 import { PRICES } from '../../tools/cost/prices.ts';
-import { ASSUMPTIONS, costPerMillionEvents, referenceShape } from '../../tools/cost/stack-cost.ts';
+import {
+  ASSUMPTIONS,
+  costPerMillionEvents,
+  KB_PER_GB,
+  MILLION,
+  referenceShape,
+} from '../../tools/cost/stack-cost.ts';
 
 export const LANE_TRAFFIC = ['quiet', 'busy'] as const;
 export type LaneTraffic = (typeof LANE_TRAFFIC)[number];
@@ -56,9 +62,6 @@ export interface LaneCostRow {
   readonly unchanged: number;
   readonly total: number;
 }
-
-const MILLION = 1e6;
-const KB_PER_GB = 1e6;
 
 interface Queue {
   /** Deliveries (records) per event this queue receives. */

@@ -6,13 +6,12 @@
 import { type CapacityPlan, DEFAULT_RECEIVER_MS } from '../../contract/capacity.ts';
 import { DEFAULT_RECEIVER_MEMORY_MB } from '../../lib/defaults.ts';
 import { PRICES } from '../../tools/cost/prices.ts';
-import { ASSUMPTIONS } from '../../tools/cost/stack-cost.ts';
+import { ASSUMPTIONS, KB_PER_GB } from '../../tools/cost/stack-cost.ts';
 import type { PlannedPipeline } from './pipeline.ts';
 
 /** AWS prices a month as 730 hours. https://aws.amazon.com/lambda/pricing/ */
 export const HOURS_PER_MONTH = 730;
 const SECONDS_PER_HOUR = 3600;
-const KB_PER_GB = 1e6;
 
 export interface PeakCost {
   readonly perHour: {

@@ -40,9 +40,9 @@ export interface StackCost {
   readonly total: number;
 }
 
-const MILLION = 1e6;
+export const MILLION = 1e6;
 /** Log volumes in decimal units, as in docs/cost.md: 1 KB = 1000 bytes, 1 GB = 10^6 KB. */
-const KB_PER_GB = 1e6;
+export const KB_PER_GB = 1e6;
 
 export function costPerMillionEvents(shape: TrafficShape): StackCost {
   const deliveries = shape.deliveriesPerEvent * MILLION;
