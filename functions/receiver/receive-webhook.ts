@@ -223,7 +223,7 @@ async function acceptDelivery(
   const targets = subscribersWanting(deps.subscribers, reading.eventFields);
   if (targets.length === 0) {
     try {
-      await archiveCopy(deps, bodyBytesOf(request.body), { verdict: 'accepted', subscribers: [] }, meta);
+      await archiveCopy(deps, request.body, { verdict: 'accepted', subscribers: [] }, meta);
     } catch (error) {
       return enqueueFailed(deps, logKeys, 'archive', error);
     }
@@ -237,14 +237,14 @@ async function acceptDelivery(
   return enqueueForSubscribers(request.body, reading, targets, meta, deps, logKeys, signature.secretIndex);
 }
 
-/** Resolves at once when no archive is wired. */
+/** Resolves at once when no archive is wired, without encoding the body. */
 async function archiveCopy(
   { archive }: ReceiverDependencies,
-  raw: Uint8Array,
+  body: Uint8Array | string,
   copy: ArchiveCopy,
   meta: DeliveryMeta,
 ): Promise<void> {
-  if (archive !== undefined) await archive.archive(raw, copy, meta);
+  if (archive !== undefined) await archive.archive(bodyBytesOf(body), copy, meta);
 }
 
 async function enqueueForSubscribers(
@@ -263,12 +263,7 @@ async function enqueueForSubscribers(
     const [enqueued] = await Promise.all([
       routes.length > 0 ? fanOut.enqueue(parts, routes, meta) : { rejected: [] },
       ...oversized.map((piece) => quarantine.quarantine(Buffer.from(piece, 'utf8'), 'event-too-large', meta)),
-      archiveCopy(
-        deps,
-        bodyBytesOf(body),
-        { verdict: 'accepted', subscribers: targets.map(({ name }) => name) },
-        meta,
-      ),
+      archiveCopy(deps, body, { verdict: 'accepted', subscribers: targets.map(({ name }) => name) }, meta),
     ]);
     quarantined += oversized.length;
     // Refused by SQS as the sender's fault: retrying cannot help, Meta's retry neither; keep them for an
