@@ -161,8 +161,10 @@ export interface LanePlan {
   readonly batchingWindowSeconds: number;
   /** Records per batch at this λ (what the consumer's invocations, and so their cost, are counted from). */
   readonly batchFill: number;
-  /** S: one batch's duration (claims, handler, completion, ledger). */
+  /** One invocation's duration at `batchFill` records (CPU, claims, handlers, completion, ledger): billed. */
   readonly batchSeconds: number;
+  /** S of the queue: a poller's time for a full batch, its receive, invoke and delete included. */
+  readonly fullBatchSeconds: number;
   /** Events/s the lane drains with full batches at its usable concurrency. */
   readonly drainPerSecond: number;
   /** ρ of the M/M/c queue of batches. */
@@ -269,18 +271,50 @@ export function writesPerEvent(subscriber: CapacitySubscriber, lane: LaneName): 
 }
 
 /**
- * One batch's duration: the claims of the batch in one parallel pre-pass, then its records in parallel (one
- * record per conversation on a FIFO lane at the peak), each with its handler, ledger write and completion.
+ * The consumer's CPU per record on one Node thread, as `npm run bench` measures it
+ * (bench/results.json `consumer.ours.nodeCpuMsPerEvent`; a test keeps this within a fifth of it). The records of
+ * a batch share one thread, so their CPU adds up even where their awaits overlap.
+ */
+export const CONSUMER_CPU_MS_PER_RECORD = 1.8;
+/**
+ * The event source's ReceiveMessage before a batch and its DeleteMessageBatch after it, each, from a Lambda in
+ * the same Region (a median): a poller spends both on every batch. https://softwaremill.com/amazon-sqs-performance-latency/
+ */
+export const EVENT_SOURCE_SQS_CALL_MS = 10;
+/** A warm invoke from the event source to the handler (a median). https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html */
+export const LAMBDA_INVOKE_MS = 2;
+
+/**
+ * How much longer than one record the slowest of `records` takes, its records' handler times being exponential
+ * (the M/M/c assumption): the harmonic number H(n), between whole numbers linearly.
+ */
+export function slowestOf(records: number): number {
+  const whole = Math.max(1, Math.floor(records));
+  let harmonic = 0;
+  for (let k = 1; k <= whole; k++) harmonic += 1 / k;
+  return harmonic + Math.max(0, records - whole) / (whole + 1);
+}
+
+/**
+ * One invocation's duration (what Lambda bills) for a batch of `records`: their CPU one after the other on the
+ * function's thread, then the claim writes and the handler, which a batch runs for its records in parallel (one
+ * record per conversation on a FIFO lane at the peak), so that the batch lasts until its slowest handler is done.
  */
 export function batchSeconds(
   subscriber: CapacitySubscriber,
   lane: LaneName,
   handlerMs: number,
   claimWriteMs: number,
+  records = 1,
 ): number {
   const writes = writesPerEvent(subscriber, lane);
-  const handler = subscriber.handles[lane] ? handlerMs : 0;
-  return (Math.max(1, writes) * claimWriteMs + handler) / 1000;
+  const handler = subscriber.handles[lane] ? handlerMs * slowestOf(records) : 0;
+  return (records * CONSUMER_CPU_MS_PER_RECORD + Math.max(1, writes) * claimWriteMs + handler) / 1000;
+}
+
+/** A poller's time per batch: its receive, the invoke, the invocation, and the delete of what succeeded. */
+export function pollerSeconds(invocationSeconds: number): number {
+  return invocationSeconds + (2 * EVENT_SOURCE_SQS_CALL_MS + LAMBDA_INVOKE_MS) / 1000;
 }
 
 function planLane(
@@ -299,24 +333,33 @@ function planLane(
     1,
     ordered ? Math.min(settings.maxConcurrency, traffic.activeConversations) : settings.maxConcurrency,
   );
-  const seconds = batchSeconds(subscriber, lane, handlerMs, claimWriteMs);
-  // Each poller takes what arrived for it during its window and its previous batch, up to the batch size.
-  const batchFill = Math.min(
-    batchSize,
-    Math.max(1, (eventsPerSecond * (window + seconds)) / usableConcurrency),
-  );
+  const invocation = (records: number) => batchSeconds(subscriber, lane, handlerMs, claimWriteMs, records);
+  // Each poller takes what arrived for it during its window and its previous batch, up to the batch size; the
+  // batch's own time grows with what it takes, so settle the two together (the map is monotone and bounded).
+  let batchFill = 1;
+  for (let step = 0; step < 50; step++) {
+    const next = Math.min(
+      batchSize,
+      Math.max(1, (eventsPerSecond * (window + pollerSeconds(invocation(batchFill)))) / usableConcurrency),
+    );
+    if (Math.abs(next - batchFill) < 1e-9) break;
+    batchFill = next;
+  }
+  const seconds = invocation(batchFill);
+  // Queued events leave in full batches: the queue's service time is a poller's time for a full one.
+  const fullBatchSeconds = pollerSeconds(invocation(batchSize));
   // With a window, a batch starts when it is full or when the window ends, whichever comes first.
   const fillSeconds =
     window === 0 || eventsPerSecond === 0
       ? 0
       : Math.min(window, (batchSize * usableConcurrency) / eventsPerSecond);
-  const drainPerSecond = (usableConcurrency * batchSize) / seconds;
+  const drainPerSecond = (usableConcurrency * batchSize) / fullBatchSeconds;
   const waits = (servers: number) => {
     // Queued events go in full batches (a poller takes what waits), so the queue is one of batches of `batchSize`:
     // ρ = λ / drain. At low load most events find an idle poller and hardly wait, whatever the batches hold.
     const model = {
       arrivalRatePerSecond: eventsPerSecond / batchSize,
-      meanServiceSeconds: seconds,
+      meanServiceSeconds: fullBatchSeconds,
       servers,
     };
     const rho = utilisation(model);
@@ -352,6 +395,7 @@ function planLane(
     batchingWindowSeconds: window,
     batchFill,
     batchSeconds: seconds,
+    fullBatchSeconds,
     drainPerSecond,
     utilisation: own.rho,
     backlogEvents: own.mean === undefined ? undefined : eventsPerSecond * own.mean,
@@ -469,7 +513,7 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
         subscriber: lane.subscriber,
         lane: lane.lane,
         carries: lane.p99WaitSeconds !== undefined,
-        formula: `${lane.usableConcurrency} concurrent × batch ${lane.batchSize} / ${fixed(lane.batchSeconds * 1000, 1)} ms${lane.ordered ? ', FIFO, concurrency bounded by active conversations' : `, window ${lane.batchingWindowSeconds} s`}`,
+        formula: `${lane.usableConcurrency} concurrent × batch ${lane.batchSize} / ${fixed(lane.fullBatchSeconds * 1000, 1)} ms${lane.ordered ? ', FIFO, concurrency bounded by active conversations' : `, window ${lane.batchingWindowSeconds} s`}`,
       }),
       limit({
         name: `${lane.subscriber}, ${lane.lane} lane: p99 wait`,

@@ -61,8 +61,8 @@ const BASE: Omit<PipelineSettings, 'visibilityTimeoutSeconds'> = {
   receiverTimeoutSeconds: 10,
   batchSize: 10,
   maxBatchingWindowSeconds: 1,
-  // What the capacity planner sizes for one number at Meta's top tier (contract/capacity.ts, docs/capacity.md):
-  // a status lane of 3,000 events/s keeps its p99 wait within its target with 8 concurrent batches.
+  // A floor: the construct raises each lane's to what the capacity planner sizes for its expected peak
+  // (lib/capacity-sizing.ts, docs/capacity.md); this is what the local stack and a small peak run with.
   maxConcurrency: 8,
   // 30 s, 1 min, … up to 1 h apart (each delay between half its ceiling and the ceiling): 60 receives ride
   // out a downstream outage of over a day, the DLQ is reached within 3 days (docs/consumer.md, "Retry budget").

@@ -1,9 +1,9 @@
 /**
  * Sizing from the expected peak (docs/capacity.md): the construct asks the planner of contract/capacity.ts
  * (`planCapacity`, no second model) for the route throttle, each lane's `maxConcurrency` and the claim table's
- * warm throughput, uses them where the props set nothing (never below the defaults, which carry one number at
- * its top tier), and names every explicit setting or account quota
- * that cannot carry the peak as a synth warning.
+ * warm throughput, uses them where the props set nothing (never below contract/settings.ts and lib/defaults.ts,
+ * which are floors: without `expectedPeak` it sizes for DEFAULT_EXPECTED_PEAK, one number at its top tier), and
+ * names every explicit setting or account quota that cannot carry the peak as a synth warning.
  */
 import {
   type CapacityLimit,

@@ -1,6 +1,7 @@
 /**
- * The pipeline the planner sizes: the construct's defaults today (throttle from lib/defaults.ts, settings from
- * contract/settings.ts, the lanes of contract/lanes.ts), with the default subscriber, N copies of it, or the
+ * The pipeline the planner sizes: what the construct deploys without `expectedPeak` (settings from
+ * contract/settings.ts and the lanes of contract/lanes.ts, then sized for DEFAULT_EXPECTED_PEAK by
+ * lib/capacity-sizing.ts as the construct does), with the default subscriber, N copies of it, or the
  * subscribers of a module shaped like bin/subscribers.ts (each entry imported to see which handlers it has).
  */
 import { resolve } from 'node:path';
@@ -19,11 +20,8 @@ import {
   type SubscriberDefinitions,
 } from '../../contract/subscribers.ts';
 import { webhookHandlers as defaultHandlers } from '../../functions/webhook-handlers.ts';
-import {
-  DEFAULT_CONSUMER_MEMORY_MB,
-  DEFAULT_THROTTLING_BURST_LIMIT,
-  DEFAULT_THROTTLING_RATE_LIMIT,
-} from '../../lib/defaults.ts';
+import { sizeForPeak } from '../../lib/capacity-sizing.ts';
+import { DEFAULT_CONSUMER_MEMORY_MB } from '../../lib/defaults.ts';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
 const DEFAULT_ENTRY = 'functions/consumer.ts';
@@ -58,11 +56,23 @@ function planned(subscriber: ResolvedSubscriber, handlers: HandlerSet): PlannedS
   };
 }
 
-function withDefaults(subscribers: PlannedSubscriber[]): PlannedPipeline {
+/**
+ * The construct's sizing for its default peak, as `cdk synth` applies it: the throttle, each lane's
+ * `maxConcurrency` the definitions leave unset, and the claim table's warm throughput.
+ */
+function deployed(
+  resolved: readonly ResolvedSubscriber[],
+  definitions: SubscriberDefinitions | undefined,
+  handlersOf: (subscriber: ResolvedSubscriber) => HandlerSet,
+): PlannedPipeline {
+  const sizing = sizeForPeak(definitions === undefined ? {} : { subscribers: definitions }, resolved);
   return {
-    throttlingRateLimit: DEFAULT_THROTTLING_RATE_LIMIT,
-    throttlingBurstLimit: DEFAULT_THROTTLING_BURST_LIMIT,
-    subscribers,
+    throttlingRateLimit: sizing.throttlingRateLimit,
+    throttlingBurstLimit: sizing.throttlingBurstLimit,
+    ...(sizing.warmWriteUnitsPerSecond === undefined
+      ? {}
+      : { warmWriteUnits: sizing.warmWriteUnitsPerSecond }),
+    subscribers: sizing.subscribers.map((subscriber) => planned(subscriber, handlersOf(subscriber))),
   };
 }
 
@@ -80,12 +90,12 @@ export function defaultPipeline(copies = 1): PlannedPipeline {
       memorySize: undefined,
       messageLane: resolveMessageLane({}, undefined, undefined),
     };
-    return withDefaults([planned(subscriber, defaultHandlers)]);
+    return deployed([subscriber], undefined, () => defaultHandlers);
   }
   const definitions: SubscriberDefinitions = Object.fromEntries(
     Array.from({ length: copies }, (_, index) => [`subscriber-${index + 1}`, { entry: DEFAULT_ENTRY }]),
   );
-  return withDefaults(resolveSubscribers(definitions).map((s) => planned(s, defaultHandlers)));
+  return deployed(resolveSubscribers(definitions), definitions, () => defaultHandlers);
 }
 
 /** The subscribers exported as `subscribers` by `modulePath` (from the project root), like bin/subscribers.ts. */
@@ -98,7 +108,7 @@ export async function pipelineFromModule(modulePath: string): Promise<PlannedPip
   }
   if (module.subscribers === undefined) return defaultPipeline();
   const resolved = resolveSubscribers(module.subscribers);
-  const subscribers: PlannedSubscriber[] = [];
+  const handlers = new Map<string, HandlerSet>();
   for (const subscriber of resolved) {
     const entry = (await import(pathToFileURL(resolve(PROJECT_ROOT, subscriber.entry)).href)) as {
       webhookHandlers?: HandlerSet;
@@ -106,7 +116,7 @@ export async function pipelineFromModule(modulePath: string): Promise<PlannedPip
     if (entry.webhookHandlers === undefined) {
       throw new TypeError(`Subscriber ${subscriber.name}: ${subscriber.entry} exports no webhookHandlers.`);
     }
-    subscribers.push(planned(subscriber, entry.webhookHandlers));
+    handlers.set(subscriber.name, entry.webhookHandlers);
   }
-  return withDefaults(subscribers);
+  return deployed(resolved, module.subscribers, (subscriber) => handlers.get(subscriber.name) ?? {});
 }

@@ -100,6 +100,7 @@ function laneRow(lane: LanePlan): string[] {
     batching,
     String(Number(lane.batchFill.toFixed(1))),
     duration(lane.batchSeconds),
+    duration(lane.fullBatchSeconds),
     count(lane.drainPerSecond),
     String(Number(lane.utilisation.toFixed(3))),
     backlog,
@@ -145,7 +146,7 @@ export function reportMarkdown(report: CapacityReport): string {
       ['right', 'left', 'left', 'right', 'right', 'left'],
     ),
     '',
-    `Per lane, the M/M/c queue of batches (contract/erlang-c.ts): λ events/s, c concurrent batches, S per batch, ρ = λ·S / (c·batch), the queued events leaving in full batches; the wait runs from enqueue to the batch's start. The last column is the smallest \`maxConcurrency\` that keeps the p99 wait within ${duration(P99_WAIT_TARGET_SECONDS.message)} on a message lane and ${duration(P99_WAIT_TARGET_SECONDS.status)} on a status lane.`,
+    `Per lane, the M/M/c queue of batches (contract/erlang-c.ts): λ events/s, c concurrent batches, S a poller's time for a full batch (the event source's receive and delete, the invoke, the records' CPU one after the other, the claim writes and the slowest of the batch's handlers), ρ = λ·S / (c·batch), the queued events leaving in full batches; the wait runs from enqueue to the batch's start. An invocation at the lane's fill lasts what Lambda bills. The last column is the smallest \`maxConcurrency\` that keeps the p99 wait within ${duration(P99_WAIT_TARGET_SECONDS.message)} on a message lane and ${duration(P99_WAIT_TARGET_SECONDS.status)} on a status lane.`,
     '',
     markdownTable(
       [
@@ -155,6 +156,7 @@ export function reportMarkdown(report: CapacityReport): string {
         'maxConcurrency',
         'batch',
         'fill',
+        'invocation',
         'S',
         'drains events/s',
         'ρ',
@@ -170,6 +172,7 @@ export function reportMarkdown(report: CapacityReport): string {
         'right',
         'right',
         'left',
+        'right',
         'right',
         'right',
         'right',

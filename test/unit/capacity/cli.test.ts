@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLAIM_WRITE_MS } from '../../../contract/capacity.ts';
+import { CONSUMER_CPU_MS_PER_RECORD, DEFAULT_CLAIM_WRITE_MS, slowestOf } from '../../../contract/capacity.ts';
 import { DEFAULT_THROTTLING_RATE_LIMIT } from '../../../lib/defaults.ts';
 import { runCapacity } from '../../../ops/capacity/run-capacity.ts';
 
@@ -80,9 +80,12 @@ describe('npm run capacity', () => {
     const report = JSON.parse(stdout);
     expect(report.lanes).toHaveLength(6);
     const [message, status] = report.lanes;
-    expect(message.batchSeconds).toBeCloseTo((2 * DEFAULT_CLAIM_WRITE_MS + 100) / 1000, 12);
+    const invocation = (fill: number, writes: number, handler: number) =>
+      (fill * CONSUMER_CPU_MS_PER_RECORD + writes * DEFAULT_CLAIM_WRITE_MS + handler * slowestOf(fill)) /
+      1000;
+    expect(message.batchSeconds).toBeCloseTo(invocation(message.batchFill, 2, 100), 12);
     // The default handlers have onStatus: claim, ledger write, completion.
-    expect(status.batchSeconds).toBeCloseTo((3 * DEFAULT_CLAIM_WRITE_MS + 20) / 1000, 12);
+    expect(status.batchSeconds).toBeCloseTo(invocation(status.batchFill, 3, 20), 12);
   });
 
   it("reads a subscribers module and each entry's handlers", async () => {

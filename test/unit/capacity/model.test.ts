@@ -2,18 +2,23 @@ import { describe, expect, it } from 'vitest';
 import {
   type CapacityPipeline,
   type CapacitySubscriber,
+  CONSUMER_CPU_MS_PER_RECORD,
   DEFAULT_RECEIVER_MS,
   DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
+  EVENT_SOURCE_SQS_CALL_MS,
   LAMBDA_ACCOUNT_CONCURRENCY,
+  LAMBDA_INVOKE_MS,
   POSTS_PER_INBOUND_MESSAGE,
   POSTS_PER_OUTBOUND_MESSAGE,
   peakTraffic,
   planCapacity,
+  slowestOf,
 } from '../../../contract/capacity.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
 import { DEFAULT_THROTTLING_BURST_LIMIT, DEFAULT_THROTTLING_RATE_LIMIT } from '../../../lib/defaults.ts';
 import { defaultPipeline } from '../../../ops/capacity/pipeline.ts';
 import { ASSUMPTIONS } from '../../../tools/cost/stack-cost.ts';
+import { BENCH_FIGURES } from '../../simulation/scale/bench-figures.ts';
 
 const CLAIM_MS = 5;
 
@@ -62,23 +67,54 @@ describe('peak traffic', () => {
   });
 });
 
+/** A handled message's invocation for `n` records by hand: their CPU in turn, claim, slowest handler, completion. */
+const messageInvocationMs = (n: number, handlerMs = 20) =>
+  n * CONSUMER_CPU_MS_PER_RECORD + 2 * CLAIM_MS + handlerMs * slowestOf(n);
+/** A poller's time: receive, invoke, the invocation, delete. */
+const pollerMs = (invocationMs: number) => invocationMs + 2 * EVENT_SOURCE_SQS_CALL_MS + LAMBDA_INVOKE_MS;
+
+describe('the slowest of a batch', () => {
+  it('is the harmonic number of its records, linear between whole numbers', () => {
+    expect(slowestOf(1)).toBe(1);
+    expect(slowestOf(2)).toBeCloseTo(1.5, 12);
+    expect(slowestOf(10)).toBeCloseTo(7381 / 2520, 12);
+    expect(slowestOf(2.5)).toBeCloseTo(1.5 + 0.5 / 3, 12);
+  });
+});
+
 describe('the lanes', () => {
-  it('drains concurrency × batch / batch time, and waits as M/M/c over full batches', () => {
+  it('drains concurrency × batch / a full batch, and waits as M/M/c over full batches', () => {
     const peak = { messagesPerSecond: 10, inboundPerSecond: 40 };
     const plan = planCapacity(peak, smallPipeline());
     const message = plan.lanes.find((lane) => lane.lane === 'message');
-    // A handled message: its claim, the handler, its completion.
-    const s = (2 * CLAIM_MS + 20) / 1000;
-    expect(message?.batchSeconds).toBeCloseTo(s, 12);
+    const s = pollerMs(messageInvocationMs(10)) / 1000;
+    expect(message?.fullBatchSeconds).toBeCloseTo(s, 12);
     expect(message?.drainPerSecond).toBeCloseTo((2 * 10) / s, 9);
     const batches = 40 / 10;
     expect(message?.utilisation).toBeCloseTo((batches * s) / 2, 12);
     expect(message?.meanWaitSeconds).toBeCloseTo(mm2MeanWait(batches, s), 12);
     expect(message?.backlogEvents).toBeCloseTo(40 * mm2MeanWait(batches, s), 9);
-    // Statuses without onStatus: their claim only.
+    // A poller takes what arrived during its previous batch, whose length grows with what it took.
+    const fill = message?.batchFill as number;
+    expect(fill).toBeGreaterThan(1);
+    expect(fill).toBeCloseTo((40 * pollerMs(messageInvocationMs(fill))) / 1000 / 2, 6);
+    expect(message?.batchSeconds).toBeCloseTo(messageInvocationMs(fill) / 1000, 12);
+    // Statuses without onStatus: their CPU and claim only.
     const status = plan.lanes.find((lane) => lane.lane === 'status');
     expect(status?.eventsPerSecond).toBe(30);
-    expect(status?.batchSeconds).toBeCloseTo(CLAIM_MS / 1000, 12);
+    const statusFill = status?.batchFill as number;
+    expect(status?.batchSeconds).toBeCloseTo((statusFill * CONSUMER_CPU_MS_PER_RECORD + CLAIM_MS) / 1000, 12);
+  });
+
+  it('lasts a batch until its slowest handler is done', () => {
+    // The same lane at a rate that fills its batches: ten records take H(10) handler means, not one.
+    const plan = planCapacity({ messagesPerSecond: 0, inboundPerSecond: 300 }, smallPipeline());
+    const message = plan.lanes.find((lane) => lane.lane === 'message');
+    expect(message?.batchFill).toBe(10);
+    expect(message?.batchSeconds).toBeCloseTo(messageInvocationMs(10) / 1000, 12);
+    expect(message?.batchSeconds).toBeGreaterThan(
+      (10 * CONSUMER_CPU_MS_PER_RECORD + 2 * CLAIM_MS + 2.9 * 20) / 1000,
+    );
   });
 
   it('bounds a FIFO lane by its active conversations', () => {
@@ -86,17 +122,18 @@ describe('the lanes', () => {
     const pipeline = smallPipeline({ messageLane: { ordered: true, settings } });
     const lane = planCapacity({ messagesPerSecond: 1, activeConversations: 3 }, pipeline).lanes[0];
     expect(lane?.usableConcurrency).toBe(3);
-    expect(lane?.drainPerSecond).toBeCloseTo((3 * 10) / ((2 * CLAIM_MS + 20) / 1000), 9);
+    expect(lane?.drainPerSecond).toBeCloseTo((3 * 10) / (pollerMs(messageInvocationMs(10)) / 1000), 9);
   });
 
   it('reports a lane that cannot keep up by how fast its backlog grows', () => {
     const plan = planCapacity({ messagesPerSecond: 0, inboundPerSecond: 1000 }, smallPipeline());
     const message = plan.lanes.find((lane) => lane.lane === 'message');
-    const drain = (2 * 10) / ((2 * CLAIM_MS + 20) / 1000);
+    const fullMs = pollerMs(messageInvocationMs(10));
+    const drain = (2 * 10) / (fullMs / 1000);
     expect(message?.meanWaitSeconds).toBeUndefined();
     expect(message?.backlogGrowthPerSecond).toBeCloseTo(1000 - drain, 9);
     expect(plan.problems).toContain(
-      `subscriber only, message lane: drain ${Math.round(drain)} events/s < 1000 events/s (2 concurrent × batch 10 / 30 ms, window 0 s): raise messageLane.settings.maxConcurrency`,
+      `subscriber only, message lane: drain ${Math.round(drain)} events/s < 1000 events/s (2 concurrent × batch 10 / ${Number(fullMs.toFixed(1))} ms, window 0 s): raise messageLane.settings.maxConcurrency`,
     );
   });
 });
@@ -167,6 +204,11 @@ describe('the limits', () => {
 
   it('carry a small peak on the defaults, and say so with no problem', () => {
     expect(planCapacity({ messagesPerSecond: 1 }, defaultPipeline()).problems).toEqual([]);
+  });
+
+  it("take the consumer's CPU per record within a fifth of what `npm run bench` measured", () => {
+    const measured = BENCH_FIGURES.consumerCpuMsPerEvent;
+    expect(Math.abs(CONSUMER_CPU_MS_PER_RECORD - measured) / measured).toBeLessThanOrEqual(0.2);
   });
 
   it("assume the receiver's duration that docs/cost.md assumes", () => {
