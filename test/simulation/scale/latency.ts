@@ -3,6 +3,7 @@
  * AWS publishes no percentiles for these APIs; each figure below is the public order of magnitude it cites,
  * the tail an assumption of this model (docs/capacity.md, "Simulation": what is modelled).
  */
+import { EVENT_SOURCE_SQS_CALL_MS, LAMBDA_INVOKE_MS } from '../../../contract/capacity.ts';
 import type { Prng } from '../prng.ts';
 
 export interface LatencyFigure {
@@ -23,7 +24,11 @@ export const LATENCIES = {
    */
   sqsSend: { p50Ms: 8, p99Ms: 40, source: 'https://softwaremill.com/amazon-sqs-performance-latency/' },
   /** The event source's ReceiveMessage and DeleteMessageBatch, the same service and Region. */
-  sqsReceive: { p50Ms: 10, p99Ms: 40, source: 'https://softwaremill.com/amazon-sqs-performance-latency/' },
+  sqsReceive: {
+    p50Ms: EVENT_SOURCE_SQS_CALL_MS,
+    p99Ms: 40,
+    source: 'https://softwaremill.com/amazon-sqs-performance-latency/',
+  },
   /**
    * HTTP API's own overhead before and after the integration: a few milliseconds (API Gateway's
    * `Latency − IntegrationLatency` metric). https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-metrics.html
@@ -35,7 +40,7 @@ export const LATENCIES = {
   },
   /** A warm Lambda invoke, from the event source or API Gateway to the handler. https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html */
   lambdaInvoke: {
-    p50Ms: 2,
+    p50Ms: LAMBDA_INVOKE_MS,
     p99Ms: 10,
     source: 'https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html',
   },

@@ -75,6 +75,8 @@ export interface ScenarioMeasures {
     readonly missing: number;
     readonly repeated: number;
     readonly violations: number;
+    /** Messages still in the lanes' queues (visible or in flight) when the run stopped. */
+    readonly queuedAtEnd: number;
   };
   readonly lambda: {
     readonly peak: number;

@@ -17,13 +17,14 @@ function holding(report: ReturnType<typeof scaleReport>, name: string): boolean 
 
 describe('scale scenarios, short versions, on the defaults', () => {
   it(
-    'steady: no 429, no DynamoDB throttling, every event effected exactly once, no DLQ arrival',
+    'steady: no 429, no DynamoDB throttling, the message lane p99 under 1 s, every event effected exactly once, no DLQ arrival',
     async () => {
       const config = scenario('steady', true);
       const report = scaleReport('steady', config, true, await runScenario(config, SEED));
       expect(report.posts).toBeGreaterThan(3_000);
       expect(holding(report, 'no 429')).toBe(true);
       expect(holding(report, 'no DynamoDB throttling')).toBe(true);
+      expect(holding(report, 'message lane p99 wait under 1 s')).toBe(true);
       expect(holding(report, 'exactly once')).toBe(true);
       expect(holding(report, 'no DLQ')).toBe(true);
       expect(report.effects.effected).toBe(report.effects.events);

@@ -101,7 +101,8 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
     throw new Error('The default subscriber has no message lane');
   const statusSettings = subscriber.settings;
   const laneSettings = messageLane.settings;
-  const warmWriteUnits = config.overrides?.warmWriteUnits ?? defaultWarmWriteUnits(pipeline);
+  const warmWriteUnits =
+    config.overrides?.warmWriteUnits ?? pipeline.warmWriteUnits ?? defaultWarmWriteUnits(pipeline);
   const throttle = new ApiGatewayThrottle({
     routeRate: config.overrides?.throttleRate ?? pipeline.throttlingRateLimit,
     routeBurst: config.overrides?.throttleBurst ?? pipeline.throttlingBurstLimit,
@@ -396,7 +397,14 @@ async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioM
     },
     fifoDeduplicated: messageQueue.deduplicated,
     duplicateAcceptances,
-    effects: { keys: firstAcceptedAt.size, effected: effects.size, missing, repeated, violations },
+    effects: {
+      keys: firstAcceptedAt.size,
+      effected: effects.size,
+      missing,
+      repeated,
+      violations,
+      queuedAtEnd: statusQueue.backlog + messageQueue.backlog,
+    },
     lambda: {
       peak: account.peak,
       receiverPeak: account.peakOf('receiver'),
