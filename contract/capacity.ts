@@ -69,6 +69,12 @@ export const BURST_SECONDS_OF_PEAK = 1;
  * 1 % above 1 s); a status only feeds a ledger or a report, and a minute late harms nobody.
  */
 export const P99_WAIT_TARGET_SECONDS: Readonly<Record<LaneName, number>> = { message: 1, status: 60 };
+/**
+ * The utilisation a sized lane stays within. The M/M/c p99 holds in a steady state; a lane near ρ = 1 meets its
+ * p99 on paper but takes minutes to work off any burst above its mean (a minute of Poisson arrivals, Meta's
+ * retries after a blip, a slow downstream), so the sizing keeps a fifth of its drain spare.
+ */
+export const MAX_SIZED_UTILISATION = 0.8;
 
 export interface ExpectedPeak {
   /** Outbound messages/s per number (each brings 3 status POSTs). */
@@ -176,7 +182,10 @@ export interface LanePlan {
   /** From enqueue to the batch's start: the Erlang C wait plus the batch's filling. */
   readonly meanWaitSeconds: number | undefined;
   readonly p99WaitSeconds: number | undefined;
-  /** The smallest `maxConcurrency` whose p99 wait meets P99_WAIT_TARGET_SECONDS (undefined beyond the limits). */
+  /**
+   * The smallest `maxConcurrency` whose p99 wait meets P99_WAIT_TARGET_SECONDS at a utilisation within
+   * MAX_SIZED_UTILISATION (undefined beyond the limits).
+   */
   readonly neededConcurrency: number | undefined;
   readonly claimWriteUnitsPerSecond: number;
   /** Seconds for the event source to ramp from its first batches to `usableConcurrency`. */
@@ -377,8 +386,8 @@ function planLane(
     ? Math.min(EVENT_SOURCE_MAX_CONCURRENCY, traffic.activeConversations)
     : EVENT_SOURCE_MAX_CONCURRENCY;
   for (let c = 2; c <= most; c++) {
-    const p99 = waits(c).p99;
-    if (p99 !== undefined && p99 <= target) {
+    const { rho, p99 } = waits(c);
+    if (p99 !== undefined && p99 <= target && rho <= MAX_SIZED_UTILISATION) {
       neededConcurrency = c;
       break;
     }
@@ -524,7 +533,7 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
         unit: 'concurrent batches',
         subscriber: lane.subscriber,
         lane: lane.lane,
-        formula: `M/M/c p99 wait ≤ ${P99_WAIT_TARGET_SECONDS[lane.lane]} s`,
+        formula: `M/M/c p99 wait ≤ ${P99_WAIT_TARGET_SECONDS[lane.lane]} s at ρ ≤ ${MAX_SIZED_UTILISATION}`,
       }),
     );
   }

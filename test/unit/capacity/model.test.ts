@@ -8,6 +8,8 @@ import {
   EVENT_SOURCE_SQS_CALL_MS,
   LAMBDA_ACCOUNT_CONCURRENCY,
   LAMBDA_INVOKE_MS,
+  MAX_SIZED_UTILISATION,
+  P99_WAIT_TARGET_SECONDS,
   POSTS_PER_INBOUND_MESSAGE,
   POSTS_PER_OUTBOUND_MESSAGE,
   peakTraffic,
@@ -262,4 +264,25 @@ describe('the sizing', () => {
       }
     },
   );
+
+  it('keeps a fifth of each lane spare even where the p99 target would allow more load', () => {
+    const peak = { messagesPerSecond: 1000 };
+    const defaults = defaultPipeline();
+    const withStatusConcurrency = (c: number): CapacityPipeline => ({
+      ...defaults,
+      subscribers: defaults.subscribers.map((subscriber) => ({
+        ...subscriber,
+        settings: { ...subscriber.settings, maxConcurrency: c },
+      })),
+    });
+    const sized = planCapacity(peak, defaults).sizing.maxConcurrency.find((entry) => entry.lane === 'status')
+      ?.value as number;
+    const statusAt = (c: number) =>
+      planCapacity(peak, withStatusConcurrency(c)).lanes.find((lane) => lane.lane === 'status');
+    expect(statusAt(sized)?.utilisation).toBeLessThanOrEqual(MAX_SIZED_UTILISATION);
+    // One less would still meet the status lane's 60 s p99 in the M/M/c steady state, but above the ceiling.
+    const below = statusAt(sized - 1);
+    expect(below?.p99WaitSeconds).toBeLessThanOrEqual(P99_WAIT_TARGET_SECONDS.status);
+    expect(below?.utilisation).toBeGreaterThan(MAX_SIZED_UTILISATION);
+  });
 });
