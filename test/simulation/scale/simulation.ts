@@ -3,9 +3,10 @@
  * throttle and the account's Lambda concurrency into the real receiver (`receiveWebhook` with the real
  * `SubscriberFanOut`, signatures checked with HMAC), the lanes' SQS queues, Lambda's event sources and the
  * real consumer (`createConsumerHandler`, as buildConsumer('product') wires it) over the DynamoDB model with
- * the table's throughput, all in virtual time (engine.ts). The settings are the construct's defaults
- * (ops/capacity/pipeline.ts defaultPipeline: lib/defaults.ts, contract/settings.ts, contract/lanes.ts,
- * contract/capacity.ts defaultWarmWriteUnits) unless a scenario overrides one on purpose (a control).
+ * the table's throughput, all in virtual time (engine.ts). The settings are what a stack with default props
+ * deploys (ops/capacity/pipeline.ts defaultPipeline: contract/settings.ts and contract/lanes.ts sized for
+ * DEFAULT_EXPECTED_PEAK by lib/capacity-sizing.ts, as synth does) unless a scenario overrides one on purpose
+ * (a control).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import {
