@@ -16,16 +16,10 @@ import type { ClaimedAs } from '../claims/lease.ts';
 import type { BodyRejection, WebhookEvent } from '../events/types.ts';
 import type { StatusObservation } from '../ledger/status-event.ts';
 import { MalformedStatusError, observeStatus } from '../ledger/status-event.ts';
+import type { QueueRecord, RecordRedelivery } from '../queue/consumer-queue-port.ts';
 import { RedeliveryNotScheduledError } from '../queue/errors.ts';
 import { completeWithRetry, DEFAULT_COMPLETION_RETRY } from './complete-with-retry.ts';
-import type {
-  Invocation,
-  PreparedRecord,
-  QueueRecord,
-  RecordRedelivery,
-  TurnOutcome,
-  WebhookConsumerOptions,
-} from './consumer-ports.ts';
+import type { Invocation, PreparedRecord, TurnOutcome, WebhookConsumerOptions } from './consumer-ports.ts';
 import { RecordFailedError } from './consumer-ports.ts';
 import { ConsumerTally } from './consumer-tally.ts';
 import {

@@ -1,7 +1,8 @@
 /**
- * What the consumer's domain (webhook-consumer.ts, consumer-batch.ts) is given and hands out: the queued record,
- * the invocation, and the ports it drives (claims, ledger, quarantine, redelivery, dead letters), with the
- * options of one consumer. Types only, and the error a failed record is reported with.
+ * What the consumer's domain (webhook-consumer.ts, consumer-batch.ts) is given and hands out: the invocation and
+ * the ports it drives (claims, ledger, quarantine; its queue's redelivery and dead letters are the queue's own
+ * ports, ../queue/consumer-queue-port.ts), with the options of one consumer. Types only, and the error a failed
+ * record is reported with.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { BackoffSettings } from '../../contract/retry-budget.ts';
@@ -10,34 +11,10 @@ import type { BatchClaimResult, ClaimStore } from '../claims/claim-store.ts';
 import type { BodyRejection, EventExtraction } from '../events/types.ts';
 import type { StatusObservation } from '../ledger/status-event.ts';
 import type { StatusLedgerUpdate } from '../ledger/status-ledger.ts';
+import type { DeadLetterPort, QueueRecord, RedeliveryScheduler } from '../queue/consumer-queue-port.ts';
 import type { CompletionRetryPolicy } from './complete-with-retry.ts';
 import type { FilteredOut } from './field-selection.ts';
 import type { WebhookHandlers } from './handler-api.ts';
-
-/** One queued message: an SQS record fits as is. */
-export interface QueueRecord {
-  readonly messageId: string;
-  readonly body: string;
-  /** Needed to bring a failed record back at a chosen time; without it the queue's visibility timeout rules. */
-  readonly receiptHandle?: string;
-  /**
-   * `ApproximateReceiveCount` sets the backoff of a failed record (absent: a first receive); `SentTimestamp`
-   * (epoch ms, the receiver's enqueue) is where the wait before the handler is counted from, and where a
-   * conversation's burst window starts; `MessageGroupId` is the conversation on an ordered lane.
-   */
-  readonly attributes?: {
-    readonly ApproximateReceiveCount?: string;
-    readonly SentTimestamp?: string;
-    readonly MessageGroupId?: string;
-  };
-  /** As Lambda passes them; kept when a record is moved to the dead-letter queue. */
-  readonly messageAttributes?: Readonly<
-    Record<
-      string,
-      { readonly dataType: string; readonly stringValue?: string; readonly binaryValue?: string }
-    >
-  >;
-}
 
 export interface Invocation {
   /** Lambda's `context.getRemainingTimeInMillis()`. */
@@ -52,26 +29,6 @@ export interface StatusRecorder {
 }
 
 export type ConsumerClaims = Pick<ClaimStore, 'claimMany' | 'complete' | 'release'>;
-
-/** A failed record and when it should become visible again, in seconds from now. */
-export interface RecordRedelivery {
-  readonly record: QueueRecord;
-  readonly delaySeconds: number;
-}
-
-/**
- * An ordered lane's own dead-lettering: a record that fails on its `maxReceives`-th receive is moved to the
- * DLQ by the consumer, and its conversation goes on in the same invocation. Throws when it could not.
- */
-export interface DeadLetterPort {
-  readonly maxReceives: number;
-  move(records: readonly QueueRecord[]): Promise<void>;
-}
-
-/** Sets when failed records come back (SQS: their visibility timeout). Throws when it could not. */
-export interface RedeliveryScheduler {
-  redeliverAfter(redeliveries: readonly RecordRedelivery[]): Promise<void>;
-}
 
 export interface WebhookConsumerOptions {
   readonly claims: ConsumerClaims;

@@ -7,7 +7,8 @@
  * but handed back unclaimed until the window closes, so that what the person types meanwhile joins it (SQS
  * keeps the group locked while it waits, so nothing of the conversation overtakes it).
  */
-import type { QueueRecord, TurnOutcome } from './consumer-ports.ts';
+import type { QueueRecord } from '../queue/consumer-queue-port.ts';
+import type { TurnOutcome } from './consumer-ports.ts';
 
 export interface ConversationGroup {
   /** Turns to run one after the other; never empty. */

@@ -7,7 +7,7 @@
  * message id, so a resend after a lost answer is not stored twice.
  */
 import { type MessageAttributeValue, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DeadLetterPort, QueueRecord } from '../consumer/consumer-ports.ts';
+import type { DeadLetterPort, QueueRecord } from './consumer-queue-port.ts';
 
 const MAX_BATCH_ENTRIES = 10;
 

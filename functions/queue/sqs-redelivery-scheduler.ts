@@ -6,7 +6,7 @@
  * its visibility timeout ends, counted from the last change.
  */
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { RecordRedelivery, RedeliveryScheduler } from '../consumer/consumer-ports.ts';
+import type { RecordRedelivery, RedeliveryScheduler } from './consumer-queue-port.ts';
 import { RedeliveryNotScheduledError } from './errors.ts';
 
 const MAX_BATCH_ENTRIES = 10;

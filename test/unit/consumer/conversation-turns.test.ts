@@ -1,11 +1,11 @@
 /** How an ordered lane's batch is cut into conversations and turns (functions/consumer/conversation-turns.ts). */
 import { describe, expect, it } from 'vitest';
-import type { QueueRecord } from '../../../functions/consumer/consumer-ports.ts';
 import {
   type ConversationGroup,
   planTurns,
   runInConversationOrder,
 } from '../../../functions/consumer/conversation-turns.ts';
+import type { QueueRecord } from '../../../functions/queue/consumer-queue-port.ts';
 
 const T0 = 1_780_000_000_000;
 
