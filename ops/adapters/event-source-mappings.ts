@@ -8,7 +8,7 @@ import {
   type LambdaClient,
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
-import type { ConsumerState, ConsumerSwitch, LaneTarget } from '../target/ops-target.ts';
+import type { ConsumerState, ConsumerSwitch, SwitchedLane } from './consumer-switch.ts';
 
 export class EventSourceMappings implements ConsumerSwitch {
   readonly perLane = true;
@@ -18,14 +18,14 @@ export class EventSourceMappings implements ConsumerSwitch {
     this.#lambda = lambda;
   }
 
-  async setEnabled(subscriber: string, lane: LaneTarget, enabled: boolean): Promise<ConsumerState> {
+  async setEnabled(subscriber: string, lane: SwitchedLane, enabled: boolean): Promise<ConsumerState> {
     const { State } = await this.#lambda.send(
       new UpdateEventSourceMappingCommand({ UUID: uuid(subscriber, lane), Enabled: enabled }),
     );
     return State ?? 'Unknown';
   }
 
-  async state(subscriber: string, lane: LaneTarget): Promise<ConsumerState> {
+  async state(subscriber: string, lane: SwitchedLane): Promise<ConsumerState> {
     const { State } = await this.#lambda.send(
       new GetEventSourceMappingCommand({ UUID: uuid(subscriber, lane) }),
     );
@@ -33,7 +33,7 @@ export class EventSourceMappings implements ConsumerSwitch {
   }
 }
 
-function uuid(subscriber: string, lane: LaneTarget): string {
+function uuid(subscriber: string, lane: SwitchedLane): string {
   if (lane.eventSourceMappingId === undefined) {
     throw new Error(`No event source mapping is known for the ${lane.lane} lane of ${subscriber}.`);
   }

@@ -6,7 +6,7 @@
  */
 import type { LocalInfo } from '../../tools/local-stack-api.ts';
 import { OpsError } from '../errors.ts';
-import type { ConsumerState, ConsumerSwitch, LaneTarget } from '../target/ops-target.ts';
+import type { ConsumerState, ConsumerSwitch, SwitchedLane } from './consumer-switch.ts';
 
 /** `/local/info` as the stack serves it: the fields of `LocalInfo` and the effective settings beside them. */
 export type LocalStackInfo = LocalInfo & {
@@ -34,12 +34,12 @@ export class LocalStackApi implements ConsumerSwitch {
     return this.#json('GET', '/local/info');
   }
 
-  async setEnabled(subscriber: string, _lane: LaneTarget, enabled: boolean): Promise<ConsumerState> {
+  async setEnabled(subscriber: string, _lane: SwitchedLane, enabled: boolean): Promise<ConsumerState> {
     const path = `/local/subscribers/${encodeURIComponent(subscriber)}/${enabled ? 'resume' : 'pause'}`;
     return (await this.#json<{ state: ConsumerState }>('POST', path)).state;
   }
 
-  async state(subscriber: string, _lane?: LaneTarget): Promise<ConsumerState> {
+  async state(subscriber: string, _lane?: SwitchedLane): Promise<ConsumerState> {
     const path = `/local/subscribers/${encodeURIComponent(subscriber)}/consumer`;
     return (await this.#json<{ state: ConsumerState }>('GET', path)).state;
   }

@@ -7,9 +7,10 @@
 
 import type { LaneName } from '../../contract/lanes.ts';
 import { type QueueCounts, totalMessages } from '../../tools/queue-counts.ts';
+import type { ConsumerState } from '../adapters/consumer-switch.ts';
 import { QueueMessages } from '../adapters/queue-messages.ts';
 import { OpsError, UsageError } from '../errors.ts';
-import type { ConsumerState, LaneTarget } from '../target/ops-target.ts';
+import type { LaneTarget } from '../target/ops-target.ts';
 import { selectLanes } from '../target/select-subscriber.ts';
 import type { CommandContext } from './command-context.ts';
 

@@ -7,6 +7,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LaneName } from '../../contract/lanes.ts';
+import type { ConsumerSwitch } from '../adapters/consumer-switch.ts';
 import type { MessageMoveTasks } from '../adapters/message-move-tasks.ts';
 
 /**
@@ -44,23 +45,6 @@ export function statusLane(subscriber: SubscriberTarget): LaneTarget {
 /** The subscriber's message lane, if it has one. */
 export function messageLane(subscriber: SubscriberTarget): LaneTarget | undefined {
   return subscriber.lanes.find((candidate) => candidate.lane === 'message');
-}
-
-/**
- * Lambda's event source mapping states (`Enabled`, `Disabling`, `Disabled`, `Enabling`, `Updating`, …); the
- * local poller reports the same words.
- */
-export type ConsumerState = string;
-
-export interface ConsumerSwitch {
-  /**
-   * false: one switch turns every lane of a subscriber (the local stack's poller); the lane argument is then
-   * only where the answer is reported.
-   */
-  readonly perLane: boolean;
-  /** Asks for the change and returns the lane's state right after (often `Disabling` / `Enabling`). */
-  setEnabled(subscriber: string, lane: LaneTarget, enabled: boolean): Promise<ConsumerState>;
-  state(subscriber: string, lane: LaneTarget): Promise<ConsumerState>;
 }
 
 /** The delivery archive (contract/archive.ts): what `ops replay` reads. */

@@ -53,6 +53,9 @@ const NAMED_LOOPS: readonly [string, string][] = [
   ['contract/environment.ts', 'contract/subscribers.ts'],
   ['lib/validate-props.ts', 'lib/whatsapp-webhook-dedup.ts'],
   ['local/stack/local-server.ts', 'local/stack/operator-views.ts'],
+  // The consumer's queue adapters implement ports the queue declares itself (functions/queue/consumer-queue-port.ts).
+  ['functions/consumer/', 'functions/queue/'],
+  ['ops/adapters/', 'ops/target/'],
 ];
 
 /** A circle of top-level folders (`ops/`, `local/`) or of files that stand side by side (`a/x.ts`, `a/y.ts`). */
