@@ -23,6 +23,10 @@ import {
 export const LANES = ['message', 'status'] as const;
 export type LaneName = (typeof LANES)[number];
 
+export function isLaneName(value: string): value is LaneName {
+  return (LANES as readonly string[]).includes(value);
+}
+
 /** The lane dimension's value on lane metrics (`EventWaitTime`). */
 export const LANE_DIMENSION = 'Lane';
 

@@ -3,7 +3,7 @@
  * `UsageError` line (exit 2) before anything is read or changed.
  */
 import { parseArgs } from 'node:util';
-import { LANES, type LaneName } from '../contract/lanes.ts';
+import { isLaneName, LANES, type LaneName } from '../contract/lanes.ts';
 import { DEFAULT_PORT } from '../tools/local-stack-api.ts';
 import { UsageError } from './errors.ts';
 import { eventKeyShape } from './inspect/event-key-shape.ts';
@@ -305,10 +305,10 @@ function localUrl(given: string | undefined, env: NodeJS.ProcessEnv): string {
 
 function lane(raw: string | undefined): LaneName | undefined {
   if (raw === undefined) return undefined;
-  if (!(LANES as readonly string[]).includes(raw)) {
+  if (!isLaneName(raw)) {
     throw new UsageError(`--lane needs ${LANES.join(' or ')}, got "${raw}"`);
   }
-  return raw as LaneName;
+  return raw;
 }
 
 function positiveInteger(option: string, raw: string): number {

@@ -1,6 +1,13 @@
-/** The switch of one subscriber's poller, in the words of Lambda's event source mapping states. */
+import type { LaneName } from '../../contract/lanes.ts';
+
+/**
+ * The switch of one subscriber's pollers, per lane as Lambda's event source mappings are, in the words of their
+ * states (`Enabled`, `Disabling`, `Disabled`).
+ */
 export interface ConsumerPoller {
-  pause(): void;
-  resume(): void;
-  readonly state: string;
+  /** Whether the subscriber has this lane. */
+  has(lane: LaneName): boolean;
+  pause(lane: LaneName): void;
+  resume(lane: LaneName): void;
+  state(lane: LaneName): string;
 }

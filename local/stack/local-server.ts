@@ -5,6 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { isLaneName } from '../../contract/lanes.ts';
 import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
 import { UsageError } from '../../ops/errors.ts';
 import type { LocalInfo } from '../../tools/local-stack-api.ts';
@@ -66,7 +67,7 @@ export interface LocalPipeline {
   stats(sinceSeconds?: number): LocalStatsSnapshot;
   /** Resolves true once every subscriber queue is empty and no consumer invocation runs, false after `timeoutMs`. */
   waitUntilDrained(timeoutMs: number): Promise<boolean>;
-  /** A subscriber's poller (`npm run ops -- pause|resume`), or undefined for an unknown name. */
+  /** A subscriber's pollers (`npm run ops -- pause|resume`), or undefined for an unknown name. */
   consumer(subscriber: string): ConsumerPoller | undefined;
   /** `/local/key` and `/local/dead-letters`: what `npm run ops -- key | dlq | quarantine` show. */
   readonly operator: OperatorViews;
@@ -125,7 +126,9 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
     if (pipeline === undefined) return sendJson(response, 503, { message: 'The local stack is starting.' });
 
     if (url.pathname === '/webhook') return webhook(request, response, pipeline);
-    const switched = /^\/local\/subscribers\/([^/]+)\/(pause|resume|consumer)$/.exec(url.pathname);
+    const switched = /^\/local\/subscribers\/([^/]+)\/lanes\/([^/]+)\/(pause|resume|consumer)$/.exec(
+      url.pathname,
+    );
     if (switched !== null) return consumerSwitch(response, pipeline, method, switched);
     if (method !== 'GET') return sendJson(response, 404, { message: 'Not Found' });
     if (url.pathname === '/local/info') return sendJson(response, 200, pipeline.info);
@@ -181,24 +184,32 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
     }
   }
 
-  /** `POST …/pause`, `POST …/resume`, `GET …/consumer`: the subscriber's poller state after the call. */
+  /**
+   * `POST …/lanes/LANE/pause`, `POST …/lanes/LANE/resume`, `GET …/lanes/LANE/consumer`: the lane poller's state
+   * after the call.
+   */
   function consumerSwitch(
     response: ServerResponse,
     pipeline: LocalPipeline,
     method: string,
-    [, encodedName = '', action]: RegExpExecArray,
+    [, encodedName = '', encodedLane = '', action]: RegExpExecArray,
   ): void {
     const subscriber = decodeURIComponent(encodedName);
+    const lane = decodeURIComponent(encodedLane);
     const poller = pipeline.consumer(subscriber);
     if (poller === undefined) {
       sendJson(response, 404, { message: `No subscriber ${subscriber}.` });
+    } else if (!isLaneName(lane) || !poller.has(lane)) {
+      sendJson(response, 404, { message: `Subscriber ${subscriber} has no ${lane} lane.` });
     } else if ((action === 'consumer') !== (method === 'GET') || (method !== 'GET' && method !== 'POST')) {
       sendJson(response, 405, { message: 'Method Not Allowed' });
     } else {
-      if (action === 'pause') poller.pause();
-      if (action === 'resume') poller.resume();
-      if (action !== 'consumer') dependencies.log(`consumer of ${subscriber}: ${action}d (${poller.state})`);
-      sendJson(response, 200, { subscriber, state: poller.state });
+      if (action === 'pause') poller.pause(lane);
+      if (action === 'resume') poller.resume(lane);
+      if (action !== 'consumer') {
+        dependencies.log(`consumer of ${subscriber}, ${lane} lane: ${action}d (${poller.state(lane)})`);
+      }
+      sendJson(response, 200, { subscriber, lane, state: poller.state(lane) });
     }
   }
 

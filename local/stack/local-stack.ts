@@ -112,7 +112,7 @@ interface RunningSubscriber {
   readonly lanes: readonly RunningLane[];
   readonly journal: EffectsJournal;
   readonly ledger: StatusLedger;
-  /** Both lanes' pollers switched together (`npm run ops -- pause|resume`). */
+  /** Its lanes' pollers, each switched on its own (`npm run ops -- pause|resume [--lane]`). */
   readonly poller: ConsumerPoller;
   readonly info: LocalSubscriberInfo;
 }
@@ -336,7 +336,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
           keyNamespace: subscriber.keyNamespace,
           retentionDays: subscriber.settings.retentionDays,
         }),
-        poller: lanesPoller(lanes.map((lane) => lane.eventSource)),
+        poller: lanesPoller(lanes),
         info: {
           name,
           entry: subscriber.entry,
@@ -476,22 +476,18 @@ function consumerFunctionName(subscriber: string, lane: LaneName): string {
   return lane === 'status' ? base : `${base}-messages`;
 }
 
-/**
- * A subscriber's pollers, one per lane, switched together: paused, no lane starts a receive. `Disabled`
- * once every lane is, `Enabled` when every lane is, `Disabling` in between.
- */
-function lanesPoller(sources: readonly SqsEventSource[]): ConsumerPoller {
+/** A subscriber's pollers, one per lane, each switched on its own as an event source mapping is. */
+function lanesPoller(lanes: readonly RunningLane[]): ConsumerPoller {
+  const source = (lane: LaneName) => {
+    const found = lanes.find((running) => running.lane === lane);
+    if (found === undefined) throw new RangeError(`no ${lane} lane`);
+    return found.eventSource;
+  };
   return {
-    pause: () => {
-      for (const source of sources) source.pause();
-    },
-    resume: () => {
-      for (const source of sources) source.resume();
-    },
-    get state() {
-      const states = new Set(sources.map((source) => source.state));
-      return states.size === 1 ? (sources[0] as SqsEventSource).state : 'Disabling';
-    },
+    has: (lane) => lanes.some((running) => running.lane === lane),
+    pause: (lane) => source(lane).pause(),
+    resume: (lane) => source(lane).resume(),
+    state: (lane) => source(lane).state,
   };
 }
 

@@ -193,17 +193,15 @@ export function inProcessTarget(parts: LocalTargetParts): OpsTarget {
     subscribers: subscriberTargets(parts.info),
     sqs: parts.sqs,
     documentClient: parts.documentClient,
-    // The local poller switches both lanes of a subscriber together.
     consumerSwitch: {
-      perLane: false,
-      async setEnabled(subscriber, _lane, enabled) {
+      async setEnabled(subscriber, lane, enabled) {
         const found = poller(subscriber);
-        if (enabled) found.resume();
-        else found.pause();
-        return found.state;
+        if (enabled) found.resume(lane.lane);
+        else found.pause(lane.lane);
+        return found.state(lane.lane);
       },
-      async state(subscriber) {
-        return poller(subscriber).state;
+      async state(subscriber, lane) {
+        return poller(subscriber).state(lane.lane);
       },
     },
     messageMoveTasks: undefined,

@@ -19,11 +19,6 @@ export interface SwitchedLane {
 export type ConsumerState = string;
 
 export interface ConsumerSwitch {
-  /**
-   * false: one switch turns every lane of a subscriber (the local stack's poller); the lane argument is then
-   * only where the answer is reported.
-   */
-  readonly perLane: boolean;
   /** Asks for the change and returns the lane's state right after (often `Disabling` / `Enabling`). */
   setEnabled(subscriber: string, lane: SwitchedLane, enabled: boolean): Promise<ConsumerState>;
   state(subscriber: string, lane: SwitchedLane): Promise<ConsumerState>;

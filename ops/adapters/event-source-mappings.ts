@@ -11,7 +11,6 @@ import {
 import type { ConsumerState, ConsumerSwitch, SwitchedLane } from './consumer-switch.ts';
 
 export class EventSourceMappings implements ConsumerSwitch {
-  readonly perLane = true;
   readonly #lambda: LambdaClient;
 
   constructor(lambda: LambdaClient) {

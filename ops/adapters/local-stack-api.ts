@@ -1,8 +1,7 @@
 /**
  * The local stack's HTTP endpoints that ops uses: `/local/info` (its table, queues, subscribers and
- * emulator endpoints) and each subscriber's poller switch, which answers with the words of Lambda's event
- * source mapping states (`Enabled`, `Disabling`, `Disabled`, `Enabling`). The switch turns both lanes of a
- * subscriber together (`Disabling` while they differ), so every lane reports the subscriber's state.
+ * emulator endpoints) and each lane poller's switch, which answers with the words of Lambda's event source
+ * mapping states (`Enabled`, `Disabling`, `Disabled`).
  */
 import type { LocalInfo } from '../../tools/local-stack-api.ts';
 import { OpsError } from '../errors.ts';
@@ -23,7 +22,6 @@ export type LocalStackInfo = LocalInfo & {
 const REQUEST_TIMEOUT_MS = 10_000;
 
 export class LocalStackApi implements ConsumerSwitch {
-  readonly perLane = false;
   readonly url: string;
 
   constructor(url: string) {
@@ -34,14 +32,14 @@ export class LocalStackApi implements ConsumerSwitch {
     return this.#json('GET', '/local/info');
   }
 
-  async setEnabled(subscriber: string, _lane: SwitchedLane, enabled: boolean): Promise<ConsumerState> {
-    const path = `/local/subscribers/${encodeURIComponent(subscriber)}/${enabled ? 'resume' : 'pause'}`;
+  async setEnabled(subscriber: string, lane: SwitchedLane, enabled: boolean): Promise<ConsumerState> {
+    const path = `${lanePath(subscriber, lane)}/${enabled ? 'resume' : 'pause'}`;
     return (await this.#json<{ state: ConsumerState }>('POST', path)).state;
   }
 
-  async state(subscriber: string, _lane?: SwitchedLane): Promise<ConsumerState> {
-    const path = `/local/subscribers/${encodeURIComponent(subscriber)}/consumer`;
-    return (await this.#json<{ state: ConsumerState }>('GET', path)).state;
+  async state(subscriber: string, lane: SwitchedLane): Promise<ConsumerState> {
+    return (await this.#json<{ state: ConsumerState }>('GET', `${lanePath(subscriber, lane)}/consumer`))
+      .state;
   }
 
   async #json<T>(method: string, path: string): Promise<T> {
@@ -64,4 +62,8 @@ export class LocalStackApi implements ConsumerSwitch {
     }
     return JSON.parse(text) as T;
   }
+}
+
+function lanePath(subscriber: string, lane: SwitchedLane): string {
+  return `/local/subscribers/${encodeURIComponent(subscriber)}/lanes/${lane.lane}`;
 }

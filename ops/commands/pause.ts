@@ -1,7 +1,6 @@
 /**
  * `pause` / `resume [--lane message|status]`: turns the subscriber's lane consumers off and on (each lane's
- * event source mapping on AWS, the subscriber's poller locally, which switches both lanes together) and
- * waits until the change has taken effect. While paused, deliveries wait in the lane's queue instead of
+ * event source mapping on AWS, each lane's poller locally) and waits until the change has taken effect. While paused, deliveries wait in the lane's queue instead of
  * failing towards its DLQ; the other lane (with --lane) and the other subscribers go on.
  */
 
@@ -9,7 +8,7 @@ import type { LaneName } from '../../contract/lanes.ts';
 import { type QueueCounts, totalMessages } from '../../tools/queue-counts.ts';
 import type { ConsumerState } from '../adapters/consumer-switch.ts';
 import { QueueMessages } from '../adapters/queue-messages.ts';
-import { OpsError, UsageError } from '../errors.ts';
+import { OpsError } from '../errors.ts';
 import type { LaneTarget } from '../target/ops-target.ts';
 import { selectLanes } from '../target/select-subscriber.ts';
 import type { CommandContext } from './command-context.ts';
@@ -33,18 +32,10 @@ export async function switchConsumerCommand(
   const { consumerSwitch } = context.target;
   const lanes = selectLanes(subscriber, requested);
   const action = enabled ? 'resume' : 'pause';
-  if (requested !== undefined && !consumerSwitch.perLane && subscriber.lanes.length > 1) {
-    throw new UsageError(
-      `${context.target.description} switches both lanes of a subscriber together: ${action} without --lane`,
-    );
-  }
   const goal = enabled ? 'Enabled' : 'Disabled';
   const startedAt = context.clock();
-  // A switch shared by the lanes is turned once; each lane is then waited for and reported.
-  const turned = consumerSwitch.perLane ? lanes : lanes.slice(0, 1);
   const states = new Map<LaneTarget, ConsumerState>();
-  for (const lane of turned)
-    states.set(lane, await consumerSwitch.setEnabled(subscriber.name, lane, enabled));
+  for (const lane of lanes) states.set(lane, await consumerSwitch.setEnabled(subscriber.name, lane, enabled));
   const switched: LaneSwitched[] = [];
   for (const lane of lanes) {
     let state = states.get(lane) ?? (await consumerSwitch.state(subscriber.name, lane));

@@ -270,7 +270,7 @@ describe('npm run ops, against the local stack', () => {
     await expectNoClaim('crm', key);
   });
 
-  it('pause / resume: both lanes of the paused subscriber hold their deliveries, the other subscriber goes on', async () => {
+  it('pause / resume: both lanes of the paused subscriber hold their deliveries, the other subscriber goes on, and each lane resumes on its own', async () => {
     const paused = await opsJson<{ lanes: { lane: string; state: string }[] }>(
       'pause',
       '--subscriber',
@@ -296,19 +296,33 @@ describe('npm run ops, against the local stack', () => {
     const stats = await ops('dlq', 'stats', '--subscriber', 'bot');
     expect(stats.stdout).toMatch(/^message lane queue +1 waiting, 0 in flight, 0 delayed \(FIFO\)$/m);
     expect(stats.stdout).toMatch(/^status lane queue +0 waiting/m);
-    // The local stack's poller switches both lanes of a subscriber together.
-    expectOneLineFailure(
-      await ops('resume', '--lane', 'message', '--subscriber', 'bot'),
-      2,
-      /switches both lanes of a subscriber together: resume without --lane/,
+    // Each lane switches on its own, as its event source mapping does on AWS: the status lane drains a status
+    // while the message lane still holds the message.
+    const statusResumed = await opsJson<{ lanes: { lane: string; state: string }[] }>(
+      'resume',
+      '--lane',
+      'status',
+      '--subscriber',
+      'bot',
     );
-    // effectsOf waits for every queue to drain, which bot's paused lanes do not: read the effects as they are.
+    expect(statusResumed.lanes).toEqual([expect.objectContaining({ lane: 'status', state: 'Enabled' })]);
+    await post(
+      statusesBody([
+        { id: wamid(5), status: 'delivered', timestamp: '1780000200', recipientId: '16505551000' },
+      ]),
+    );
+    await waitFor(async () => {
+      const counts = await readQueueCounts(sqs, bot.queueUrl);
+      return counts.visible === 0 && counts.inFlight === 0 && counts.delayed === 0;
+    });
+    expect(await readQueueCounts(sqs, bot.messageQueueUrl as string)).toMatchObject({ visible: 1 });
+    // effectsOf waits for every queue to drain, which bot's paused lane does not: read the effects as they are.
     expect((await client.effects()).subscribers.bot?.effects.some((e) => e.key === key)).toBe(false);
 
-    const resumed = await ops('resume', '--subscriber', 'bot');
+    const resumed = await ops('resume', '--lane', 'message', '--subscriber', 'bot');
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(/^status lane of bot resumed \(Enabled\)/m);
     expect(resumed.stdout).toMatch(/^message lane of bot resumed \(Enabled\)/m);
+    expect(resumed.stdout).not.toMatch(/status lane/);
     expect(await effectsOf('bot', key)).toBe(1);
   });
 
