@@ -17,8 +17,8 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 const TOP = DEFAULT_EXPECTED_PEAK.messagesPerSecond;
 const MINUTE = 60_000;
 /**
- * The full outage's live chat rate each way: 400 webhook POSTs/s for an hour and the retries of 40 minutes of
- * them, 1.6 million POSTs, which this machine simulates in about 35 minutes.
+ * The full outage's live chat rate each way, below the top tier so that an hour of its traffic and the retries
+ * of 40 minutes of it can be simulated within a session here (docs/decisions.md, "Scale simulation").
  */
 const OUTAGE_MESSAGES_PER_SECOND = 100;
 /** The latest a read status follows its message (traffic.ts): a run warmed up this long meets the steady rate. */
