@@ -3,7 +3,13 @@
  * would lose or hide them, each with a message that says what to change.
  */
 import { describe, expect, it } from 'vitest';
-import { ASSUMED_HANDLERS, DEFAULT_EXPECTED_PEAK, planCapacity } from '../../../contract/capacity.ts';
+import {
+  ASSUMED_HANDLERS,
+  DEFAULT_EXPECTED_PEAK,
+  type ExpectedPeak,
+  META_DEFAULT_MESSAGES_PER_SECOND,
+  planCapacity,
+} from '../../../contract/capacity.ts';
 import { resolveMessageLane } from '../../../contract/lanes.ts';
 import {
   DEFAULT_SETTINGS,
@@ -107,7 +113,8 @@ describe('non-finite values', () => {
 });
 
 describe('the default maxConcurrency', () => {
-  // contract/capacity.ts sizes each lane of the default subscriber for one number at Meta's top tier.
+  // A floor: the construct sizes each lane of a subscriber for its expected peak (lib/capacity-sizing.ts), by
+  // default one number at Meta's top tier; the floor is what the local stack and a small declared peak run with.
   const subscriber = {
     name: 'default',
     fields: undefined,
@@ -115,16 +122,25 @@ describe('the default maxConcurrency', () => {
     messageLane: resolveMessageLane({}, undefined, undefined),
     handles: ASSUMED_HANDLERS,
   };
-  const plan = planCapacity(DEFAULT_EXPECTED_PEAK, {
-    throttlingRateLimit: Number.POSITIVE_INFINITY,
-    throttlingBurstLimit: Number.POSITIVE_INFINITY,
-    subscribers: [subscriber],
+  const planFor = (peak: ExpectedPeak) =>
+    planCapacity(peak, {
+      throttlingRateLimit: Number.POSITIVE_INFINITY,
+      throttlingBurstLimit: Number.POSITIVE_INFINITY,
+      subscribers: [subscriber],
+    });
+  const needed = (plan: ReturnType<typeof planFor>, lane: string) =>
+    plan.sizing.maxConcurrency.find((entry) => entry.lane === lane)?.value as number;
+
+  it("carries a number at Meta's default tier on both lanes", () => {
+    const plan = planFor({ messagesPerSecond: META_DEFAULT_MESSAGES_PER_SECOND });
+    expect(DEFAULT_SETTINGS.maxConcurrency).toBeGreaterThanOrEqual(needed(plan, 'status'));
+    expect(DEFAULT_SETTINGS.maxConcurrency).toBeGreaterThanOrEqual(needed(plan, 'message'));
+    expect(plan.problems.filter((problem) => /maxConcurrency|drain/.test(problem))).toEqual([]);
   });
 
-  it("is the planner's for the status lane and carries the message lane, at the default peak", () => {
-    const needed = (lane: string) => plan.sizing.maxConcurrency.find((entry) => entry.lane === lane)?.value;
-    expect(DEFAULT_SETTINGS.maxConcurrency).toBe(needed('status'));
-    expect(DEFAULT_SETTINGS.maxConcurrency).toBeGreaterThanOrEqual(needed('message') as number);
-    expect(plan.problems.filter((problem) => /maxConcurrency|drain/.test(problem))).toEqual([]);
+  it('is below what the top tier needs, which the construct sizes instead', () => {
+    const plan = planFor(DEFAULT_EXPECTED_PEAK);
+    expect(DEFAULT_SETTINGS.maxConcurrency).toBeLessThan(needed(plan, 'status'));
+    expect(DEFAULT_SETTINGS.maxConcurrency).toBeLessThan(needed(plan, 'message'));
   });
 });
