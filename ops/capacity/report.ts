@@ -11,6 +11,7 @@ import {
   EVENT_SOURCE_MAX_CONCURRENCY,
   type ExpectedPeak,
   type LanePlan,
+  MAX_SIZED_UTILISATION,
   P99_WAIT_TARGET_SECONDS,
   planCapacity,
 } from '../../contract/capacity.ts';
@@ -146,7 +147,7 @@ export function reportMarkdown(report: CapacityReport): string {
       ['right', 'left', 'left', 'right', 'right', 'left'],
     ),
     '',
-    `Per lane, the M/M/c queue of batches (contract/erlang-c.ts): λ events/s, c concurrent batches, S a poller's time for a full batch (the event source's receive and delete, the invoke, the records' CPU one after the other, the claim writes and the slowest of the batch's handlers), ρ = λ·S / (c·batch), the queued events leaving in full batches; the wait runs from enqueue to the batch's start. An invocation at the lane's fill lasts what Lambda bills. The last column is the smallest \`maxConcurrency\` that keeps the p99 wait within ${duration(P99_WAIT_TARGET_SECONDS.message)} on a message lane and ${duration(P99_WAIT_TARGET_SECONDS.status)} on a status lane.`,
+    `Per lane, the M/M/c queue of batches (contract/erlang-c.ts): λ events/s, c concurrent batches, S a poller's time for a full batch (the event source's receive and delete, the invoke, the records' CPU one after the other, the claim writes and the slowest of the batch's handlers), ρ = λ·S / (c·batch), the queued events leaving in full batches; the wait runs from enqueue to the batch's start. An invocation at the lane's fill lasts what Lambda bills. The last column is the smallest \`maxConcurrency\` that keeps the p99 wait within ${duration(P99_WAIT_TARGET_SECONDS.message)} on a message lane and ${duration(P99_WAIT_TARGET_SECONDS.status)} on a status lane, at a utilisation ρ of at most ${MAX_SIZED_UTILISATION}.`,
     '',
     markdownTable(
       [
@@ -163,7 +164,7 @@ export function reportMarkdown(report: CapacityReport): string {
         'backlog (events)',
         'mean wait',
         'p99 wait',
-        'c for the p99',
+        'c sized',
       ],
       plan.lanes.map(laneRow),
       [
