@@ -76,6 +76,25 @@ export const P99_WAIT_TARGET_SECONDS: Readonly<Record<LaneName, number>> = { mes
  */
 export const MAX_SIZED_UTILISATION = 0.8;
 
+/**
+ * What a lane's consumers write at most, at `concurrency` full batches: the claim table's warm throughput must
+ * take it, since a lane catching up on a backlog writes at its drain rate, not at the peak's mean.
+ */
+export function drainWriteUnits(lane: LanePlan, concurrency = lane.usableConcurrency): number {
+  return ((concurrency * lane.batchSize) / lane.fullBatchSeconds) * lane.writesPerEvent;
+}
+
+/** The warm throughput lanes sized for a peak can write at most (each at its sized concurrency). */
+function sizedDrainWriteUnits(lanes: readonly LanePlan[]): number {
+  return Math.ceil(
+    lanes.reduce(
+      (sum, lane) =>
+        sum + drainWriteUnits(lane, Math.max(lane.usableConcurrency, lane.neededConcurrency ?? 0)),
+      0,
+    ),
+  );
+}
+
 export interface ExpectedPeak {
   /** Outbound messages/s per number (each brings 3 status POSTs). */
   readonly messagesPerSecond: number;
@@ -188,6 +207,8 @@ export interface LanePlan {
    */
   readonly neededConcurrency: number | undefined;
   readonly claimWriteUnitsPerSecond: number;
+  /** Claim-table writes per event of the lane (writesPerEvent). */
+  readonly writesPerEvent: number;
   /** Seconds for the event source to ramp from its first batches to `usableConcurrency`. */
   readonly rampSeconds: number;
 }
@@ -413,6 +434,7 @@ function planLane(
     p99WaitSeconds: own.p99,
     neededConcurrency,
     claimWriteUnitsPerSecond: writeUnits,
+    writesPerEvent: writesPerEvent(subscriber, lane),
     rampSeconds:
       (Math.max(0, usableConcurrency - EVENT_SOURCE_INITIAL_CONCURRENCY) /
         EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE) *
@@ -467,6 +489,7 @@ export function planLanes(peak: ExpectedPeak, pipeline: CapacityPipeline): LaneP
 }
 
 const fixed = (value: number, digits = 0) => Number(value.toFixed(digits));
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
 
 /** Every limit on the path, in order, and the problems: the construct's `expectedPeak` sizes from this. */
 export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): CapacityPlan {
@@ -543,10 +566,10 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
       setting: 'claim table warm throughput (WriteUnitsPerSecond)',
       kind: 'setting',
       allows: warm,
-      needs: fixed(writeUnits),
+      needs: Math.ceil(lanes.reduce((sum, lane) => sum + drainWriteUnits(lane), 0)),
       unit: 'WU/s',
       source: 'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html',
-      formula: 'a new table; twice the previous peak within 30 minutes',
+      formula: `the lanes' writes at their drain rate; the peak's mean is ${count(writeUnits)} WU/s; a new table, or twice the previous peak within 30 minutes`,
     }),
     limit({
       name: 'Claim table, on-demand table quota',
@@ -608,22 +631,22 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
         lane: lane.lane,
         value: lane.neededConcurrency,
       })),
-      warmWriteUnitsPerSecond: Math.ceil(writeUnits),
+      warmWriteUnitsPerSecond: sizedDrainWriteUnits(lanes),
       lambdaConcurrency: receiverConcurrency + consumerConcurrency,
     },
   };
 }
 
 /**
- * The warm write throughput the construct gives the claim table when no `expectedPeak` is declared: the writes
- * at DEFAULT_EXPECTED_PEAK, never below a new table's (it is set only when above it).
+ * The warm write throughput the construct gives the claim table when no `expectedPeak` is declared: what the
+ * lanes sized for DEFAULT_EXPECTED_PEAK write at their drain rate, never below a new table's (it is set only
+ * when above it).
  */
 export function defaultWarmWriteUnits(pipeline: CapacityPipeline): number {
-  const writes = planLanes(DEFAULT_EXPECTED_PEAK, pipeline).reduce(
-    (sum, lane) => sum + lane.claimWriteUnitsPerSecond,
-    0,
+  return Math.max(
+    DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
+    sizedDrainWriteUnits(planLanes(DEFAULT_EXPECTED_PEAK, pipeline)),
   );
-  return Math.max(DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS, Math.ceil(writes));
 }
 
 function problemLine(entry: CapacityLimit): string {

@@ -129,6 +129,23 @@ describe('DynamoDB throughput', () => {
     expect(load(1_000)).toBeGreaterThan(0);
     expect(load(11_000)).toBe(0);
   });
+
+  it("throttles a lane catching up at its drain rate on a table warm for the peak's mean only", () => {
+    // A backlog drained at 12,000 WU/s for 30 s, as Poisson writes of distinct keys.
+    const drain = 12_000;
+    const throttledAt = (warmWriteUnits: number) => {
+      const random = new Prng(19);
+      const table = new TableThroughput({ warmWriteUnits, startMs: START });
+      let at = START;
+      for (let index = 0; index < drain * 30; index++) {
+        at += (-Math.log(1 - random.next()) * 1000) / drain;
+        table.write(at, `key-${index}`);
+      }
+      return table.throttled;
+    };
+    expect(throttledAt(11_000)).toBeGreaterThan(0);
+    expect(throttledAt(Math.ceil(drain / 0.9))).toBe(0);
+  });
 });
 
 describe('lane queues', () => {

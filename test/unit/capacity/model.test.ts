@@ -5,6 +5,7 @@ import {
   CONSUMER_CPU_MS_PER_RECORD,
   DEFAULT_RECEIVER_MS,
   DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
+  drainWriteUnits,
   EVENT_SOURCE_SQS_CALL_MS,
   LAMBDA_ACCOUNT_CONCURRENCY,
   LAMBDA_INVOKE_MS,
@@ -150,16 +151,31 @@ describe('the claim table', () => {
     expect(planCapacity(peak, unclaimed).claimWriteUnitsPerSecond).toBe(2 * 4);
   });
 
+  it('sizes the warm throughput for what the sized lanes write at their drain rate, above the mean', () => {
+    const plan = planCapacity({ messagesPerSecond: 10, inboundPerSecond: 4 }, smallPipeline());
+    // A lane catching up on a backlog writes at c full batches per batch time: 2 per message, 1 per status.
+    const drain = (lane: 'message' | 'status', writes: number) => {
+      const planned = plan.lanes.find((entry) => entry.lane === lane);
+      const c = Math.max(planned?.usableConcurrency ?? 0, planned?.neededConcurrency ?? 0);
+      return ((c * 10) / (planned?.fullBatchSeconds as number)) * writes;
+    };
+    expect(plan.sizing.warmWriteUnitsPerSecond).toBe(Math.ceil(drain('message', 2) + drain('status', 1)));
+    expect(plan.sizing.warmWriteUnitsPerSecond).toBeGreaterThan(plan.claimWriteUnitsPerSecond);
+  });
+
   it("names the warm throughput when the writes exceed a new table's", () => {
     const peak = { messagesPerSecond: 0, inboundPerSecond: DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS };
+    const settings = resolveSettings({ maxConcurrency: 100, batchSize: 10, maxBatchingWindowSeconds: 0 });
     const plan = planCapacity(peak, {
-      ...smallPipeline(),
+      ...smallPipeline({ messageLane: { ordered: false, settings } }),
       warmWriteUnits: DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
     });
+    const drained = Math.ceil(plan.lanes.reduce((sum, lane) => sum + drainWriteUnits(lane), 0));
+    expect(drained).toBeGreaterThan(2 * peak.inboundPerSecond);
     expect(plan.problems).toContainEqual(
       expect.stringMatching(
         new RegExp(
-          `^claim table warm throughput .* ${DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS} < ${2 * peak.inboundPerSecond} WU/s`,
+          `^claim table warm throughput .* ${DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS} < ${drained} WU/s`,
         ),
       ),
     );
