@@ -31,6 +31,9 @@ import {
 } from '../support/webhooks/webhook-bodies.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A pause waits for each lane's long poll to return (up to Lambda's 20 s), as on AWS. */
+const PAUSE_TEST_TIMEOUT_MS = 90_000;
 const SECRET = 'ops-e2e-app-secret';
 const SDK_WARNING_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
 const ACCOUNT_UPDATE = 'test/fixtures/webhooks/account_update.json';
@@ -270,61 +273,65 @@ describe('npm run ops, against the local stack', () => {
     await expectNoClaim('crm', key);
   });
 
-  it('pause / resume: both lanes of the paused subscriber hold their deliveries, the other subscriber goes on, and each lane resumes on its own', async () => {
-    const paused = await opsJson<{ lanes: { lane: string; state: string }[] }>(
-      'pause',
-      '--subscriber',
-      'bot',
-    );
-    expect(paused.lanes).toEqual([
-      expect.objectContaining({ lane: 'status', state: 'Disabled' }),
-      expect.objectContaining({ lane: 'message', state: 'Disabled' }),
-    ]);
-    const body = envelope([messagesChange(inboundMessagesWithIds([wamid(5)]))]);
-    const key = `msg:${wamid(5)}`;
-    await post(body);
+  it(
+    'pause / resume: both lanes of the paused subscriber hold their deliveries, the other subscriber goes on, and each lane resumes on its own',
+    async () => {
+      const paused = await opsJson<{ lanes: { lane: string; state: string }[] }>(
+        'pause',
+        '--subscriber',
+        'bot',
+      );
+      expect(paused.lanes).toEqual([
+        expect.objectContaining({ lane: 'status', state: 'Disabled' }),
+        expect.objectContaining({ lane: 'message', state: 'Disabled' }),
+      ]);
+      const body = envelope([messagesChange(inboundMessagesWithIds([wamid(5)]))]);
+      const key = `msg:${wamid(5)}`;
+      await post(body);
 
-    await waitFor(
-      async () => (await client.effects()).subscribers.crm?.effects.some((e) => e.key === key) ?? false,
-    );
-    // An inbound message travels in the message lane (a FIFO queue), and waits there.
-    const bot = subscriberInfo('bot');
-    expect(await readQueueCounts(sqs, bot.messageQueueUrl as string)).toMatchObject({
-      visible: 1,
-      inFlight: 0,
-    });
-    const stats = await ops('dlq', 'stats', '--subscriber', 'bot');
-    expect(stats.stdout).toMatch(/^message lane queue +1 waiting, 0 in flight, 0 delayed \(FIFO\)$/m);
-    expect(stats.stdout).toMatch(/^status lane queue +0 waiting/m);
-    // Each lane switches on its own, as its event source mapping does on AWS: the status lane drains a status
-    // while the message lane still holds the message.
-    const statusResumed = await opsJson<{ lanes: { lane: string; state: string }[] }>(
-      'resume',
-      '--lane',
-      'status',
-      '--subscriber',
-      'bot',
-    );
-    expect(statusResumed.lanes).toEqual([expect.objectContaining({ lane: 'status', state: 'Enabled' })]);
-    await post(
-      statusesBody([
-        { id: wamid(5), status: 'delivered', timestamp: '1780000200', recipientId: '16505551000' },
-      ]),
-    );
-    await waitFor(async () => {
-      const counts = await readQueueCounts(sqs, bot.queueUrl);
-      return counts.visible === 0 && counts.inFlight === 0 && counts.delayed === 0;
-    });
-    expect(await readQueueCounts(sqs, bot.messageQueueUrl as string)).toMatchObject({ visible: 1 });
-    // effectsOf waits for every queue to drain, which bot's paused lane does not: read the effects as they are.
-    expect((await client.effects()).subscribers.bot?.effects.some((e) => e.key === key)).toBe(false);
+      await waitFor(
+        async () => (await client.effects()).subscribers.crm?.effects.some((e) => e.key === key) ?? false,
+      );
+      // An inbound message travels in the message lane (a FIFO queue), and waits there.
+      const bot = subscriberInfo('bot');
+      expect(await readQueueCounts(sqs, bot.messageQueueUrl as string)).toMatchObject({
+        visible: 1,
+        inFlight: 0,
+      });
+      const stats = await ops('dlq', 'stats', '--subscriber', 'bot');
+      expect(stats.stdout).toMatch(/^message lane queue +1 waiting, 0 in flight, 0 delayed \(FIFO\)$/m);
+      expect(stats.stdout).toMatch(/^status lane queue +0 waiting/m);
+      // Each lane switches on its own, as its event source mapping does on AWS: the status lane drains a status
+      // while the message lane still holds the message.
+      const statusResumed = await opsJson<{ lanes: { lane: string; state: string }[] }>(
+        'resume',
+        '--lane',
+        'status',
+        '--subscriber',
+        'bot',
+      );
+      expect(statusResumed.lanes).toEqual([expect.objectContaining({ lane: 'status', state: 'Enabled' })]);
+      await post(
+        statusesBody([
+          { id: wamid(5), status: 'delivered', timestamp: '1780000200', recipientId: '16505551000' },
+        ]),
+      );
+      await waitFor(async () => {
+        const counts = await readQueueCounts(sqs, bot.queueUrl);
+        return counts.visible === 0 && counts.inFlight === 0 && counts.delayed === 0;
+      });
+      expect(await readQueueCounts(sqs, bot.messageQueueUrl as string)).toMatchObject({ visible: 1 });
+      // effectsOf waits for every queue to drain, which bot's paused lane does not: read the effects as they are.
+      expect((await client.effects()).subscribers.bot?.effects.some((e) => e.key === key)).toBe(false);
 
-    const resumed = await ops('resume', '--lane', 'message', '--subscriber', 'bot');
-    expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(/^message lane of bot resumed \(Enabled\)/m);
-    expect(resumed.stdout).not.toMatch(/status lane/);
-    expect(await effectsOf('bot', key)).toBe(1);
-  });
+      const resumed = await ops('resume', '--lane', 'message', '--subscriber', 'bot');
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toMatch(/^message lane of bot resumed \(Enabled\)/m);
+      expect(resumed.stdout).not.toMatch(/status lane/);
+      expect(await effectsOf('bot', key)).toBe(1);
+    },
+    PAUSE_TEST_TIMEOUT_MS,
+  );
 
   it('dlq stats | peek | redrive: a failed inbound message the consumer moved to the message lane DLQ, back in its conversation, effected once', async () => {
     const bot = subscriberInfo('bot');

@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSmokeTestWamid } from '../../contract/smoke-test.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 
+/** A pause waits for each lane's long poll to return (up to Lambda's 20 s), as on AWS. */
+const PAUSE_TEST_TIMEOUT_MS = 90_000;
+
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = 'ops-smoke-e2e-app-secret';
 
@@ -139,29 +142,33 @@ describe('npm run ops -- smoke, against the local stack', () => {
     }
   });
 
-  it('fails naming the subscriber whose claims are not done in time (a paused consumer)', async () => {
-    const paused = await ops(SECRET, '--subscriber', 'bot', 'pause');
-    expect(paused.code).toBe(0);
-    try {
-      // Long enough for crm to be done on a loaded machine; bot, paused, never claims.
-      const result = await ops(SECRET, '--json', 'smoke', '--timeout', '6');
+  it(
+    'fails naming the subscriber whose claims are not done in time (a paused consumer)',
+    async () => {
+      const paused = await ops(SECRET, '--subscriber', 'bot', 'pause');
+      expect(paused.code).toBe(0);
+      try {
+        // Long enough for crm to be done on a loaded machine; bot, paused, never claims.
+        const result = await ops(SECRET, '--json', 'smoke', '--timeout', '6');
 
-      expectFailure(
-        result,
-        /2 of 4 claims not done after 6 s; bot \(message lane, msg:wamid\.SMOKE_TEST\.[^)]+\): never claimed/,
-      );
-      const smoke = JSON.parse(result.stdout) as SmokeResult;
-      expect(smoke.ok).toBe(false);
-      expect(
-        smoke.subscribers.filter((outcome) => outcome.status !== 'done').map((o) => o.subscriber),
-      ).toEqual(['bot', 'bot']);
-      expect(
-        smoke.subscribers.filter((outcome) => outcome.subscriber === 'crm').map((o) => o.status),
-      ).toEqual(['done', 'done']);
-    } finally {
-      expect((await ops(SECRET, '--subscriber', 'bot', 'resume')).code).toBe(0);
-    }
-  });
+        expectFailure(
+          result,
+          /2 of 4 claims not done after 6 s; bot \(message lane, msg:wamid\.SMOKE_TEST\.[^)]+\): never claimed/,
+        );
+        const smoke = JSON.parse(result.stdout) as SmokeResult;
+        expect(smoke.ok).toBe(false);
+        expect(
+          smoke.subscribers.filter((outcome) => outcome.status !== 'done').map((o) => o.subscriber),
+        ).toEqual(['bot', 'bot']);
+        expect(
+          smoke.subscribers.filter((outcome) => outcome.subscriber === 'crm').map((o) => o.status),
+        ).toEqual(['done', 'done']);
+      } finally {
+        expect((await ops(SECRET, '--subscriber', 'bot', 'resume')).code).toBe(0);
+      }
+    },
+    PAUSE_TEST_TIMEOUT_MS,
+  );
 
   it('fails saying the claims are still in flight when the handlers outlast the timeout', async () => {
     // Every local handler now takes 8 s: the claims are taken, their leases running, when ops gives up.
