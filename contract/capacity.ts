@@ -86,13 +86,12 @@ export function drainWriteUnits(lane: LanePlan, concurrency = lane.usableConcurr
 
 /** The warm throughput lanes sized for a peak can write at most (each at its sized concurrency). */
 function sizedDrainWriteUnits(lanes: readonly LanePlan[]): number {
-  return Math.ceil(
-    lanes.reduce(
-      (sum, lane) =>
-        sum + drainWriteUnits(lane, Math.max(lane.usableConcurrency, lane.neededConcurrency ?? 0)),
-      0,
-    ),
-  );
+  return Math.ceil(lanes.reduce((sum, lane) => sum + drainWriteUnits(lane, sizedConcurrency(lane)), 0));
+}
+
+/** The concurrency a lane runs at once sized for its peak: its own, or what its p99 needs when that is more. */
+export function sizedConcurrency(lane: LanePlan): number {
+  return Math.max(lane.usableConcurrency, lane.neededConcurrency ?? 0);
 }
 
 export interface ExpectedPeak {
@@ -591,10 +590,7 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
       source: 'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html',
     }),
   );
-  const consumerConcurrency = lanes.reduce(
-    (sum, lane) => sum + Math.max(lane.usableConcurrency, lane.neededConcurrency ?? 0),
-    0,
-  );
+  const consumerConcurrency = lanes.reduce((sum, lane) => sum + sizedConcurrency(lane), 0);
   limits.push(
     limit({
       name: 'Lambda concurrency, account',

@@ -4,7 +4,7 @@
  * planner's prediction beside the simulation's figure with the reason for every difference over 20 %.
  */
 
-import type { ExpectedPeak } from '../../../contract/capacity.ts';
+import { type ExpectedPeak, sizedConcurrency } from '../../../contract/capacity.ts';
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../../lib/defaults.ts';
 import { defaultPipeline } from '../../../ops/capacity/pipeline.ts';
 import { capacityReport } from '../../../ops/capacity/report.ts';
@@ -202,10 +202,7 @@ export function compareWithPlanner(
     ['receiver concurrency', report.plan.receiverConcurrency, m.lambda.receiverPeak],
     [
       'consumer concurrency',
-      report.plan.lanes.reduce(
-        (total, entry) => total + Math.max(entry.usableConcurrency, entry.neededConcurrency ?? 0),
-        0,
-      ),
+      report.plan.lanes.reduce((total, entry) => total + sizedConcurrency(entry), 0),
       m.lambda.statusPeak + m.lambda.messagePeak,
     ],
     [
