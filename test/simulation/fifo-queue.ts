@@ -16,6 +16,7 @@
  * The order in which a receive visits the groups is drawn by seed.
  */
 import type { Prng } from './prng.ts';
+import { ReceiptHandles } from './receipt-handles.ts';
 import type {
   Delivery,
   HandleOutcome,
@@ -59,14 +60,14 @@ export class FifoQueue implements QueueModel {
   readonly #random: Prng;
   readonly #messages: FifoMessage[] = [];
   readonly #groups = new Map<string, FifoMessage[]>();
-  readonly #byHandle = new Map<string, FifoMessage>();
   /** `<group> <deduplication id>` → the message stored for it. */
   readonly #deduplication = new Map<string, FifoMessage>();
-  #handles = 0;
+  readonly #handles: ReceiptHandles<FifoMessage>;
 
   constructor(settings: FifoQueueSettings, random: Prng) {
     this.#settings = settings;
     this.#random = random;
+    this.#handles = new ReceiptHandles('frh', random, settings.staleHandleEffectRate);
   }
 
   get settings(): FifoQueueSettings {
@@ -123,9 +124,7 @@ export class FifoQueue implements QueueModel {
         }
         message.receiveCount++;
         message.visibleAt = now + this.#settings.visibilityTimeoutMs;
-        const receiptHandle = `frh-${++this.#handles}`;
-        message.latestHandle = receiptHandle;
-        this.#byHandle.set(receiptHandle, message);
+        const receiptHandle = this.#handles.issue(message);
         deliveries.push({ message, receiptHandle, receiveCount: message.receiveCount, duplicate: false });
       }
     }
@@ -133,15 +132,11 @@ export class FifoQueue implements QueueModel {
   }
 
   delete(receiptHandle: string): HandleOutcome {
-    return this.#withHandle(receiptHandle, (message) => {
-      message.state = 'deleted';
-    });
+    return this.#handles.delete(receiptHandle);
   }
 
   changeVisibility(receiptHandle: string, now: number, visibilityTimeoutSeconds: number): HandleOutcome {
-    return this.#withHandle(receiptHandle, (message) => {
-      message.visibleAt = now + visibilityTimeoutSeconds * 1000;
-    });
+    return this.#handles.changeVisibility(receiptHandle, now, visibilityTimeoutSeconds);
   }
 
   /**
@@ -166,19 +161,6 @@ export class FifoQueue implements QueueModel {
 
   messages(): readonly FifoMessage[] {
     return this.#messages;
-  }
-
-  #withHandle(receiptHandle: string, apply: (message: FifoMessage) => void): HandleOutcome {
-    const message = this.#byHandle.get(receiptHandle);
-    if (message === undefined) return 'unknown-handle';
-    if (message.state !== 'queued') return 'applied';
-    if (message.latestHandle === receiptHandle) {
-      apply(message);
-      return 'applied';
-    }
-    if (!this.#random.chance(this.#settings.staleHandleEffectRate)) return 'stale-ignored';
-    apply(message);
-    return 'stale-applied';
   }
 }
 

@@ -11,6 +11,7 @@
  * - no ordering: each receive shuffles the visible messages.
  */
 import type { Prng } from './prng.ts';
+import { ReceiptHandles } from './receipt-handles.ts';
 
 export interface QueueSettings {
   readonly visibilityTimeoutMs: number;
@@ -57,12 +58,12 @@ export class StandardQueue {
   readonly #settings: QueueSettings;
   readonly #random: Prng;
   readonly #messages: QueueMessage[] = [];
-  readonly #byHandle = new Map<string, QueueMessage>();
-  #handles = 0;
+  readonly #handles: ReceiptHandles<QueueMessage>;
 
   constructor(settings: QueueSettings, random: Prng) {
     this.#settings = settings;
     this.#random = random;
+    this.#handles = new ReceiptHandles('rh', random, settings.staleHandleEffectRate);
   }
 
   get settings(): QueueSettings {
@@ -101,24 +102,18 @@ export class StandardQueue {
       }
       message.receiveCount++;
       message.visibleAt = Math.max(message.visibleAt, now + this.#settings.visibilityTimeoutMs);
-      const receiptHandle = `rh-${++this.#handles}`;
-      message.latestHandle = receiptHandle;
-      this.#byHandle.set(receiptHandle, message);
+      const receiptHandle = this.#handles.issue(message);
       deliveries.push({ message, receiptHandle, receiveCount: message.receiveCount, duplicate: !visible });
     }
     return { deliveries, deadLettered };
   }
 
   delete(receiptHandle: string): HandleOutcome {
-    return this.#withHandle(receiptHandle, (message) => {
-      message.state = 'deleted';
-    });
+    return this.#handles.delete(receiptHandle);
   }
 
   changeVisibility(receiptHandle: string, now: number, visibilityTimeoutSeconds: number): HandleOutcome {
-    return this.#withHandle(receiptHandle, (message) => {
-      message.visibleAt = now + visibilityTimeoutSeconds * 1000;
-    });
+    return this.#handles.changeVisibility(receiptHandle, now, visibilityTimeoutSeconds);
   }
 
   /** When the next queued message becomes visible, or undefined when none is queued. */
@@ -139,18 +134,5 @@ export class StandardQueue {
 
   messages(): readonly QueueMessage[] {
     return this.#messages;
-  }
-
-  #withHandle(receiptHandle: string, apply: (message: QueueMessage) => void): HandleOutcome {
-    const message = this.#byHandle.get(receiptHandle);
-    if (message === undefined) return 'unknown-handle';
-    if (message.state !== 'queued') return 'applied';
-    if (message.latestHandle === receiptHandle) {
-      apply(message);
-      return 'applied';
-    }
-    if (!this.#random.chance(this.#settings.staleHandleEffectRate)) return 'stale-ignored';
-    apply(message);
-    return 'stale-applied';
   }
 }

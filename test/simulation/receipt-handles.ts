@@ -1,0 +1,54 @@
+/**
+ * A queue model's receipt handles, the same on standard and FIFO queues: every receive issues a new one, and a
+ * delete or visibility change with a superseded handle of a message still queued succeeds as a call but takes
+ * effect only by chance (`staleHandleEffectRate`), as SQS documents.
+ */
+import type { Prng } from './prng.ts';
+import type { HandleOutcome, QueueMessage } from './standard-queue.ts';
+
+export class ReceiptHandles<Message extends QueueMessage> {
+  readonly #prefix: string;
+  readonly #random: Prng;
+  readonly #staleHandleEffectRate: number;
+  readonly #byHandle = new Map<string, Message>();
+  #issued = 0;
+
+  constructor(prefix: string, random: Prng, staleHandleEffectRate: number) {
+    this.#prefix = prefix;
+    this.#random = random;
+    this.#staleHandleEffectRate = staleHandleEffectRate;
+  }
+
+  /** A fresh handle for `message`, which supersedes its earlier ones. */
+  issue(message: Message): string {
+    const receiptHandle = `${this.#prefix}-${++this.#issued}`;
+    message.latestHandle = receiptHandle;
+    this.#byHandle.set(receiptHandle, message);
+    return receiptHandle;
+  }
+
+  delete(receiptHandle: string): HandleOutcome {
+    return this.#apply(receiptHandle, (message) => {
+      message.state = 'deleted';
+    });
+  }
+
+  changeVisibility(receiptHandle: string, now: number, visibilityTimeoutSeconds: number): HandleOutcome {
+    return this.#apply(receiptHandle, (message) => {
+      message.visibleAt = now + visibilityTimeoutSeconds * 1000;
+    });
+  }
+
+  #apply(receiptHandle: string, change: (message: Message) => void): HandleOutcome {
+    const message = this.#byHandle.get(receiptHandle);
+    if (message === undefined) return 'unknown-handle';
+    if (message.state !== 'queued') return 'applied';
+    if (message.latestHandle === receiptHandle) {
+      change(message);
+      return 'applied';
+    }
+    if (!this.#random.chance(this.#staleHandleEffectRate)) return 'stale-ignored';
+    change(message);
+    return 'stale-applied';
+  }
+}
