@@ -8,11 +8,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { getHeapStatistics } from 'node:v8';
 import type { ExpectedPeak } from '../../contract/capacity.ts';
 import { LANES, type LaneName } from '../../contract/lanes.ts';
 import { UnsafeSettingsError } from '../../contract/settings.ts';
 import {
   DEFAULT_SEED,
+  fullRunHeapAdvice,
   scaleReportMarkdown,
   scenarioNames,
   simulateScenarios,
@@ -199,6 +201,8 @@ export function parseCapacityArguments(argv: readonly string[]): CapacityCommand
 export interface CapacityIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
+  /** @default this process's V8 heap limit */
+  readonly heapLimitBytes?: number;
 }
 
 /** Runs the command; resolves to its exit code. */
@@ -210,6 +214,11 @@ export async function runCapacity(argv: readonly string[], io: CapacityIo): Prom
       return 0;
     }
     if (command.kind === 'simulate') {
+      const advice = fullRunHeapAdvice(
+        command.short,
+        io.heapLimitBytes ?? getHeapStatistics().heap_size_limit,
+      );
+      if (advice !== undefined) io.stderr.write(`${advice}\n`);
       const reports = await simulateScenarios(command.scenarios, command, (report) => {
         io.stdout.write(
           `${command.json ? JSON.stringify(report, null, 2) : scaleReportMarkdown(report)}\n\n`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCapacityArguments, runCapacity } from '../../../ops/capacity/run-capacity.ts';
+import { FULL_RUN_HEAP_MB, fullRunHeapAdvice } from './run-scale.ts';
 import { SCENARIO_NAMES } from './scenarios.ts';
 
 async function run(...argv: string[]) {
@@ -48,5 +49,16 @@ describe('npm run capacity -- --simulate', () => {
       expect(code).toBe(2);
       expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     }
+  });
+
+  it('tells a full run on a smaller heap than the recorded ones how to give it room, and a short run nothing', () => {
+    const megabytes = (mb: number) => mb * 2 ** 20;
+    expect(fullRunHeapAdvice(false, megabytes(4144))).toMatch(
+      new RegExp(
+        `^This Node's heap is 4144 MB; .*NODE_OPTIONS=--max-old-space-size=${FULL_RUN_HEAP_MB} npm run capacity`,
+      ),
+    );
+    expect(fullRunHeapAdvice(true, megabytes(4144))).toBeUndefined();
+    expect(fullRunHeapAdvice(false, megabytes(FULL_RUN_HEAP_MB))).toBeUndefined();
   });
 });
