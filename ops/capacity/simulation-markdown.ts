@@ -24,6 +24,9 @@ export function readSimulationResults(): SimulationResults | undefined {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as SimulationResults) : undefined;
 }
 
+/** What recorded a file whose reports come from more than one command. */
+const EACH_SCENARIO_COMMAND = 'npm run capacity -- --simulate SCENARIO [--short] --write-docs, each scenario';
+
 /** Keeps the other scenarios' reports and replaces those run now. */
 export function writeSimulationResults(reports: readonly ScaleReport[], command: string): void {
   const kept = (readSimulationResults()?.reports ?? []).filter(
@@ -33,7 +36,7 @@ export function writeSimulationResults(reports: readonly ScaleReport[], command:
   const all = [...kept, ...reports].sort((a, b) => order.indexOf(a.scenario) - order.indexOf(b.scenario));
   writeFileSync(
     resolve(PROJECT_ROOT, SIMULATION_RESULTS),
-    `${JSON.stringify({ command, reports: all }, null, 2)}\n`,
+    `${JSON.stringify({ command: kept.length === 0 ? command : EACH_SCENARIO_COMMAND, reports: all }, null, 2)}\n`,
   );
 }
 
