@@ -19,6 +19,17 @@ describe('recorded scale simulation', () => {
     expect(results?.reports.map((report) => report.scenario).sort()).toEqual([...SCENARIO_NAMES].sort());
   });
 
+  it('holds the full run of each scenario, every verdict holding: the defaults carry all four', () => {
+    for (const report of results?.reports ?? []) {
+      const failing = report.verdicts.filter((verdict) => !verdict.holds).map((verdict) => verdict.name);
+      expect({ scenario: report.scenario, short: report.short, failing }).toEqual({
+        scenario: report.scenario,
+        short: false,
+        failing: [],
+      });
+    }
+  });
+
   it('gives the reason for every difference from the planner over 20 %', () => {
     for (const report of results?.reports ?? []) {
       for (const comparison of report.comparisons) {

@@ -282,8 +282,14 @@ export function scaleReportMarkdown(report: ScaleReport): string {
       ['ack latency p50 / p99', `${ms(report.ackP50Ms)} / ${ms(report.ackP99Ms)}`],
       ['message lane wait p50 / p99', `${ms(message.waitP50Ms)} / ${ms(message.waitP99Ms)}`],
       ['status lane wait p50 / p99', `${ms(status.waitP50Ms)} / ${ms(status.waitP99Ms)}`],
-      ['largest backlog, message lane (drained in)', `${count(message.largestBacklog)} (${drain(message)})`],
-      ['largest backlog, status lane (drained in)', `${count(status.largestBacklog)} (${drain(status)})`],
+      [
+        'largest backlog, message lane (down to a tenth of it in)',
+        `${count(message.largestBacklog)} (${drain(message)})`,
+      ],
+      [
+        'largest backlog, status lane (down to a tenth of it in)',
+        `${count(status.largestBacklog)} (${drain(status)})`,
+      ],
       [
         'throttled write attempts (failed after the SDK retries)',
         `${count(report.throttledWriteAttempts)} (${count(report.writesFailedAfterRetries)})`,
