@@ -304,7 +304,7 @@ export function writesPerEvent(subscriber: CapacitySubscriber, lane: LaneName): 
  * (bench/results.json `consumer.ours.nodeCpuMsPerEvent`; a test keeps this within a fifth of it). The records of
  * a batch share one thread, so their CPU adds up even where their awaits overlap.
  */
-export const CONSUMER_CPU_MS_PER_RECORD = 1.8;
+export const CONSUMER_CPU_MS_PER_RECORD = 1.1;
 /**
  * The event source's ReceiveMessage before a batch and its DeleteMessageBatch after it, each, from a Lambda in
  * the same Region (a median): a poller spends both on every batch. https://softwaremill.com/amazon-sqs-performance-latency/
