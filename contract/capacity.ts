@@ -84,9 +84,12 @@ export function drainWriteUnits(lane: LanePlan, concurrency = lane.usableConcurr
   return ((concurrency * lane.batchSize) / lane.fullBatchSeconds) * lane.writesPerEvent;
 }
 
-/** The warm throughput lanes sized for a peak can write at most (each at its sized concurrency). */
-function sizedDrainWriteUnits(lanes: readonly LanePlan[]): number {
-  return Math.ceil(lanes.reduce((sum, lane) => sum + drainWriteUnits(lane, sizedConcurrency(lane)), 0));
+/** What the lanes write at most together, each at `concurrencyOf` it (by default its usable concurrency). */
+function lanesDrainWriteUnits(
+  lanes: readonly LanePlan[],
+  concurrencyOf: (lane: LanePlan) => number = (lane) => lane.usableConcurrency,
+): number {
+  return Math.ceil(lanes.reduce((sum, lane) => sum + drainWriteUnits(lane, concurrencyOf(lane)), 0));
 }
 
 /** The concurrency a lane runs at once sized for its peak: its own, or what its p99 needs when that is more. */
@@ -565,7 +568,7 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
       setting: 'claim table warm throughput (WriteUnitsPerSecond)',
       kind: 'setting',
       allows: warm,
-      needs: Math.ceil(lanes.reduce((sum, lane) => sum + drainWriteUnits(lane), 0)),
+      needs: lanesDrainWriteUnits(lanes),
       unit: 'WU/s',
       source: 'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html',
       formula: `the lanes' writes at their drain rate; the peak's mean is ${count(writeUnits)} WU/s; a new table, or twice the previous peak within 30 minutes`,
@@ -627,7 +630,7 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
         lane: lane.lane,
         value: lane.neededConcurrency,
       })),
-      warmWriteUnitsPerSecond: sizedDrainWriteUnits(lanes),
+      warmWriteUnitsPerSecond: lanesDrainWriteUnits(lanes, sizedConcurrency),
       lambdaConcurrency: receiverConcurrency + consumerConcurrency,
     },
   };
@@ -641,7 +644,7 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
 export function defaultWarmWriteUnits(pipeline: CapacityPipeline): number {
   return Math.max(
     DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
-    sizedDrainWriteUnits(planLanes(DEFAULT_EXPECTED_PEAK, pipeline)),
+    lanesDrainWriteUnits(planLanes(DEFAULT_EXPECTED_PEAK, pipeline), sizedConcurrency),
   );
 }
 

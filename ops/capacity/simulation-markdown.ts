@@ -9,6 +9,7 @@ import { BENCH_FIGURES } from '../../test/simulation/scale/bench-figures.ts';
 import { LATENCIES } from '../../test/simulation/scale/latency.ts';
 import { RESEND_RATE, RETRY_DELAYS_S } from '../../test/simulation/scale/meta-sender.ts';
 import { type ScaleReport, scaleReportMarkdown } from '../../test/simulation/scale/scale-report.ts';
+import { SCENARIO_NAMES } from '../../test/simulation/scale/scenarios.ts';
 import { markdownTable } from '../../tools/markdown/table.ts';
 import { PROJECT_ROOT } from './pipeline.ts';
 
@@ -32,8 +33,9 @@ export function writeSimulationResults(reports: readonly ScaleReport[], command:
   const kept = (readSimulationResults()?.reports ?? []).filter(
     (old) => !reports.some((report) => report.scenario === old.scenario),
   );
-  const order = ['steady', 'campaign', 'outage', 'ten-numbers'];
-  const all = [...kept, ...reports].sort((a, b) => order.indexOf(a.scenario) - order.indexOf(b.scenario));
+  const all = [...kept, ...reports].sort(
+    (a, b) => SCENARIO_NAMES.indexOf(a.scenario) - SCENARIO_NAMES.indexOf(b.scenario),
+  );
   writeFileSync(
     resolve(PROJECT_ROOT, SIMULATION_RESULTS),
     `${JSON.stringify({ command: kept.length === 0 ? command : EACH_SCENARIO_COMMAND, reports: all }, null, 2)}\n`,

@@ -19,7 +19,7 @@ import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import type { LocalInfo } from '../../tools/local-stack-api.ts';
 import { readQueueCounts } from '../../tools/queue-counts.ts';
-import { waitFor } from '../support/wait-for.ts';
+import { PAUSE_TEST_TIMEOUT_MS, waitFor } from '../support/wait-for.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
 import {
   envelope,
@@ -32,8 +32,6 @@ import {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** A pause waits for each lane's long poll to return (up to Lambda's 20 s), as on AWS. */
-const PAUSE_TEST_TIMEOUT_MS = 90_000;
 const SECRET = 'ops-e2e-app-secret';
 const SDK_WARNING_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
 const ACCOUNT_UPDATE = 'test/fixtures/webhooks/account_update.json';

@@ -8,9 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSmokeTestWamid } from '../../contract/smoke-test.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
-
-/** A pause waits for each lane's long poll to return (up to Lambda's 20 s), as on AWS. */
-const PAUSE_TEST_TIMEOUT_MS = 90_000;
+import { PAUSE_TEST_TIMEOUT_MS } from '../support/wait-for.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = 'ops-smoke-e2e-app-secret';

@@ -1,3 +1,6 @@
+/** A test that pauses a local subscriber: a pause waits for each lane's long poll to return (up to 20 s), as on AWS. */
+export const PAUSE_TEST_TIMEOUT_MS = 90_000;
+
 /** Polls `check` every 50 ms until it returns true; fails after `timeoutMs`, saying what was awaited. */
 export async function waitFor(
   check: () => Promise<boolean> | boolean,
