@@ -7,7 +7,12 @@ export interface StatusObservation {
   readonly status: string;
   /** Epoch seconds of the status as Meta reports it. */
   readonly timestamp: number;
-  /** Group sends: one status per participant, each with its own ledger entry. */
+  /**
+   * Group sends: the participant whose ledger entry this status belongs to, named as in the event key
+   * (docs/design.md §1): `recipient_participant_id` (a phone number) where the status has it, else
+   * `recipient_participant_user_id` (the participant's business-scoped user id). Undefined for one-to-one
+   * sends. Handlers find both ids, and `recipient_user_id`, in the event's payload.
+   */
   readonly recipientParticipantId: string | undefined;
 }
 
@@ -40,11 +45,16 @@ export function observeStatus(event: WebhookEvent, nowSeconds: number): StatusOb
   const status = text(event.payload.status);
   if (status === undefined || status === '') throw new MalformedStatusError(event.key, 'status');
   const timestamp = Number(text(event.payload.timestamp));
-  const participant = text(event.payload.recipient_participant_id);
   return {
     wamid,
     status,
     timestamp: Number.isFinite(timestamp) ? timestamp : nowSeconds,
-    recipientParticipantId: participant === undefined || participant === '' ? undefined : participant,
+    recipientParticipantId:
+      nonEmpty(text(event.payload.recipient_participant_id)) ??
+      nonEmpty(text(event.payload.recipient_participant_user_id)),
   };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === '' ? undefined : value;
 }

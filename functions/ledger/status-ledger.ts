@@ -2,15 +2,23 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk
 import { expiresAtFor } from '../claims/lease.ts';
 import { storageKey } from '../claims/storage-key.ts';
 import type { StatusObservation } from './status-event.ts';
-import { rankOfStatus } from './status-rank.ts';
+import {
+  highestStatus,
+  LEGACY_FAILED_RANK,
+  rankOfStatus,
+  STATUS_RANK,
+  statusesRankedAbove,
+} from './status-rank.ts';
 
 /**
  * The status ledger (docs/design.md §3), stored in the claim table beside the claims, one item per outbound message
  * (per participant for group sends):
  *
- *   pk            `[<ns>#]ledger:<wamid>[:<recipient_participant_id>]`
+ *   pk            `[<ns>#]ledger:<wamid>[:<participant>]`, the participant as in the event key: phone
+ *                 number (`recipient_participant_id`) else BSUID (`recipient_participant_user_id`)
  *   wamid, recipientParticipantId
- *   currentStatus, currentRank   the highest-ranked status seen (`failed` is terminal)
+ *   currentStatus, currentRank   the highest-ranked status seen (status-rank.ts: `failed` ranks between
+ *                 `sent` and `delivered`; items of older releases may hold `failed` at rank 5, see below)
  *   statuses      string set of every status seen
  *   at_<status>   epoch seconds Meta reported for that status (the first one written wins)
  *   change_<status>  what recording that status did the first time (`advanced` | `merged`), so that every
@@ -19,11 +27,19 @@ import { rankOfStatus } from './status-rank.ts';
  *   expiresAt     TTL, refreshed on every write, same retention as the claims
  *
  * No claim key starts with `ledger:` (docs/design.md §1 has no such field), so the two never collide.
+ *
+ * Items of older releases stored `failed` at LEGACY_FAILED_RANK (5), above everything. They are read by the
+ * current rule rather than rewritten: a status that ranks above `failed` advances over such an item unless a
+ * status ranking above it was recorded too (the old ranks let `failed` overtake a `read`, and a late
+ * `delivered` must not then take the message back below `read`), and its view names the highest recorded
+ * status. So nothing waits for those items to expire, and a deploy needs no migration.
  */
 
 export interface StatusLedgerView {
   readonly wamid: string;
+  /** Group sends: the participant's phone number, else their BSUID (docs/design.md §1), as in the event key. */
   readonly recipientParticipantId: string | undefined;
+  /** The highest-ranked status seen: `sent` < `failed` < `delivered` < `read` < `played`. */
   readonly current: string;
   readonly currentRank: number;
   /** Status → epoch seconds, for every status seen so far, late ones included. */
@@ -33,7 +49,8 @@ export interface StatusLedgerView {
 /**
  * What this status event did to the ledger when it was first recorded; the same on every attempt of the event.
  * - `advanced`: the status became current.
- * - `merged`: a lower-ranked (or post-`failed`) status arrived late; its time is recorded, current unchanged.
+ * - `merged`: a status ranked no higher than the current one arrived (a late `delivered` after `read`, a
+ *   `failed` after `delivered`); its time is recorded, current unchanged.
  */
 export type StatusLedgerChange = 'advanced' | 'merged';
 
@@ -80,10 +97,14 @@ export class StatusLedger {
    * One conditional write advances the current status when the new one ranks higher. When the condition
    * fails, a second, unconditional write records the late status's time only. Both are idempotent, so a
    * retried event changes nothing, and both keep the change of the first attempt (`if_not_exists`), which is
-   * what every attempt reports: a retry must not read its own earlier write as somebody else's.
+   * what every attempt reports: a retry must not read its own earlier write as somebody else's. That holds
+   * because the stored rank never falls below a rank it held (the one exception, an item's legacy `failed`
+   * at rank 5 giving way, lets through only statuses that rank above `failed`), so a status that was merged
+   * once is merged on every later attempt, and one that advanced keeps its stored `advanced`.
    */
   async record(observation: StatusObservation): Promise<StatusLedgerUpdate> {
     const rank = rankOfStatus(observation.status);
+    const overLegacyFailed = advanceOverLegacyFailed(observation.status);
     const key = { pk: ledgerKey(observation.wamid, observation.recipientParticipantId, this.#keyNamespace) };
     const names = {
       '#time': `${TIME_PREFIX}${observation.status}`,
@@ -107,7 +128,7 @@ export class StatusLedger {
               ? ''
               : ', recipientParticipantId = :participant') +
             ' ADD statuses :statuses',
-          ConditionExpression: 'attribute_not_exists(currentRank) OR currentRank < :rank',
+          ConditionExpression: `attribute_not_exists(currentRank) OR currentRank < :rank${overLegacyFailed.condition}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: {
             ...common,
@@ -118,6 +139,7 @@ export class StatusLedger {
             ...(observation.recipientParticipantId === undefined
               ? {}
               : { ':participant': observation.recipientParticipantId }),
+            ...overLegacyFailed.values,
           },
           ReturnValues: 'ALL_NEW',
         }),
@@ -158,6 +180,26 @@ export class StatusLedger {
   }
 }
 
+/**
+ * The part of the advance condition that lets `status` replace a `failed` stored at LEGACY_FAILED_RANK: only
+ * a status that ranks above `failed`, and only when no status ranking above it was recorded. Empty for the
+ * others, which such an item merges as it would a `failed` at its current rank.
+ */
+function advanceOverLegacyFailed(status: string): {
+  readonly condition: string;
+  readonly values: Record<string, unknown>;
+} {
+  if (rankOfStatus(status) <= (STATUS_RANK.failed as number)) return { condition: '', values: {} };
+  const above = statusesRankedAbove(status);
+  const values: Record<string, unknown> = { ':legacyFailedRank': LEGACY_FAILED_RANK };
+  let condition = ' OR (currentRank = :legacyFailedRank';
+  for (const [i, higher] of above.entries()) {
+    values[`:above${i}`] = higher;
+    condition += ` AND NOT contains(statuses, :above${i})`;
+  }
+  return { condition: `${condition})`, values };
+}
+
 function changeOf(item: Record<string, unknown> | undefined, status: string): StatusLedgerChange {
   const change = item?.[`${CHANGE_PREFIX}${status}`];
   if (change !== 'advanced' && change !== 'merged') {
@@ -172,12 +214,23 @@ function toView(item: Record<string, unknown> | undefined): StatusLedgerView {
   for (const [name, value] of Object.entries(item)) {
     if (name.startsWith(TIME_PREFIX)) times[name.slice(TIME_PREFIX.length)] = Number(value);
   }
+  // An older release's `failed` (rank 5) reads as the highest status recorded, by the current ranks.
+  const current =
+    Number(item.currentRank) === LEGACY_FAILED_RANK
+      ? (highestStatus(recordedStatuses(item)) ?? String(item.currentStatus))
+      : String(item.currentStatus);
   return {
     wamid: String(item.wamid),
     recipientParticipantId:
       item.recipientParticipantId === undefined ? undefined : String(item.recipientParticipantId),
-    current: String(item.currentStatus),
-    currentRank: Number(item.currentRank),
+    current,
+    currentRank:
+      Number(item.currentRank) === LEGACY_FAILED_RANK ? rankOfStatus(current) : Number(item.currentRank),
     times,
   };
+}
+
+function recordedStatuses(item: Record<string, unknown>): Iterable<string> {
+  const statuses = item.statuses;
+  return statuses instanceof Set ? [...statuses].map(String) : [];
 }
