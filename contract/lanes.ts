@@ -4,7 +4,7 @@
  * own queue, consumer and settings, so that a campaign's status storm never queues ahead of a live chat.
  *
  * The message lane is ordered by default: an SQS FIFO queue whose message group is the conversation
- * (`<phone_number_id>:<customer wa_id>`), so that a conversation's messages reach their handler one after
+ * (`<phone_number_id>:<customer>`), so that a conversation's messages reach their handler one after
  * the other, in the order the receiver accepted them. Its retry budget is a chat's, not a backend's: a
  * message that keeps failing blocks its conversation for minutes, then goes to the lane's DLQ and the chat
  * moves on (docs/decisions.md, "Conversations"). The status lane is the subscriber's existing standard queue,
@@ -40,16 +40,45 @@ export const FIFO_MAX_BATCH_SIZE = 10;
 export const MISSING_ID_PART = '-';
 
 /**
- * A conversation's id: `<phone_number_id>:<wa_id>`, with `-` for a part that is missing, empty or not a
- * string. It is the message group of the ordered lane (SQS allows up to 128 characters of
- * alphanumerics and punctuation in a group id; both parts are digits in Meta's payloads).
+ * A conversation's id: `<phone_number_id>:<customer>`, with `-` for a part that is missing, empty or not a
+ * string; the customer is the one {@link conversationCustomer} names. It is the message group of the ordered
+ * lane, or its digest where SQS would refuse it (a BSUID may have 128 characters).
  */
-export function conversationId(phoneNumberId: unknown, waId: unknown): string {
-  return `${idPart(phoneNumberId)}:${idPart(waId)}`;
+export function conversationId(phoneNumberId: unknown, customer: unknown): string {
+  return `${idPart(phoneNumberId)}:${idPart(customer)}`;
 }
 
 function idPart(value: unknown): string {
   return typeof value === 'string' && value !== '' ? value : MISSING_ID_PART;
+}
+
+/** What names the sender of an inbound message: its own members and the contacts of its change. */
+export interface MessageSender {
+  /** The message's `from_user_id`: the customer's business-scoped user id (BSUID). */
+  readonly fromUserId: unknown;
+  /** The message's `from`: the customer's phone number, when Meta sent it. */
+  readonly from: unknown;
+  /** The `user_id` of the change's contact whose `wa_id` equals `from`, if any. */
+  userIdOfContact(waId: string): unknown;
+}
+
+/**
+ * The customer a conversation belongs to: the BSUID (`from_user_id`, else the `user_id` of the contact whose
+ * `wa_id` is `from`), else the phone number (`from`), else `undefined`. BSUID first, because Meta sends the
+ * phone number only within 30 days of the last exchange: a customer is then one conversation whether or not
+ * the phone number came with a message. (Keys are phone first instead: docs/decisions.md.)
+ */
+export function conversationCustomer(sender: MessageSender): string | undefined {
+  if (isId(sender.fromUserId)) return sender.fromUserId;
+  if (isId(sender.from)) {
+    const userId = sender.userIdOfContact(sender.from);
+    return isId(userId) ? userId : sender.from;
+  }
+  return undefined;
+}
+
+function isId(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
 }
 
 /**

@@ -4,7 +4,7 @@
  * over together. Holds the batch's tally and the return time of every record that failed.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { conversationId } from '../../contract/lanes.ts';
+import { conversationCustomer, conversationId } from '../../contract/lanes.ts';
 import { ConsumerFieldMetric, ConsumerMetric } from '../../contract/metric-names.ts';
 import type { BackoffSettings } from '../../contract/retry-budget.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
@@ -13,13 +13,20 @@ import type { BatchClaimResult, DuplicateClaim, HeldClaim } from '../claims/clai
 import { isHeld } from '../claims/claim-store.ts';
 import { ClaimLostError } from '../claims/errors.ts';
 import type { ClaimedAs } from '../claims/lease.ts';
-import type { BodyRejection, WebhookEvent } from '../events/types.ts';
+import { isJsonObject } from '../events/event-key.ts';
+import type { WebhookEvent } from '../events/types.ts';
 import type { StatusObservation } from '../ledger/status-event.ts';
 import { MalformedStatusError, observeStatus } from '../ledger/status-event.ts';
 import type { QueueRecord, RecordRedelivery } from '../queue/consumer-queue-port.ts';
 import { RedeliveryNotScheduledError } from '../queue/errors.ts';
 import { completeWithRetry, DEFAULT_COMPLETION_RETRY } from './complete-with-retry.ts';
-import type { Invocation, PreparedRecord, TurnOutcome, WebhookConsumerOptions } from './consumer-ports.ts';
+import type {
+  ConsumerQuarantineReason,
+  Invocation,
+  PreparedRecord,
+  TurnOutcome,
+  WebhookConsumerOptions,
+} from './consumer-ports.ts';
 import { RecordFailedError } from './consumer-ports.ts';
 import { ConsumerTally } from './consumer-tally.ts';
 import {
@@ -45,7 +52,13 @@ interface TurnMessage {
 /** The conversation of an inbound message (docs/design.md §8). */
 export function conversationOf(event: WebhookEvent): string {
   const metadata = event.value.metadata as { phone_number_id?: unknown } | undefined;
-  return conversationId(metadata?.phone_number_id, event.payload.from);
+  const contacts = Array.isArray(event.value.contacts) ? event.value.contacts.filter(isJsonObject) : [];
+  const customer = conversationCustomer({
+    fromUserId: event.payload.from_user_id,
+    from: event.payload.from,
+    userIdOfContact: (waId) => contacts.find((contact) => contact.wa_id === waId)?.user_id,
+  });
+  return conversationId(metadata?.phone_number_id, customer);
 }
 
 /** A message or status of `npm run ops -- smoke` (contract/smoke-test.ts): `context.smokeTest`. */
@@ -262,7 +275,7 @@ export class ConsumerBatch {
     this.#redeliveries.set(record.messageId, { record, delaySeconds: Math.max(previous, delaySeconds) });
   }
 
-  async #quarantine(record: QueueRecord, reason: BodyRejection): Promise<string[]> {
+  async #quarantine(record: QueueRecord, reason: ConsumerQuarantineReason): Promise<string[]> {
     try {
       await this.#options.quarantine(record, reason);
       this.tally.count(ConsumerMetric.Quarantined);
@@ -313,7 +326,27 @@ export class ConsumerBatch {
       const failure = await this.#processEvent(prepared.record, event, claim);
       if (failure !== undefined) failures.push(failure);
     }
+    if (extraction.unkeyed.length > 0) failures.push(...(await this.#quarantineUnkeyed(prepared)));
     return failures;
+  }
+
+  /**
+   * A message or status without a usable id has no key: it is never run, and never deduplicated against
+   * another one. Its record's body is kept in the quarantine queue, once its keyed events had their turn, so
+   * that an operator can see what Meta sent. Should the record come back (an event of it failed), the body is
+   * quarantined again: a copy too many, never one too few.
+   */
+  async #quarantineUnkeyed(prepared: PreparedRecord): Promise<string[]> {
+    if (!prepared.extraction.ok) return [];
+    for (const unkeyed of prepared.extraction.unkeyed) {
+      this.#logger.warn('Event without identity kept in quarantine, not run', {
+        messageId: prepared.record.messageId,
+        entryId: unkeyed.entryId,
+        field: unkeyed.metricField,
+        problem: unkeyed.problem,
+      });
+    }
+    return this.#quarantine(prepared.record, 'event-without-id');
   }
 
   async #processEvent(

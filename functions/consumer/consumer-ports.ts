@@ -21,8 +21,14 @@ export interface Invocation {
   remainingTimeMs(): number;
 }
 
-/** Sends an unusable record to the dead-letter queue with a reason; throws when it could not. */
-export type QuarantineBody = (record: QueueRecord, reason: BodyRejection) => Promise<void>;
+/**
+ * Why the consumer quarantines a record: its body is unusable, or it holds a message or status without a
+ * usable `id` (its other events still run).
+ */
+export type ConsumerQuarantineReason = BodyRejection | 'event-without-id';
+
+/** Puts a record's body in the pipeline's quarantine queue with a reason; throws when it could not. */
+export type QuarantineBody = (record: QueueRecord, reason: ConsumerQuarantineReason) => Promise<void>;
 
 export interface StatusRecorder {
   record(observation: StatusObservation): Promise<StatusLedgerUpdate>;

@@ -1,6 +1,5 @@
-import type { BodyRejection } from '../events/types.ts';
 import type { QuarantinePort } from '../queue/delivery-queue-port.ts';
-import type { QuarantineBody } from './consumer-ports.ts';
+import type { ConsumerQuarantineReason, QuarantineBody } from './consumer-ports.ts';
 
 /** Time the consumer gives the quarantine write (with its own retries) before it fails the record instead. */
 export const QUARANTINE_BUDGET_MS = 3000;
@@ -14,7 +13,7 @@ export function createConsumerQuarantine(
   queue: QuarantinePort,
   clock: () => number = Date.now,
 ): QuarantineBody {
-  return async (record, reason: BodyRejection) => {
+  return async (record, reason: ConsumerQuarantineReason) => {
     await queue.quarantine(Buffer.from(record.body, 'utf8'), reason, {
       deliveryId: record.messageId,
       receivedAt: new Date(clock()).toISOString(),

@@ -10,15 +10,17 @@
  *   skipped while its siblings still count. An absent or null array is normal (a `messages` change carries
  *   statuses or messages, rarely both) and is not reported, so a `messages` change with no arrays yields
  *   no events.
- * Missing values inside a well-formed item are not malformed: they print as `-` in the key.
+ * Missing values inside a well-formed item are not malformed: they print as `-` in the key. A message or
+ * status without a usable `id` is no event: it is reported in `unkeyed`, for the consumer to quarantine.
  */
-import { buildEventKey, isJsonObject, renderKeyPart } from './event-key.ts';
+import { buildEventKey, hasUsableIdentity, isJsonObject, renderKeyPart } from './event-key.ts';
 import { recipesFor } from './field-rules.ts';
 import { parseWebhookJson } from './parse-json.ts';
 import type {
   EventExtraction,
   JsonObject,
   MalformedPart,
+  UnkeyedEvent,
   UnknownFieldChange,
   WebhookEvent,
 } from './types.ts';
@@ -48,6 +50,7 @@ export function extractEventsFromEnvelope(body: unknown): EventExtraction {
   const events: WebhookEvent[] = [];
   const unknownFields: UnknownFieldChange[] = [];
   const malformed: MalformedPart[] = [];
+  const unkeyed: UnkeyedEvent[] = [];
 
   for (const entry of entries) {
     if (!isJsonObject(entry)) {
@@ -98,13 +101,18 @@ export function extractEventsFromEnvelope(body: unknown): EventExtraction {
             malformed.push({ entryId, field, problem: `an item of value.${itemsArray} is not an object` });
             continue;
           }
-          const key = buildEventKey(recipe, { entry, value, item: item as JsonObject });
+          const sources = { entry, value, item: item as JsonObject };
+          if (!hasUsableIdentity(recipe, sources)) {
+            unkeyed.push({ entryId, field, kind, metricField, problem: `${kind} without a usable id` });
+            continue;
+          }
+          const key = buildEventKey(recipe, sources);
           events.push({ key, field, kind, metricField, entryId, payload: item, value });
         }
       }
     }
   }
-  return { ok: true, events, unknownFields, malformed };
+  return { ok: true, events, unknownFields, malformed, unkeyed };
 }
 
 function notEnvelope(detail: string): EventExtraction {

@@ -13,6 +13,11 @@ export interface KeyPart {
   readonly root: PartRoot;
   /** Property names from the root, e.g. `['metadata', 'timestamp']`. */
   readonly path: readonly string[];
+  /**
+   * Read instead when this part is missing, null or empty: a customer is named by the phone number where the
+   * event has it, else by the business-scoped user id (docs/design.md §1, "Customers").
+   */
+  readonly otherwise?: KeyPart;
 }
 
 export interface EventRecipe {
@@ -22,12 +27,22 @@ export interface EventRecipe {
   readonly metricField: string;
   readonly keyPrefix: string;
   readonly parts: readonly KeyPart[];
-  /** A part appended only when present and not null (a group status's `recipient_participant_id`). */
+  /** A part appended only when present and not null (a group status's participant). */
   readonly optionalPart?: KeyPart;
+  /**
+   * The item's own identity (a message's or status's `id`): without a usable one the item gets no key, and is
+   * reported as unkeyed instead of being run under `msg:-` and deduplicated against every other such item.
+   */
+  readonly identity?: KeyPart;
 }
 
 function part(root: PartRoot, dottedPath: string): KeyPart {
   return { root, path: dottedPath.split('.') };
+}
+
+/** The customer's phone number where the event has it, else their business-scoped user id (BSUID). */
+function phoneElseUserId(phone: KeyPart, userId: KeyPart): KeyPart {
+  return { ...phone, otherwise: userId };
 }
 
 const ENTRY_ID = part('entry', 'id');
@@ -72,6 +87,7 @@ const MESSAGES_RECIPES: EventRecipe[] = [
     metricField: 'message',
     keyPrefix: 'msg',
     parts: [part('item', 'id')],
+    identity: part('item', 'id'),
   },
   {
     itemsArray: 'statuses',
@@ -79,7 +95,11 @@ const MESSAGES_RECIPES: EventRecipe[] = [
     metricField: 'status',
     keyPrefix: 'st',
     parts: [part('item', 'id'), part('item', 'status')],
-    optionalPart: part('item', 'recipient_participant_id'),
+    optionalPart: phoneElseUserId(
+      part('item', 'recipient_participant_id'),
+      part('item', 'recipient_participant_user_id'),
+    ),
+    identity: part('item', 'id'),
   },
   {
     itemsArray: 'errors',
@@ -140,7 +160,7 @@ const FIELD_RULES: ReadonlyMap<string, readonly EventRecipe[]> = new Map<string,
   [
     'user_preferences',
     perItem('user_preferences', 'user_preferences', part('item', 'timestamp'), [
-      part('item', 'wa_id'),
+      phoneElseUserId(part('item', 'wa_id'), part('item', 'user_id')),
       part('item', 'category'),
       part('item', 'value'),
     ]),
@@ -148,7 +168,7 @@ const FIELD_RULES: ReadonlyMap<string, readonly EventRecipe[]> = new Map<string,
   [
     'smb_app_state_sync',
     perItem('smb_app_state_sync', 'state_sync', part('item', 'metadata.timestamp'), [
-      part('item', 'contact.phone_number'),
+      phoneElseUserId(part('item', 'contact.phone_number'), part('item', 'contact.user_id')),
       part('item', 'action'),
     ]),
   ],

@@ -44,6 +44,19 @@ export interface MalformedPart {
   readonly problem: string;
 }
 
+/**
+ * A message or status without a usable `id`: no identity, so no key (docs/design.md §1, "No identity, no key").
+ * It is never run and never deduplicated against another one: the record holding it is quarantined.
+ */
+export interface UnkeyedEvent {
+  readonly entryId: string;
+  readonly field: string;
+  readonly kind: EventKind;
+  readonly metricField: string;
+  /** What is missing, never the content: `message without a usable id`. */
+  readonly problem: string;
+}
+
 export type BodyRejection = 'invalid-json' | 'not-whatsapp-envelope';
 
 export type EventExtraction =
@@ -52,5 +65,6 @@ export type EventExtraction =
       readonly events: WebhookEvent[];
       readonly unknownFields: UnknownFieldChange[];
       readonly malformed: MalformedPart[];
+      readonly unkeyed: UnkeyedEvent[];
     }
   | { readonly ok: false; readonly reason: BodyRejection; readonly detail: string };

@@ -14,7 +14,9 @@ export type QuarantineReason =
   /** One event (or one change/entry that cannot be cut) is larger than a queue message. */
   | 'event-too-large'
   /** SQS refused a part as the sender's fault (e.g. `InvalidMessageContents`); retrying would not help. */
-  | 'rejected-by-queue';
+  | 'rejected-by-queue'
+  /** A message or status without a usable `id` (docs/design.md §1, "No identity, no key"): kept, never run. */
+  | 'event-without-id';
 
 export interface DeliveryMeta {
   /** Correlates the messages of one delivery (API Gateway's request id); at most 64 characters are kept. */

@@ -6,13 +6,8 @@ import { createHash } from 'node:crypto';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { DeliveryMeta } from './delivery-queue-port.ts';
 
-/**
- * Bytes of every delivery message's size budget kept for our message attributes (SQS counts each attribute's
- * name, type and value against the message size limit). A delivery part's attributes take at most ~160.
- */
-export const MESSAGE_ATTRIBUTES_RESERVE_BYTES = 256;
-
-const MAX_DELIVERY_ID_LENGTH = 64;
+/** The longest `deliveryId` attribute, in UTF-8 bytes: the rest of a longer request id is cut. */
+const MAX_DELIVERY_ID_BYTES = 64;
 
 /**
  * The attribute names our messages carry, written here and in the adapters, read by `npm run ops`: the writers
@@ -77,24 +72,26 @@ const VALID_GROUP_ID = /^[\x21-\x7e]{1,128}$/;
  * keys joined by "\n" as the deduplication id, so that a repeat of the same messages within SQS's 5 minutes
  * (Meta's fast retries, a 503 answered after a partial store) is stored once.
  */
-export function fifoIds(conversationId: string, eventKeys: readonly string[]): FifoIds {
+export function fifoIds(conversationId: string, eventKeys: readonly string[], body: string): FifoIds {
   return {
-    messageGroupId: VALID_GROUP_ID.test(conversationId) ? conversationId : sha256Hex(conversationId),
-    messageDeduplicationId: sha256Hex(eventKeys.join('\n')),
+    messageGroupId: messageGroupIdOf(conversationId),
+    // A part whose keys cannot be read (every message in it lacks an id) is deduplicated on its bytes, so that
+    // two different such parts never absorb each other as the empty list of keys would make them.
+    messageDeduplicationId: eventKeys.length > 0 ? sha256Hex(eventKeys.join('\n')) : sha256Hex(body),
   };
+}
+
+/**
+ * The conversation as SQS takes it for a group id: as it is when SQS accepts it (up to 128 printable ASCII
+ * characters), else its SHA-256 hex, still one group per conversation. A business-scoped user id alone may
+ * have 128 characters, so `<phone_number_id>:<BSUID>` ids are ordinary here.
+ */
+export function messageGroupIdOf(conversationId: string): string {
+  return VALID_GROUP_ID.test(conversationId) ? conversationId : sha256Hex(conversationId);
 }
 
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-export function commonAttributes(
-  meta: DeliveryMeta,
-): Record<DeliveryAttributeName & QuarantineAttributeName, MessageAttributeValue> {
-  return {
-    receivedAt: stringAttribute(meta.receivedAt),
-    deliveryId: stringAttribute(meta.deliveryId.slice(0, MAX_DELIVERY_ID_LENGTH) || '-'),
-  };
 }
 
 export const stringAttribute = (value: string): MessageAttributeValue => ({
@@ -106,6 +103,47 @@ export const numberAttribute = (value: number): MessageAttributeValue => ({
   StringValue: String(value),
 });
 
+export function commonAttributes(
+  meta: DeliveryMeta,
+): Record<DeliveryAttributeName & QuarantineAttributeName, MessageAttributeValue> {
+  return {
+    receivedAt: stringAttribute(meta.receivedAt),
+    deliveryId: stringAttribute(truncateUtf8(meta.deliveryId, MAX_DELIVERY_ID_BYTES) || '-'),
+  };
+}
+
+/** The longest prefix of `value` that fits in `maxBytes` of UTF-8, cut between characters. */
+export function truncateUtf8(value: string, maxBytes: number): string {
+  if (Buffer.byteLength(value, 'utf8') <= maxBytes) return value;
+  let bytes = 0;
+  let end = 0;
+  for (const character of value) {
+    const size = Buffer.byteLength(character, 'utf8');
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += character.length;
+  }
+  return value.slice(0, end);
+}
+
+/**
+ * A delivery part's attributes: `receivedAt`, `deliveryId`, its `part` of `parts`, and for a message-lane part
+ * its `conversation` as its message group (for `npm run ops`), so at most 128 ASCII characters.
+ */
+export function deliveryPartAttributes(
+  meta: DeliveryMeta,
+  index: number,
+  count: number,
+  conversationId: string | undefined,
+): MessageAttributesOf<DeliveryAttributeName> & Record<string, MessageAttributeValue> {
+  return {
+    ...commonAttributes(meta),
+    part: numberAttribute(index + 1),
+    parts: numberAttribute(count),
+    ...(conversationId !== undefined && { conversation: stringAttribute(messageGroupIdOf(conversationId)) }),
+  };
+}
+
 /** What SQS counts for message attributes: each name, data type and value. */
 export function attributesBytes(attributes: Record<string, MessageAttributeValue>): number {
   let bytes = 0;
@@ -115,3 +153,21 @@ export function attributesBytes(attributes: Record<string, MessageAttributeValue
   }
   return bytes;
 }
+
+/**
+ * Bytes of every delivery message's size budget kept for its attributes (SQS counts each attribute's name,
+ * type and value against the message size limit): the widest a part's attributes can be, measured on the
+ * widest value each can take.
+ */
+export const MESSAGE_ATTRIBUTES_RESERVE_BYTES = attributesBytes(
+  deliveryPartAttributes(
+    {
+      receivedAt: new Date(8.64e15).toISOString(),
+      deliveryId: 'x'.repeat(MAX_DELIVERY_ID_BYTES),
+      retryDeadline: 0,
+    },
+    Number.MAX_SAFE_INTEGER - 1,
+    Number.MAX_SAFE_INTEGER,
+    'x'.repeat(128),
+  ),
+);

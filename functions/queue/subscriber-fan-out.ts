@@ -16,20 +16,13 @@ import type {
 } from './delivery-queue-port.ts';
 import { EnqueueFailedError } from './errors.ts';
 import {
-  commonAttributes,
-  type DeliveryAttributeName,
+  deliveryPartAttributes,
   fifoIds,
   MESSAGE_ATTRIBUTES_RESERVE_BYTES,
-  type MessageAttributesOf,
-  numberAttribute,
   type OutgoingMessage,
   outgoing,
-  stringAttribute,
 } from './outgoing-message.ts';
 import { SqsBatchSender, type SqsBatchSenderOptions } from './sqs-batch-sender.ts';
-
-/** SQS's longest message group id; Meta's conversation ids are far shorter. */
-const MAX_CONVERSATION_ATTRIBUTE_LENGTH = 128;
 
 export class SubscriberFanOut implements FanOutPort {
   readonly maximumBodyBytes: number;
@@ -48,7 +41,7 @@ export class SubscriberFanOut implements FanOutPort {
   ): Promise<FanOutResult> {
     // Built once: every queue that gets a part gets the same message (with FIFO ids on an ordered lane).
     const standard = parts.map((part, index) =>
-      outgoing(part.body, attributesOf(part, index, parts.length, meta)),
+      outgoing(part.body, deliveryPartAttributes(meta, index, parts.length, part.conversationId)),
     );
     const fifo = new Map<number, OutgoingMessage>();
     const fifoMessage = (index: number): OutgoingMessage => {
@@ -56,7 +49,7 @@ export class SubscriberFanOut implements FanOutPort {
       const { body, attributes } = standard[index] as OutgoingMessage;
       const message =
         fifo.get(index) ??
-        outgoing(body, attributes, fifoIds(part.conversationId ?? '-', part.eventKeys ?? []));
+        outgoing(body, attributes, fifoIds(part.conversationId ?? '-', part.eventKeys ?? [], body));
       fifo.set(index, message);
       return message;
     };
@@ -90,18 +83,6 @@ export class SubscriberFanOut implements FanOutPort {
     if (failed.length > 0) throw unstoredIn(failed, unstoredTotal);
     return { rejected };
   }
-}
-
-/** One error for every subscriber whose queue still misses messages; anything else is rethrown as is. */
-function attributesOf(part: DeliveryPart, index: number, count: number, meta: DeliveryMeta) {
-  return {
-    ...commonAttributes(meta),
-    part: numberAttribute(index + 1),
-    parts: numberAttribute(count),
-    ...(part.conversationId !== undefined && {
-      conversation: stringAttribute(part.conversationId.slice(0, MAX_CONVERSATION_ATTRIBUTE_LENGTH)),
-    }),
-  } satisfies MessageAttributesOf<DeliveryAttributeName>;
 }
 
 /** `total`: the messages of the failed queues. */

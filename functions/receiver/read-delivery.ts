@@ -50,7 +50,8 @@ export function readDelivery(body: Uint8Array | string, bodyBytes?: number): Del
   if (!extraction.ok) return extraction;
   const eventFields = new Set<string>();
   let inboundMessages = 0;
-  for (const event of extraction.events) {
+  // A message or status without an id is routed like one with: its subscribers' consumers quarantine it.
+  for (const event of [...extraction.events, ...extraction.unkeyed]) {
     eventFields.add(event.field);
     if (event.kind === 'message') inboundMessages++;
   }

@@ -1,19 +1,20 @@
 /**
  * Splits a delivery into its lanes (docs/design.md §8, contract/lanes.ts): the inbound `messages[]` items of
- * `messages` changes, one part per conversation (`<phone_number_id>:<from>`, first seen first), for the message
+ * `messages` changes, one part per conversation (`<phone_number_id>:<customer>`, first seen first), for the message
  * lane; everything else (statuses, value-level errors, every other field) as the rest, for the status lane.
  * Pure.
  *
  * A conversation's part is the envelope holding only the entries and changes that carry its messages, each
  * change keeping its members (metadata, `messaging_product`, …) with its `messages` array cut down to the
  * conversation's items, its other event arrays (`statuses`, `errors`) emptied, and its `contacts` reduced to
- * the conversation's contact (a contact without a `wa_id` is kept: nothing says whose it is). The rest is the
+ * the conversation's contacts, found by `wa_id` or `user_id` (a contact with neither is kept: nothing says
+ * whose it is). The rest is the
  * body with those items taken out of each `messages` array. Both are built from slices of the original text,
  * never re-serialised, like split-delivery.ts; repeated member names follow `JSON.parse` (the last one counts).
  *
  * An item of `messages` that is not an object is no event and no one's message: it stays in the rest.
  */
-import { conversationId, MESSAGE_LANE_FIELD } from '../../contract/lanes.ts';
+import { conversationCustomer, conversationId, MESSAGE_LANE_FIELD } from '../../contract/lanes.ts';
 import { eventItemArrays, extractEvents } from '../events/extract-events.ts';
 import {
   decodeString,
@@ -53,15 +54,20 @@ const OTHER_EVENT_ARRAYS: ReadonlySet<string> = new Set(
   eventItemArrays(MESSAGE_LANE_FIELD).filter((name) => name !== MESSAGE_LANE_FIELD),
 );
 
+const SENDER_MEMBERS = ['from', 'from_user_id'] as const;
+const CONTACT_MEMBERS = ['wa_id', 'user_id'] as const;
+
 interface ArrayRead {
   readonly span: Span;
   readonly elements: Span[];
 }
 
-/** One conversation's messages in one change. */
+/** One conversation's messages in one change, and the ids its contacts may be found by. */
 interface ConversationInChange {
-  /** The customer's `wa_id` (`from`), `undefined` when unreadable. */
-  readonly waId: string | undefined;
+  /** The customer's phone numbers (`from`) among its messages. */
+  readonly waIds: Set<string>;
+  /** The customer's business-scoped user ids (`from_user_id`, or their contact's `user_id`). */
+  readonly userIds: Set<string>;
   readonly messages: Span[];
 }
 
@@ -69,7 +75,11 @@ interface Contacts {
   readonly array: Span;
   /** Contacts with a string `wa_id`, by it. */
   readonly byWaId: ReadonlyMap<string, Span[]>;
-  /** Contacts without one: kept in every part, nothing says whose they are. */
+  /** Contacts with a string `user_id` (a BSUID), by it. */
+  readonly byUserId: ReadonlyMap<string, Span[]>;
+  /** The `user_id` of the (last) contact of each `wa_id`. */
+  readonly userIdOfWaId: ReadonlyMap<string, string>;
+  /** Contacts with neither: kept in every part, nothing says whose they are. */
   readonly anonymous: readonly Span[];
 }
 
@@ -127,8 +137,10 @@ export function splitByLane(text: string): LaneSplit {
 
 function restOf(text: string): StatusRest | undefined {
   const extraction = extractEvents(text);
-  if (!extraction.ok || extraction.events.length === 0) return undefined;
-  return { text, eventFields: [...new Set(extraction.events.map((event) => event.field))] };
+  if (!extraction.ok) return undefined;
+  // A status without an id is no event, but its subscribers' consumers must see it to quarantine it.
+  const fields = [...extraction.events, ...extraction.unkeyed].map((event) => event.field);
+  return fields.length === 0 ? undefined : { text, eventFields: [...new Set(fields)] };
 }
 
 function keysOf(partText: string): string[] {
@@ -170,8 +182,11 @@ function renderConversation(
       ];
       const { contacts } = change;
       if (contacts !== undefined) {
-        const own = mine.waId === undefined ? [] : (contacts.byWaId.get(mine.waId) ?? []);
-        const kept = [...own, ...contacts.anonymous].sort((a, b) => a.start - b.start);
+        const own = new Set<Span>(contacts.anonymous);
+        for (const waId of mine.waIds) for (const span of contacts.byWaId.get(waId) ?? []) own.add(span);
+        for (const userId of mine.userIds)
+          for (const span of contacts.byUserId.get(userId) ?? []) own.add(span);
+        const kept = [...own].sort((a, b) => a.start - b.start);
         replacements.push({ span: contacts.array, text: spans(kept) });
       }
       return splice(text, change.span, replacements);
@@ -267,6 +282,7 @@ class LaneReader {
     });
     if (messages === undefined) return undefined;
 
+    const contactsRead = contacts === undefined ? undefined : this.#contacts(contacts);
     const conversations = new Map<string, ConversationInChange>();
     const strays: Span[] = [];
     for (const element of messages.elements) {
@@ -274,10 +290,20 @@ class LaneReader {
         strays.push(element);
         continue;
       }
-      const from = this.#memberString(element, 'from');
-      const id = conversationId(phoneNumberId, from);
-      const conversation = conversations.get(id) ?? { waId: from, messages: [] };
-      conversations.set(id, conversation);
+      const { from, from_user_id: fromUserId } = this.#memberStrings(element, SENDER_MEMBERS);
+      const customer = conversationCustomer({
+        fromUserId,
+        from,
+        userIdOfContact: (waId) => contactsRead?.userIdOfWaId.get(waId),
+      });
+      const id = conversationId(phoneNumberId, customer);
+      let conversation = conversations.get(id);
+      if (conversation === undefined) {
+        conversation = { waIds: new Set(), userIds: new Set(), messages: [] };
+        conversations.set(id, conversation);
+      }
+      if (from !== undefined) conversation.waIds.add(from);
+      if (customer !== undefined && customer !== from) conversation.userIds.add(customer);
       conversation.messages.push(element);
     }
     if (conversations.size === 0) return undefined;
@@ -286,20 +312,29 @@ class LaneReader {
       messagesArray: messages.span,
       conversations,
       strays,
-      contacts: contacts === undefined ? undefined : this.#contacts(contacts),
+      contacts: contactsRead,
       others: [...others.values()],
     };
   }
 
   #contacts({ span, elements }: ArrayRead): Contacts {
     const byWaId = new Map<string, Span[]>();
+    const byUserId = new Map<string, Span[]>();
+    const userIdOfWaId = new Map<string, string>();
     const anonymous: Span[] = [];
+    const add = (map: Map<string, Span[]>, id: string, contact: Span) => {
+      const list = map.get(id);
+      if (list === undefined) map.set(id, [contact]);
+      else list.push(contact);
+    };
     for (const contact of elements) {
-      const waId = this.#memberString(contact, 'wa_id');
-      if (waId === undefined) anonymous.push(contact);
-      else byWaId.set(waId, [...(byWaId.get(waId) ?? []), contact]);
+      const { wa_id: waId, user_id: userId } = this.#memberStrings(contact, CONTACT_MEMBERS);
+      if (waId !== undefined) add(byWaId, waId, contact);
+      if (userId !== undefined) add(byUserId, userId, contact);
+      if (waId !== undefined && userId !== undefined) userIdOfWaId.set(waId, userId);
+      if (waId === undefined && userId === undefined) anonymous.push(contact);
     }
-    return { array: span, byWaId, anonymous };
+    return { array: span, byWaId, byUserId, userIdOfWaId, anonymous };
   }
 
   /** The elements of the array at `start`, or `undefined` when the value there is not an array. */
@@ -317,12 +352,19 @@ class LaneReader {
 
   /** The string value of the object's (last) member `name`, or `undefined` (absent, not a string, not an object). */
   #memberString(object: Span, name: string): string | undefined {
+    return this.#memberStrings(object, [name])[name];
+  }
+
+  /** The string values of the object's (last) members of these names, in one walk. */
+  #memberStrings<N extends string>(object: Span, names: readonly N[]): Partial<Record<N, string>> {
     const text = this.#text;
-    if (!isObjectAt(text, object.start)) return undefined;
-    let found: string | undefined;
+    const found: Partial<Record<N, string>> = {};
+    if (!isObjectAt(text, object.start)) return found;
     walkObject(text, object.start, (member, valueStart) => {
       const valueEnd = skipValue(text, valueStart);
-      if (member === name) found = this.#stringAt(valueStart, valueEnd);
+      if ((names as readonly string[]).includes(member)) {
+        found[member as N] = this.#stringAt(valueStart, valueEnd);
+      }
       return valueEnd;
     });
     return found;

@@ -58,7 +58,7 @@ function splitBody(body: PlannedBody): LanePiece[] {
       content,
       lane: 'message',
       sourceBodyId: body.bodyId,
-      fifo: fifoIds(part.conversationId, part.eventKeys),
+      fifo: fifoIds(part.conversationId, part.eventKeys, part.text),
       conversationId: part.conversationId,
     };
   });

@@ -214,11 +214,211 @@ describe('extractEvents: key parts', () => {
     ];
     expect(okExtraction(envelope([{ id: WABA, time: 1, changes }])).events.map((event) => event.key)).toEqual(
       [
-        `account_review_update:${WABA}:1:{"code":"A","reason":1}`,
-        `account_review_update:${WABA}:1:{"code":"B","reason":1}`,
+        `account_review_update:${WABA}:1:{"code"%3A"A","reason"%3A1}`,
+        `account_review_update:${WABA}:1:{"code"%3A"B","reason"%3A1}`,
         `account_review_update:${WABA}:1:true`,
       ],
     );
+  });
+});
+
+describe('extractEvents: customers named by phone number, else by business-scoped user id', () => {
+  const BSUID_A = 'US.13491208655302741918';
+  const BSUID_B = 'US.20581736495028173645';
+  const BSUID_C = 'BR.88120394857612093456';
+
+  it('keys each group participant by its BSUID when it has no phone number, so three readers are three events', () => {
+    const statuses = [BSUID_A, BSUID_B, BSUID_C].map((participant) => ({
+      id: 'wamid.GROUP',
+      status: 'read',
+      timestamp: '1781175600',
+      recipient_id: '120363025246125888@g.us',
+      recipient_participant_user_id: participant,
+      recipient_participant_parent_user_id: `${participant}.parent`,
+    }));
+    const { events } = okExtraction(
+      envelope([{ id: WABA, changes: [{ field: 'messages', value: { metadata: METADATA, statuses } }] }]),
+    );
+    expect(events.map((event) => event.key)).toEqual([
+      `st:wamid.GROUP:read:${BSUID_A}`,
+      `st:wamid.GROUP:read:${BSUID_B}`,
+      `st:wamid.GROUP:read:${BSUID_C}`,
+    ]);
+  });
+
+  it('keeps the phone number first wherever the event has it, so no key of a phone customer changes', () => {
+    const statuses = [
+      {
+        id: 'wamid.G',
+        status: 'read',
+        recipient_participant_id: '4915112345678',
+        recipient_participant_user_id: BSUID_A,
+      },
+    ];
+    const preferences = [
+      { wa_id: '16505551234', user_id: BSUID_A, category: 'marketing_messages', value: 'stop', timestamp: 9 },
+    ];
+    const stateSync = [
+      {
+        contact: { phone_number: '16505551234', user_id: BSUID_A },
+        action: 'add',
+        metadata: { timestamp: 9 },
+      },
+    ];
+    const { events } = okExtraction(
+      envelope([
+        {
+          id: WABA,
+          time: 1,
+          changes: [
+            { field: 'messages', value: { statuses } },
+            { field: 'user_preferences', value: { user_preferences: preferences } },
+            { field: 'smb_app_state_sync', value: { state_sync: stateSync } },
+          ],
+        },
+      ]),
+    );
+    expect(events.map((event) => event.key)).toEqual([
+      'st:wamid.G:read:4915112345678',
+      `user_preferences:${WABA}:9:16505551234:marketing_messages:stop`,
+      `smb_app_state_sync:${WABA}:9:16505551234:add`,
+    ]);
+  });
+
+  it('keeps two username customers opting out in the same second apart', () => {
+    const preferences = [BSUID_A, BSUID_B].map((user_id) => ({
+      user_id,
+      category: 'marketing_messages',
+      value: 'stop',
+      timestamp: 1781175600,
+    }));
+    const stateSync = [BSUID_A, BSUID_B].map((user_id) => ({
+      contact: { user_id, username: 'someone' },
+      action: 'add',
+      metadata: { timestamp: 1781175600 },
+    }));
+    const { events } = okExtraction(
+      envelope([
+        {
+          id: WABA,
+          changes: [
+            { field: 'user_preferences', value: { user_preferences: preferences } },
+            { field: 'smb_app_state_sync', value: { state_sync: stateSync } },
+          ],
+        },
+      ]),
+    );
+    expect(events.map((event) => event.key)).toEqual([
+      `user_preferences:${WABA}:1781175600:${BSUID_A}:marketing_messages:stop`,
+      `user_preferences:${WABA}:1781175600:${BSUID_B}:marketing_messages:stop`,
+      `smb_app_state_sync:${WABA}:1781175600:${BSUID_A}:add`,
+      `smb_app_state_sync:${WABA}:1781175600:${BSUID_B}:add`,
+    ]);
+  });
+
+  it('falls back to the BSUID when the phone number is null or empty, and writes `-` when neither is there', () => {
+    const preferences = [
+      { wa_id: null, user_id: BSUID_A, category: 'c', value: 'v', timestamp: 1 },
+      { wa_id: '', user_id: BSUID_B, category: 'c', value: 'v', timestamp: 1 },
+      { category: 'c', value: 'v', timestamp: 1 },
+    ];
+    const { events } = okExtraction(
+      envelope([
+        { id: WABA, changes: [{ field: 'user_preferences', value: { user_preferences: preferences } }] },
+      ]),
+    );
+    expect(events.map((event) => event.key)).toEqual([
+      `user_preferences:${WABA}:1:${BSUID_A}:c:v`,
+      `user_preferences:${WABA}:1:${BSUID_B}:c:v`,
+      `user_preferences:${WABA}:1:-:c:v`,
+    ]);
+  });
+});
+
+describe('extractEvents: parts that look like separators are percent-encoded', () => {
+  it('gives a status id holding `:` and a status holding `:` different keys', () => {
+    const statuses = [
+      { id: 'wamid.A:read', status: 'x' },
+      { id: 'wamid.A', status: 'read:x' },
+    ];
+    const { events } = okExtraction(
+      envelope([{ id: WABA, changes: [{ field: 'messages', value: { statuses } }] }]),
+    );
+    expect(events.map((event) => event.key)).toEqual(['st:wamid.A%3Aread:x', 'st:wamid.A:read%3Ax']);
+  });
+
+  it('encodes `%` and a value that is exactly `-`, so neither passes for an encoding or a missing part', () => {
+    const changes = [
+      { field: 'flows', value: { event: '-', flow_id: '1' } },
+      { field: 'flows', value: { flow_id: '1' } },
+      { field: 'flows', value: { event: '%3A', flow_id: '1' } },
+      { field: 'flows', value: { event: ':', flow_id: '1' } },
+    ];
+    const { events } = okExtraction(envelope([{ id: WABA, time: 1, changes }]));
+    expect(events.map((event) => event.key)).toEqual([
+      `flows:${WABA}:1:%2D:1`,
+      `flows:${WABA}:1:-:1`,
+      `flows:${WABA}:1:%253A:1`,
+      `flows:${WABA}:1:%3A:1`,
+    ]);
+  });
+});
+
+describe('extractEvents: no identity, no key', () => {
+  it('reports messages and statuses without a usable id as unkeyed, never as `msg:-`', () => {
+    const messages = [
+      { from: '16505551234', type: 'text' },
+      { id: '' },
+      { id: null },
+      { id: { x: 1 } },
+      { id: 'wamid.OK' },
+    ];
+    const statuses = [{ status: 'read' }, { id: 'wamid.S', status: 'read' }];
+    const extraction = okExtraction(
+      envelope([
+        { id: WABA, changes: [{ field: 'messages', value: { metadata: METADATA, messages, statuses } }] },
+      ]),
+    );
+    expect(extraction.events.map((event) => event.key)).toEqual(['msg:wamid.OK', 'st:wamid.S:read']);
+    expect(extraction.unkeyed).toEqual([
+      ...Array.from({ length: 4 }, () => ({
+        entryId: WABA,
+        field: 'messages',
+        kind: 'message',
+        metricField: 'message',
+        problem: 'message without a usable id',
+      })),
+      {
+        entryId: WABA,
+        field: 'messages',
+        kind: 'status',
+        metricField: 'status',
+        problem: 'status without a usable id',
+      },
+    ]);
+  });
+
+  it('still keys a value-level error and a management item that lack an id of their own', () => {
+    const extraction = okExtraction(
+      envelope([
+        {
+          id: WABA,
+          time: 1,
+          changes: [
+            { field: 'messages', value: { metadata: METADATA, errors: [{ code: 131000 }] } },
+            {
+              field: 'automatic_events',
+              value: { automatic_events: [{ event_name: 'purchase', timestamp: 2 }] },
+            },
+          ],
+        },
+      ]),
+    );
+    expect(extraction.events.map((event) => event.key)).toEqual([
+      `err:${WABA}:1:${METADATA.phone_number_id}:131000`,
+      `automatic_events:${WABA}:2:-:purchase`,
+    ]);
+    expect(extraction.unkeyed).toEqual([]);
   });
 });
 
@@ -281,7 +481,13 @@ describe('extractEvents: unknown fields and malformed parts', () => {
   });
 
   it('accepts an envelope with no entries as zero events', () => {
-    expect(extractEvents(envelope([]))).toEqual({ ok: true, events: [], unknownFields: [], malformed: [] });
+    expect(extractEvents(envelope([]))).toEqual({
+      ok: true,
+      events: [],
+      unknownFields: [],
+      malformed: [],
+      unkeyed: [],
+    });
   });
 });
 

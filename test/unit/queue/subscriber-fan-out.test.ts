@@ -481,9 +481,35 @@ describe('SubscriberFanOut, an ordered message lane (FIFO)', () => {
     expect(failure).toMatchObject({ unstored: 1, total: 2, subscribers: ['bot'] });
   });
 
+  it('deduplicates a part without readable keys on its bytes, so two different such parts are both stored', () => {
+    const a = fifoIds('1065:-', [], '{"entry":[{"id":"A"}]}');
+    const b = fifoIds('1065:-', [], '{"entry":[{"id":"B"}]}');
+    expect(a.messageDeduplicationId).not.toBe(b.messageDeduplicationId);
+    expect(fifoIds('1065:-', ['msg:x'], 'one').messageDeduplicationId).toBe(
+      fifoIds('1065:-', ['msg:x'], 'another').messageDeduplicationId,
+    );
+  });
+
+  it('sends a part of the largest body size whose conversation and delivery ids are the longest there are', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake(succeedAll);
+    const bsuid = `US.${'7'.repeat(125)}`;
+    const { fanOut } = makeQueues({ maximumMessageSizeBytes: 4096 });
+    const conversationId = `106540352242922:${bsuid}`;
+    const parts = [{ body: 'x'.repeat(fanOut.maximumBodyBytes), conversationId, eventKeys: ['msg:a'] }];
+    const longMeta = { ...meta, deliveryId: `${'é'.repeat(100)}` };
+    await expect(fanOut.enqueue(parts, [ordered(parts)], longMeta)).resolves.toEqual({ rejected: [] });
+    const [entry] = sqsMock.commandCalls(SendMessageBatchCommand)[0]?.args[0].input.Entries ?? [];
+    const attributes = entry?.MessageAttributes ?? {};
+    expect(Buffer.byteLength(entry?.MessageBody ?? '') + attributesBytes(attributes)).toBeLessThanOrEqual(
+      4096,
+    );
+    expect(attributes.conversation?.StringValue).toBe(entry?.MessageGroupId);
+    expect(Buffer.byteLength(attributes.deliveryId?.StringValue ?? '')).toBeLessThanOrEqual(64);
+  });
+
   it('replaces a conversation id SQS would refuse as a group id by its SHA-256', () => {
-    expect(fifoIds('1065:111', ['k']).messageGroupId).toBe('1065:111');
-    expect(fifoIds('1065:é', ['k']).messageGroupId).toBe(sha256('1065:é'));
-    expect(fifoIds(`1:${'9'.repeat(200)}`, ['k']).messageGroupId).toMatch(/^[0-9a-f]{64}$/);
+    expect(fifoIds('1065:111', ['k'], 'body').messageGroupId).toBe('1065:111');
+    expect(fifoIds('1065:é', ['k'], 'body').messageGroupId).toBe(sha256('1065:é'));
+    expect(fifoIds(`1:${'9'.repeat(200)}`, ['k'], 'body').messageGroupId).toMatch(/^[0-9a-f]{64}$/);
   });
 });
