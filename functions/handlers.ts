@@ -22,5 +22,6 @@ export {
   type WebhookHandler,
   type WebhookHandlers,
 } from './consumer/handler-api.ts';
+export type { Customer, SendAddress } from './events/customer.ts';
 export type { EventKind, JsonObject, JsonValue, WebhookEvent } from './events/types.ts';
 export type { StatusLedgerChange, StatusLedgerView } from './ledger/status-ledger.ts';

@@ -13,6 +13,7 @@ import type { BatchClaimResult, DuplicateClaim, HeldClaim } from '../claims/clai
 import { isHeld } from '../claims/claim-store.ts';
 import { ClaimLostError } from '../claims/errors.ts';
 import type { ClaimedAs } from '../claims/lease.ts';
+import { customerOf } from '../events/customer.ts';
 import { isJsonObject } from '../events/event-key.ts';
 import type { WebhookEvent } from '../events/types.ts';
 import type { StatusObservation } from '../ledger/status-event.ts';
@@ -547,6 +548,7 @@ export class ConsumerBatch {
       field: event.field,
       payload: event.payload,
       value: event.value,
+      customer: customerOf(event),
       claimedAs: claim.outcome,
       smokeTest: isSmokeTest(event),
       remainingTimeMs: () => this.#invocation.remainingTimeMs(),

@@ -9,6 +9,7 @@
  */
 
 import type { ClaimedAs } from '../claims/lease.ts';
+import type { Customer } from '../events/customer.ts';
 import type { EventKind, JsonObject, WebhookEvent } from '../events/types.ts';
 import type { StatusLedgerChange, StatusLedgerView } from '../ledger/status-ledger.ts';
 
@@ -37,6 +38,12 @@ interface EventContextBase<K extends EventKind> {
   readonly payload: JsonObject;
   /** The whole `change.value` (metadata, contacts, …). */
   readonly value: JsonObject;
+  /**
+   * The customer the event concerns: a message's sender, a status's recipient (a group status's participant),
+   * a `user_preferences` item's user; `undefined` for events about no single customer. Reply to
+   * `customer.address`, never to `payload.from`: a customer with a username may come without a phone number.
+   */
+  readonly customer: Customer | undefined;
   readonly claimedAs: ClaimedAs;
   /**
    * True for the synthetic message and status of `npm run ops -- smoke` (a wamid starting with

@@ -7,7 +7,7 @@ import { defineWebhookHandlers, RetryLater } from 'whatsapp-webhook-dedup/handle
 const CRM_URL = process.env.CRM_URL ?? 'https://crm.example.com/api';
 
 export const webhookHandlers = defineWebhookHandlers({
-  async onMessage({ key, event, payload, logger }) {
+  async onMessage({ key, event, payload, customer, logger }) {
     const response = await fetch(`${CRM_URL}/tickets`, {
       method: 'POST',
       headers: {
@@ -18,7 +18,9 @@ export const webhookHandlers = defineWebhookHandlers({
       },
       body: JSON.stringify({
         messageId: payload.id,
-        from: payload.from,
+        // A customer with a username may come without a phone number: the CRM keeps both ids it gets.
+        customerPhone: customer?.phoneNumber,
+        customerUserId: customer?.userId,
         type: payload.type,
         wabaId: event.entryId,
       }),
