@@ -78,18 +78,22 @@ export function receivesToRideOut(seconds: number, settings: BackoffSettings): n
 }
 
 /**
+ * What bounds a record's stay in one queue: its retry budget, with `maxReceiveCount` the receives the queue
+ * allows before it redrives, and the timings of one receive.
+ */
+export interface QueueStay extends RetryBudget {
+  readonly visibilityTimeoutSeconds: number;
+  readonly consumerTimeoutSeconds: number;
+  readonly maxBatchingWindowSeconds: number;
+}
+
+/**
  * The latest a record can still be in the delivery queue after its first receive, had every receive ended
  * in the longest delay the consumer sets (`RetryLater` may ask for the cap from the first receive on): per
  * receive, the record becomes visible again after the visibility timeout when no change is made (a crash),
  * or after the invocation's time plus the delay set at its end.
  */
-export function longestTimeInQueueSeconds(
-  s: RetryBudget & {
-    visibilityTimeoutSeconds: number;
-    consumerTimeoutSeconds: number;
-    maxBatchingWindowSeconds: number;
-  },
-): number {
+export function longestTimeInQueueSeconds(s: QueueStay): number {
   const perReceive = Math.max(
     s.visibilityTimeoutSeconds,
     s.maxBatchingWindowSeconds + s.consumerTimeoutSeconds + s.retryMaxDelaySeconds,

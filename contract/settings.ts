@@ -3,6 +3,7 @@ import {
   MAX_RETRY_DELAY_SECONDS,
   MIN_OUTAGE_RIDDEN_OUT_SECONDS,
   outageRiddenOutSeconds,
+  type QueueStay,
   receivesToRideOut,
 } from './retry-budget.ts';
 
@@ -12,7 +13,16 @@ import {
  * so that the Lambda code, the local stack and the tests can load it cheaply.
  */
 
-export const MIN_RETENTION_DAYS = 7;
+const DAY_SECONDS = 86_400;
+
+/** Meta retries a webhook delivery for up to 7 days after its first attempt. */
+export const META_RETRY_WINDOW_DAYS = 7;
+/**
+ * The part of the claims' retention floor that a reader of `retentionDays` alone can check (the consumer's
+ * claim store, at start): Meta's retry window. The whole floor adds the longest retry budget of the
+ * subscriber's lanes (`minimumRetentionSeconds`), which only the construct knows.
+ */
+export const MIN_RETENTION_DAYS = META_RETRY_WINDOW_DAYS;
 /**
  * Once the receiver answered 200, Meta never sends the delivery again and the delivery queue holds the only
  * copy: an outage of the consumer longer than the queue's retention loses events. A week covers a long
@@ -27,7 +37,10 @@ export const MAX_MAX_RECEIVE_COUNT = 1000;
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 
 export interface PipelineSettings {
-  /** Days a done claim keeps blocking retries. Meta retries for up to 7 days. */
+  /**
+   * Days a done claim keeps blocking retries: at least Meta's 7 days of retries plus the longest retry budget
+   * of the subscriber's lanes (`minimumRetentionSeconds`), the most a retry may then wait in a queue.
+   */
   readonly retentionDays: number;
   /** Margin added to the invocation's remaining time to form the processing lease. */
   readonly leaseMarginMs: number;
@@ -54,8 +67,7 @@ export interface PipelineSettings {
 
 export type PipelineSettingsInput = Partial<PipelineSettings>;
 
-const BASE: Omit<PipelineSettings, 'visibilityTimeoutSeconds'> = {
-  retentionDays: 8,
+const BASE_WITHOUT_RETENTION: Omit<PipelineSettings, 'visibilityTimeoutSeconds' | 'retentionDays'> = {
   leaseMarginMs: 10_000,
   consumerTimeoutSeconds: 30,
   receiverTimeoutSeconds: 10,
@@ -74,6 +86,21 @@ const BASE: Omit<PipelineSettings, 'visibilityTimeoutSeconds'> = {
   deadLetterRetentionDays: 14,
 };
 
+const BASE: Omit<PipelineSettings, 'visibilityTimeoutSeconds'> = {
+  ...BASE_WITHOUT_RETENTION,
+  // The smallest retention the default budget allows, rounded up to whole days: the status lane's is the
+  // longest of the default lanes (the ordered message lane's is far shorter), and the rest of the day is margin
+  // for what no budget counts, such as a backlog before a record's first receive.
+  retentionDays: Math.ceil(
+    minimumRetentionDays({
+      'status lane': {
+        ...BASE_WITHOUT_RETENTION,
+        visibilityTimeoutSeconds: minimumVisibilityTimeoutSeconds(BASE_WITHOUT_RETENTION),
+      },
+    }),
+  ),
+};
+
 /**
  * The defaults, resolved: what a reader of one setting (the Lambda functions, the claim store) falls back to
  * when the setting is not given.
@@ -83,15 +110,60 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   visibilityTimeoutSeconds: minimumVisibilityTimeoutSeconds(BASE),
 };
 
+/** A subscriber's lanes by name (`status lane`, `message lane`), each as its records may stay in its queue. */
+export type LaneStays = Readonly<Record<string, QueueStay>>;
+
+/**
+ * The claims' retention floor, in seconds: a done claim must still block Meta's last retry, which comes up to
+ * 7 days after Meta's first attempt (so at most 7 days after the completion, which came later), and which may
+ * then wait in its lane's queue, for that lane's whole retry budget (`longestTimeInQueueSeconds`), before a
+ * consumer checks its claim. Retention is the subscriber's, so the lane with the longest budget sets it.
+ * Without lanes, Meta's window alone.
+ */
+export function minimumRetentionSeconds(lanes: LaneStays): number {
+  return META_RETRY_WINDOW_DAYS * DAY_SECONDS + longestLaneStay(lanes).seconds;
+}
+
+/** `minimumRetentionSeconds` as a `retentionDays` value: the smallest the construct accepts. */
+export function minimumRetentionDays(lanes: LaneStays): number {
+  return minimumRetentionSeconds(lanes) / DAY_SECONDS;
+}
+
+function longestLaneStay(lanes: LaneStays): { lane?: string; stay?: QueueStay; seconds: number } {
+  let longest: { lane?: string; stay?: QueueStay; seconds: number } = { seconds: 0 };
+  for (const [lane, stay] of Object.entries(lanes)) {
+    const seconds = longestTimeInQueueSeconds(stay);
+    if (seconds > longest.seconds) longest = { lane, stay, seconds };
+  }
+  return longest;
+}
+
+/**
+ * The retention the claim store writes, in whole seconds rounded up (`expiresAtFor`,
+ * functions/claims/lease.ts): the floor is compared with it, so a fraction of a day is judged as written.
+ */
+function writtenRetentionSeconds(retentionDays: number): number {
+  return Math.ceil(retentionDays * DAY_SECONDS);
+}
+
 /**
  * The rules on one setting alone, as the message to show when the value breaks them. The consumer checks the
  * values it reads with these (its claim store does, at start); `resolveSettings` applies them together with
  * the rules that compare settings, which only the CDK construct and the local stack can check, since only
  * they know every setting.
+ *
+ * `retentionDaysProblem` takes the subscriber's lanes where they are known (the construct, at synth): then
+ * the floor is 7 days plus the longest of their retry budgets (`minimumRetentionSeconds`); without them, the
+ * 7 days alone.
  */
-export function retentionDaysProblem(retentionDays: number): string | undefined {
-  if (Number.isFinite(retentionDays) && retentionDays >= MIN_RETENTION_DAYS) return undefined;
-  return `retentionDays is ${retentionDays}, but Meta retries a webhook for up to 7 days: use at least ${MIN_RETENTION_DAYS} (default ${BASE.retentionDays}).`;
+export function retentionDaysProblem(retentionDays: number, lanes: LaneStays = {}): string | undefined {
+  const floor = Math.ceil(minimumRetentionSeconds(lanes));
+  if (Number.isFinite(retentionDays) && writtenRetentionSeconds(retentionDays) >= floor) return undefined;
+  const { lane, stay, seconds } = longestLaneStay(lanes);
+  if (lane === undefined || stay === undefined) {
+    return `retentionDays is ${retentionDays}, but Meta retries a webhook for up to ${META_RETRY_WINDOW_DAYS} days: use at least ${MIN_RETENTION_DAYS} days plus the longest retry budget of the subscriber's lanes (default ${BASE.retentionDays}).`;
+  }
+  return `retentionDays is ${retentionDays}, but Meta retries a webhook for up to ${META_RETRY_WINDOW_DAYS} days, and its last retry may then wait in the ${lane}'s queue for that lane's retry budget, ${stay.maxReceiveCount} receives × up to ${seconds / stay.maxReceiveCount} s = ${seconds} s (${days(seconds)}), before its claim is checked: a done claim must outlast both. Use a retentionDays of at least ${daysRoundedUp(floor)} (${META_RETRY_WINDOW_DAYS} days + ${seconds} s; ${Math.ceil(floor / DAY_SECONDS)} in whole days), or a shorter retry budget.`;
 }
 
 export function leaseMarginMsProblem(leaseMarginMs: number): string | undefined {
@@ -203,8 +275,6 @@ export function resolveSettings(
   return settings;
 }
 
-const DAY_SECONDS = 86_400;
-
 /**
  * The retry budget against the outage it must ride out and the two retentions it must fit in: SQS deletes a
  * message at the queue's retention wherever it is in its retries, and a standard queue's DLQ counts its
@@ -246,6 +316,12 @@ function hours(seconds: number): string {
 
 function days(seconds: number): string {
   return `${Number((seconds / DAY_SECONDS).toFixed(1))} days`;
+}
+
+/** `seconds` in days to six decimals, rounded up, so that the value shown is one `retentionDays` accepts. */
+function daysRoundedUp(seconds: number): number {
+  // toPrecision first, so that a float's tail (9.5 days × 1e6 = 9500000.000000002) does not round a unit up.
+  return Math.ceil(Number(((seconds / DAY_SECONDS) * 1e6).toPrecision(12))) / 1e6;
 }
 
 /** `input` without its undefined entries, so that spreading it over defaults keeps the defaults. */

@@ -2,11 +2,13 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Token } from 'aws-cdk-lib';
 import { DEFAULT_ARCHIVE_RETENTION_DAYS } from '../contract/archive.ts';
-import { resolveMessageLane } from '../contract/lanes.ts';
+import { redriveMaxReceiveCount, resolveMessageLane } from '../contract/lanes.ts';
 import {
+  type LaneStays,
   type PipelineSettings,
   type PipelineSettingsInput,
   resolveSettings,
+  retentionDaysProblem,
   UnsafeSettingsError,
 } from '../contract/settings.ts';
 import { subscriberIdPart, subscriberOutputKeys } from '../contract/stack-outputs.ts';
@@ -48,7 +50,8 @@ export interface ValidatedProps {
 /**
  * Every check of the construct's props, before any resource exists (so a refusal costs no bundling): the
  * pipeline settings and their combinations (`resolveSettings`, shared with the local stack), the subscribers
- * (`resolveSubscribers`, shared too), then what only matters in AWS.
+ * (`resolveSubscribers`, shared too), each subscriber's claim retention against its lanes' retry budgets,
+ * then what only matters in AWS.
  */
 export function validateProps(props: WhatsAppWebhookDedupProps): ValidatedProps {
   const input: PipelineSettingsInput = {
@@ -70,7 +73,11 @@ export function validateProps(props: WhatsAppWebhookDedupProps): ValidatedProps 
   const settings = resolveSettings(input);
   validateInfrastructureProps(settings, props);
   const subscribers = resolveConstructSubscribers(props, input, settings);
-  for (const subscriber of subscribers) validateSubscriber(subscriber);
+  for (const subscriber of subscribers) {
+    // Without the subscribers prop, the one subscriber's retention is the construct's own prop: no prefix.
+    checkRetentionFloor(subscriber, props.subscribers === undefined ? '' : `Subscriber ${subscriber.name}: `);
+    validateSubscriber(subscriber);
+  }
   const archiveRetentionDays = resolveArchiveRetentionDays(props.archive);
   const capacity = sizeForPeak(props, subscribers);
   return { settings, subscribers: capacity.subscribers, capacity, archiveRetentionDays };
@@ -202,6 +209,27 @@ function validateSubscriber(subscriber: ResolvedSubscriber): void {
   }
   if (subscriber.keyNamespace !== undefined) checkKeyNamespace(subscriber.keyNamespace, context);
   if (subscriber.statusLedger !== undefined) checkStatusLedger(subscriber.statusLedger, context);
+}
+
+/**
+ * A subscriber's lanes as the retention floor sees them: each with the receives its queue allows before it
+ * redrives. An ordered lane's queue redrives `ORDERED_LANE_REDRIVE_MARGIN` receives after its consumer's own
+ * budget, and a record queued behind a failing one is received with it all along, its claim unchecked.
+ */
+export function laneStays(subscriber: Pick<ResolvedSubscriber, 'settings' | 'messageLane'>): LaneStays {
+  const lane = subscriber.messageLane;
+  return {
+    'status lane': subscriber.settings,
+    ...(lane === undefined
+      ? {}
+      : { 'message lane': { ...lane.settings, maxReceiveCount: redriveMaxReceiveCount(lane) } }),
+  };
+}
+
+/** The claims' retention against Meta's 7 days plus the longest budget of the subscriber's lanes. */
+function checkRetentionFloor(subscriber: ResolvedSubscriber, context: string): void {
+  const problem = retentionDaysProblem(subscriber.settings.retentionDays, laneStays(subscriber));
+  if (problem !== undefined) throw new UnsafeSettingsError(`${context}${problem}`);
 }
 
 function checkDeadLetterRetention(s: PipelineSettings, context: string): void {

@@ -14,9 +14,10 @@ import type { WebhookAlarmThresholds } from './monitoring/alarms.ts';
 
 export interface WhatsAppWebhookDedupProps {
   /**
-   * Days a done claim keeps blocking redeliveries of the same event. Meta retries for up to 7 days; values
-   * below 7 are refused.
-   * @default 8
+   * Days a done claim keeps blocking redeliveries of the same event: at least Meta's 7 days of retries plus
+   * the longest retry budget of the subscriber's lanes (a retry may wait that long in a queue before its
+   * claim is checked); smaller values are refused with the smallest accepted one.
+   * @default - 7 days plus the default retry budget, rounded up to whole days (`DEFAULT_SETTINGS.retentionDays`)
    */
   readonly retentionDays?: number;
   /**

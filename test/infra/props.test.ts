@@ -27,7 +27,8 @@ describe('custom props', () => {
     template = synthStack({
       alarmTopicArn: TOPIC_ARN,
       pipeline: {
-        retentionDays: 10,
+        // 7 days + 80 receives of up to 5 s window + 60 s timeout + 3600 s delay (3.4 days), in whole days.
+        retentionDays: 11,
         leaseMarginMs: 5_000,
         consumerTimeoutSeconds: 60,
         receiverTimeoutSeconds: 20,
@@ -75,7 +76,7 @@ describe('custom props', () => {
       MemorySize: 256,
       Environment: {
         Variables: Match.objectLike({
-          [ENV.retentionDays]: '10',
+          [ENV.retentionDays]: '11',
           [ENV.leaseMarginMs]: '5000',
           [ENV.keyNamespace]: 'crm-sync',
           [ENV.maximumMessageSizeBytes]: '1048576',
@@ -213,6 +214,17 @@ describe('unsafe props are refused at synth time', () => {
       /retentionDays is 6, but Meta retries a webhook for up to 7 days/,
     ],
     [
+      "a retention a second short of 7 days plus the status lane's retry budget",
+      // Defaults: 60 receives of up to 1 s window + 30 s timeout + 3600 s delay.
+      { retentionDays: (7 * 86_400 + 60 * 3631 - 1) / 86_400 },
+      /retentionDays is 9\.52151\d*, but Meta retries a webhook for up to 7 days, and its last retry may then wait in the status lane's queue for that lane's retry budget, 60 receives × up to 3631 s = 217860 s \(2\.5 days\), before its claim is checked: a done claim must outlast both\. Use a retentionDays of at least 9\.521528 \(7 days \+ 217860 s; 10 in whole days\), or a shorter retry budget\./,
+    ],
+    [
+      'a retention the default would give, below a longer retry budget',
+      { maxReceiveCount: 100 },
+      /retentionDays is 10, but .* 100 receives × up to 3631 s = 363100 s .* at least 11\.202547 .*12 in whole days/,
+    ],
+    [
       'a visibility timeout below 6 × consumer timeout + batching window',
       { consumerTimeoutSeconds: 30, maxBatchingWindowSeconds: 1, visibilityTimeoutSeconds: 180 },
       /visibilityTimeoutSeconds is 180, below 6 × consumerTimeoutSeconds \(30\) \+ maxBatchingWindowSeconds \(1\) = 181/,
@@ -290,6 +302,24 @@ describe('unsafe props are refused at synth time', () => {
     expect(build(props)).toThrow(message);
   });
 
+  it("refuses a subscriber whose message lane's retry budget outlasts its retention", () => {
+    const props: WhatsAppWebhookDedupProps = {
+      subscribers: {
+        bot: { entry: 'functions/consumer.ts' },
+        crm: {
+          entry: 'functions/consumer.ts',
+          settings: { retentionDays: 11 },
+          // Unordered, no window: 100 receives of up to 30 s + 3600 s.
+          messageLane: { ordered: false, settings: { maxReceiveCount: 100 } },
+        },
+      },
+    };
+    expect(build(props)).toThrow(UnsafeSettingsError);
+    expect(build(props)).toThrow(
+      /^Subscriber crm: retentionDays is 11, but .* in the message lane's queue .* 100 receives × up to 3630 s = 363000 s .* at least 11\.201389 /,
+    );
+  });
+
   it('accepts a lease margin that fits a longer consumer timeout, and gives it to the consumer', () => {
     // 150 s would reach the default 181 s visibility timeout; a 60 s consumer gets 6 × 60 + 1 = 361 s.
     const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'LongConsumer');
@@ -302,8 +332,10 @@ describe('unsafe props are refused at synth time', () => {
 
   it('accepts the smallest safe values', () => {
     const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Edge');
+    // 7 days + 55 receives of up to 10 s + the default 3600 s delay: the smallest the construct accepts.
+    const retentionDays = (7 * 86_400 + 55 * 3610) / 86_400;
     const pipeline = new WhatsAppWebhookDedup(stack, 'Webhook', {
-      retentionDays: 7,
+      retentionDays,
       // The fewest receives whose default backoff rides out a day-long outage (contract/retry-budget.ts).
       maxReceiveCount: 55,
       consumerTimeoutSeconds: 10,
@@ -312,7 +344,7 @@ describe('unsafe props are refused at synth time', () => {
       receiverTimeoutSeconds: 29,
     });
     expect(pipeline.settings).toMatchObject({
-      retentionDays: 7,
+      retentionDays,
       visibilityTimeoutSeconds: 60,
       maxReceiveCount: 55,
     });

@@ -49,7 +49,8 @@ const THREE: SubscriberDefinitions = {
   bot: {
     entry: BOT_ENTRY,
     fields: ['messages'],
-    settings: { maxReceiveCount: DEFAULTS.maxReceiveCount + 20, batchSize: 5 },
+    // A longer budget needs a longer retention: 7 days + 80 receives of up to 3631 s, in whole days.
+    settings: { maxReceiveCount: DEFAULTS.maxReceiveCount + 20, batchSize: 5, retentionDays: 11 },
   },
   crm: { entry: CRM_ENTRY, settings: { maxConcurrency: 2 }, memorySize: 1024, statusLedger: 'always' },
   archive: { entry: ENTRY, keyNamespace: '' },

@@ -5,6 +5,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../../contract/settings.ts';
 import {
   ClaimStore,
   type ClaimStoreOptions,
@@ -22,6 +23,8 @@ import { countRequests, type RequestCounter } from '../../support/request-counte
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
 const DAY = 24 * HOUR;
+/** The store's retention when none is given: the settings' default (contract/settings.ts). */
+const RETENTION = DEFAULT_SETTINGS.retentionDays * DAY;
 // Not a fixed date: DynamoDB Local runs TTL deletion on its real clock, so injected times must not be in the
 // real past, or records would vanish mid-test. Whole seconds keep the expected epoch-second values exact.
 const START = Math.floor(Date.now() / SECOND) * SECOND;
@@ -98,7 +101,7 @@ describe('claim', () => {
       state: 'processing',
       owner: claim.owner,
       leaseUntil: START + 20 * SECOND + store.leaseMarginMs,
-      expiresAt: START / SECOND + 8 * 86_400,
+      expiresAt: (START + RETENTION) / SECOND,
       field: 'messages',
       claimedAt: START,
       attempt: 1,
@@ -277,7 +280,7 @@ describe('lease', () => {
 
     const completed = await store.complete(claim);
 
-    expect(completed.expiresAt).toBe(Math.floor(clock.now / SECOND) + 8 * 86_400);
+    expect(completed.expiresAt).toBe(Math.floor(clock.now / SECOND) + RETENTION / SECOND);
     expect(await storedItem(key)).toMatchObject({
       state: 'done',
       doneAt: clock.now,
@@ -289,8 +292,12 @@ describe('lease', () => {
 describe('retention (injected clock)', () => {
   it.each([
     { label: 'completed 6 days 23 hours ago', age: 6 * DAY + 23 * HOUR, outcome: 'duplicate-done' },
-    { label: 'completed exactly 8 days ago', age: 8 * DAY, outcome: 'duplicate-done' },
-    { label: 'completed 8 days and 1 second ago', age: 8 * DAY + SECOND, outcome: 'reclaimed' },
+    { label: 'completed exactly the default retention ago', age: RETENTION, outcome: 'duplicate-done' },
+    {
+      label: 'completed the default retention and 1 second ago',
+      age: RETENTION + SECOND,
+      outcome: 'reclaimed',
+    },
   ])('an event $label → $outcome', async ({ age, outcome }) => {
     const store = newStore();
     const key = newKey('retention');
@@ -307,7 +314,7 @@ describe('retention (injected clock)', () => {
     const key = newKey('reclaim');
     const first = await claimHeld(store, key);
     await store.complete(first);
-    clock.now = START + 9 * DAY;
+    clock.now = START + RETENTION + DAY;
     const expired = await storedItem(key);
     expect(expired?.expiresAt).toBeLessThan(clock.now / SECOND);
 
@@ -373,7 +380,7 @@ describe('an event without side effect, recorded directly as done', () => {
     expect(recorded).toMatchObject({ outcome: 'recorded', claimedAs: 'fresh' });
     expect(requests.counts()).toEqual({ PutItem: 1 });
     const item = await storedItem(key);
-    expect(item).toMatchObject({ state: 'done', doneAt: START, expiresAt: START / SECOND + 8 * 86_400 });
+    expect(item).toMatchObject({ state: 'done', doneAt: START, expiresAt: (START + RETENTION) / SECOND });
     expect(item?.leaseUntil).toBeUndefined();
 
     clock.now += 3 * DAY;

@@ -11,7 +11,7 @@ import {
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIN_RETENTION_DAYS } from '../../../contract/settings.ts';
+import { DEFAULT_SETTINGS, MIN_RETENTION_DAYS } from '../../../contract/settings.ts';
 import { ClaimStore, type ClaimStoreOptions, type HeldClaim } from '../../../functions/claims/claim-store.ts';
 import {
   ClaimLostError,
@@ -23,6 +23,8 @@ import {
 
 const NOW = 1_780_000_000_000;
 const NOW_S = NOW / 1000;
+/** The store's retention when none is given: the settings' default (contract/settings.ts). */
+const DEFAULT_RETENTION_S = DEFAULT_SETTINGS.retentionDays * 86_400;
 const DEADLINE = NOW + 30_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const CLAIM_CONDITION =
@@ -69,7 +71,7 @@ const held: HeldClaim = {
   attempt: 2,
   claimedAt: NOW,
   leaseUntil: NOW + 40_000,
-  expiresAt: NOW_S + 8 * 86_400,
+  expiresAt: NOW_S + DEFAULT_RETENTION_S,
 };
 
 describe('claim', () => {
@@ -90,7 +92,7 @@ describe('claim', () => {
         state: 'processing',
         owner: expect.stringMatching(UUID),
         leaseUntil: DEADLINE + 10_000,
-        expiresAt: NOW_S + 8 * 86_400,
+        expiresAt: NOW_S + DEFAULT_RETENTION_S,
         field: 'messages',
         claimedAt: NOW,
         attempt: 1,
@@ -115,7 +117,7 @@ describe('claim', () => {
       attempt: 1,
       claimedAt: NOW,
       leaseUntil: DEADLINE + 10_000,
-      expiresAt: NOW_S + 8 * 86_400,
+      expiresAt: NOW_S + DEFAULT_RETENTION_S,
     });
   });
 
@@ -278,7 +280,7 @@ describe('complete', () => {
       ExpressionAttributeValues: {
         ':done': 'done',
         ':nowMs': NOW,
-        ':expiresAt': NOW_S + 8 * 86_400,
+        ':expiresAt': NOW_S + DEFAULT_RETENTION_S,
         ':attempt': 2,
         ':me': 'owner-me',
       },
@@ -288,7 +290,7 @@ describe('complete', () => {
       key: 'msg:wamid.1',
       pk: 'crm#msg:wamid.1',
       doneAt: NOW,
-      expiresAt: NOW_S + 8 * 86_400,
+      expiresAt: NOW_S + DEFAULT_RETENTION_S,
     });
   });
 
@@ -444,9 +446,9 @@ describe('configuration', () => {
     },
   );
 
-  it('accepts the minimum retention and defaults to 8 days', () => {
+  it("accepts Meta's 7 days, the part of the floor it can check alone, and defaults to the settings' default", () => {
     expect(store({ retentionDays: MIN_RETENTION_DAYS }).retentionDays).toBe(7);
-    expect(store().retentionDays).toBe(8);
+    expect(store().retentionDays).toBe(DEFAULT_SETTINGS.retentionDays);
   });
 
   it.each([

@@ -10,14 +10,23 @@ import {
   META_DEFAULT_MESSAGES_PER_SECOND,
   planCapacity,
 } from '../../../contract/capacity.ts';
-import { resolveMessageLane } from '../../../contract/lanes.ts';
+import {
+  ORDERED_LANE_REDRIVE_MARGIN,
+  type ResolvedMessageLane,
+  redriveMaxReceiveCount,
+  resolveMessageLane,
+} from '../../../contract/lanes.ts';
+import type { QueueStay } from '../../../contract/retry-budget.ts';
 import {
   DEFAULT_SETTINGS,
   latestLeaseEndSeconds,
   MAX_QUEUE_RETENTION_DAYS,
   MIN_QUEUE_RETENTION_DAYS,
+  minimumRetentionDays,
+  minimumRetentionSeconds,
   type PipelineSettingsInput,
   resolveSettings,
+  retentionDaysProblem,
   UnsafeSettingsError,
 } from '../../../contract/settings.ts';
 
@@ -142,5 +151,108 @@ describe('the default maxConcurrency', () => {
     const plan = planFor(DEFAULT_EXPECTED_PEAK);
     expect(DEFAULT_SETTINGS.maxConcurrency).toBeLessThan(needed(plan, 'status'));
     expect(DEFAULT_SETTINGS.maxConcurrency).toBeLessThan(needed(plan, 'message'));
+  });
+});
+
+describe("the claims retention floor: Meta's 7 days plus the longest retry budget of the lanes", () => {
+  const DAY = 86_400;
+  const WEEK = 7 * DAY;
+  const status = resolveSettings();
+  const lane = (definition: Parameters<typeof resolveMessageLane>[1], input: PipelineSettingsInput = {}) =>
+    resolveMessageLane(input, definition, undefined) as ResolvedMessageLane;
+  /** A lane as the construct counts it: with the receives its queue allows before it redrives. */
+  const stay = (resolved: ResolvedMessageLane): QueueStay => ({
+    ...resolved.settings,
+    maxReceiveCount: redriveMaxReceiveCount(resolved),
+  });
+  const defaultLanes = { 'status lane': status, 'message lane': stay(lane({})) };
+  // Default status lane: 60 receives, each up to the 1 s window + the 30 s timeout + the 3600 s delay cap.
+  const DEFAULT_STATUS_STAY = 60 * (1 + 30 + 3600);
+
+  it("is set by the status lane with the defaults, the ordered message lane's budget being far shorter", () => {
+    expect(minimumRetentionSeconds(defaultLanes)).toBe(WEEK + DEFAULT_STATUS_STAY);
+    expect(minimumRetentionSeconds({ 'message lane': stay(lane({})) })).toBeLessThan(WEEK + 2 * 3600);
+  });
+
+  it('accepts the smallest retention it names', () => {
+    const smallest = minimumRetentionDays(defaultLanes);
+    expect(smallest).toBe((WEEK + DEFAULT_STATUS_STAY) / DAY);
+    expect(retentionDaysProblem(smallest, defaultLanes)).toBeUndefined();
+    expect(retentionDaysProblem(Math.ceil(smallest), defaultLanes)).toBeUndefined();
+  });
+
+  it.each([
+    ['one second', 1],
+    ['one day', DAY],
+  ])('refuses a retention %s short, naming both terms and the smallest accepted value', (_label, short) => {
+    const retentionDays = (WEEK + DEFAULT_STATUS_STAY - short) / DAY;
+    expect(retentionDaysProblem(retentionDays, defaultLanes)).toBe(
+      `retentionDays is ${retentionDays}, but Meta retries a webhook for up to 7 days, and its last retry may then wait in the status lane's queue for that lane's retry budget, 60 receives × up to 3631 s = ${DEFAULT_STATUS_STAY} s (2.5 days), before its claim is checked: a done claim must outlast both. Use a retentionDays of at least 9.521528 (7 days + ${DEFAULT_STATUS_STAY} s; 10 in whole days), or a shorter retry budget.`,
+    );
+  });
+
+  it('shows a smallest value that is itself accepted, rounded up to the millionth of a day', () => {
+    // 7 days + 43,200 s is 7.5 days exactly: no float tail may turn it into 7.500001.
+    const halfDay = {
+      'status lane': {
+        ...status,
+        maxReceiveCount: 12,
+        maxBatchingWindowSeconds: 0,
+        retryMaxDelaySeconds: 3570,
+      },
+    };
+    expect(minimumRetentionSeconds(halfDay)).toBe(WEEK + DAY / 2);
+    const shown = Number(/at least ([\d.]+) /.exec(retentionDaysProblem(7, halfDay) as string)?.[1]);
+    expect(shown).toBe(7.5);
+    expect(retentionDaysProblem(shown, halfDay)).toBeUndefined();
+    expect(retentionDaysProblem(shown - 1 / DAY, halfDay)).toBeDefined();
+  });
+
+  it('follows the lane with the longest budget: an unordered message lane with a budget of its own', () => {
+    const long = lane({ ordered: false, settings: { maxReceiveCount: 100 } });
+    const lanes = { 'status lane': status, 'message lane': stay(long) };
+    // Unordered, no window: 100 receives of up to 30 s + 3600 s.
+    const messageStay = 100 * (30 + 3600);
+    expect(minimumRetentionSeconds(lanes)).toBe(WEEK + messageStay);
+    expect(retentionDaysProblem(DEFAULT_SETTINGS.retentionDays, lanes)).toMatch(
+      new RegExp(
+        `^retentionDays is 10, but .* in the message lane's queue .* 100 receives × up to 3630 s = ${messageStay} s .* at least 11.201389 .*12 in whole days`,
+      ),
+    );
+    expect(retentionDaysProblem(12, lanes)).toBeUndefined();
+  });
+
+  it("counts an ordered lane with the receives its queue allows, past its consumer's own budget", () => {
+    // A short status budget (a test's compressed one), so that the ordered lane's is the longest.
+    const short = resolveSettings(
+      { maxReceiveCount: 5, retryBaseDelaySeconds: 1, retryMaxDelaySeconds: 4 },
+      { outageToRideOutSeconds: 1 },
+    );
+    const ordered = lane({});
+    const receives = ordered.settings.maxReceiveCount + ORDERED_LANE_REDRIVE_MARGIN;
+    // Ordered: no window; each receive up to the visibility timeout (6 × 30 s), above 30 s + the 60 s cap.
+    const orderedStay = receives * 180;
+    const lanes = { 'status lane': short, 'message lane': stay(ordered) };
+    expect(minimumRetentionSeconds(lanes)).toBe(WEEK + orderedStay);
+    expect(retentionDaysProblem((WEEK + orderedStay - 1) / DAY, lanes)).toMatch(
+      new RegExp(`message lane's queue for that lane's retry budget, ${receives} receives × up to 180 s`),
+    );
+  });
+
+  it("is Meta's 7 days alone without lanes, the part a consumer checks from its one setting", () => {
+    expect(minimumRetentionSeconds({})).toBe(WEEK);
+    expect(retentionDaysProblem(7)).toBeUndefined();
+    expect(retentionDaysProblem(7 - 1 / DAY)).toMatch(
+      /^retentionDays is .*, but Meta retries a webhook for up to 7 days: use at least 7 days plus the longest retry budget of the subscriber's lanes \(default 10\)\.$/,
+    );
+    expect(retentionDaysProblem(Number.NaN, defaultLanes)).toMatch(/^retentionDays is NaN/);
+  });
+
+  it("defaults to the default budget's floor rounded up to whole days, which the default lanes accept", () => {
+    expect(DEFAULT_SETTINGS.retentionDays).toBe(Math.ceil(minimumRetentionDays({ 'status lane': status })));
+    expect(DEFAULT_SETTINGS.retentionDays).toBe(10);
+    expect(retentionDaysProblem(DEFAULT_SETTINGS.retentionDays, defaultLanes)).toBeUndefined();
+    const unordered = { 'status lane': status, 'message lane': stay(lane({ ordered: false })) };
+    expect(retentionDaysProblem(DEFAULT_SETTINGS.retentionDays, unordered)).toBeUndefined();
   });
 });
