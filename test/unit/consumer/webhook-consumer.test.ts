@@ -235,6 +235,68 @@ describe('consumer: unusable records', () => {
   });
 });
 
+describe('consumer: events without identity', () => {
+  const idless = (text: string) => ({
+    from: '16505551234',
+    timestamp: '1781175600',
+    type: 'text',
+    text: { body: text },
+  });
+  const bodyWith = (messages: unknown[]) =>
+    JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '104882371930562',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
+                messages,
+              },
+            },
+          ],
+        },
+      ],
+    });
+
+  it('runs none of three id-less messages, claims no `msg:-`, quarantines the record once and runs its keyed message', async () => {
+    const { keys, handle } = recorder();
+    const { dynamodb, queue, invoke } = createHarness({ onMessage: handle });
+    dynamodb.on(PutCommand).resolves({});
+    dynamodb.on(UpdateCommand).resolves({});
+    const body = bodyWith([idless('one'), idless('two'), { ...idless('three'), id: '' }, first]);
+
+    const { result, lines } = await captureOutput(() => invoke(sqsEvent(['rec-1', body])));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(keys).toEqual([`msg:${first.id}`]);
+    expect(putKeys(dynamodb)).toEqual([`msg:${first.id}`]);
+    const sends = queue.commandCalls(SendMessageBatchCommand);
+    expect(sends).toHaveLength(1);
+    const entry = (sends[0]?.args[0].input as SendMessageBatchCommandInput).Entries?.[0];
+    expect(entry?.MessageAttributes?.reason?.StringValue).toBe('event-without-id');
+    expect(Buffer.from(entry?.MessageBody ?? '', 'base64').toString('utf8')).toBe(body);
+    expect(metricValue(emfDocuments(lines), 'Quarantined')).toBe(1);
+    const logged = lines.join('\n');
+    expect(logged).toContain('message without a usable id');
+    expect(logged).not.toContain('16505551234');
+  });
+
+  it('fails the record when the quarantine cannot take it, so that the id-less event is not lost', async () => {
+    const { dynamodb, queue, invoke } = createHarness({});
+    dynamodb.on(PutCommand).resolves({});
+    queue
+      .on(SendMessageBatchCommand)
+      .rejects(Object.assign(new Error('throttled'), { name: 'RequestThrottled' }));
+
+    const { result } = await captureOutput(() => invoke(sqsEvent(['rec-1', bodyWith([idless('x')])])));
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-1' }] });
+  });
+});
+
 describe('consumer: repeated keys', () => {
   it('runs the handler once for a key repeated within a body and across records, with one claim request', async () => {
     const { keys, handle } = recorder();
