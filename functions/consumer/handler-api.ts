@@ -60,7 +60,7 @@ export type MessageContext = EventContextBase<'message'>;
 
 /** A `value.statuses[j]` item, with the status ledger's view after merging it. */
 export interface StatusContext extends EventContextBase<'status'> {
-  /** Current status (by rank, `failed` terminal) and the time of every status seen for this message. */
+  /** Current status (by rank; `failed` only until a `delivered`/`read`/`played`) and every status's time. */
   readonly ledger: StatusLedgerView;
   /** `merged`: this status arrived after a higher-ranked one; `ledger.current` did not move back. */
   readonly ledgerChange: StatusLedgerChange;
