@@ -6,7 +6,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-hub-signature-256';
 
-const SIGNATURE_PATTERN = /^sha256=([0-9a-f]{64})$/i;
+/**
+ * Exactly what Meta sends: the lowercase label and 64 lowercase hex digits. The bytes compare below would be
+ * case-free for the hex anyway; refusing other spellings keeps one grammar, so that `malformed` means "not
+ * Meta's format" (a header rewritten on the way, or made by hand) instead of passing unnoticed.
+ */
+const SIGNATURE_PATTERN = /^sha256=([0-9a-f]{64})$/;
 
 export type SignatureCheck =
   | { readonly valid: true; readonly secretIndex: number }
@@ -20,8 +25,8 @@ export type SignatureCheck =
  * `rawBody` may be the text of the body when the front end has already decoded it as UTF-8: the HMAC then
  * runs over its UTF-8 encoding, which is the bytes received.
  *
- * The comparison is constant-time over the 32 digest bytes; the header is decoded to bytes first, so its
- * hex case does not matter and a short or long value is refused before any comparison.
+ * The comparison is constant-time over the 32 digest bytes; the header is decoded to bytes first, and a
+ * short, long or otherwise spelt value is refused before any comparison.
  */
 export function checkSignature(
   rawBody: Uint8Array | string,

@@ -18,11 +18,12 @@ describe('checkSignature', () => {
     });
   });
 
-  it('accepts upper-case hex and the body given as its UTF-8 text', () => {
-    const header = signBody(body, SECRET)
-      .replace(/[a-f]/g, (c) => c.toUpperCase())
-      .replace('SHA256', 'sha256');
-    expect(checkSignature(body.toString('utf8'), header, [SECRET]).valid).toBe(true);
+  it('accepts the body given as its UTF-8 text', () => {
+    expect(checkSignature(body.toString('utf8'), signBody(body, SECRET), [SECRET]).valid).toBe(true);
+  });
+
+  it('accepts surrounding whitespace, which is not part of an HTTP field value', () => {
+    expect(checkSignature(body, ` ${signBody(body, SECRET)} `, [SECRET]).valid).toBe(true);
   });
 
   it.each([
@@ -33,6 +34,15 @@ describe('checkSignature', () => {
     ['truncated', signBody(body, SECRET).slice(0, -2), 'malformed'],
     ['too long', `${signBody(body, SECRET)}00`, 'malformed'],
     ['not hex', `sha256=${'z'.repeat(64)}`, 'malformed'],
+    // Right digest, other spelling: only Meta's own (lowercase label, lowercase hex) is accepted.
+    ['labelled SHA256=', signBody(body, SECRET).replace('sha256=', 'SHA256='), 'malformed'],
+    ['labelled Sha256=', signBody(body, SECRET).replace('sha256=', 'Sha256='), 'malformed'],
+    [
+      'in upper-case hex',
+      `sha256=${signBody(body, SECRET).slice('sha256='.length).toUpperCase()}`,
+      'malformed',
+    ],
+    ['spaced after the label', signBody(body, SECRET).replace('=', '= '), 'malformed'],
     ['signed with another secret', signBody(body, 'not-configured'), 'mismatch'],
   ])('refuses a header that is %s', (_, header, problem) => {
     expect(checkSignature(body, header, [SECRET, OTHER])).toEqual({ valid: false, problem });
