@@ -181,11 +181,7 @@ type SignatureKind =
   | 'empty'
   | 'missing';
 
-const VALID_KINDS = new Set<SignatureKind>([
-  'valid',
-  'valid, second secret',
-  'valid, padded with spaces',
-]);
+const VALID_KINDS = new Set<SignatureKind>(['valid', 'valid, second secret', 'valid, padded with spaces']);
 
 function signatureHeader(kind: SignatureKind, body: Buffer | string, noise: string): string | undefined {
   const hex = (secret: string, bytes: Buffer | string = body) =>
