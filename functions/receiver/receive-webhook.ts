@@ -4,8 +4,9 @@
  *
  * | request                                       | answer                                               |
  * |-----------------------------------------------|------------------------------------------------------|
- * | GET, subscribe + our token + a challenge      | 200, the challenge verbatim, text/plain               |
- * | GET without a challenge / otherwise           | 400 / 403                                            |
+ * | GET, subscribe + our token + a challenge      | 200, the challenge verbatim, text/plain, nosniff     |
+ * | GET, no challenge, or one over 128 characters | 400                                                  |
+ * | GET otherwise                                 | 403                                                  |
  * | GET, no verify token stored                   | 500 (the app secret is not needed for a GET)         |
  * | POST, signature missing or wrong              | 401, nothing enqueued                                |
  * | POST, no app secret stored yet                | 401, nothing enqueued, logged as an error            |
@@ -104,7 +105,8 @@ export interface ReceiverDependencies {
  */
 export const RETRY_BUDGET_MS = 3_000;
 
-const TEXT = { 'content-type': 'text/plain; charset=utf-8' } as const;
+// nosniff: the handshake echoes a caller's text, which a browser must never sniff into HTML or script.
+const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } as const;
 
 function respond(statusCode: number, body = '', headers: Record<string, string> = {}): WebhookResponse {
   return { statusCode, headers: { ...TEXT, ...headers }, body };

@@ -4,7 +4,18 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-export type HandshakeOutcome = 'verified' | 'no-challenge' | 'wrong-mode' | 'wrong-token';
+export type HandshakeOutcome =
+  | 'verified'
+  | 'no-challenge'
+  | 'challenge-too-long'
+  | 'wrong-mode'
+  | 'wrong-token';
+
+/**
+ * Meta's challenges are short decimal integers (`1158201444`); a longer one did not come from Meta, and the
+ * cap bounds what the endpoint will echo for anyone holding the token.
+ */
+export const MAX_CHALLENGE_LENGTH = 128;
 
 export interface HandshakeAnswer {
   readonly statusCode: 200 | 400 | 403;
@@ -15,8 +26,10 @@ export interface HandshakeAnswer {
 
 /**
  * `query` holds the decoded query string parameters (API Gateway's `queryStringParameters`).
- * A missing or empty challenge is a malformed request (400) whatever the token; anything else that is not a
- * `subscribe` with our token is refused (403), so the endpoint never confirms a guessed token.
+ * A missing, empty or too long (over `MAX_CHALLENGE_LENGTH`) challenge is a malformed request (400) whatever
+ * the token; anything else that is not a `subscribe` with our token is refused (403), so the endpoint never
+ * confirms a guessed token. The caller answers the challenge as `text/plain` with `nosniff`, so that a
+ * browser never renders it as a page.
  */
 export function answerVerificationHandshake(
   query: Readonly<Record<string, string | undefined>> | undefined,
@@ -25,6 +38,9 @@ export function answerVerificationHandshake(
   const challenge = query?.['hub.challenge'];
   if (challenge === undefined || challenge === '') {
     return { statusCode: 400, body: '', outcome: 'no-challenge' };
+  }
+  if (challenge.length > MAX_CHALLENGE_LENGTH) {
+    return { statusCode: 400, body: '', outcome: 'challenge-too-long' };
   }
   if (query?.['hub.mode'] !== 'subscribe') return { statusCode: 403, body: '', outcome: 'wrong-mode' };
   const token = query['hub.verify_token'];

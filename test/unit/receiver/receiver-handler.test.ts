@@ -84,7 +84,7 @@ const fixture = (name: string) => readFileSync(new URL(`../../fixtures/webhooks/
 describe('GET verification handshake', () => {
   const get = (query: Record<string, string>) => invoke(httpApiEvent({ method: 'GET', query }));
 
-  it('answers 200 with the challenge verbatim as text/plain', async () => {
+  it('answers 200 with the challenge verbatim as text/plain, never to be sniffed as anything else', async () => {
     const response = await get({
       'hub.mode': 'subscribe',
       'hub.verify_token': VERIFY_TOKEN,
@@ -92,6 +92,16 @@ describe('GET verification handshake', () => {
     });
     expect(response).toMatchObject({ statusCode: 200, body: '1158201444' });
     expect(response.headers?.['content-type']).toMatch(/^text\/plain/);
+    expect(response.headers?.['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('answers 400 to a challenge longer than Meta sends (128 characters), echoing nothing', async () => {
+    const response = await get({
+      'hub.mode': 'subscribe',
+      'hub.verify_token': VERIFY_TOKEN,
+      'hub.challenge': `<script>${'x'.repeat(121)}`,
+    });
+    expect(response).toMatchObject({ statusCode: 400, body: '' });
   });
 
   it.each([

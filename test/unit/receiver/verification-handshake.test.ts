@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { answerVerificationHandshake } from '../../../functions/receiver/verification-handshake.ts';
+import {
+  answerVerificationHandshake,
+  MAX_CHALLENGE_LENGTH,
+} from '../../../functions/receiver/verification-handshake.ts';
 
 const TOKEN = 'my-verify-token';
 
@@ -57,6 +60,28 @@ describe('answerVerificationHandshake', () => {
     ['no mode', { 'hub.verify_token': TOKEN, 'hub.challenge': '1' }, 403, 'wrong-mode'],
   ])('answers a request with %s with %i', (_, query, statusCode, outcome) => {
     expect(answerVerificationHandshake(query, TOKEN)).toEqual({ statusCode, body: '', outcome });
+  });
+
+  it(`echoes a challenge of ${MAX_CHALLENGE_LENGTH} characters, and refuses a longer one with 400 whatever the token`, () => {
+    const longest = '9'.repeat(MAX_CHALLENGE_LENGTH);
+    const subscribe = { 'hub.mode': 'subscribe', 'hub.verify_token': TOKEN };
+    expect(answerVerificationHandshake({ ...subscribe, 'hub.challenge': longest }, TOKEN)).toEqual({
+      statusCode: 200,
+      body: longest,
+      outcome: 'verified',
+    });
+    const tooLong = `${longest}9`;
+    expect(answerVerificationHandshake({ ...subscribe, 'hub.challenge': tooLong }, TOKEN)).toEqual({
+      statusCode: 400,
+      body: '',
+      outcome: 'challenge-too-long',
+    });
+    expect(
+      answerVerificationHandshake(
+        { ...subscribe, 'hub.verify_token': 'wrong', 'hub.challenge': tooLong },
+        TOKEN,
+      ),
+    ).toEqual({ statusCode: 400, body: '', outcome: 'challenge-too-long' });
   });
 
   it('answers 400 when there is no query string at all', () => {
