@@ -117,8 +117,17 @@ function graphLocation(versionOption: string | undefined, env: NodeJS.ProcessEnv
   } catch {
     throw new UsageError(`${META_ENV.graphUrl} needs a URL, got "${raw}"`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`${META_ENV.graphUrl} needs an http(s) URL, got "${raw}"`);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+    throw new UsageError(
+      `${META_ENV.graphUrl} needs an https URL (http only to this machine: localhost, 127.0.0.0/8, [::1]), since the access token goes with every request; got "${raw}"`,
+    );
   }
   return { baseUrl: url.origin, version };
+}
+
+/** A host whose traffic never leaves this machine, as the WHATWG URL parser writes it (`[::1]`, `127.0.0.1`). */
+function isLoopback(hostname: string): boolean {
+  return (
+    hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
 }

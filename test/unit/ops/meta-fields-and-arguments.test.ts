@@ -130,6 +130,34 @@ describe('meta and smoke arguments', () => {
     expect(usageError(args)).toMatch(pattern);
   });
 
+  const statusWithGraphUrl = (graphUrl: string) => ({ ...TOKEN_ENV, META_GRAPH_URL: graphUrl });
+  const metaStatus = ['--stack', 's', 'meta', 'status', '--app-id', '1'];
+
+  it.each([
+    'http://graph.facebook.com',
+    'http://graph.example.com:8080/v26.0',
+    'http://10.0.0.5:9999',
+    'http://127.0.0.1.nip.io:9999',
+    'http://[::ffff:127.0.0.1]:9999',
+    'ftp://127.0.0.1/',
+  ])('refuses META_GRAPH_URL=%s: the token must not travel in clear', (graphUrl) => {
+    expect(usageError(metaStatus, statusWithGraphUrl(graphUrl))).toMatch(
+      /^META_GRAPH_URL needs an https URL \(http only to this machine: localhost, 127\.0\.0\.0\/8, \[::1\]\)/,
+    );
+  });
+
+  it.each([
+    ['https://graph.example.com:8443/x', 'https://graph.example.com:8443'],
+    ['http://localhost:9999', 'http://localhost:9999'],
+    ['http://127.0.0.1:9999', 'http://127.0.0.1:9999'],
+    ['http://127.8.9.10:9999', 'http://127.8.9.10:9999'],
+    ['http://[::1]:9999', 'http://[::1]:9999'],
+  ])('accepts META_GRAPH_URL=%s', (graphUrl, baseUrl) => {
+    expect(parseOpsArguments(metaStatus, statusWithGraphUrl(graphUrl))).toMatchObject({
+      command: { graph: { baseUrl } },
+    });
+  });
+
   it('refuses meta without a token, saying where to put one', () => {
     expect(usageError(['--stack', 's', 'meta', 'status', '--app-id', '1'], {})).toMatch(
       /set META_ACCESS_TOKEN \(APP_ID\|APP_SECRET, or a system user token\) or name a Secrets Manager secret with --token-secret NAME/,
