@@ -116,4 +116,13 @@ export const MANAGEMENT_FIELDS = [
   'automatic_events',
   'history',
   'calls',
+  'group_lifecycle_update',
+  'group_participants_update',
+  'group_settings_update',
+  'group_status_update',
+  'message_echoes',
+  'messaging_handovers',
+  'standby',
+  'consumer_profile',
+  'account_settings_update',
 ] as const;

@@ -1,5 +1,5 @@
 import { isLosslessNumber } from 'lossless-json';
-import type { EventRecipe, KeyPart } from './field-rules.ts';
+import type { EventRecipe, KeyPart, RecipePart } from './field-rules.ts';
 import { stringifyWebhookJson } from './parse-json.ts';
 import type { JsonObject, JsonValue } from './types.ts';
 
@@ -89,11 +89,16 @@ export function hasUsableIdentity(recipe: EventRecipe, sources: KeySources): boo
   return (typeof id === 'string' && id !== '') || typeof id === 'number' || isLosslessNumber(id);
 }
 
+/** One part of a key as it goes into the key: a member's value rendered, or a computed part's own text. */
+function renderRecipePart(sources: KeySources, part: RecipePart): string {
+  return 'compute' in part ? part.compute(sources) : renderKeyPart(read(sources, part));
+}
+
 /** The key of one event: the recipe's prefix and parts joined with `:`. */
 export function buildEventKey(recipe: EventRecipe, sources: KeySources): string {
   let key = recipe.keyPrefix;
   for (const part of recipe.parts) {
-    key += `:${renderKeyPart(read(sources, part))}`;
+    key += `:${renderRecipePart(sources, part)}`;
   }
   if (recipe.optionalPart !== undefined) {
     const extra = read(sources, recipe.optionalPart);

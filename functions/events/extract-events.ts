@@ -19,6 +19,7 @@ import { parseWebhookJson } from './parse-json.ts';
 import type {
   EventExtraction,
   JsonObject,
+  JsonValue,
   MalformedPart,
   UnkeyedEvent,
   UnknownFieldChange,
@@ -83,27 +84,32 @@ export function extractEventsFromEnvelope(body: unknown): EventExtraction {
         malformed.push({ entryId, field, problem: 'change.value is not an object' });
         continue;
       }
+      const problems = new Set<string>();
       for (const recipe of recipes) {
-        const { itemsArray, kind, metricField } = recipe;
-        if (itemsArray === null) {
+        const { itemsPath, kind, metricField } = recipe;
+        if (itemsPath === null) {
           const key = buildEventKey(recipe, { entry, value, item: value });
           events.push({ key, field, kind, metricField, entryId, payload: value, value });
           continue;
         }
-        const items = value[itemsArray];
-        if (items === undefined || items === null) continue;
-        if (!Array.isArray(items)) {
-          malformed.push({ entryId, field, problem: `value.${itemsArray} is not an array` });
+        const items = itemsAt(value, itemsPath);
+        if (items === undefined) continue;
+        if (typeof items === 'string') {
+          // Reported once per change, however many of its recipes read below the same member.
+          if (!problems.has(items)) malformed.push({ entryId, field, problem: items });
+          problems.add(items);
           continue;
         }
+        const arrayName = `value.${itemsPath.join('.')}`;
         for (const item of items) {
           if (!isJsonObject(item)) {
-            malformed.push({ entryId, field, problem: `an item of value.${itemsArray} is not an object` });
+            malformed.push({ entryId, field, problem: `an item of ${arrayName} is not an object` });
             continue;
           }
           const sources = { entry, value, item: item as JsonObject };
           if (!hasUsableIdentity(recipe, sources)) {
-            unkeyed.push({ entryId, field, kind, metricField, problem: `${kind} without a usable id` });
+            const what = kind === 'management' ? `an item of ${arrayName}` : kind;
+            unkeyed.push({ entryId, field, kind, metricField, problem: `${what} without a usable id` });
             continue;
           }
           const key = buildEventKey(recipe, sources);
@@ -113,6 +119,24 @@ export function extractEventsFromEnvelope(body: unknown): EventExtraction {
     }
   }
   return { ok: true, events, unknownFields, malformed, unkeyed };
+}
+
+/**
+ * The items at `path` inside the change value; `undefined` when a member on the way is absent or null (a
+ * `messages` change carries statuses or messages, rarely both; a `standby` value may be `{}`), or the problem
+ * when a member on the way is not an object or the last one is not an array.
+ */
+function itemsAt(value: JsonObject, path: readonly string[]): JsonValue[] | string | undefined {
+  let current: JsonValue = value;
+  for (const [index, name] of path.entries()) {
+    const next: JsonValue | undefined = (current as JsonObject)[name];
+    if (next === undefined || next === null) return undefined;
+    const where = `value.${path.slice(0, index + 1).join('.')}`;
+    if (index === path.length - 1) return Array.isArray(next) ? next : `${where} is not an array`;
+    if (!isJsonObject(next)) return `${where} is not an object`;
+    current = next;
+  }
+  return undefined;
 }
 
 function notEnvelope(detail: string): EventExtraction {

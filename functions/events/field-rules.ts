@@ -3,6 +3,9 @@
  * values, in which order, make their key. `extract-events.ts` walks a body with this table; the receiver's
  * splitter asks it which arrays it may cut between.
  */
+import { canonicalJsonSha256 } from './content-digest.ts';
+import type { KeySources } from './event-key.ts';
+import { groupCustomersKeyPart } from './group-item.ts';
 import type { EventKind } from './types.ts';
 
 /** Where a key part is read: the entry, the change value, or the event's item (for per-change fields the
@@ -20,13 +23,26 @@ export interface KeyPart {
   readonly otherwise?: KeyPart;
 }
 
+/**
+ * A part that is no single member: the customers a group item names, the digest of a value. `compute` returns
+ * the part as it goes into the key, already encoded (no `:`, and `%` only as an escape).
+ */
+export interface ComputedKeyPart {
+  readonly compute: (sources: KeySources) => string;
+}
+
+export type RecipePart = KeyPart | ComputedKeyPart;
+
 export interface EventRecipe {
-  /** The array inside `change.value` whose items are one event each, or `null`: one event per change. */
-  readonly itemsArray: string | null;
+  /**
+   * The member names, from `change.value`, of the array whose items are one event each (`['statuses']`;
+   * `['standby', 'messages']` one level deeper), or `null`: one event per change.
+   */
+  readonly itemsPath: readonly string[] | null;
   readonly kind: EventKind;
   readonly metricField: string;
   readonly keyPrefix: string;
-  readonly parts: readonly KeyPart[];
+  readonly parts: readonly RecipePart[];
   /** A part appended only when present and not null (a group status's participant). */
   readonly optionalPart?: KeyPart;
   /**
@@ -40,49 +56,89 @@ function part(root: PartRoot, dottedPath: string): KeyPart {
   return { root, path: dottedPath.split('.') };
 }
 
-/** The customer's phone number where the event has it, else their business-scoped user id (BSUID). */
-function phoneElseUserId(phone: KeyPart, userId: KeyPart): KeyPart {
-  return { ...phone, otherwise: userId };
+/** `first`, else `second` where `first` is missing, null or empty. */
+function orElse(first: KeyPart, second: KeyPart): KeyPart {
+  return { ...first, otherwise: second };
 }
+
+/** The customer's phone number where the event has it, else their business-scoped user id (BSUID). */
+const phoneElseUserId = orElse;
 
 const ENTRY_ID = part('entry', 'id');
 const ENTRY_TIME = part('entry', 'time');
 
-/** `<field>:<entry.id>:<ts>:<values…>`, one event per change (the item is the change value). */
-function perChange(field: string, timestamp: KeyPart, values: readonly string[]): EventRecipe[] {
+/**
+ * `<field>:<entry.id>:<ts>:<values…>`, one event per change (the item is the change value). A string value is a
+ * dotted path in the change value.
+ */
+function perChange(
+  field: string,
+  timestamp: KeyPart,
+  values: readonly (string | RecipePart)[],
+): EventRecipe[] {
   return [
     {
-      itemsArray: null,
+      itemsPath: null,
       kind: 'management',
       metricField: field,
       keyPrefix: field,
-      parts: [ENTRY_ID, timestamp, ...values.map((path) => part('item', path))],
+      parts: [
+        ENTRY_ID,
+        timestamp,
+        ...values.map((value) => (typeof value === 'string' ? part('item', value) : value)),
+      ],
     },
   ];
 }
 
-/** `<field>:<entry.id>:<ts>:<values…>`, one event per item of `value[itemsArray]`. */
+/** `<prefix>:<entry.id>:<ts>:<values…>` (the prefix is the field), one event per item of the array at `itemsPath`. */
 function perItem(
   field: string,
-  itemsArray: string,
+  itemsPath: string,
   timestamp: KeyPart,
-  values: readonly KeyPart[],
+  values: readonly RecipePart[],
+  more: Pick<EventRecipe, 'optionalPart' | 'identity'> = {},
 ): EventRecipe[] {
   return [
     {
-      itemsArray,
+      itemsPath: itemsPath.split('.'),
       kind: 'management',
       metricField: field,
       keyPrefix: field,
       parts: [ENTRY_ID, timestamp, ...values],
+      ...more,
     },
   ];
 }
 
+/**
+ * A Groups API field: one event per item of `value.groups[]`, `<field>:<entry.id>:<item.timestamp>:<group_id>:<type>`
+ * and then `values`.
+ */
+function perGroupItem(field: string, values: readonly RecipePart[]): EventRecipe[] {
+  return perItem(field, 'groups', part('item', 'timestamp'), [
+    part('item', 'group_id'),
+    part('item', 'type'),
+    ...values,
+  ]);
+}
+
+/** Every customer a group item names (group-item.ts), sorted, in one part. */
+const GROUP_CUSTOMERS: ComputedKeyPart = { compute: ({ item }) => groupCustomersKeyPart(item) };
+
+/** For a field whose payload Meta does not show: the digest of the whole change value (content-digest.ts). */
+const VALUE_DIGEST: ComputedKeyPart = { compute: ({ value }) => canonicalJsonSha256(value) };
+
+/** A group send's status names its participant: the phone number, else the BSUID. */
+const STATUS_PARTICIPANT = phoneElseUserId(
+  part('item', 'recipient_participant_id'),
+  part('item', 'recipient_participant_user_id'),
+);
+
 /** Within one `messages` change: every message, then every status, then every value-level error. */
 const MESSAGES_RECIPES: EventRecipe[] = [
   {
-    itemsArray: 'messages',
+    itemsPath: ['messages'],
     kind: 'message',
     metricField: 'message',
     keyPrefix: 'msg',
@@ -90,24 +146,43 @@ const MESSAGES_RECIPES: EventRecipe[] = [
     identity: part('item', 'id'),
   },
   {
-    itemsArray: 'statuses',
+    itemsPath: ['statuses'],
     kind: 'status',
     metricField: 'status',
     keyPrefix: 'st',
     parts: [part('item', 'id'), part('item', 'status')],
-    optionalPart: phoneElseUserId(
-      part('item', 'recipient_participant_id'),
-      part('item', 'recipient_participant_user_id'),
-    ),
+    optionalPart: STATUS_PARTICIPANT,
     identity: part('item', 'id'),
   },
   {
-    itemsArray: 'errors',
+    itemsPath: ['errors'],
     kind: 'error',
     metricField: 'error',
     keyPrefix: 'err',
     parts: [ENTRY_ID, ENTRY_TIME, part('value', 'metadata.phone_number_id'), part('item', 'code')],
   },
+];
+
+/**
+ * `standby`: the passive copies of a conversation another sender (Meta Business Agent) owns, one level deeper
+ * than on `messages` (`value.standby.messages[]`, …). Prefixed `standby` so that a copy never deduplicates
+ * against the owner's own event of the same wamid; never kind `message` or `status`, so a standby message
+ * never reaches `onMessage` (answering would take the thread) and a standby status never moves the ledger.
+ */
+const STANDBY_RECIPES: EventRecipe[] = [
+  ...perItem('standby', 'standby.messages', part('item', 'timestamp'), [part('item', 'id')], {
+    identity: part('item', 'id'),
+  }),
+  ...perItem('standby', 'standby.message_echoes', part('item', 'timestamp'), [part('item', 'id')], {
+    identity: part('item', 'id'),
+  }),
+  ...perItem(
+    'standby',
+    'standby.statuses',
+    part('item', 'timestamp'),
+    [part('item', 'id'), part('item', 'status')],
+    { optionalPart: STATUS_PARTICIPANT, identity: part('item', 'id') },
+  ),
 ];
 
 const FIELD_RULES: ReadonlyMap<string, readonly EventRecipe[]> = new Map<string, readonly EventRecipe[]>([
@@ -203,6 +278,40 @@ const FIELD_RULES: ReadonlyMap<string, readonly EventRecipe[]> = new Map<string,
       ]),
     ],
   ],
+  ['group_lifecycle_update', perGroupItem('group_lifecycle_update', [part('item', 'request_id')])],
+  [
+    'group_participants_update',
+    perGroupItem('group_participants_update', [
+      orElse(part('item', 'request_id'), part('item', 'join_request_id')),
+      GROUP_CUSTOMERS,
+    ]),
+  ],
+  ['group_settings_update', perGroupItem('group_settings_update', [part('item', 'request_id')])],
+  ['group_status_update', perGroupItem('group_status_update', [])],
+  [
+    'message_echoes',
+    perItem('message_echoes', 'message_echoes', part('item', 'timestamp'), [part('item', 'id')], {
+      identity: part('item', 'id'),
+    }),
+  ],
+  [
+    'messaging_handovers',
+    perChange('messaging_handovers', part('item', 'timestamp'), [
+      'recipient.phone_number_id',
+      phoneElseUserId(part('item', 'sender.phone_number'), part('item', 'sender.user_id')),
+      'type',
+    ]),
+  ],
+  ['standby', STANDBY_RECIPES],
+  // No payload of Meta's shows this field's members: keyed by its whole content (docs/design.md §1, provisional).
+  ['consumer_profile', perChange('consumer_profile', ENTRY_TIME, [VALUE_DIGEST])],
+  [
+    'account_settings_update',
+    perChange('account_settings_update', part('item', 'timestamp'), [
+      'type',
+      'phone_number_settings.phone_number_id',
+    ]),
+  ],
 ]);
 
 /** The recipes of a documented field, in the order its events are walked; `undefined` for unknown fields. */
@@ -217,10 +326,14 @@ export function isKnownField(field: string): boolean {
 /** Every documented field, in docs/design.md §1 order (`messages` first). */
 export const KNOWN_FIELDS: readonly string[] = [...FIELD_RULES.keys()];
 
+// Only arrays that are members of `change.value` itself: the splitter cuts nothing deeper, so a value whose
+// events sit one level down (`standby`) travels whole.
 const ITEM_ARRAYS: ReadonlyMap<string, readonly string[]> = new Map(
   [...FIELD_RULES].map(([field, recipes]) => [
     field,
-    Object.freeze(recipes.flatMap((recipe) => (recipe.itemsArray === null ? [] : [recipe.itemsArray]))),
+    Object.freeze(
+      recipes.flatMap(({ itemsPath }) => (itemsPath?.length === 1 ? [itemsPath[0] as string] : [])),
+    ),
   ]),
 );
 const NO_ARRAYS: readonly string[] = Object.freeze([]);
@@ -228,7 +341,8 @@ const NO_ARRAYS: readonly string[] = Object.freeze([]);
 /**
  * The arrays inside `change.value` whose items are separate events for `field`, in walk order: a splitter
  * may spread their items over several bodies (keeping everything else of the value) without changing any
- * key. Empty for per-change fields and unknown fields, whose value must travel whole.
+ * key. Empty for per-change fields, for fields whose events are nested deeper (`standby`) and for unknown
+ * fields, whose value must travel whole.
  */
 export function eventItemArrays(field: string): readonly string[] {
   return ITEM_ARRAYS.get(field) ?? NO_ARRAYS;
