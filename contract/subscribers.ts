@@ -7,6 +7,7 @@
  * Plain TypeScript: no aws-cdk-lib, no AWS SDK.
  */
 import { type MessageLaneDefinition, type ResolvedMessageLane, resolveMessageLane } from './lanes.ts';
+import { isWhatsAppWebhookField } from './meta-webhook-fields.ts';
 import {
   type PipelineSettings,
   type PipelineSettingsInput,
@@ -44,8 +45,9 @@ export interface SubscriberDefinition {
    */
   readonly entry: string;
   /**
-   * The webhook fields this subscriber receives (e.g. `['messages']`); a delivery with none of them never
-   * reaches its queue, and events of other fields in a delivery it does receive are skipped without a claim.
+   * The webhook fields this subscriber receives (e.g. `['messages']`), among those Meta documents
+   * (contract/meta-webhook-fields.ts); a delivery with none of them never reaches its queue, and events of other
+   * fields in a delivery it does receive are skipped without a claim.
    * @default - every field
    */
   readonly fields?: readonly string[];
@@ -163,9 +165,13 @@ function resolveOne(
         'fields is empty, so it would receive nothing: list its fields, or leave fields out for all.',
       );
     }
-    const bad = fields.filter((field) => !WEBHOOK_FIELD_PATTERN.test(field));
+    // A misspelt field would leave the subscriber silently without its events; a field Meta does not document
+    // has no key, so it could only ever be counted as UnknownField.
+    const bad = fields.filter((field) => !isWhatsAppWebhookField(field));
     if (bad.length > 0) {
-      throw problem(`${bad.map((field) => JSON.stringify(field)).join(', ')} is not a webhook field name.`);
+      throw problem(
+        `${bad.map((field) => JSON.stringify(field)).join(', ')} is not a webhook field Meta documents for whatsapp_business_account (contract/meta-webhook-fields.ts).`,
+      );
     }
   }
   const keyNamespace = definition.keyNamespace ?? name;

@@ -84,10 +84,17 @@ describe('resolveSubscribers', () => {
     expect(refusal({ bot: { ...BOT, fields: [] } })).toMatch(/^Subscriber bot: fields is empty/);
   });
 
-  it('refuses field names Meta never writes, naming them', () => {
-    expect(refusal({ bot: { ...BOT, fields: ['messages', 'Messages', 'a,b'] } })).toBe(
-      'Subscriber bot: "Messages", "a,b" is not a webhook field name.',
+  it('refuses field names Meta never writes or does not document, naming them', () => {
+    expect(
+      refusal({ bot: { ...BOT, fields: ['messages', 'Messages', 'a,b', 'marketing_mirror_update'] } }),
+    ).toBe(
+      'Subscriber bot: "Messages", "a,b", "marketing_mirror_update" is not a webhook field Meta documents for whatsapp_business_account (contract/meta-webhook-fields.ts).',
     );
+  });
+
+  it('takes the Groups API and override fields', () => {
+    const fields = ['group_participants_update', 'standby', 'messaging_handovers', 'consumer_profile'];
+    expect(resolveSubscribers({ bot: { ...BOT, fields } })[0]?.fields).toEqual(fields);
   });
 
   it('refuses a namespace with characters outside the claim key alphabet', () => {
