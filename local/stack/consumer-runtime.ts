@@ -3,7 +3,8 @@
  * over the subscriber module's `webhookHandlers`, configured by its own environment), with two local
  * additions around every handler: each side effect can be made to take a while (`/local/faults` →
  * `effect.delayMs`, so that the simulator can load the consumer like a real effect would), and each handler
- * call that returns is journaled as one effect of that subscriber (`/local/effects`).
+ * call that returns is journaled as one effect of that subscriber, with when it started and ended
+ * (`/local/effects`).
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import type { ResolvedSubscriber } from '../../contract/subscribers.ts';
@@ -12,6 +13,7 @@ import type {
   WebhookHandler,
   WebhookHandlers,
 } from '../../functions/consumer/handler-api.ts';
+import type { EffectRun } from './effects-journal.ts';
 
 export interface EffectDelay {
   /** Milliseconds the next side effect should take (0: none). */
@@ -20,22 +22,29 @@ export interface EffectDelay {
 
 export interface LocalEffectsOptions {
   readonly delay: EffectDelay;
-  /** Called with the event key once the handler returned. */
-  readonly recordEffect: (key: string) => void;
+  /**
+   * Called with the event key once the handler returned, and when the call ran (epoch ms): from the moment it
+   * was called, the effect delay included, to its return.
+   */
+  readonly recordEffect: (key: string, run: EffectRun) => void;
+  /** Epoch ms. @default Date.now */
+  readonly clock?: () => number;
 }
 
 /** Wraps every registered handler: wait for the configured effect time, run it, then record the effect. */
 export function withLocalEffects(handlers: WebhookHandlers, options: LocalEffectsOptions): WebhookHandlers {
+  const clock = options.clock ?? Date.now;
   const wrap = <C extends { readonly key: string }>(
     handler: WebhookHandler<C> | undefined,
   ): WebhookHandler<C> | undefined =>
     handler === undefined
       ? undefined
       : async (context: C) => {
+          const startedAt = clock();
           const ms = options.delay.nextEffectDelayMs();
           if (ms > 0) await new Promise((done) => setTimeout(done, ms));
           await handler(context);
-          options.recordEffect(context.key);
+          options.recordEffect(context.key, { startedAt, endedAt: clock() });
         };
   const turn = handlers.onConversationTurn;
   return {
@@ -45,10 +54,12 @@ export function withLocalEffects(handlers: WebhookHandlers, options: LocalEffect
     // A turn is one side effect for all its messages: one delay, then each message's key journaled.
     ...(turn && {
       onConversationTurn: async (context: ConversationTurnContext) => {
+        const startedAt = clock();
         const ms = options.delay.nextEffectDelayMs();
         if (ms > 0) await new Promise((done) => setTimeout(done, ms));
         await turn(context);
-        for (const message of context.messages) options.recordEffect(message.key);
+        const run = { startedAt, endedAt: clock() };
+        for (const message of context.messages) options.recordEffect(message.key, run);
       },
     }),
     ...(handlers.onStatus && { onStatus: wrap(handlers.onStatus) }),

@@ -25,6 +25,17 @@ import { type FaultSwitch, InvalidFaultsError } from './fault-switch.ts';
 import type { ArchiveObjectListing } from './local-archive.ts';
 import type { OperatorViews } from './operator-views.ts';
 
+/**
+ * `GET /local/ledger/<wamid>` without `?participant=`: the message's own entry (a one-to-one send, or the
+ * statuses of a group send that name no participant, such as its `sent`) and, for a group send, `participants`:
+ * each participant's entry (docs/design.md §3), in participant order. A group send whose statuses all name a
+ * participant has no entry of its own: then only `wamid` and `participants`.
+ */
+export type LocalLedgerView =
+  | StatusLedgerView
+  | (StatusLedgerView & { readonly participants: readonly StatusLedgerView[] })
+  | { readonly wamid: string; readonly participants: readonly StatusLedgerView[] };
+
 /** One subscriber's effects, and the duplicates its consumer skipped. */
 export interface SubscriberEffectsView extends EffectsView {
   readonly duplicatesSkipped: number;
@@ -58,12 +69,15 @@ export interface LocalPipeline {
   /** `/local/info`, with the effective settings and faults alongside the docs/design.md §6 fields. */
   readonly info: LocalInfo & Record<string, unknown>;
   effects(): LocalEffectsView;
-  /** A subscriber's ledger view (the first subscriber's when `subscriber` is undefined). */
+  /**
+   * A subscriber's ledger view (the first subscriber's when `subscriber` is undefined): one participant's entry,
+   * or without a participant the message's entry and its participants' ({@link LocalLedgerView}).
+   */
   ledger(
     wamid: string,
     recipientParticipantId: string | undefined,
     subscriber: string | undefined,
-  ): Promise<StatusLedgerView | undefined>;
+  ): Promise<LocalLedgerView | undefined>;
   stats(sinceSeconds?: number): LocalStatsSnapshot;
   /** Resolves true once every subscriber queue is empty and no consumer invocation runs, false after `timeoutMs`. */
   waitUntilDrained(timeoutMs: number): Promise<boolean>;

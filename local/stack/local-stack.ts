@@ -48,8 +48,9 @@ import {
   importSubscriberHandlers,
   withLocalEffects,
 } from './consumer-runtime.ts';
-import { EffectsJournal } from './effects-journal.ts';
+import { type EffectEntry, EffectsJournal } from './effects-journal.ts';
 import { FaultSwitch } from './fault-switch.ts';
+import { ledgerParticipants } from './ledger-participants.ts';
 import { startLocalArchive } from './local-archive.ts';
 import type { LocalStackConfig } from './local-config.ts';
 import {
@@ -291,7 +292,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         await importSubscriberHandlers(subscriber, options.subscribers.importModule),
         {
           delay: faults,
-          recordEffect: (key) => journal(name).append(key),
+          recordEffect: (key, run) => journal(name).append(key, run),
         },
       );
       const lanes: RunningLane[] = [];
@@ -396,8 +397,22 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       },
       archive: () => archive.list(),
       effects: () => effectsView(running, stats),
-      ledger: (wamid, participant, subscriber) =>
-        (running.find((r) => r.subscriber.name === subscriber) ?? first).ledger.view(wamid, participant),
+      ledger: async (wamid, participant, subscriber) => {
+        const { ledger, subscriber: which } = running.find((r) => r.subscriber.name === subscriber) ?? first;
+        if (participant !== undefined) return ledger.view(wamid, participant);
+        const [own, ids] = await Promise.all([
+          ledger.view(wamid),
+          ledgerParticipants(
+            { documentClient, tableName: LOCAL_TABLE_NAME, keyNamespace: which.keyNamespace },
+            wamid,
+          ),
+        ]);
+        const participants = (await Promise.all(ids.map((id) => ledger.view(wamid, id)))).filter(
+          (view) => view !== undefined,
+        );
+        if (participants.length === 0) return own;
+        return own === undefined ? { wamid, participants } : { ...own, participants };
+      },
       stats: (since) => stats.snapshot(since),
       waitUntilDrained: (timeoutMs) =>
         Promise.all(
@@ -491,21 +506,35 @@ function lanesPoller(lanes: readonly RunningLane[]): ConsumerPoller {
   };
 }
 
-/** Each subscriber's effects, and all of them summed (a single subscriber's, when it is the only one). */
+/**
+ * Each subscriber's effects, and all of them summed (a single subscriber's, when it is the only one); a key's
+ * summed `startedAt`/`endedAt` are those of its earliest effect among the subscribers.
+ */
 function effectsView(running: readonly RunningSubscriber[], stats: SubscriberStats): LocalEffectsView {
   const perSubscriber = stats.snapshot(Math.floor(Date.now() / 1000)).subscribers;
-  const counts = new Map<string, number>();
+  const summed = new Map<string, EffectEntry>();
   let total = 0;
   const subscribers: Record<string, SubscriberEffectsView> = {};
   for (const { subscriber, journal } of running) {
     const view = journal.read();
     total += view.total;
-    for (const { key, count } of view.effects) counts.set(key, (counts.get(key) ?? 0) + count);
+    for (const entry of view.effects) {
+      const seen = summed.get(entry.key);
+      if (seen === undefined) {
+        summed.set(entry.key, entry);
+        continue;
+      }
+      const earlier =
+        entry.startedAt !== undefined && (seen.startedAt === undefined || entry.startedAt < seen.startedAt)
+          ? entry
+          : seen;
+      summed.set(entry.key, { ...earlier, count: seen.count + entry.count });
+    }
     const byField = perSubscriber[subscriber.name]?.totals.byField ?? {};
     const duplicatesSkipped = Object.values(byField).reduce((sum, c) => sum + c.duplicate, 0);
     subscribers[subscriber.name] = { ...view, duplicatesSkipped };
   }
-  return { total, effects: [...counts].map(([key, count]) => ({ key, count })), subscribers };
+  return { total, effects: [...summed.values()], subscribers };
 }
 
 function listen(server: import('node:http').Server, port: number): Promise<void> {

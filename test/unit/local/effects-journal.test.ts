@@ -52,6 +52,26 @@ describe('EffectsJournal', () => {
     expect(journal.read().effects).toEqual([{ key: 'phone_number_name_update:1:2:Café:APPROVED', count: 1 }]);
   });
 
+  it("keeps each key's first run, and reads bare keys (no times) beside timed lines", () => {
+    const path = journalPath();
+    const journal = new EffectsJournal(path);
+    journal.reset();
+    journal.append('msg:a', { startedAt: 100, endedAt: 400 });
+    appendFileSync(path, 'st:b:read\n');
+    journal.append('msg:a', { startedAt: 500, endedAt: 800 });
+    // A key holding a newline stays one effect.
+    journal.append('phone_number_name_update:1:2:two\nlines:APPROVED', { startedAt: 900, endedAt: 901 });
+
+    expect(journal.read()).toStrictEqual({
+      total: 4,
+      effects: [
+        { key: 'msg:a', count: 2, startedAt: 100, endedAt: 400 },
+        { key: 'st:b:read', count: 1 },
+        { key: 'phone_number_name_update:1:2:two\nlines:APPROVED', count: 1, startedAt: 900, endedAt: 901 },
+      ],
+    });
+  });
+
   it('reads an absent file as no effects', () => {
     expect(new EffectsJournal(journalPath()).read()).toEqual({ total: 0, effects: [] });
   });

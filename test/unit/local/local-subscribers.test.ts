@@ -98,4 +98,38 @@ describe('withLocalEffects', () => {
     expect(handlers.burstWindowMs).toBe(300);
     expect(handlers.onMessage).toBeUndefined();
   });
+
+  it('records when each call started, the effect delay included, and when it returned', async () => {
+    let now = 1_000;
+    const recorded: unknown[] = [];
+    const handlers = withLocalEffects(
+      {
+        onMessage: () => {
+          now += 7;
+        },
+        onConversationTurn: () => {
+          now += 11;
+        },
+      },
+      {
+        delay: {
+          nextEffectDelayMs: () => {
+            now += 300;
+            return 0;
+          },
+        },
+        recordEffect: (key, run) => recorded.push({ key, ...run }),
+        clock: () => now,
+      },
+    );
+
+    await handlers.onMessage?.({ key: 'msg:a' } as never);
+    await handlers.onConversationTurn?.({ messages: [{ key: 'msg:b' }, { key: 'msg:c' }] } as never);
+
+    expect(recorded).toEqual([
+      { key: 'msg:a', startedAt: 1_000, endedAt: 1_307 },
+      { key: 'msg:b', startedAt: 1_307, endedAt: 1_618 },
+      { key: 'msg:c', startedAt: 1_307, endedAt: 1_618 },
+    ]);
+  });
 });
