@@ -1,5 +1,6 @@
 import { ENV } from '../../contract/environment.ts';
 import type { LocalSubscriberInfo } from '../../tools/local-stack-api.ts';
+import { SEND_SAMPLES } from '../sender/send-samples.ts';
 import type { LocalStackConfig } from './local-config.ts';
 import type { LocalStack } from './local-stack.ts';
 
@@ -8,7 +9,10 @@ export function startBanner(options: {
   stack: LocalStack;
   config: LocalStackConfig;
   startedInMs: number;
-  /** How to send a body from where the user is. @default this repository's `npm run send` with a fixture */
+  /**
+   * How to send a body from where the user is. @default this repository's `npm run send` with its first two
+   * samples: a customer with a phone number, and one with a username and no phone number
+   */
   sendCommand?: string;
 }): string {
   const { stack, config } = options;
@@ -16,6 +20,11 @@ export function startBanner(options: {
   const usedDefault = (name: string) => (config.defaultsUsed.includes(name) ? ' (dev default)' : '');
   const portFlag = stack.port === 3000 ? '' : ` --url ${stack.url}/webhook`;
   const challengeUrl = `${stack.url}/webhook?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(config.verifyToken)}&hub.challenge=42`;
+  const sendFlags = `${portFlag}${config.defaultsUsed.includes(ENV.appSecrets) ? '' : ` --secret ${config.appSecrets[0]}`}`;
+  const sendLines =
+    options.sendCommand === undefined
+      ? SEND_SAMPLES.slice(0, 2).map(({ file, what }) => `  npm run send -- ${file}${sendFlags}    # ${what}`)
+      : [`  ${options.sendCommand}${sendFlags}`];
   return [
     '',
     `Local stack ready in ${(options.startedInMs / 1000).toFixed(1)} s`,
@@ -35,7 +44,7 @@ export function startBanner(options: {
     '',
     'Try:',
     `  curl '${challengeUrl}'`,
-    `  ${options.sendCommand ?? 'npm run send -- test/fixtures/webhooks/message-text.json'}${portFlag}${config.defaultsUsed.includes(ENV.appSecrets) ? '' : ` --secret ${config.appSecrets[0]}`}`,
+    ...sendLines,
     `  curl ${stack.url}/local/effects`,
     '',
     'Ctrl-C stops everything.',
