@@ -31,7 +31,10 @@ export interface BodySummary {
   readonly chunksPresent: number;
   /** Undefined when chunks are missing. */
   readonly bytes: number | undefined;
-  /** What the body reads as now: `N events`, or why it holds none. */
+  /**
+   * What the body reads as now: `N events` (and, for items without a usable id, e.g. `1 message without a
+   * usable id`), or why it holds none.
+   */
   readonly reads: string;
 }
 
@@ -81,7 +84,11 @@ export function bodyText(bytes: Buffer): string | undefined {
 function readsAs(bytes: Buffer): string {
   const extraction = extractEvents(bytes);
   if (!extraction.ok) return `${extraction.reason} (${extraction.detail})`;
-  return `${extraction.events.length} event${extraction.events.length === 1 ? '' : 's'}`;
+  const events = `${extraction.events.length} event${extraction.events.length === 1 ? '' : 's'}`;
+  // A message or status without a usable id is no event (docs/design.md §1): say what was set aside.
+  const unkeyed = new Map<string, number>();
+  for (const { problem } of extraction.unkeyed) unkeyed.set(problem, (unkeyed.get(problem) ?? 0) + 1);
+  return [events, ...[...unkeyed].map(([problem, count]) => `${count} ${problem}`)].join(', ');
 }
 
 function decode(first: QueuedMessage, messages: readonly QueuedMessage[]): Buffer {

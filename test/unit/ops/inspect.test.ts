@@ -120,6 +120,38 @@ describe('quarantined bodies', () => {
     });
   });
 
+  it('says which items of a body had no usable id, and so were kept here unrun', () => {
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '1',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                metadata: { phone_number_id: '2' },
+                messages: [
+                  { from_user_id: 'US.1', type: 'text' },
+                  { id: 'wamid.kept', type: 'text' },
+                ],
+                statuses: [{ status: 'read' }],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    const [summary] = groupQuarantined([
+      message('unkeyed', Buffer.from(body).toString('base64'), { reason: text('event-without-id') }),
+    ]).map(summarise);
+
+    expect(summary).toMatchObject({
+      reason: 'event-without-id',
+      reads: '1 event, 1 message without a usable id, 1 status without a usable id',
+    });
+  });
+
   it('knows a one-message body by its message id', () => {
     const bodies = groupQuarantined([
       message('single', Buffer.from('{"object":"page"}').toString('base64'), { deliveryId: text('d-1') }),
