@@ -1,12 +1,15 @@
 /**
  * `npm run ops -- …` arguments: which stack, which subscriber, which command. Every mistake becomes one
- * `UsageError` line (exit 2) before anything is read or changed.
+ * `UsageError` line (exit 2) before anything is read or changed, and before the target is reached: a bad
+ * range or body file is named as such even when no stack answers. Only what needs the target (a subscriber's
+ * name or fields, the archive's retention, a quarantined body's id) is checked by the command.
  */
 import { parseArgs } from 'node:util';
 import { isLaneName, LANES, type LaneName } from '../contract/lanes.ts';
+import { BodyFileError, extractEventsOfFile } from '../functions/cli/keys.ts';
 import { DEFAULT_PORT } from '../tools/local-stack-api.ts';
 import { UsageError } from './errors.ts';
-import { eventKeyShape } from './inspect/event-key-shape.ts';
+import { type EventKeyShape, eventKeyShape } from './inspect/event-key-shape.ts';
 import { type MetaOptions, metaOptions } from './meta/meta-arguments.ts';
 import { attachRelativeTimes, type ReplayArguments, replayOptions } from './replay/replay-arguments.ts';
 import { type SmokeOptions, smokeOptions } from './smoke/smoke-arguments.ts';
@@ -59,7 +62,7 @@ export type TargetChoice =
 
 export type OpsCommand =
   | { readonly name: 'key'; readonly key: string }
-  | { readonly name: 'keys'; readonly file: string }
+  | { readonly name: 'keys'; readonly file: string; readonly events: readonly EventKeyShape[] }
   | { readonly name: 'forget'; readonly key: string; readonly force: boolean }
   | { readonly name: 'pause'; readonly lane: LaneName | undefined }
   | { readonly name: 'resume'; readonly lane: LaneName | undefined }
@@ -224,10 +227,12 @@ function command(
     case 'key':
       expect(1, 'EVENT_KEY');
       return { name, key: eventKeyShape(operands[0] as string).key };
-    case 'keys':
+    case 'keys': {
       expect(0, '');
       if (values.file === undefined) throw new UsageError('keys needs --file BODY.json');
-      return { name, file: nonEmpty('--file', values.file) };
+      const file = nonEmpty('--file', values.file);
+      return { name, file, events: bodyFileEvents(file) };
+    }
     case 'forget':
       expect(1, 'EVENT_KEY');
       if (values.yes !== true) {
@@ -286,6 +291,21 @@ function command(
       return { name: 'quarantine-requeue', id: operands[0] as string };
     }
   }
+}
+
+/** The events of a webhook body file, as key shapes; a file that cannot be read or holds none is a usage error. */
+function bodyFileEvents(file: string): EventKeyShape[] {
+  let extraction: ReturnType<typeof extractEventsOfFile>;
+  try {
+    extraction = extractEventsOfFile(file);
+  } catch (error) {
+    if (error instanceof BodyFileError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (!extraction.ok) {
+    throw new UsageError(`${file} holds no events: ${extraction.reason} (${extraction.detail})`);
+  }
+  return extraction.events.map((event) => eventKeyShape(event.key));
 }
 
 /** `--local URL`, else the port `npm start` listens on. */

@@ -50,6 +50,7 @@ export async function runOps(
       streams.stdout.write(`${opsUsage(dependencies.program)}\n`);
       return 0;
     }
+    // Only now, with every argument checked: a usage problem is named as such, stack or no stack.
     const resolved = await dependencies.resolveTarget(parsed.target);
     target = resolved;
     const context: CommandContext = {
@@ -76,7 +77,7 @@ async function run(context: CommandContext, command: OpsCommand): Promise<unknow
     case 'key':
       return keyCommand(context, command.key);
     case 'keys':
-      return keysCommand(context, command.file);
+      return keysCommand(context, command.events);
     case 'forget':
       return forgetCommand(context, command.key, command.force);
     case 'pause':

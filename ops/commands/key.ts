@@ -2,10 +2,9 @@
  * `key EVENT_KEY` and `keys --file BODY.json`: what the claim table holds for events, as the next delivery
  * of each would find it.
  */
-import { BodyFileError, extractEventsOfFile } from '../../functions/cli/keys.ts';
 import { EXIT_NOT_FOUND, UsageError } from '../errors.ts';
 import { CLAIM_STATUS_TEXT, type ClaimStatus } from '../inspect/claim-view.ts';
-import { eventKeyShape } from '../inspect/event-key-shape.ts';
+import { type EventKeyShape, eventKeyShape } from '../inspect/event-key-shape.ts';
 import { type KeyState, keyFound, lookUpKeys } from '../inspect/key-lookup.ts';
 import { labelled } from '../output.ts';
 import type { CommandContext } from './command-context.ts';
@@ -55,19 +54,9 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
   return undefined;
 }
 
-export async function keysCommand(context: CommandContext, file: string): Promise<void> {
-  let extraction: ReturnType<typeof extractEventsOfFile>;
-  try {
-    extraction = extractEventsOfFile(file);
-  } catch (error) {
-    if (error instanceof BodyFileError) throw new UsageError(error.message);
-    throw error;
-  }
-  if (!extraction.ok) {
-    throw new UsageError(`${file} holds no events: ${extraction.reason} (${extraction.detail})`);
-  }
+/** `shapes`: the body file's events, read with the arguments (`keys --file`), before the target. */
+export async function keysCommand(context: CommandContext, shapes: readonly EventKeyShape[]): Promise<void> {
   const subscriber = context.subscriber();
-  const shapes = extraction.events.map((event) => eventKeyShape(event.key));
   const states = await lookUpKeys(context.target, subscriber, shapes, context.clock());
   const counts = new Map<string, number>();
   for (const state of states) counts.set(summary(state), (counts.get(summary(state)) ?? 0) + 1);

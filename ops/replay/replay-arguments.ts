@@ -4,7 +4,7 @@
  */
 import { isKnownField } from '../../functions/events/extract-events.ts';
 import { UsageError } from '../errors.ts';
-import { parseInstant, parseRate } from './replay-range.ts';
+import { checkRangeOrder, movesWithClock, parseInstant, parseRate } from './replay-range.ts';
 import { DEFAULT_REPLAY_RATE_PER_SECOND } from './run-replay.ts';
 
 export interface ReplayArguments {
@@ -60,9 +60,13 @@ export function replayOptions(values: ReplayOptionValues, nowMs: number = Date.n
   if (values.since === undefined)
     throw new UsageError('replay needs --since TIME (and --until TIME, default now)');
   const until = values.until ?? 'now';
-  // The form only; the order and the retention are checked against the target's archive.
-  parseInstant('--since', values.since, nowMs);
-  parseInstant('--until', until, nowMs);
+  const sinceMs = parseInstant('--since', values.since, nowMs);
+  const untilMs = parseInstant('--until', until, nowMs);
+  // The order, before any target is reached. Only a --since that moves with the clock before a fixed --until
+  // (`--since -3d --until 2026-12-01T12:00Z`) can have been in order when an interrupted run saved its cursor
+  // and be out of order now: the command checks that one when no cursor continues it (resolveReplayRange).
+  // The retention needs the target's archive.
+  if (!movesWithClock(values.since) || movesWithClock(until)) checkRangeOrder(sinceMs, untilMs);
   const dryRun = values['dry-run'] === true;
   const rerun = values.rerun === true;
   if (rerun && !dryRun && values.yes !== true) {

@@ -49,11 +49,7 @@ export function resolveReplayRange(
 ): ReplayRange {
   const sinceMs = parseInstant('--since', given.since, nowMs);
   const untilMs = parseInstant('--until', given.until, nowMs);
-  if (sinceMs >= untilMs) {
-    throw new UsageError(
-      `--since (${iso(sinceMs)}) must be before --until (${iso(untilMs)}): the range is empty`,
-    );
-  }
+  checkRangeOrder(sinceMs, untilMs);
   const oldestKept = nowMs - retentionDays * DAY_MS;
   if (sinceMs < oldestKept) {
     throw new UsageError(
@@ -61,6 +57,21 @@ export function resolveReplayRange(
     );
   }
   return { sinceMs, untilMs };
+}
+
+/** A `UsageError` unless since is before until. */
+export function checkRangeOrder(sinceMs: number, untilMs: number): void {
+  if (sinceMs >= untilMs) {
+    throw new UsageError(
+      `--since (${iso(sinceMs)}) must be before --until (${iso(untilMs)}): the range is empty`,
+    );
+  }
+}
+
+/** `now` and `-3d` move with the clock; an ISO-8601 time or a date does not. */
+export function movesWithClock(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed === 'now' || /^-\d+[mhd]$/.test(trimmed);
 }
 
 /** Deliveries per second: `50/s` or `50`, more than 0. */

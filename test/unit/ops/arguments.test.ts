@@ -1,9 +1,13 @@
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { OPS_USAGE, parseOpsArguments } from '../../../ops/arguments.ts';
+import { OPS_USAGE, parseOpsArguments, type TargetChoice } from '../../../ops/arguments.ts';
 import { UsageError } from '../../../ops/errors.ts';
 import { runOps } from '../../../ops/run-ops.ts';
 
 const KEY = 'msg:wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=';
+const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/webhooks/${name}`, import.meta.url));
+const TEXT_BODY = fixture('message-text.json');
 
 function parse(args: string[], env: NodeJS.ProcessEnv = {}) {
   return parseOpsArguments(args, env);
@@ -12,7 +16,7 @@ function parse(args: string[], env: NodeJS.ProcessEnv = {}) {
 describe('ops arguments', () => {
   it.each([
     [['key', KEY], { name: 'key', key: KEY }],
-    [['keys', '--file', 'body.json'], { name: 'keys', file: 'body.json' }],
+    [['keys', '--file', TEXT_BODY], { name: 'keys', file: TEXT_BODY, events: [{ field: 'messages' }] }],
     [['forget', KEY, '--yes'], { name: 'forget', key: KEY, force: false }],
     [['forget', '--force', KEY, '--yes'], { name: 'forget', key: KEY, force: true }],
     [['pause'], { name: 'pause' }],
@@ -63,6 +67,8 @@ describe('ops arguments', () => {
     [['key', 'st:wamid.X'], 'status key "st:wamid.X" must look like st:<wamid>:<status>'],
     [['key', KEY, '--yes'], 'key takes no --yes option'],
     [['keys'], 'keys needs --file BODY.json'],
+    [['keys', '--file', '/no/such/body.json'], 'cannot read /no/such/body.json'],
+    [['keys', '--file', fixture('not-whatsapp-envelope.json')], 'holds no events'],
     [['forget', KEY], 'add --yes to confirm'],
     [['pause', 'now'], 'pause takes no operand, got "now"'],
     [['dlq', 'peek', '-n', '0'], '-n needs a whole number of at least 1, got "0"'],
@@ -96,5 +102,78 @@ describe('ops arguments', () => {
     expect(out.join('')).toBe(`${OPS_USAGE}\n`);
     expect(await runOps(['dlq', 'peek', '-n', 'x'], streams, { resolveTarget: unreachable })).toBe(2);
     expect(err).toEqual(['ops: -n needs a whole number of at least 1, got "x"\n']);
+  });
+});
+
+/** A TCP port on the loopback that nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+function captured() {
+  const err: string[] = [];
+  const streams = { stdout: { write: (_: string) => true }, stderr: { write: (t: string) => err.push(t) } };
+  return { streams, err };
+}
+
+describe('ops checks every argument before it reaches the target', () => {
+  it('names a reversed replay range, exit 2, when no stack answers', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const reversed = captured();
+    const code = await runOps(
+      ['--local', url, 'replay', '--since', '2026-12-02', '--until', '2026-12-01'],
+      reversed.streams,
+    );
+    expect({ code, stderr: reversed.err }).toEqual({
+      code: 2,
+      stderr: [
+        'ops: --since (2026-12-02T00:00:00.000Z) must be before --until (2026-12-01T00:00:00.000Z): the range is empty\n',
+      ],
+    });
+    // The same command in order does reach for the stack, and finds none there.
+    const inOrder = captured();
+    expect(
+      await runOps(
+        ['--local', url, 'replay', '--since', '2026-12-01', '--until', '2026-12-02'],
+        inOrder.streams,
+      ),
+    ).toBe(1);
+    expect(inOrder.err.join('')).toMatch(
+      /^ops: no local stack answers at http:\/\/127\.0\.0\.1:\d+: start it/,
+    );
+  });
+
+  it.each([
+    [['replay', '--since', '2026-12-02', '--until', '2026-12-01'], /the range is empty/],
+    [['--stack', 'prod', 'replay', '--since', '-1h', '--until', '-2h'], /the range is empty/],
+    [['replay', '--since', '-1d', '--fields', 'chats'], /unknown webhook field chats/],
+    [['keys', '--file', '/no/such/body.json'], /^cannot read \/no\/such\/body\.json/],
+    [['--stack', 'prod', 'keys', '--file', fixture('not-whatsapp-envelope.json')], /holds no events/],
+    [['forget', KEY], /add --yes to confirm/],
+    [['smoke', '--timeout', '0'], /--timeout needs seconds/],
+    [
+      ['--stack', 'prod', 'meta', 'status', '--app-id', '1'],
+      /META_GRAPH_URL needs an https URL/,
+      { META_ACCESS_TOKEN: 't', META_GRAPH_URL: 'http://graph.example.com' },
+    ],
+  ] as [string[], RegExp, NodeJS.ProcessEnv?][])('%j: exit 2 and the problem, with no target resolved', async (args, message, env = {}) => {
+    const reached: TargetChoice[] = [];
+    const { streams, err } = captured();
+    const code = await runOps(args, streams, {
+      env,
+      resolveTarget: (choice) => {
+        reached.push(choice);
+        return Promise.reject(new Error('no target may be resolved'));
+      },
+    });
+    expect(reached).toEqual([]);
+    expect(code).toBe(2);
+    expect(err).toHaveLength(1);
+    expect(err[0]?.replace(/^ops: /, '')).toMatch(message);
   });
 });

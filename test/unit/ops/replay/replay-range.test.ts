@@ -77,4 +77,26 @@ describe('replay options', () => {
     expect(() => replayOptions({ since: '-1d', max: '0' }, NOW)).toThrow(/--max needs a whole number/);
     expect(() => replayOptions({ since: 'soon' }, NOW)).toThrow(/--since needs/);
   });
+
+  it.each([
+    ['2026-12-02', '2026-12-01'],
+    ['2026-12-01T12:00Z', '2026-12-01T12:00Z'],
+    ['-1h', '-2h'],
+    ['now', 'now'],
+    ['2026-12-03', 'now'],
+    ['2026-12-03', '-1d'],
+  ])('refuses --since %s --until %s with the arguments, before any target is reached', (since, until) => {
+    expect(() => replayOptions({ since, until }, NOW)).toThrow(
+      /^--since \(.+\) must be before --until \(.+\): the range is empty$/,
+    );
+  });
+
+  it('leaves a --since that moves with the clock before a fixed --until to the command: an interrupted run may continue it', () => {
+    // In order when the cursor was saved three days ago; out of order now. resolveReplayRange refuses it
+    // when no cursor continues it.
+    expect(replayOptions({ since: '-3d', until: '2026-11-28T00:00Z' }, NOW).until).toBe('2026-11-28T00:00Z');
+    expect(() => resolveReplayRange({ since: '-3d', until: '2026-11-28T00:00Z' }, NOW, 30)).toThrow(
+      /the range is empty/,
+    );
+  });
 });
