@@ -54,6 +54,13 @@ export const ENV = {
    */
   laneDeadLetterQueueUrl: 'LANE_DEAD_LETTER_QUEUE_URL',
   laneMaxReceives: 'LANE_MAX_RECEIVES',
+  /**
+   * Consumer in AWS: the Secrets Manager secret holding the deployment's log digest key (functions/commons/
+   * log-digest.ts), which the stack generates.
+   */
+  logDigestSecretId: 'LOG_DIGEST_SECRET_ID',
+  /** Consumer, locally: the log digest key itself (used when no secret id is set). */
+  logDigestKey: 'LOG_DIGEST_KEY',
   /** Local stack only: file the example handler appends each effected key to. */
   effectsJournal: 'LOCAL_EFFECTS_JOURNAL',
 } as const;
@@ -164,6 +171,11 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
   readonly laneOrdered?: boolean;
   /** An ordered lane's own dead-lettering (give both, or neither: SQS redrive only). */
   readonly laneDeadLetters?: { readonly queueUrl: string; readonly maxReceives: number };
+  /**
+   * Where the log digest key comes from: the secret the stack generated (AWS), or the key itself (the local
+   * stack). Neither: a random key per container (digests then correlate only within one container).
+   */
+  readonly logDigest?: { readonly secretId: string } | { readonly key: string };
 }
 
 /** The receiver Lambda's variables (values may be CDK tokens: they are strings). */
@@ -217,7 +229,15 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
           [ENV.laneDeadLetterQueueUrl]: input.laneDeadLetters.queueUrl,
           [ENV.laneMaxReceives]: String(input.laneDeadLetters.maxReceives),
         }),
+    ...logDigestEnvironment(input.logDigest),
   };
+}
+
+function logDigestEnvironment(source: ConsumerEnvironmentInput['logDigest']): Record<string, string> {
+  if (source === undefined) return {};
+  return 'secretId' in source
+    ? { [ENV.logDigestSecretId]: source.secretId }
+    : { [ENV.logDigestKey]: source.key };
 }
 
 /**

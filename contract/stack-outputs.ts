@@ -14,6 +14,8 @@ export const STACK_OUTPUT = {
   claimTableName: 'ClaimTableName',
   /** The delivery archive's bucket (contract/archive.ts), which `ops replay` reads; absent without an archive. */
   archiveBucketName: 'ArchiveBucketName',
+  /** The log digest key's secret, which `ops key` reads to print a key's digest as the logs hold it. */
+  logDigestSecretArn: 'LogDigestSecretArn',
   /** The subscriber names, comma-separated, in definition order: what `subscriberOutputKeys` is called with. */
   subscriberNames: 'SubscriberNames',
 } as const;

@@ -59,6 +59,11 @@ export class WhatsAppWebhookDedupStack extends Stack {
       pipeline.quarantineQueue.queueUrl,
     );
     output(
+      STACK_OUTPUT.logDigestSecretArn,
+      "Key of the digests that stand for event keys in the logs: npm run ops -- key KEY prints a key's digest.",
+      pipeline.logDigestSecret.secretArn,
+    );
+    output(
       STACK_OUTPUT.claimTableName,
       'DynamoDB table of the claims and the status ledger.',
       pipeline.claimTable.tableName,

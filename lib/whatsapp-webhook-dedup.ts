@@ -20,6 +20,7 @@ import { Construct } from 'constructs';
 import type { PipelineSettings } from '../contract/settings.ts';
 import { buildDeliveryArchive, type DeliveryArchive } from './builders/archive.ts';
 import { buildClaimTable } from './builders/claim-table.ts';
+import { buildLogDigestSecret } from './builders/log-digest-secret.ts';
 import { buildQuarantineQueue } from './builders/queues.ts';
 import { buildReceiver } from './builders/receiver.ts';
 import { buildSubscribers, type WebhookSubscriber } from './builders/subscriber.ts';
@@ -52,6 +53,8 @@ export class WhatsAppWebhookDedup extends Construct {
   public readonly quarantineQueue: Queue;
   public readonly claimTable: TableV2;
   public readonly webhookSecret: ISecret;
+  /** The key of the digests that stand for event keys in the consumers' logs (`npm run ops -- key` reads it). */
+  public readonly logDigestSecret: ISecret;
   /** The value the receiver passes as `SecretId`: the created secret's ARN, or the imported secret's name. */
   public readonly webhookSecretId: string;
   /** The secret's name, as users pass it to `aws secretsmanager put-secret-value --secret-id`. */
@@ -85,10 +88,12 @@ export class WhatsAppWebhookDedup extends Construct {
       warmWriteUnitsPerSecond: capacity.warmWriteUnitsPerSecond,
     });
 
+    this.logDigestSecret = buildLogDigestSecret(this);
     this.subscribers = buildSubscribers(this, validated.subscribers, {
       ...logs,
       claimTable: this.claimTable,
       quarantineQueue: this.quarantineQueue,
+      logDigestSecret: this.logDigestSecret,
     });
     const first = this.subscribers[0] as WebhookSubscriber;
     this.consumerFunction = first.consumerFunction;

@@ -46,6 +46,8 @@ export interface LocalInfo {
   readonly queueUrl: string;
   readonly dlqUrl: string;
   readonly quarantineQueueUrl: string;
+  /** The run's log digest key: what `ops key` digests a key with, as the consumers' logs do. */
+  readonly logDigestKey: string;
   /** Where the subscribers were configured: `bin/subscribers.ts`, or the `LOCAL_SUBSCRIBERS` module. */
   readonly subscribersSource: string;
   readonly subscribers: readonly LocalSubscriberInfo[];

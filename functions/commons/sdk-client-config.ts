@@ -46,6 +46,11 @@ export const SDK_TIMEOUTS = {
    */
   receiverSecretsManager: { connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxAttempts: 2 },
   /**
+   * Consumer: one small GetSecretValue per container (the log digest key), before its first batch. A read that
+   * still fails leaves a per-container key in place (create-consumer.ts), so two attempts are enough.
+   */
+  consumerSecretsManager: { connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxAttempts: 2 },
+  /**
    * Archiver: one PutObject per arrival hour of a batch (a few MB of gzip at most, the batch being capped by
    * Lambda's 6 MB payload: tens of milliseconds of transfer inside AWS), off the acknowledgement path; the
    * SDK's retries stay well inside the archiver's timeout. A batch that still fails comes back from the queue.

@@ -4,7 +4,9 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -15,6 +17,7 @@ import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { STATUS_LEDGER_MODES, type StatusLedgerMode } from '../../contract/status-ledger-mode.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { ClaimStore, type ClaimStoreOptions } from '../claims/claim-store.ts';
+import { useLogDigestKey } from '../commons/log-digest.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
 import { StatusLedger, type StatusLedgerOptions } from '../ledger/status-ledger.ts';
 import { SqsConversationDeadLetters } from '../queue/sqs-conversation-dead-letters.ts';
@@ -249,9 +252,40 @@ export function createConsumerFromEnv(
     });
     return { logger, consumeBatch };
   };
+  let digestKeyLoaded: Promise<void> | undefined;
   return async (event, context) => {
     built ??= build();
+    digestKeyLoaded ??= loadLogDigestKey(env, built.logger);
+    await digestKeyLoaded;
     built.logger.addContext(context);
     return built.consumeBatch(event, context);
   };
+}
+
+/**
+ * Sets the deployment's log digest key once per container: from `LOG_DIGEST_KEY` (the local stack), else from
+ * the secret `LOG_DIGEST_SECRET_ID` names. A key that cannot be read leaves the random per-container key in
+ * place, with a warning: the logs stay free of personal data, only their correlation across containers and
+ * with `ops key` is lost, and no side effect waits on a log concern.
+ */
+async function loadLogDigestKey(env: NodeJS.ProcessEnv, logger: Logger): Promise<void> {
+  const localKey = env[ENV.logDigestKey];
+  if (localKey !== undefined && localKey !== '') {
+    useLogDigestKey(localKey);
+    return;
+  }
+  const secretId = env[ENV.logDigestSecretId];
+  if (secretId === undefined || secretId === '') return;
+  try {
+    const provider = new SecretsProvider({
+      awsSdkV3Client: new SecretsManagerClient(sdkClientConfig('consumerSecretsManager')),
+    });
+    const key = await provider.get(secretId);
+    if (typeof key !== 'string' || key === '') throw new TypeError('the secret holds no string');
+    useLogDigestKey(key);
+  } catch (error) {
+    logger.warn('Log digest key not read: digests correlate within this container only', {
+      errorName: error instanceof Error ? error.name : typeof error,
+    });
+  }
 }

@@ -5,6 +5,7 @@ import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { consumerEnvironment } from '../../contract/environment.ts';
@@ -36,6 +37,8 @@ export interface ConsumerOptions {
   readonly subscriber: ResolvedSubscriber;
   readonly lane: ConsumerLane;
   readonly quarantineQueue: IQueue;
+  /** The deployment's log digest key: the consumer reads it to digest keys in its logs. */
+  readonly logDigestSecret: ISecret;
   readonly claimTable: TableV2;
   /** The other subscribers' namespaces (an unprefixed consumer is denied writes under them). */
   readonly otherNamespaces: readonly string[];
@@ -89,8 +92,10 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
         lane.deadLetterQueue === undefined
           ? undefined
           : { queueUrl: lane.deadLetterQueue.queueUrl, maxReceives: settings.maxReceiveCount },
+      logDigest: { secretId: options.logDigestSecret.secretArn },
     }),
   });
+  options.logDigestSecret.grantRead(role);
   for (const statement of claimTableWriteStatements({
     tableArn: claimTable.tableArn,
     keyNamespace: subscriber.keyNamespace,

@@ -3,6 +3,7 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { subscriberIdPart } from '../../contract/stack-outputs.ts';
@@ -42,6 +43,8 @@ export interface WebhookSubscriber {
 export interface SharedSubscriberResources {
   readonly claimTable: TableV2;
   readonly quarantineQueue: IQueue;
+  /** The deployment's log digest key, which every consumer reads. */
+  readonly logDigestSecret: ISecret;
   readonly logRetention: RetentionDays;
   readonly logLevel: LogLevel;
 }

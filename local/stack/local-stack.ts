@@ -7,6 +7,7 @@
  * event source of its own.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -285,6 +286,8 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     };
     const documentClient = DynamoDBDocumentClient.from(dynamodbClient);
     const consumerModule = localConsumerModule(config.consumerModule, options.subscribers);
+    // The run's log digest key, as a deployment's secret is: `ops key` reads it from `/local/info`.
+    const logDigestKey = randomBytes(32).toString('base64url');
     const running: RunningSubscriber[] = [];
     for (const subscriber of subscribers) {
       const { name } = subscriber;
@@ -301,7 +304,10 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         // Each lane has its own consumer over the same module, as each has its own Lambda function in AWS.
         const consumer = await createLocalConsumer(
           handlers,
-          { ...process.env, ...consumerVariables(subscriber, laneQueues, quarantineQueueUrl) },
+          {
+            ...process.env,
+            ...consumerVariables(subscriber, laneQueues, quarantineQueueUrl, logDigestKey),
+          },
           consumerModule,
         );
         const functionName = consumerFunctionName(name, lane);
@@ -377,6 +383,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       queueUrl: first.queues.queueUrl,
       dlqUrl: first.queues.dlqUrl,
       quarantineQueueUrl,
+      logDigestKey,
       subscribersSource: options.subscribers.source,
       subscribers: running.map((r) => r.info),
     };
@@ -457,6 +464,7 @@ function consumerVariables(
   subscriber: ResolvedSubscriber,
   lane: LaneQueues,
   quarantineQueueUrl: string,
+  logDigestKey: string,
 ): Record<string, string> {
   const { settings } = lane;
   return consumerEnvironment({
@@ -478,6 +486,7 @@ function consumerVariables(
     laneDeadLetters: lane.ordered
       ? { queueUrl: lane.queues.dlqUrl, maxReceives: settings.maxReceiveCount }
       : undefined,
+    logDigest: { key: logDigestKey },
     ...(subscriber.statusLedger === undefined ? {} : { statusLedger: subscriber.statusLedger }),
     ...(subscriber.claimUnhandledEvents === undefined
       ? {}

@@ -59,6 +59,11 @@ export class SecretValues {
     return text;
   }
 
+  /** The deployment's log digest key: the secret's string as the stack generated it. */
+  async logDigestKey(secretId: string): Promise<string> {
+    return this.#string(secretId);
+  }
+
   async #string(secretName: string): Promise<string> {
     try {
       const { SecretString } = await this.#client.send(new GetSecretValueCommand({ SecretId: secretName }));

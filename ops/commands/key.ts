@@ -2,6 +2,7 @@
  * `key EVENT_KEY` and `keys --file BODY.json`: what the claim table holds for events, as the next delivery
  * of each would find it.
  */
+import { keyedDigest } from '../../functions/commons/log-digest.ts';
 import { EXIT_NOT_FOUND, UsageError } from '../errors.ts';
 import { CLAIM_STATUS_TEXT, type ClaimStatus } from '../inspect/claim-view.ts';
 import { type EventKeyShape, eventKeyShape } from '../inspect/event-key-shape.ts';
@@ -19,6 +20,9 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
   const [state] = await lookUpKeys(context.target, subscriber, [shape], context.clock());
   if (state === undefined) throw new Error('lookUpKeys returned nothing for one key.');
   const nothing = !keyFound(state);
+  // What the consumers' log lines carry for this key: an operator holding a key from a complaint greps for it.
+  const digestKey = await context.target.logDigestKey?.();
+  const loggedAs = digestKey === undefined ? undefined : keyedDigest(digestKey, key);
   if (nothing && !state.receivesField) {
     throw new UsageError(
       `subscriber ${subscriber.name} does not receive field ${state.field} (its fields: ${subscriber.fields?.join(', ')}), so it never claims ${key}`,
@@ -29,6 +33,7 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
       ['key', key],
       ['subscriber', `${subscriber.name} (table ${context.target.tableName}, ${context.target.description})`],
       ['stored as', state.pk],
+      ['logged as', loggedAs],
     ],
     TOP,
   );
@@ -37,6 +42,7 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
       {
         found: false,
         key,
+        ...(loggedAs === undefined ? {} : { loggedAs }),
         subscriber: subscriber.name,
         tableName: context.target.tableName,
         pk: state.pk,
@@ -48,7 +54,13 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
     return EXIT_NOT_FOUND;
   }
   context.output.result(
-    { found: true, subscriber: subscriber.name, tableName: context.target.tableName, ...state },
+    {
+      found: true,
+      subscriber: subscriber.name,
+      tableName: context.target.tableName,
+      ...(loggedAs === undefined ? {} : { loggedAs }),
+      ...state,
+    },
     [...heading, ...claimLines(state), ...ledgerLines(state)],
   );
   return undefined;

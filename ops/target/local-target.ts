@@ -40,6 +40,7 @@ export async function resolveLocalTarget(url: string): Promise<OpsTarget> {
     documentClient: DynamoDBDocumentClient.from(dynamodb),
     consumerSwitch: api,
     messageMoveTasks: undefined,
+    ...(info.logDigestKey === undefined ? {} : { logDigestKey: async () => info.logDigestKey }),
     archive:
       archive === undefined || s3 === undefined
         ? undefined

@@ -70,6 +70,11 @@ export interface OpsTarget {
   readonly messageMoveTasks: MessageMoveTasks | undefined;
   /** The delivery archive; absent for a stack deployed without one (and the dashboard's in-process target). */
   readonly archive?: ArchiveTarget;
+  /**
+   * The key of the digests that stand for event keys in the consumers' logs; absent where the target cannot
+   * tell (a stack deployed before the key existed, the dashboard's in-process target).
+   */
+  readonly logDigestKey?: () => Promise<string>;
   /** Releases the clients. */
   close(): void;
 }

@@ -7,6 +7,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseSubscriberNames, STACK_OUTPUT, subscriberOutputKeys } from '../../contract/stack-outputs.ts';
@@ -14,6 +15,7 @@ import { type ConsumerConfig, consumerConfigFromEnv } from '../../functions/cons
 import { archiveRetentionDays } from '../adapters/archive-reader.ts';
 import { EventSourceMappings } from '../adapters/event-source-mappings.ts';
 import { MessageMoveTasks } from '../adapters/message-move-tasks.ts';
+import { SecretValues } from '../adapters/secret-values.ts';
 import { StackResources } from '../adapters/stack-resources.ts';
 import { OpsError } from '../errors.ts';
 import type { ArchiveTarget, LaneTarget, OpsTarget, SubscriberTarget } from './ops-target.ts';
@@ -24,6 +26,7 @@ export interface StackClients {
   readonly sqs: SQSClient;
   readonly dynamodb: DynamoDBClient;
   readonly s3: S3Client;
+  readonly secretsManager: SecretsManagerClient;
 }
 
 export function createStackClients(): StackClients {
@@ -33,6 +36,7 @@ export function createStackClients(): StackClients {
     sqs: new SQSClient({}),
     dynamodb: new DynamoDBClient({}),
     s3: new S3Client({}),
+    secretsManager: new SecretsManagerClient({}),
   };
 }
 
@@ -122,8 +126,18 @@ async function resolve(stackName: string, clients: StackClients, close: () => vo
     consumerSwitch: new EventSourceMappings(clients.lambda),
     messageMoveTasks: new MessageMoveTasks(clients.sqs),
     archive: archiveOf(outputs[STACK_OUTPUT.archiveBucketName], clients.s3),
+    ...logDigestKeyOf(outputs[STACK_OUTPUT.logDigestSecretArn], clients.secretsManager),
     close,
   };
+}
+
+/** The log digest key of a stack deployed with one (its secret's output). */
+function logDigestKeyOf(
+  secretArn: string | undefined,
+  secretsManager: SecretsManagerClient,
+): Pick<OpsTarget, 'logDigestKey'> {
+  if (secretArn === undefined) return {};
+  return { logDigestKey: () => new SecretValues(secretsManager).logDigestKey(secretArn) };
 }
 
 /** The archive of a stack deployed with one (its bucket output); its retention from the bucket's lifecycle. */

@@ -87,10 +87,17 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-IAM5[Resource::<ArchiveBucket.Arn>/staging/*]',
         'AwsSolutions-S1',
       ];
+      // SMG4 (no rotation): the log digest key always, the webhook secret when the stack creates it.
       const expectedIds = (
         props.pipeline?.existingSecretName
-          ? ['AwsSolutions-APIG4', 'AwsSolutions-SQS3', ...archiveIds]
-          : ['AwsSolutions-APIG4', 'AwsSolutions-SMG4', 'AwsSolutions-SQS3', ...archiveIds]
+          ? ['AwsSolutions-APIG4', 'AwsSolutions-SMG4', 'AwsSolutions-SQS3', ...archiveIds]
+          : [
+              'AwsSolutions-APIG4',
+              'AwsSolutions-SMG4',
+              'AwsSolutions-SMG4',
+              'AwsSolutions-SQS3',
+              ...archiveIds,
+            ]
       ).sort();
       expect(
         acks

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
+import { keyedDigest, useLogDigestKey } from '../../../functions/commons/log-digest.ts';
 import { defineWebhookHandlers, type LogDetails } from '../../../functions/consumer/handler-api.ts';
 import { loggableKey } from '../../../functions/consumer/loggable-key.ts';
 import { webhookHandlers as defaultHandlers } from '../../../functions/webhook-handlers.ts';
@@ -192,10 +194,11 @@ describe('consumer metrics', () => {
 });
 
 describe('consumer logs', () => {
-  it('never logs or emits message texts, names or phone numbers', async () => {
+  it('never logs or emits message texts, names, phone numbers or wamids', async () => {
     const messages = inboundMessages(3);
     const secrets = [
-      ...messages.flatMap((m) => [m.text, m.name, m.from]),
+      ...messages.flatMap((m) => [m.text, m.name, m.from, m.id]),
+      'wamid.out1',
       DISPLAY_PHONE_NUMBER,
       '4915112345678', // user_preferences wa_id, and a group participant in status-group.json
       '5511912345678',
@@ -259,21 +262,24 @@ describe('consumer logs', () => {
     for (const secret of secrets) expect(output, `"${secret}" leaked`).not.toContain(secret);
   });
 
-  it('masks phone numbers inside keys, stably, and leaves other keys as they are', () => {
-    const masked = loggableKey({
-      key: 'user_preferences:184735920115467:1751307000:4915112345678:marketing_messages:stop',
-      field: 'user_preferences',
-      kind: 'management',
-    });
-    expect(masked).toMatch(
-      /^user_preferences:184735920115467:1751307000:sha256~[0-9a-f]{12}:marketing_messages:stop$/,
-    );
-    expect(
-      loggableKey({ key: 'st:wamid.X:read:4915112345678', field: 'messages', kind: 'status' }).split(':')[3],
-    ).toBe(masked.split(':')[3]);
-    expect(loggableKey({ key: 'st:wamid.X:read', field: 'messages', kind: 'status' })).toBe(
-      'st:wamid.X:read',
-    );
-    expect(loggableKey({ key: 'msg:wamid.X', field: 'messages', kind: 'message' })).toBe('msg:wamid.X');
+  it('logs a keyed digest of every key: stable, distinct per key, and not an unkeyed hash anyone can recompute', () => {
+    const key = 'user_preferences:184735920115467:1751307000:4915112345678:marketing_messages:stop';
+    const digest = loggableKey({ key });
+    expect(digest).toMatch(/^hmac~[A-Za-z0-9_-]{16}$/);
+    expect(loggableKey({ key })).toBe(digest);
+    expect(loggableKey({ key: 'msg:wamid.X' })).not.toBe(loggableKey({ key: 'msg:wamid.Y' }));
+    expect(digest).not.toContain('4915112345678');
+    const unkeyed = createHash('sha256').update(key).digest();
+    expect(digest).not.toContain(unkeyed.toString('base64url').slice(0, 16));
+    expect(digest).not.toContain(unkeyed.toString('hex').slice(0, 12));
+  });
+
+  it('digests under the deployment key: the same key gives what ops computes with it', () => {
+    useLogDigestKey('deployment-key-1');
+    const first = loggableKey({ key: 'msg:wamid.X' });
+    expect(first).toBe(keyedDigest('deployment-key-1', 'msg:wamid.X'));
+    useLogDigestKey('deployment-key-2');
+    expect(loggableKey({ key: 'msg:wamid.X' })).not.toBe(first);
+    expect(() => useLogDigestKey('')).toThrow(RangeError);
   });
 });

@@ -6,6 +6,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import {
   DynamoDBDocumentClient,
@@ -13,7 +14,7 @@ import {
   type PutCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
+import type { Context, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { consumerEnvironment, ENV } from '../../../contract/environment.ts';
@@ -21,9 +22,11 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.
 import { resolveSettings, UnsafeSettingsError } from '../../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../../contract/subscribers.ts';
 import { ClaimStoreConfigError } from '../../../functions/claims/errors.ts';
+import { keyedDigest, logDigest, useLogDigestKey } from '../../../functions/commons/log-digest.ts';
 import {
   type ConsumerConfig,
   consumerConfigFromEnv,
+  createConsumerFromEnv,
   createConsumerHandler,
 } from '../../../functions/consumer/create-consumer.ts';
 import { defineWebhookHandlers } from '../../../functions/consumer/handler-api.ts';
@@ -137,3 +140,47 @@ function messageOf(run: () => unknown): string {
   }
   throw new Error('expected a refusal');
 }
+
+describe('createConsumerFromEnv: the log digest key', () => {
+  const secrets = mockClient(SecretsManagerClient);
+  afterEach(() => secrets.reset());
+  const context = { getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+  const noRecords: SQSEvent = { Records: [] };
+  const env = () => ({ ...environmentFor(resolveSettings()), AWS_REGION: 'eu-west-1' });
+
+  it('digests keys under LOG_DIGEST_KEY, the local stack’s key', async () => {
+    const consume = createConsumerFromEnv(defineWebhookHandlers({}), {
+      ...env(),
+      [ENV.logDigestKey]: 'local-key',
+    });
+    await consume(noRecords, context);
+    expect(logDigest('msg:wamid.X')).toBe(keyedDigest('local-key', 'msg:wamid.X'));
+  });
+
+  it('reads the key once from the secret LOG_DIGEST_SECRET_ID names', async () => {
+    secrets
+      .on(GetSecretValueCommand, { SecretId: 'arn:log-digest' })
+      .resolves({ SecretString: 'deployed-key' });
+    const consume = createConsumerFromEnv(defineWebhookHandlers({}), {
+      ...env(),
+      [ENV.logDigestSecretId]: 'arn:log-digest',
+    });
+    await consume(noRecords, context);
+    await consume(noRecords, context);
+    expect(logDigest('msg:wamid.X')).toBe(keyedDigest('deployed-key', 'msg:wamid.X'));
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+  });
+
+  it('goes on with a key of its own when the secret cannot be read: no batch waits on a log concern', async () => {
+    useLogDigestKey('before');
+    secrets
+      .on(GetSecretValueCommand)
+      .rejects(Object.assign(new Error('denied'), { name: 'AccessDeniedException' }));
+    const consume = createConsumerFromEnv(defineWebhookHandlers({}), {
+      ...env(),
+      [ENV.logDigestSecretId]: 'arn:log-digest',
+    });
+    await expect(consume(noRecords, context)).resolves.toEqual({ batchItemFailures: [] });
+    expect(logDigest('msg:wamid.X')).toBe(keyedDigest('before', 'msg:wamid.X'));
+  });
+});

@@ -55,6 +55,7 @@ import {
 import { consumerEnvironment } from '../../../contract/environment.ts';
 import { META_ENV } from '../../../contract/meta-graph-api.ts';
 import { STACK_OUTPUT, subscriberOutputKeys } from '../../../contract/stack-outputs.ts';
+import { keyedDigest } from '../../../functions/commons/log-digest.ts';
 import { checkSignature } from '../../../functions/receiver/signature.ts';
 import { answerVerificationHandshake } from '../../../functions/receiver/verification-handshake.ts';
 import { OpsError } from '../../../ops/errors.ts';
@@ -128,11 +129,14 @@ function clients(): StackClients {
     sqs: new SQSClient(config),
     dynamodb: new DynamoDBClient(config),
     s3: new S3Client(config),
+    secretsManager: new SecretsManagerClient(config),
   };
 }
 
 /** The outputs the stack writes for `bot` and `crm`, and each consumer's environment as the construct sets it. */
-function deployedStack(options: { readonly archive?: boolean } = {}): void {
+function deployedStack(
+  options: { readonly archive?: boolean; readonly logDigestSecretArn?: string } = {},
+): void {
   const outputs: Record<string, string> = {
     [STACK_OUTPUT.subscriberNames]: 'bot,crm',
     [STACK_OUTPUT.claimTableName]: 'prod-claims',
@@ -141,6 +145,9 @@ function deployedStack(options: { readonly archive?: boolean } = {}): void {
     [STACK_OUTPUT.webhookSecretName]: WEBHOOK_SECRET,
   };
   if (options.archive !== false) outputs[STACK_OUTPUT.archiveBucketName] = 'prod-archive';
+  if (options.logDigestSecretArn !== undefined) {
+    outputs[STACK_OUTPUT.logDigestSecretArn] = options.logDigestSecretArn;
+  }
   for (const name of ['bot', 'crm']) {
     const keys = subscriberOutputKeys(name);
     outputs[keys.deliveryQueueUrl] = queueUrl(`${name}-deliveries`);
@@ -449,6 +456,32 @@ describe('key: one GetItem on the claim table', () => {
     const result = await ops('--json', 'key', key, '--subscriber', 'bot');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ found: true, claim: { status: 'done' } });
+  });
+});
+
+describe('key: the digest the logs hold for it', () => {
+  const key = 'msg:wamid.HBgLMTY1MDU1NTEwMDAVAgARGBI2QUNENEI4NjlGNTcxQjdBOUYA';
+  const secretArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:LogDigestKey-abc';
+
+  it('prints the keyed digest under the stack’s log digest key, read from its secret', async () => {
+    deployedStack({ logDigestSecretArn: secretArn });
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: secretArn })
+      .resolves({ SecretString: 'k'.repeat(64) });
+    documents.on(GetCommand).resolves({});
+
+    const json = await ops('--json', 'key', key, '--subscriber', 'bot');
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      found: false,
+      key,
+      loggedAs: keyedDigest('k'.repeat(64), key),
+    });
+    const text = await ops('key', key, '--subscriber', 'bot');
+    expect(text.stdout).toContain(`logged as   ${keyedDigest('k'.repeat(64), key)}`);
+    expect(sentCalls().filter(([operation]) => operation.startsWith('secretsmanager:'))).toEqual([
+      ['secretsmanager:GetSecretValue', { SecretId: secretArn }],
+      ['secretsmanager:GetSecretValue', { SecretId: secretArn }],
+    ]);
   });
 });
 
