@@ -16,11 +16,18 @@
  *   lower-ranked status becomes current;
  * - `fifo-in-parallel`: the message lane's consumer is configured `ordered: false` on its FIFO queue, so that
  *   a batch's records run in parallel, a conversation's as well, as the status lane's do.
+ *
+ * One mutant changes the receiver instead (lane-pieces.ts), the consumers staying the product's:
+ *
+ * - `conversation-from-phone`: the receiver reads a message's conversation from `from` alone, the rule before
+ *   BSUIDs, so that a customer whose phone number comes and goes has their messages in two FIFO groups
+ *   (`<phone_number_id>:<phone>` and `<phone_number_id>:-`), which run in parallel.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conversationId } from '../../contract/lanes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
 import type { ConsumerClaims, StatusRecorder } from '../../functions/consumer/consumer-ports.ts';
@@ -31,11 +38,15 @@ import {
 } from '../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
 import { StatusLedger, type StatusLedgerChange } from '../../functions/ledger/status-ledger.ts';
+import { PHONE_NUMBER_ID } from '../support/webhooks/webhook-bodies.ts';
 import type { BatchFunction } from './lambda-event-source.ts';
+import type { ConversationRule } from './lane-pieces.ts';
 
 type Mutation = Pick<ConsumerDependencies, 'claimStore' | 'statusLedger'> & {
   /** Changes the configuration the consumer is built with. */
   readonly config?: (config: ConsumerConfig) => ConsumerConfig;
+  /** The receiver groups inbound messages into conversations by this rule, not by the product's. */
+  readonly receiverConversation?: ConversationRule;
 };
 
 const MUTATIONS = {
@@ -51,6 +62,9 @@ const MUTATIONS = {
   },
   'fifo-in-parallel': {
     config: (config) => (config.lane === 'message' ? { ...config, ordered: false } : config),
+  },
+  'conversation-from-phone': {
+    receiverConversation: (message) => conversationId(PHONE_NUMBER_ID, message.from),
   },
 } as const satisfies Record<string, Mutation>;
 
@@ -80,8 +94,14 @@ class UnpublishedMetrics extends Metrics {
 // consumer sets its subscriber as a default dimension, which Powertools warns about on a second setting.
 const logger = new Logger({ serviceName: SERVICE_NAME, logLevel: 'SILENT' });
 
+/** The receiver's conversation rule of a variant that changes it (lane-pieces.ts), else the product's. */
+export function receiverConversationRule(variant: ConsumerVariant): ConversationRule | undefined {
+  const mutation: Mutation = MUTATIONS[variant];
+  return mutation.receiverConversation;
+}
+
 export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): BatchFunction {
-  const { config: mutateConfig, ...mutation }: Mutation = MUTATIONS[variant];
+  const { config: mutateConfig, receiverConversation: _receiver, ...mutation }: Mutation = MUTATIONS[variant];
   return createConsumerHandler(mutateConfig?.(ports.config) ?? ports.config, {
     documentClient: ports.documentClient,
     sqs: ports.sqs,

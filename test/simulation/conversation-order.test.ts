@@ -15,6 +15,7 @@ function message(
   position: number,
   state: FifoMessage['state'] = 'deleted',
   deadLetteredAt?: number,
+  groupId = GROUP,
 ): FifoMessage {
   return {
     messageId: `fifo-${position}`,
@@ -26,7 +27,7 @@ function message(
     latestHandle: undefined,
     state,
     ...(deadLetteredAt === undefined ? {} : { deadLetteredAt }),
-    groupId: GROUP,
+    groupId,
     deduplicationId: bodyId,
     sequenceNumber: String(position),
   };
@@ -38,8 +39,18 @@ const keysOf = new Map<string, readonly string[]>([
   ['b3', ['msg:a', 'msg:b']],
 ]);
 
-function check(journal: ProtocolJournal, messages: readonly FifoMessage[]) {
-  return checkConversationOrder({ journal, messages, keysOf });
+/** msg:a and msg:b: one customer's conversation, by the product's rule. */
+const conversations = new Map([
+  ['msg:a', GROUP],
+  ['msg:b', GROUP],
+]);
+
+function check(
+  journal: ProtocolJournal,
+  messages: readonly FifoMessage[],
+  byKey: ReadonlyMap<string, string> = conversations,
+) {
+  return checkConversationOrder({ journal, messages, keysOf, conversations: byKey });
 }
 
 const invariants = (report: ReturnType<typeof check>) =>
@@ -112,6 +123,30 @@ describe('per-conversation order', () => {
     threwYetCompleted.recordHandlerStart(['msg:a', 'msg:b'], 'inv1', 10);
     complete(threwYetCompleted, ['msg:b']);
     expect(invariants(check(threwYetCompleted, [message('b3', 1)]))).toEqual(['conversation-order']);
+  });
+
+  it("keys conversations by the product's rule, not by the FIFO group the receiver chose", () => {
+    // One customer (a BSUID), whose phone number came with msg:a and not with msg:b: a receiver reading `from`
+    // alone put them in two groups, which ran in parallel.
+    const bsuid = '106540352242922:US.13491208655302741918';
+    const overlapping = new ProtocolJournal();
+    const finishA = overlapping.recordHandlerStart(['msg:a'], 'inv1', 10);
+    overlapping.recordHandlerStart(['msg:b'], 'inv2', 11)();
+    finishA();
+    const apart = [message('b1', 1), message('b2', 2, 'deleted', undefined, '106540352242922:-')];
+    const oneCustomer = new Map([
+      ['msg:a', bsuid],
+      ['msg:b', bsuid],
+    ]);
+    expect(invariants(check(overlapping, apart, oneCustomer))).toEqual(['conversation-order']);
+    // Control: two customers' messages may overlap, whichever groups they are in.
+    const twoCustomers = new Map([
+      ['msg:a', bsuid],
+      ['msg:b', GROUP],
+    ]);
+    const report = check(overlapping, apart, twoCustomers);
+    expect(report.violations).toEqual([]);
+    expect(report.pairsChecked).toBe(0);
   });
 
   it('checks pairs and several-message turns in the default schedules', { timeout: 120_000 }, async () => {

@@ -1,10 +1,13 @@
 /**
  * Per-conversation order (DESIGN §8), checked on a quiescent schedule from the journal's message handler
  * calls: a message's handler starts only after the handler of every message of its conversation accepted
- * before it has returned, unless that earlier message went to the DLQ first. Accepted order is the order in
- * which the receiver stored the conversation's parts in its FIFO group (a key's first part counts; a part the
- * queue absorbed as a duplicate adds nothing). In one `onConversationTurn` call, the messages must come in that
- * order, and they count as started together.
+ * before it has returned, unless that earlier message went to the DLQ first. A message's conversation is the
+ * product's rule over the ids Meta sent (`conversations`: the workload's, by `conversationCustomer` and
+ * `conversationId`), not the FIFO group the receiver under test put it in: a customer whose phone number came
+ * with one message and not with the next is one conversation, whichever groups their parts went to.
+ * Accepted order is the order in which the receiver stored the conversation's parts in the message lane's
+ * queue (a key's first part counts; a part the queue absorbed as a duplicate adds nothing). In one
+ * `onConversationTurn` call, the messages must come in that order, and they count as started together.
  *
  * Turns (bursts): a turn whose handler returned in an invocation that went on has every one of its claims
  * completed by that invocation (a turn's claims are completed together); one whose handler threw completed
@@ -20,6 +23,8 @@ export interface ConversationOrderInput {
   readonly messages: readonly FifoMessage[];
   /** The keys each stored body carries, by bodyId. */
   readonly keysOf: ReadonlyMap<string, readonly string[]>;
+  /** Each inbound message's conversation by the product's rule, by its key. */
+  readonly conversations: ReadonlyMap<string, string>;
 }
 
 export interface ConversationOrderReport {
@@ -36,9 +41,17 @@ export function checkConversationOrder(input: ConversationOrderInput): Conversat
   const accepted = new Map<string, string[]>();
   const deadLetteredAt = new Map<string, number>();
   for (const message of input.messages) {
-    const keys = accepted.get(message.groupId) ?? [];
-    accepted.set(message.groupId, keys);
     for (const key of input.keysOf.get(message.bodyId) ?? []) {
+      const conversation = input.conversations.get(key);
+      if (conversation === undefined) {
+        violations.push({
+          invariant: 'simulator',
+          detail: `${key} reached the message lane with no conversation`,
+        });
+        continue;
+      }
+      const keys = accepted.get(conversation) ?? [];
+      accepted.set(conversation, keys);
       if (!keys.includes(key)) keys.push(key);
       if (message.state === 'dead-letter' && message.deadLetteredAt !== undefined) {
         deadLetteredAt.set(key, Math.min(message.deadLetteredAt, deadLetteredAt.get(key) ?? Infinity));
@@ -56,7 +69,7 @@ export function checkConversationOrder(input: ConversationOrderInput): Conversat
   const finished = (key: string, beforeSeq: number) =>
     (callsOf.get(key) ?? []).some((call) => call.finishSeq !== undefined && call.finishSeq < beforeSeq);
 
-  for (const [group, keys] of accepted) {
+  for (const [conversation, keys] of accepted) {
     for (const [index, key] of keys.entries()) {
       for (const call of callsOf.get(key) ?? []) {
         for (const earlier of keys.slice(0, index)) {
@@ -70,14 +83,14 @@ export function checkConversationOrder(input: ConversationOrderInput): Conversat
             if (inCall > call.keys.indexOf(key)) {
               violations.push({
                 invariant: 'conversation-order',
-                detail: `${group}: call ${call.call} (${call.worker}) handed ${key} before ${earlier}, accepted before it`,
+                detail: `${conversation}: call ${call.call} (${call.worker}) handed ${key} before ${earlier}, accepted before it`,
               });
             }
             continue;
           }
           violations.push({
             invariant: 'conversation-order',
-            detail: `${group}: ${key}'s handler started (call ${call.call}, ${call.worker} at ${call.startedAt}) before the handler of ${earlier}, accepted before it, had returned, and ${earlier} was not dead-lettered`,
+            detail: `${conversation}: ${key}'s handler started (call ${call.call}, ${call.worker} at ${call.startedAt}) before the handler of ${earlier}, accepted before it, had returned, and ${earlier} was not dead-lettered`,
           });
         }
       }

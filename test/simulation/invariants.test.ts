@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { checkInvariants, type InvariantName, type InvariantReport } from './invariants.ts';
 import { ProtocolJournal } from './protocol-journal.ts';
 import type { QueueMessage } from './standard-queue.ts';
-import type { PlannedBody, PlannedEvent, Workload } from './workload.ts';
+import { outboundLedgers, type PlannedBody, type PlannedEvent, type Workload } from './workload.ts';
 
 const KEY = 'msg:wamid.in0';
 
@@ -102,13 +102,24 @@ function claimItem(
   };
 }
 
+/** `msg:<wamid>`, `st:<wamid>:<status>`, or a group send participant's `st:<wamid>:<status>:<participant>`. */
 function plannedEvent(key: string): PlannedEvent {
-  const [kind, wamid, status] = key.split(':') as [string, string, string | undefined];
+  const [kind, wamid, status, participant] = key.split(':') as [string, string, string?, string?];
   if (kind === 'msg') {
-    return { kind: 'message', key, message: { id: wamid, from: '16505551000', name: 'C', text: 'hi' } };
+    const message = { id: wamid, from: '16505551000', name: 'C', text: 'hi' };
+    return { kind: 'message', key, message, conversation: '106540352242922:16505551000' };
   }
   const statusItem = { id: wamid, status: status as string, recipientId: '16505561000', timestamp: '1' };
-  return { kind: 'status', key, wamid, status: status as string, statusItem };
+  return {
+    kind: 'status',
+    key,
+    wamid,
+    status: status as string,
+    ...(participant === undefined
+      ? { ledger: `ledger:${wamid}` }
+      : { participant, ledger: `ledger:${wamid}:${participant}` }),
+    statusItem,
+  };
 }
 
 /** Bodies `body1`, `body2`, … carrying these keys. */
@@ -122,12 +133,7 @@ function workloadOf(bodies: readonly (readonly string[])[]): Workload {
     origin: 'original',
   }));
   const events = new Map(planned.flatMap((body) => body.content).map((event) => [event.key, event]));
-  const outbound = new Map<string, string[]>();
-  for (const event of events.values()) {
-    if (event.kind === 'status')
-      outbound.set(event.wamid, [...(outbound.get(event.wamid) ?? []), event.status]);
-  }
-  return { bodies: planned, events, outbound };
+  return { bodies: planned, events, outbound: outboundLedgers(events.values()) };
 }
 
 function message(
@@ -422,6 +428,78 @@ describe('ledger: every status event changes the ledger as the model of first re
       finalLedgerRanks: new Map([['ledger:wamid.out0', 2]]),
     });
     expect(invariantsOf(report)).toEqual(['ledger-change']);
+  });
+});
+
+describe('ledger: a group send has one ledger per participant, named by phone number else BSUID', () => {
+  const PHONE = '4915112345678';
+  const BSUID = 'US.13491208655302741918';
+  const BY_PHONE = `st:wamid.G:delivered:${PHONE}`;
+  const BY_BSUID = `st:wamid.G:delivered:${BSUID}`;
+  const workload = workloadOf([[BY_PHONE], [BY_BSUID]]);
+  const messages = [message('msg-001', 'body1', 'deleted', 1), message('msg-002', 'body2', 'deleted', 1)];
+  const ledgers = [`ledger:wamid.G:${PHONE}`, `ledger:wamid.G:${BSUID}`];
+
+  /** Each participant's `delivered` recorded in its own ledger, in turn. */
+  function recorded(): Story {
+    const story = new Story();
+    for (const [index, pk] of ledgers.entries()) {
+      story.journal.recordWrite(
+        { worker: `inv${index + 1}`, operation: 'ledger', pk, succeeded: true, at: 100 * (index + 1) },
+        { pk: { S: pk }, statuses: { SS: ['delivered'] }, currentRank: { N: '2' } },
+      );
+    }
+    return story;
+  }
+
+  it('control: each participant delivered advances its own ledger and is effected', () => {
+    const story = recorded().effect('inv1', 150, BY_PHONE).effect('inv2', 250, BY_BSUID);
+    for (const [index, key] of [BY_PHONE, BY_BSUID].entries()) {
+      story.journal.recordStatusCall({
+        key,
+        worker: `inv${index + 1}`,
+        change: 'advanced',
+        current: 'delivered',
+      });
+    }
+    const report = checkInvariants({
+      ...baseInput(story, workload, messages),
+      finalLedgerRanks: new Map(ledgers.map((pk) => [pk, 2])),
+    });
+    expect(report.violations).toEqual([]);
+  });
+
+  it('a second participant told merged, as if the message had one ledger, is caught', () => {
+    const story = recorded().effect('inv1', 150, BY_PHONE);
+    story.journal.recordStatusCall({
+      key: BY_PHONE,
+      worker: 'inv1',
+      change: 'advanced',
+      current: 'delivered',
+    });
+    story.journal.recordStatusCall({ key: BY_BSUID, worker: 'inv2', change: 'merged', current: 'delivered' });
+    const report = checkInvariants({
+      ...baseInput(story, workload, messages),
+      finalLedgerRanks: new Map(ledgers.map((pk) => [pk, 2])),
+    });
+    expect(invariantsOf(report)).toEqual(['at-least-once', 'at-least-once', 'ledger-change']);
+  });
+
+  it("a participant's ledger left below the status its handler saw is caught", () => {
+    const story = recorded().effect('inv1', 150, BY_PHONE).effect('inv2', 250, BY_BSUID);
+    for (const [index, key] of [BY_PHONE, BY_BSUID].entries()) {
+      story.journal.recordStatusCall({
+        key,
+        worker: `inv${index + 1}`,
+        change: 'advanced',
+        current: 'delivered',
+      });
+    }
+    const report = checkInvariants({
+      ...baseInput(story, workload, messages),
+      finalLedgerRanks: new Map([[ledgers[0] as string, 2]]),
+    });
+    expect(invariantsOf(report)).toEqual(['ledger-backwards']);
   });
 });
 

@@ -5,8 +5,8 @@
  * 1. at least once: every event of every body the receiver acknowledged was effected, unless every queue
  *    message carrying it was dead-lettered (then it waits in the DLQ; such keys are counted apart, as
  *    exempt). For a status, whose handler acts only on `advanced`: it was handled, and effected when it
- *    advanced the ledger; and the highest status of each message was effected (it is `advanced` whenever
- *    it comes). A body the consumer could not use is quarantined. A message is dead-lettered only after the
+ *    advanced the ledger; and the highest status of each ledger (a message's, or a group send
+ *    participant's) was effected (it is `advanced` whenever it comes). A body the consumer could not use is quarantined. A message is dead-lettered only after the
  *    queue counted `maxReceiveCount` receives of it, each of them handed to an invocation.
  * 2. a second effect only from the effect→complete window: each effect of a key after its first is excused by
  *    one window that opened before it. A window is an effect made while its attempt held the claim (its
@@ -15,9 +15,10 @@
  *    effect whose `complete` was refused (the claim was lost), whose attempt never tried to complete it, or
  *    made without holding the claim, opens no window, whatever happened to its invocation afterwards.
  * 3. the status ledger: every status event's change (`advanced` or `merged`) is what an independent model
- *    says it is, from the order in which the statuses of its message were first recorded (advanced when it
- *    ranks above every status recorded before it); no handler saw another; the ledger never moves a
- *    message backwards (every ledger write was watched), and ends at or above every status its handlers saw.
+ *    says it is, from the order in which the statuses of its message (of its participant, in a group send)
+ *    were first recorded (advanced when it ranks above every status recorded before it); no handler saw
+ *    another; the ledger never moves a message backwards (every ledger write was watched), and ends at or
+ *    above every status its handlers saw.
  * 4. the change a status handler sees is the same on every attempt of that key.
  */
 
@@ -110,13 +111,13 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
   const violations: Violation[] = [];
   const effects = countBy(input.journal.effects.map((effect) => effect.key));
   const { exempt, handedOff } = exemptKeys(input);
-  const expectedChanges = expectedLedgerChanges(input.journal);
+  const expectedChanges = expectedLedgerChanges(input.journal, input.workload);
   const counts = checkAtLeastOnce(input, effects, exempt, expectedChanges, violations);
   checkQuarantine(input, violations);
   checkDeadLetters(input, violations);
   const windows = openWindows(input.journal);
   const doubleEffects = checkDoubleEffects(input.journal.effects, windows, violations);
-  checkLedgerChanges(input.journal, violations);
+  checkLedgerChanges(input.journal, input.workload, violations);
   checkLedger(input, violations);
   checkStableChange(input.journal, violations);
   return { violations, windows, doubleEffects, ...counts, eventsHandedOff: handedOff.size };
@@ -153,15 +154,14 @@ function checkAtLeastOnce(
       });
     }
   }
-  for (const [wamid, statuses] of input.workload.outbound) {
-    const highest = statuses.reduce((top, status) =>
-      rankOfStatus(status) > rankOfStatus(top) ? status : top,
+  for (const [ledger, statuses] of input.workload.outbound) {
+    const { key } = statuses.reduce((top, event) =>
+      rankOfStatus(event.status) > rankOfStatus(top.status) ? event : top,
     );
-    const key = `st:${wamid}:${highest}`;
     if (!exempt.has(key) && (effects.get(key) ?? 0) === 0) {
       violations.push({
         invariant: 'at-least-once',
-        detail: `${key}: the highest status of ${wamid} advances whenever it comes, but was never effected`,
+        detail: `${key}: the highest status of ${ledger} advances whenever it comes, but was never effected`,
       });
     }
   }
@@ -313,11 +313,16 @@ export interface LedgerChange {
 }
 
 /**
- * The model of the ledger: a status advances when it ranks above every status of its message recorded before
- * it (in the item's current life: TTL deleting the item starts afresh), else it is merged. Keyed by the status
- * event's key; several entries when the status was recorded in several lives, in order.
+ * The model of the ledger: a status advances when it ranks above every status of its message (of its
+ * participant, for a group send) recorded before it (in the item's current life: TTL deleting the item starts
+ * afresh), else it is merged. Keyed by the status event's key, found in the workload by the ledger item and
+ * the status (a recording the workload has no event for keeps the item's key); several entries when the
+ * status was recorded in several lives, in order.
  */
-function expectedLedgerChangeHistory(journal: ProtocolJournal): Map<string, LedgerChange[]> {
+function expectedLedgerChangeHistory(journal: ProtocolJournal, workload: Workload): Map<string, LedgerChange[]> {
+  const keyOf = new Map(
+    [...workload.outbound.values()].flat().map((event) => [`${event.ledger} ${event.status}`, event.key]),
+  );
   const highest = new Map<string, number>();
   const history = new Map<string, LedgerChange[]>();
   for (const recording of journal.ledgerRecordings) {
@@ -325,7 +330,7 @@ function expectedLedgerChangeHistory(journal: ProtocolJournal): Map<string, Ledg
     const rank = rankOfStatus(recording.status);
     const change = rank > (highest.get(life) ?? Number.NEGATIVE_INFINITY) ? 'advanced' : 'merged';
     highest.set(life, Math.max(rank, highest.get(life) ?? Number.NEGATIVE_INFINITY));
-    const key = `st:${recording.pk.slice(recording.pk.indexOf('ledger:') + 'ledger:'.length)}:${recording.status}`;
+    const key = keyOf.get(`${recording.pk} ${recording.status}`) ?? `${recording.pk} ${recording.status}`;
     const entries = history.get(key);
     if (entries === undefined) history.set(key, [{ change, seq: recording.seq }]);
     else entries.push({ change, seq: recording.seq });
@@ -334,15 +339,18 @@ function expectedLedgerChangeHistory(journal: ProtocolJournal): Map<string, Ledg
 }
 
 /** The first expected change of each status event. */
-function expectedLedgerChanges(journal: ProtocolJournal): Map<string, LedgerChange> {
+function expectedLedgerChanges(journal: ProtocolJournal, workload: Workload): Map<string, LedgerChange> {
   return new Map(
-    [...expectedLedgerChangeHistory(journal)].map(([key, entries]) => [key, entries[0] as LedgerChange]),
+    [...expectedLedgerChangeHistory(journal, workload)].map(([key, entries]) => [
+      key,
+      entries[0] as LedgerChange,
+    ]),
   );
 }
 
 /** Every handler call saw the change the model expects of its status at that point. */
-function checkLedgerChanges(journal: ProtocolJournal, violations: Violation[]): void {
-  const history = expectedLedgerChangeHistory(journal);
+function checkLedgerChanges(journal: ProtocolJournal, workload: Workload, violations: Violation[]): void {
+  const history = expectedLedgerChangeHistory(journal, workload);
   for (const call of journal.statusCalls) {
     const expected = (history.get(call.key) ?? []).filter((entry) => entry.seq < call.seq).at(-1);
     if (expected === undefined) {
@@ -369,14 +377,18 @@ function checkLedger(input: InvariantInput, violations: Violation[]): void {
   // An item TTL deleted (its retention over) answers only for the statuses recorded after.
   const deletedAt = new Map(input.journal.ttlDeletions.map((deletion) => [deletion.pk, deletion.seq]));
   for (const call of input.journal.statusCalls) {
-    const wamid = call.key.split(':')[1] as string;
-    if (call.seq < (deletedAt.get(`ledger:${wamid}`) ?? 0)) continue;
-    const rank = input.finalLedgerRanks.get(`ledger:${wamid}`);
-    const seen = rankOfStatus(call.key.split(':')[2] as string);
+    const event = input.workload.events.get(call.key);
+    if (event?.kind !== 'status') {
+      violations.push({ invariant: 'simulator', detail: `onStatus got ${call.key}, no status of the workload` });
+      continue;
+    }
+    if (call.seq < (deletedAt.get(event.ledger) ?? 0)) continue;
+    const rank = input.finalLedgerRanks.get(event.ledger);
+    const seen = rankOfStatus(event.status);
     if (rank === undefined || rank < seen) {
       violations.push({
         invariant: 'ledger-backwards',
-        detail: `ledger:${wamid} ends at rank ${rank ?? 'none'}, below ${call.key} that a handler saw`,
+        detail: `${event.ledger} ends at rank ${rank ?? 'none'}, below ${call.key} that a handler saw`,
       });
     }
   }

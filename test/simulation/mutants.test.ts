@@ -35,7 +35,7 @@ const MUTANTS: readonly {
     keptSeeds: [
       { seed: 4, violates: ['at-least-once'] },
       { seed: 5, violates: ['at-least-once'] },
-      { seed: 21, violates: ['at-least-once'] },
+      { seed: 23, violates: ['at-least-once'] },
     ],
   },
   {
@@ -49,7 +49,9 @@ const MUTANTS: readonly {
       // wrong change, but nothing unstable.
       { seed: 100, violates: ['at-least-once', 'ledger-change'] },
       // The status was effected, and a later attempt's handler is told something else.
-      { seed: 8, violates: ['ledger-change', 'unstable-change'] },
+      { seed: 49, violates: ['ledger-change', 'unstable-change'] },
+      // A group send: a username participant's `failed`, in that participant's own ledger, told repeated.
+      { seed: 17, violates: ['at-least-once', 'ledger-change', 'unstable-change'] },
     ],
   },
   {
@@ -72,7 +74,9 @@ const MUTANTS: readonly {
       { seed: 3, violates: ['ledger-backwards', 'ledger-change'] },
       { seed: 5, violates: ['ledger-backwards', 'ledger-change'] },
       // No handler is told a wrong change: only the ledger's watched ranks show it.
-      { seed: 8, violates: ['ledger-backwards'] },
+      { seed: 28, violates: ['ledger-backwards'] },
+      // A group send: a username participant's ledger moves back from read to a late delivered.
+      { seed: 21, violates: ['ledger-backwards', 'ledger-change'] },
     ],
   },
   {
@@ -81,10 +85,25 @@ const MUTANTS: readonly {
     variant: 'fifo-in-parallel',
     targets: 'conversation-order',
     keptSeeds: [
+      { seed: 2, violates: ['conversation-order'] },
       { seed: 7, violates: ['conversation-order'] },
-      { seed: 12, violates: ['conversation-order'] },
       // In turns with a 3 s burst window: each record's messages make a turn of their own, in parallel.
       { seed: 18, violates: ['conversation-order'] },
+    ],
+  },
+  {
+    // The receiver's conversation read from `from` alone, the rule before BSUIDs: a customer whose phone number
+    // comes and goes has the messages that carried it in `<phone_number_id>:<phone>` and the others in
+    // `<phone_number_id>:-`, two FIFO groups that run in parallel; the order is checked by the customer's BSUID.
+    variant: 'conversation-from-phone',
+    targets: 'conversation-order',
+    keptSeeds: [
+      { seed: 6, violates: ['conversation-order'] },
+      // Two messages, the first without the phone number, the second with it: the second's handler starts first.
+      { seed: 30, violates: ['conversation-order'] },
+      // In turns with a 1 s burst window: the message that named the phone number alone (its BSUID only in its
+      // contact) in the phone's group, apart from the customer's others.
+      { seed: 53, violates: ['conversation-order'] },
     ],
   },
 ];

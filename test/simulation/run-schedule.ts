@@ -23,7 +23,7 @@ import type { BackoffSettings } from '../../contract/retry-budget.ts';
 import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import type { ConsumerConfig } from '../../functions/consumer/create-consumer.ts';
-import { buildConsumer, type ConsumerVariant } from './consumer-under-test.ts';
+import { buildConsumer, type ConsumerVariant, receiverConversationRule } from './consumer-under-test.ts';
 import { checkConversationOrder } from './conversation-order.ts';
 import { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
 import { dynamoDbLink } from './dynamodb-link.ts';
@@ -154,7 +154,7 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
     metaRetries: plan.metaRetries,
     unusableBodyRate: 0.05,
   });
-  const pieces = lanePieces(workload.bodies, lane !== undefined);
+  const pieces = lanePieces(workload.bodies, lane !== undefined, receiverConversationRule(variant));
   const arrivals = new ReceiverArrivals(pieces, {
     ...shared,
     queues: { status: queue, ...(messageQueue === undefined ? {} : { message: messageQueue }) },
@@ -262,6 +262,11 @@ async function simulate(options: ScheduleOptions, random: Prng): Promise<Schedul
     journal: shared.journal,
     messages: messageLaneMessages,
     keysOf: new Map(pieces.map((piece) => [piece.bodyId, piece.keys])),
+    conversations: new Map(
+      [...workload.events.values()].flatMap((event) =>
+        event.kind === 'message' ? [[event.key, event.conversation] as const] : [],
+      ),
+    ),
   });
   return {
     seed: options.seed,

@@ -3,12 +3,24 @@
  * messages of one or two customers' conversations, and outbound statuses `sent`/`delivered`/`read` arriving shuffled across bodies), some events
  * repeated across bodies, and Meta's later re-sends of events re-batched into new bodies. Expected keys come
  * from the ids generated here (DESIGN §1 formats), never from the extractor under test.
+ *
+ * Customers as Meta names them since 2026 (DESIGN §1, "Customers"): some by their phone number alone (before
+ * the BSUID), some with a username by their BSUID alone, and some whose phone number comes and goes between
+ * their messages (the BSUID in each, the phone number in some, a few naming the phone number alone with the
+ * BSUID in their contact). Each message's conversation is the product's rule (`conversationCustomer`,
+ * `conversationId`) over the ids generated here. Some outbound messages are group sends: the group's `sent`,
+ * then each participant's own statuses, a participant with a username named by
+ * `recipient_participant_user_id` alone. Who the customers and participants are is drawn from a stream of its
+ * own (`identities`), so that the other draws of a seed stay as they were.
  */
+import { conversationCustomer, conversationId } from '../../contract/lanes.ts';
+import { bsuidOf, CUSTOMER_KINDS, type CustomerKind, customerIds } from '../../local/simulator/customers.ts';
 import {
   envelope,
   type InboundMessage,
   messagesChange,
   type OutboundStatus,
+  PHONE_NUMBER_ID,
   statusesChange,
 } from '../support/webhooks/webhook-bodies.ts';
 import type { Prng } from './prng.ts';
@@ -22,15 +34,27 @@ const DAY = 24 * HOUR;
 /** Meta retries a delivery for up to 7 days. */
 export const META_RETRY_WINDOW_MS = 7 * DAY;
 
-export type PlannedEvent =
-  | { readonly kind: 'message'; readonly key: string; readonly message: InboundMessage }
-  | {
-      readonly kind: 'status';
-      readonly key: string;
-      readonly wamid: string;
-      readonly status: string;
-      readonly statusItem: OutboundStatus;
-    };
+export type PlannedEvent = PlannedMessage | PlannedStatus;
+
+export interface PlannedMessage {
+  readonly kind: 'message';
+  readonly key: string;
+  readonly message: InboundMessage;
+  /** Its conversation by the product's rule (DESIGN §8), whichever ids this message carries. */
+  readonly conversation: string;
+}
+
+export interface PlannedStatus {
+  readonly kind: 'status';
+  readonly key: string;
+  readonly wamid: string;
+  readonly status: string;
+  /** A group send's participant, as the key names them (phone number, else BSUID); none for the group's own. */
+  readonly participant?: string;
+  /** The partition key of its ledger item (DESIGN §3: one ledger per participant of a group send). */
+  readonly ledger: string;
+  readonly statusItem: OutboundStatus;
+}
 
 export type BodyOrigin = 'original' | 'meta-retry' | 'unusable';
 
@@ -48,8 +72,8 @@ export interface PlannedBody {
 export interface Workload {
   readonly bodies: readonly PlannedBody[];
   readonly events: ReadonlyMap<string, PlannedEvent>;
-  /** Outbound wamids and the statuses the workload sends for each. */
-  readonly outbound: ReadonlyMap<string, readonly string[]>;
+  /** The ledgers of outbound messages (one per participant of a group send) and the statuses sent to each. */
+  readonly outbound: ReadonlyMap<string, readonly PlannedStatus[]>;
 }
 
 export interface WorkloadShape {
@@ -77,28 +101,35 @@ export function generateWorkload(random: Prng, startMs: number, shape: WorkloadS
       origin: 'unusable',
     });
   }
-  const outbound = new Map<string, string[]>();
-  for (const event of events.values()) {
-    if (event.kind === 'status')
-      outbound.set(event.wamid, [...(outbound.get(event.wamid) ?? []), event.status]);
+  return { bodies, events, outbound: outboundLedgers(events.values()) };
+}
+
+/** The status events by the ledger they go to. */
+export function outboundLedgers(events: Iterable<PlannedEvent>): Map<string, PlannedStatus[]> {
+  const ledgers = new Map<string, PlannedStatus[]>();
+  for (const event of events) {
+    if (event.kind === 'status') ledgers.set(event.ledger, [...(ledgers.get(event.ledger) ?? []), event]);
   }
-  return { bodies, events, outbound };
+  return ledgers;
 }
 
 function planEvents(random: Prng): Map<string, PlannedEvent> {
   const events = new Map<string, PlannedEvent>();
+  const identities = random.fork('identities');
   const inbound = random.int(0, 5);
   // One or two customers: a conversation often has several messages, in several bodies.
   const customers = random.int(1, 2);
+  const kinds = [1, 2].map(() => identities.pick(CUSTOMER_KINDS));
   for (let i = 0; i < inbound; i++) {
     const customer = random.int(1, customers);
     const message: InboundMessage = {
       id: `wamid.in${i}`,
-      from: `1650555${String(1000 + customer)}`,
+      ...senderIds(customer, kinds[customer - 1] as CustomerKind, identities),
       name: `Customer ${customer}`,
       text: `Order ${9000 + i}`,
     };
-    events.set(`msg:${message.id}`, { kind: 'message', key: `msg:${message.id}`, message });
+    const key = `msg:${message.id}`;
+    events.set(key, { kind: 'message', key, message, conversation: conversationOf(message) });
   }
   const outboundCount = random.int(inbound === 0 ? 1 : 0, 2);
   for (let o = 0; o < outboundCount; o++) {
@@ -106,18 +137,98 @@ function planEvents(random: Prng): Map<string, PlannedEvent> {
     const last = random.chance(0.15) ? 'failed' : 'read';
     const sequence = ['sent', 'delivered', last];
     const chosen = sequence.filter(() => random.chance(0.7));
-    for (const status of chosen.length === 0 ? [random.pick(sequence)] : chosen) {
-      const statusItem: OutboundStatus = {
-        id: wamid,
-        status,
-        recipientId: `1650556${String(1000 + o)}`,
-        timestamp: String(STATUS_TIMESTAMP + sequence.indexOf(status)),
-      };
-      const key = `st:${wamid}:${status}`;
-      events.set(key, { kind: 'status', key, wamid, status, statusItem });
+    const statuses = chosen.length === 0 ? [random.pick(sequence)] : chosen;
+    const timestamp = (status: string) => String(STATUS_TIMESTAMP + sequence.indexOf(status));
+    const add = (event: Omit<PlannedStatus, 'kind' | 'wamid' | 'ledger'>) => {
+      const participant = event.participant;
+      const ledger = participant === undefined ? `ledger:${wamid}` : `ledger:${wamid}:${participant}`;
+      events.set(event.key, { kind: 'status', wamid, ledger, ...event });
+    };
+    if (!identities.chance(GROUP_SEND_RATE)) {
+      const recipient = recipientIds(1000 + o, identities.pick(CUSTOMER_KINDS), identities);
+      for (const status of statuses) {
+        const statusItem: OutboundStatus = { id: wamid, status, ...recipient, timestamp: timestamp(status) };
+        add({ key: `st:${wamid}:${status}`, status, statusItem });
+      }
+      continue;
+    }
+    // A group send (test/fixtures/webhooks/status-group.json): the group's own `sent`, then each
+    // participant's own statuses, the first participant one with a username.
+    const group = { id: wamid, group: true, recipientId: `12036340535789${String(4500 + o)}` } as const;
+    if (statuses.includes('sent')) {
+      add({
+        key: `st:${wamid}:sent`,
+        status: 'sent',
+        statusItem: { ...group, status: 'sent', timestamp: timestamp('sent') },
+      });
+    }
+    const participants = identities.int(1, 2);
+    for (let p = 0; p < participants; p++) {
+      const username = p === 0 || identities.chance(0.5);
+      const bsuid = bsuidOf(100 + 10 * o + p);
+      const phone = `4915112345${String(10 * o + p).padStart(3, '0')}`;
+      const participant = username ? bsuid : phone;
+      const ids = username
+        ? { recipientParticipantUserId: bsuid }
+        : { recipientParticipantId: phone, recipientParticipantUserId: bsuid };
+      const own = sequence.slice(1).filter(() => identities.chance(0.7));
+      for (const status of own.length === 0 ? [identities.pick(sequence.slice(1))] : own) {
+        add({
+          key: `st:${wamid}:${status}:${participant}`,
+          status,
+          participant,
+          statusItem: { ...group, ...ids, status, timestamp: timestamp(status) },
+        });
+      }
     }
   }
   return events;
+}
+
+/** A share of outbound messages sent to a group. */
+const GROUP_SEND_RATE = 0.25;
+
+/** The ids one message of `customer` carries (local/simulator/customers.ts). */
+function senderIds(
+  customer: number,
+  kind: CustomerKind,
+  identities: Prng,
+): Pick<InboundMessage, 'from' | 'userId' | 'userIdInContactOnly' | 'username'> {
+  const phoneCame = kind === 'phone-comes-and-goes' && identities.chance(0.5);
+  const ids = customerIds(kind, { serial: customer, phone: `1650555${String(1000 + customer)}` }, phoneCame);
+  return {
+    ...(ids.phone !== undefined && { from: ids.phone }),
+    ...(ids.bsuid !== undefined && { userId: ids.bsuid, username: ids.username }),
+    // The phone number came with this one; now and then it alone, the BSUID only in the contact.
+    ...(phoneCame && identities.chance(0.25) && { userIdInContactOnly: true }),
+  };
+}
+
+/** The ids a one-to-one status names its recipient by. */
+function recipientIds(
+  serial: number,
+  kind: CustomerKind,
+  identities: Prng,
+): Pick<OutboundStatus, 'recipientId' | 'recipientUserId'> {
+  const phoneCame = kind === 'phone-comes-and-goes' && identities.chance(0.5);
+  const ids = customerIds(kind, { serial, phone: `1650556${String(serial)}` }, phoneCame);
+  return {
+    ...(ids.phone !== undefined && { recipientId: ids.phone }),
+    ...(ids.bsuid !== undefined && { recipientUserId: ids.bsuid }),
+  };
+}
+
+/**
+ * The message's conversation by the product's rule (contract/lanes.ts), over the ids it carries: its
+ * `from_user_id`, its `from`, and the contact `messagesValue` writes for it (its `user_id` beside the `wa_id`).
+ */
+function conversationOf(message: InboundMessage): string {
+  const customer = conversationCustomer({
+    fromUserId: message.userIdInContactOnly ? undefined : message.userId,
+    from: message.from,
+    userIdOfContact: (waId) => (waId === message.from ? message.userId : undefined),
+  });
+  return conversationId(PHONE_NUMBER_ID, customer);
 }
 
 function planOriginalBodies(random: Prng, events: readonly PlannedEvent[], startMs: number): PlannedBody[] {

@@ -11,9 +11,21 @@ export const WABA_ID = '102290129340398';
 
 const DEFAULT_MESSAGE_TIMESTAMP = '1749416383';
 
+/**
+ * An inbound text message and its sender. Since 2026 Meta names a customer by a business-scoped user id
+ * (BSUID) and sends the phone number only within 30 days of the last exchange: a message may carry `from`,
+ * `from_user_id` or both, its contact `wa_id` only when the phone number came.
+ */
 export interface InboundMessage {
   readonly id: string;
-  readonly from: string;
+  /** The customer's phone number: the message's `from` and the contact's `wa_id`, when Meta sent it. */
+  readonly from?: string;
+  /** The customer's BSUID: the message's `from_user_id` and the contact's `user_id`. */
+  readonly userId?: string;
+  /** The BSUID is only in the contact (its `user_id`), the message names the phone number alone. */
+  readonly userIdInContactOnly?: boolean;
+  /** The contact's `profile.username`. */
+  readonly username?: string;
   readonly name: string;
   readonly text: string;
   readonly timestamp?: string;
@@ -22,9 +34,17 @@ export interface InboundMessage {
 export interface OutboundStatus {
   readonly id: string;
   readonly status: string;
-  readonly recipientId: string;
+  /** `recipient_id`: the customer's phone number (the group's id for a group send), when Meta sent it. */
+  readonly recipientId?: string;
+  /** `recipient_user_id`: the customer's BSUID (one-to-one sends, since 2026). */
+  readonly recipientUserId?: string;
   readonly timestamp: string;
+  /** `recipient_type: group`: one status per participant, besides the group's own. */
+  readonly group?: boolean;
+  /** `recipient_participant_id`: a group participant's phone number. */
   readonly recipientParticipantId?: string;
+  /** `recipient_participant_user_id`: a group participant's BSUID (alone for a participant with a username). */
+  readonly recipientParticipantUserId?: string;
   readonly conversationId?: string;
 }
 
@@ -35,18 +55,34 @@ export function messagesValue(messages: readonly InboundMessage[]): object {
   return {
     messaging_product: 'whatsapp',
     metadata: METADATA,
-    // One contact per sender, as Meta lists them.
-    contacts: [
-      ...new Map(messages.map((m) => [m.from, { profile: { name: m.name }, wa_id: m.from }])).values(),
-    ],
+    contacts: contactsOf(messages),
     messages: messages.map((m) => ({
-      from: m.from,
+      ...(m.from !== undefined && { from: m.from }),
+      ...(m.userId !== undefined && !m.userIdInContactOnly && { from_user_id: m.userId }),
       id: m.id,
       timestamp: m.timestamp ?? DEFAULT_MESSAGE_TIMESTAMP,
       type: 'text',
       text: { body: m.text },
     })),
   };
+}
+
+/**
+ * One contact per sender, as Meta lists them: `wa_id` when one of the sender's messages carries the phone
+ * number, `user_id` when it has a BSUID, `profile.username` when it has one.
+ */
+function contactsOf(messages: readonly InboundMessage[]): object[] {
+  const contacts = new Map<string, { profile: object; wa_id?: string; user_id?: string }>();
+  for (const m of messages) {
+    const sender = m.userId ?? m.from ?? m.id;
+    const waId = m.from ?? contacts.get(sender)?.wa_id;
+    contacts.set(sender, {
+      profile: { name: m.name, ...(m.username !== undefined && { username: m.username }) },
+      ...(waId !== undefined && { wa_id: waId }),
+      ...(m.userId !== undefined && { user_id: m.userId }),
+    });
+  }
+  return [...contacts.values()];
 }
 
 /** The `value` of a `messages` change holding delivery statuses of outbound messages. */
@@ -58,10 +94,15 @@ export function statusesValue(statuses: readonly OutboundStatus[]): object {
       id: s.id,
       status: s.status,
       timestamp: s.timestamp,
-      recipient_id: s.recipientId,
+      ...(s.recipientId !== undefined && { recipient_id: s.recipientId }),
+      ...(s.recipientUserId !== undefined && { recipient_user_id: s.recipientUserId }),
+      ...(s.group === true && { recipient_type: 'group' }),
       ...(s.recipientParticipantId === undefined
         ? {}
         : { recipient_participant_id: s.recipientParticipantId }),
+      ...(s.recipientParticipantUserId !== undefined && {
+        recipient_participant_user_id: s.recipientParticipantUserId,
+      }),
       ...(s.conversationId === undefined
         ? {}
         : { conversation: { id: s.conversationId, origin: { type: 'utility' } } }),
