@@ -102,6 +102,8 @@ export class LocalStackClient {
   async #json<T>(path: string, init?: RequestInit): Promise<T> {
     const response = await fetch(`${this.url}${path}`, {
       ...init,
+      // A body sent to `/local/*` is JSON, and says so.
+      ...(init?.body !== undefined && { headers: { 'content-type': 'application/json', ...init.headers } }),
       signal: AbortSignal.timeout(LOCAL_REQUEST_TIMEOUT_MS),
     });
     if (!response.ok)
