@@ -10,6 +10,7 @@ export {
   type ConversationTurnContext,
   defineWebhookHandlers,
   type ErrorContext,
+  type GroupEventContext,
   type HandlerLogger,
   InvalidHandlersError,
   type LogDetails,
@@ -23,5 +24,6 @@ export {
   type WebhookHandlers,
 } from './consumer/handler-api.ts';
 export type { Customer, SendAddress } from './events/customer.ts';
+export type { GroupCustomer, GroupCustomerList, GroupField } from './events/group-item.ts';
 export type { EventKind, JsonObject, JsonValue, WebhookEvent } from './events/types.ts';
 export type { StatusLedgerChange, StatusLedgerView } from './ledger/status-ledger.ts';

@@ -15,6 +15,7 @@ import { ClaimLostError } from '../claims/errors.ts';
 import type { ClaimedAs } from '../claims/lease.ts';
 import { customerOf } from '../events/customer.ts';
 import { isJsonObject } from '../events/event-key.ts';
+import { groupEventDetails, isGroupField } from '../events/group-item.ts';
 import type { WebhookEvent } from '../events/types.ts';
 import type { StatusObservation } from '../ledger/status-event.ts';
 import { MalformedStatusError, observeStatus } from '../ledger/status-event.ts';
@@ -430,7 +431,7 @@ export class ConsumerBatch {
       return `ledger:${logged.key}`;
     }
 
-    const handler = handlerFor(this.#options.handlers, event.kind);
+    const handler = handlerFor(this.#options.handlers, event);
     if (handler !== undefined && context !== undefined) {
       this.#observeWait(record);
       try {
@@ -556,10 +557,23 @@ export class ConsumerBatch {
     };
   }
 
-  /** The handler's context; for a status, after the ledger merged it. Undefined: acknowledge only. */
+  /**
+   * The handler's context; for a status, after the ledger merged it; for a Groups API item, with its group and
+   * customers (whether `onGroupEvent` or `onManagementEvent` gets it). Undefined: acknowledge only.
+   */
   async #contextFor(event: WebhookEvent, claim: HeldClaim): Promise<WebhookEventContext | undefined> {
     const base = this.#baseContext(event, claim);
-    if (event.kind !== 'status') return { ...base, kind: event.kind };
+    switch (event.kind) {
+      case 'message':
+      case 'error':
+        return { ...base, kind: event.kind };
+      case 'management':
+        return isGroupField(event.field)
+          ? { ...base, kind: 'management', ...groupEventDetails(event.payload) }
+          : { ...base, kind: 'management' };
+      case 'status':
+        break;
+    }
     let observation: StatusObservation;
     try {
       observation = observeStatus(event, Math.floor(this.#clock() / 1000));

@@ -10,6 +10,7 @@
 
 import type { ClaimedAs } from '../claims/lease.ts';
 import type { Customer } from '../events/customer.ts';
+import { type GroupCustomer, isGroupField } from '../events/group-item.ts';
 import type { EventKind, JsonObject, WebhookEvent } from '../events/types.ts';
 import type { StatusLedgerChange, StatusLedgerView } from '../ledger/status-ledger.ts';
 
@@ -72,7 +73,44 @@ export type ErrorContext = EventContextBase<'error'>;
 /** Any other documented field (templates, phone numbers, account, flows, calls, …). */
 export type ManagementEventContext = EventContextBase<'management'>;
 
-export type WebhookEventContext = MessageContext | StatusContext | ErrorContext | ManagementEventContext;
+/**
+ * An item of `value.groups[]` of a Groups API field (`group_lifecycle_update`, `group_participants_update`,
+ * `group_settings_update`, `group_status_update`): one notification of Meta's, handled once. Its kind stays
+ * `management`; `field` tells the four apart. `customer` is `undefined`: an item may name several customers, all
+ * in `customers`. Everything else of the item (subject, invite link, settings, `errors`, `initiated_by`) is in
+ * `payload`.
+ *
+ * @example
+ * onGroupEvent: async ({ field, type, groupId, customers }) => {
+ *   if (field !== 'group_participants_update' || type !== 'group_participants_add') return;
+ *   for (const customer of customers) await crm.markGroupMember(groupId, customer.userId ?? customer.phoneNumber);
+ * }
+ */
+export interface GroupEventContext extends EventContextBase<'management'> {
+  /** `group_id`; `undefined` on a failed `group_create`, which made no group. */
+  readonly groupId: string | undefined;
+  /** `type` as Meta wrote it: `group_create`, `group_participants_add`, `group_join_request_created`, `group_suspend`, … */
+  readonly type: string | undefined;
+  /** `request_id`: the id Meta returned for the business's own request (create, delete, remove, settings). */
+  readonly requestId: string | undefined;
+  /** `join_request_id` of a join request created or revoked: the id to approve or reject it by. */
+  readonly joinRequestId: string | undefined;
+  /**
+   * Every customer the item names, in Meta's order: `added_participants`, `removed_participants`,
+   * `failed_participants` (a removal that did not happen), then a join request's requester on the item itself;
+   * `list` says which. Empty for the other three fields. One item may name several (a bulk approval): the
+   * whole item is one event, so a handler that fails is retried for all of them and must make each customer's
+   * effect idempotent itself (key it by `key` and the customer).
+   */
+  readonly customers: readonly GroupCustomer[];
+}
+
+export type WebhookEventContext =
+  | MessageContext
+  | StatusContext
+  | ErrorContext
+  | ManagementEventContext
+  | GroupEventContext;
 
 export type WebhookHandler<C> = (context: C) => void | Promise<void>;
 
@@ -114,7 +152,18 @@ export interface WebhookHandlers {
   readonly burstWindowMs?: number;
   readonly onStatus?: WebhookHandler<StatusContext>;
   readonly onError?: WebhookHandler<ErrorContext>;
+  /**
+   * Every other documented field (templates, phone numbers, account, flows, calls, standby, handovers, …), and
+   * the Groups API fields when `onGroupEvent` is left out (then with the item as `payload`, as for any list
+   * item).
+   */
   readonly onManagementEvent?: WebhookHandler<ManagementEventContext>;
+  /**
+   * The Groups API fields, one call per item of `value.groups[]`, with the group, the type, the request ids
+   * and every customer the item names. Without it, group events go to `onManagementEvent` if there is one,
+   * else they are acknowledged with no side effect. They travel with statuses (no person waits for them).
+   */
+  readonly onGroupEvent?: WebhookHandler<GroupEventContext>;
 }
 
 export interface RetryLaterOptions {
@@ -180,9 +229,12 @@ export function defineWebhookHandlers<const H extends WebhookHandlers>(handlers:
   return handlers;
 }
 
-/** Whether an event of `kind` has a side effect: a handler of its own, or, for a message, a turn handler. */
-export function hasHandler(handlers: WebhookHandlers, kind: EventKind): boolean {
-  return handlerFor(handlers, kind) !== undefined || (kind === 'message' && handlesTurns(handlers));
+/** What picks an event's handler: its kind, and for management events its field (the Groups API fields). */
+export type HandledEvent = Pick<WebhookEvent, 'kind' | 'field'>;
+
+/** Whether an event has a side effect: a handler of its own, or, for a message, a turn handler. */
+export function hasHandler(handlers: WebhookHandlers, event: HandledEvent): boolean {
+  return handlerFor(handlers, event) !== undefined || (event.kind === 'message' && handlesTurns(handlers));
 }
 
 /** Whether inbound messages are handled in turns (`onConversationTurn`) rather than one by one. */
@@ -190,10 +242,13 @@ export function handlesTurns(handlers: WebhookHandlers): boolean {
   return handlers.onConversationTurn !== undefined;
 }
 
-/** The handler registered for an event's kind, if any. */
+/**
+ * The handler registered for an event, if any: by kind, and for a Groups API field `onGroupEvent`, else
+ * `onManagementEvent`.
+ */
 export function handlerFor(
   handlers: WebhookHandlers,
-  kind: EventKind,
+  { kind, field }: HandledEvent,
 ): WebhookHandler<WebhookEventContext> | undefined {
   switch (kind) {
     case 'message':
@@ -203,6 +258,8 @@ export function handlerFor(
     case 'error':
       return handlers.onError as WebhookHandler<WebhookEventContext> | undefined;
     case 'management':
-      return handlers.onManagementEvent as WebhookHandler<WebhookEventContext> | undefined;
+      return ((isGroupField(field) ? handlers.onGroupEvent : undefined) ?? handlers.onManagementEvent) as
+        | WebhookHandler<WebhookEventContext>
+        | undefined;
   }
 }

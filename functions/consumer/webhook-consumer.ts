@@ -52,7 +52,7 @@ export class WebhookConsumer {
   /** What to claim for an event: with a lease when it has a side effect, as done when not, or nothing. */
   #claimRequest(event: WebhookEvent, messageId: string): ClaimRequest | undefined {
     const sideEffect =
-      hasHandler(this.#options.handlers, event.kind) ||
+      hasHandler(this.#options.handlers, event) ||
       (event.kind === 'status' && this.#options.statusLedger === 'always');
     if (!sideEffect && this.#options.claimUnhandledEvents === false) return undefined;
     return { key: event.key, field: event.field, messageId, sideEffect };

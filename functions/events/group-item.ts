@@ -130,3 +130,27 @@ export function groupCustomersOf(item: JsonObject): GroupCustomer[] {
 function isAbsent(value: unknown): boolean {
   return value === undefined || value === null || value === '';
 }
+
+/** What `onGroupEvent` receives of an item beside the usual context (functions/consumer/handler-api.ts). */
+export interface GroupEventDetails {
+  readonly groupId: string | undefined;
+  readonly type: string | undefined;
+  readonly requestId: string | undefined;
+  readonly joinRequestId: string | undefined;
+  readonly customers: readonly GroupCustomer[];
+}
+
+/** The group, type, request ids and customers of an item of `value.groups[]`. */
+export function groupEventDetails(item: JsonObject): GroupEventDetails {
+  return {
+    groupId: text(item.group_id),
+    type: text(item.type),
+    requestId: text(item.request_id),
+    joinRequestId: text(item.join_request_id),
+    customers: groupCustomersOf(item),
+  };
+}
+
+function text(value: JsonValue | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   defineWebhookHandlers,
+  handlerFor,
   hasHandler,
   InvalidHandlersError,
   MAX_BURST_WINDOW_MS,
@@ -27,8 +28,31 @@ describe('defineWebhookHandlers', () => {
 
   it('takes a turn handler with a window, and counts it as the messages’ side effect', () => {
     const handlers = defineWebhookHandlers({ burstWindowMs: 1500, onConversationTurn: () => {} });
-    expect(hasHandler(handlers, 'message')).toBe(true);
-    expect(hasHandler(handlers, 'status')).toBe(false);
-    expect(hasHandler(defineWebhookHandlers({ onStatus: () => {} }), 'message')).toBe(false);
+    expect(hasHandler(handlers, { kind: 'message', field: 'messages' })).toBe(true);
+    expect(hasHandler(handlers, { kind: 'status', field: 'messages' })).toBe(false);
+    expect(
+      hasHandler(defineWebhookHandlers({ onStatus: () => {} }), { kind: 'message', field: 'messages' }),
+    ).toBe(false);
+  });
+});
+
+describe('handlerFor: the Groups API fields', () => {
+  const group = { kind: 'management', field: 'group_participants_update' } as const;
+  const template = { kind: 'management', field: 'message_template_status_update' } as const;
+  const onGroupEvent = () => {};
+  const onManagementEvent = () => {};
+
+  it('go to onGroupEvent, else to onManagementEvent, else nowhere', () => {
+    expect(handlerFor({ onGroupEvent, onManagementEvent }, group)).toBe(onGroupEvent);
+    expect(handlerFor({ onManagementEvent }, group)).toBe(onManagementEvent);
+    expect(handlerFor({ onStatus: () => {} }, group)).toBeUndefined();
+    expect(hasHandler({ onGroupEvent }, group)).toBe(true);
+    expect(hasHandler({ onStatus: () => {} }, group)).toBe(false);
+  });
+
+  it('the other management fields never go to onGroupEvent', () => {
+    expect(handlerFor({ onGroupEvent, onManagementEvent }, template)).toBe(onManagementEvent);
+    expect(handlerFor({ onGroupEvent }, template)).toBeUndefined();
+    expect(hasHandler({ onGroupEvent }, { kind: 'management', field: 'standby' })).toBe(false);
   });
 });
