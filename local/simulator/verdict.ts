@@ -3,6 +3,7 @@
  * every subscriber that should have it, and by no other.
  */
 import { wantsField } from '../../contract/subscribers.ts';
+import { isGroupField } from '../../functions/events/group-item.ts';
 import type { EventKind } from '../../functions/events/types.ts';
 import type { EffectsView } from '../stack/effects-journal.ts';
 
@@ -29,7 +30,7 @@ export interface SubscriberVerdict extends Verdict {
 export interface SubscriberExpectation {
   readonly name: string;
   readonly fields: readonly string[] | null;
-  /** The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`). */
+  /** The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`, `onGroupEvent`). */
   readonly handlers: readonly string[];
   readonly effects: EffectsView;
 }
@@ -66,7 +67,8 @@ export function judge(events: readonly { event: { key: string } }[], effects: Ef
 export function expects(subscriber: Omit<SubscriberExpectation, 'effects'>, event: JudgedEvent): boolean {
   return (
     wantsField(subscriber.fields ?? undefined, event.change.field) &&
-    subscriber.handlers.includes(HANDLER_OF_KIND[event.kind])
+    (subscriber.handlers.includes(HANDLER_OF_KIND[event.kind]) ||
+      (isGroupField(event.change.field) && subscriber.handlers.includes('onGroupEvent')))
   );
 }
 

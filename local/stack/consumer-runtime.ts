@@ -65,12 +65,20 @@ export function withLocalEffects(handlers: WebhookHandlers, options: LocalEffect
     ...(handlers.onStatus && { onStatus: wrap(handlers.onStatus) }),
     ...(handlers.onError && { onError: wrap(handlers.onError) }),
     ...(handlers.onManagementEvent && { onManagementEvent: wrap(handlers.onManagementEvent) }),
+    ...(handlers.onGroupEvent && { onGroupEvent: wrap(handlers.onGroupEvent) }),
   };
 }
 
 /** The handler names a handler set defines (`onMessage`, …), for `/local/info` and the simulator. */
 export function definedHandlers(handlers: WebhookHandlers): (keyof WebhookHandlers)[] {
-  const names = ['onMessage', 'onConversationTurn', 'onStatus', 'onError', 'onManagementEvent'] as const;
+  const names = [
+    'onMessage',
+    'onConversationTurn',
+    'onStatus',
+    'onError',
+    'onManagementEvent',
+    'onGroupEvent',
+  ] as const;
   return names.filter((name) => typeof handlers[name] === 'function');
 }
 

@@ -464,6 +464,7 @@ function journaled(handlers: WebhookHandlers, journalPath: string): WebhookHandl
     ...(handlers.onStatus && { onStatus: wrap(handlers.onStatus) }),
     ...(handlers.onError && { onError: wrap(handlers.onError) }),
     ...(handlers.onManagementEvent && { onManagementEvent: wrap(handlers.onManagementEvent) }),
+    ...(handlers.onGroupEvent && { onGroupEvent: wrap(handlers.onGroupEvent) }),
   };
 }
 

@@ -39,6 +39,26 @@ describe('judgeSubscribers', () => {
     ]);
   });
 
+  it('expects a group event of a subscriber with onGroupEvent, and the other management events not', () => {
+    const groupEvents = [
+      sent('group_status_update:1:2:G:group_suspend', 'management', 'group_status_update'),
+      sent('tpl:c', 'management', 'message_template_status_update'),
+    ];
+    const verdict = judgeSubscribers(groupEvents, [
+      {
+        name: 'groups',
+        fields: null,
+        handlers: ['onGroupEvent'],
+        effects: effects('group_status_update:1:2:G:group_suspend'),
+      },
+    ]);
+    expect(verdict.bySubscriber?.groups).toMatchObject({
+      exactlyOnce: true,
+      distinctEvents: 1,
+      unexpected: [],
+    });
+  });
+
   it('fails the subscriber that repeats, misses, or effects an event outside its fields', () => {
     const verdict = judgeSubscribers(events, [
       { name: 'bot', fields: ['messages'], handlers: everyHandler, effects: effects('msg:a', 'tpl:c') },
