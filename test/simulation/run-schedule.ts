@@ -19,8 +19,8 @@ import {
   ORDERED_LANE_REDRIVE_MARGIN,
   ORDERED_MESSAGE_LANE_RETRY,
 } from '../../contract/lanes.ts';
-import type { BackoffSettings } from '../../contract/retry-budget.ts';
-import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
+import type { BackoffSettings, QueueStay } from '../../contract/retry-budget.ts';
+import { DEFAULT_SETTINGS, minimumRetentionDays } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import type { ConsumerConfig } from '../../functions/consumer/create-consumer.ts';
 import { buildConsumer, type ConsumerVariant, receiverConversationRule } from './consumer-under-test.ts';
@@ -399,8 +399,7 @@ function consumerConfig(settings: ScheduleSettings): ConsumerConfig {
     fields: undefined,
     quarantineQueueUrl: DEAD_LETTER_QUEUE_URL,
     deliveryQueueUrl: DELIVERY_QUEUE_URL,
-    // The floor: a done claim must still block Meta's last retry, 7 days after the first delivery.
-    retentionDays: 7,
+    retentionDays: smallestAcceptedRetentionDays(settings),
     leaseMarginMs: settings.leaseMarginMs,
     maximumMessageSizeBytes: 262_144,
     statusLedger: 'with-handler',
@@ -408,6 +407,31 @@ function consumerConfig(settings: ScheduleSettings): ConsumerConfig {
     retryBaseDelaySeconds: settings.retry.retryBaseDelaySeconds,
     retryMaxDelaySeconds: settings.retry.retryMaxDelaySeconds,
   };
+}
+
+/**
+ * The smallest retention the construct accepts for these settings (`minimumRetentionDays`, the floor it
+ * checks at synth): Meta's 7 days plus the longest a record may stay in either lane's queue, each counted
+ * with the receives its queue allows before it redrives. The simulated event sources have no batching window.
+ */
+export function smallestAcceptedRetentionDays(settings: ScheduleSettings): number {
+  const stay = (
+    lane: EventSourceSettings & {
+      readonly queue: Pick<QueueSettings, 'visibilityTimeoutMs' | 'maxReceiveCount'>;
+      readonly retry: BackoffSettings;
+    },
+  ): QueueStay => ({
+    ...lane.retry,
+    maxReceiveCount: lane.queue.maxReceiveCount,
+    visibilityTimeoutSeconds: lane.queue.visibilityTimeoutMs / 1000,
+    consumerTimeoutSeconds: lane.functionTimeoutMs / 1000,
+    maxBatchingWindowSeconds: 0,
+  });
+  const lane = settings.messageLane;
+  return minimumRetentionDays({
+    'status lane': stay(settings),
+    ...(lane === undefined ? {} : { 'message lane': stay(lane) }),
+  });
 }
 
 /** The message lane's consumer: the same table and claims, its own FIFO queue, ordered, its retry delays. */

@@ -1,7 +1,8 @@
 /**
  * DynamoDB's TTL process, late and at times of the seed's choosing: a sweep deletes every item whose
- * `expiresAt` has passed. Some sweeps fall anywhere in the first nine days (Meta's retries and the claims'
- * retention of 7 days both end in there), and two fall shortly before each body that arrives days late (one
+ * `expiresAt` has passed. Some sweeps fall anywhere in the first nine days (Meta's retries end in there, and
+ * so does the claims' retention, 7 days plus the schedule's longest queue stay, unless the schedule runs the
+ * production budget), and two fall shortly before each body that arrives days late (one
  * of them less than a second before it), when a record that expired too early would make a difference.
  * Meta's last retries come near the end of its 7 days, when the claims of events first sent before them
  * have expired: those sweeps delete them, and each deletion is journalled. Sweeps are background timers: a schedule
