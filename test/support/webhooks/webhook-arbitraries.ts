@@ -126,6 +126,34 @@ const shapes: fc.Arbitrary<SpecShape>[] = [
       array: 'statuses',
       item: { id, timestamp, type: 'call', status, recipient_id: '4915112345678' },
     })),
+  // A Groups API item naming one to three customers, by phone number or, for a username customer, BSUID only.
+  fc
+    .record({
+      groupId: base64Text,
+      added: fc.boolean(),
+      timestamp: unixSeconds.map(String),
+      customers: fc.array(
+        fc.oneof(
+          fc.record({ wa_id: digits }),
+          digits.map((id) => ({ user_id: `US.${id}`, username: 'maple.reader' })),
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+    })
+    .map(
+      ({ groupId, added, timestamp, customers }): SpecShape => ({
+        field: 'group_participants_update',
+        array: 'groups',
+        item: added
+          ? { timestamp, group_id: groupId, type: 'group_participants_add', added_participants: customers }
+          : {
+              timestamp,
+              group_id: groupId,
+              type: 'group_participants_remove',
+              removed_participants: customers,
+            },
+      }),
+    ),
 ];
 
 export const eventSpec: fc.Arbitrary<EventSpec> = fc
