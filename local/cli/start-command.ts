@@ -1,7 +1,8 @@
 /**
  * `start` (`npm start`, `whatsapp-webhook-dedup start`): the local stack over the subscribers of the
  * project in the working directory (docs/local.md). Options: `--subscribers PATH` (a module exporting
- * `subscribers`, default `LOCAL_SUBSCRIBERS`, else bin/subscribers.ts); the rest from the environment: PORT,
+ * `subscribers`, default `LOCAL_SUBSCRIBERS`, else bin/subscribers.ts), `--host ADDRESS` (where the HTTP
+ * server listens, default `LOCAL_HOST`, else 127.0.0.1: this machine only); the rest from the environment: PORT,
  * WHATSAPP_APP_SECRETS (comma-separated), WHATSAPP_VERIFY_TOKEN and the LOCAL_* tuning variables.
  * Resolves once the stack stopped (SIGINT, SIGTERM) with the exit code: 0, 1 when it could not start, 2 for
  * a usage error or a subscribers module that does not exist.
@@ -11,7 +12,7 @@ import { UnsafeSettingsError } from '../../contract/settings.ts';
 import { JavaNotFoundError } from '../emulators/dynamodb-local.ts';
 import { ensureFauxqsPatched, FauxqsPatchError } from '../emulators/fauxqs-patch.ts';
 import { SubscriberModuleError } from '../stack/consumer-runtime.ts';
-import { readLocalConfig } from '../stack/local-config.ts';
+import { LOCAL_ENV, readLocalConfig } from '../stack/local-config.ts';
 import type { LocalStack } from '../stack/local-stack.ts';
 import { loadLocalSubscribers, SubscribersModuleNotFoundError } from '../stack/local-subscribers.ts';
 import { startBanner } from '../stack/start-banner.ts';
@@ -23,21 +24,27 @@ export interface StartOptions {
   readonly sendCommand?: string;
 }
 
-const USAGE = (commandName: string) => `usage: ${commandName} [--subscribers PATH]`;
+const USAGE = (commandName: string) => `usage: ${commandName} [--subscribers PATH] [--host ADDRESS]`;
 
 export async function runStart(args: readonly string[], options: StartOptions): Promise<number> {
   const { commandName } = options;
   let subscribersModule: string | undefined;
+  let host: string | undefined;
   try {
     const { values } = parseArgs({
       args: [...args],
-      options: { subscribers: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        subscribers: { type: 'string' },
+        host: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
     if (values.help) {
       console.error(USAGE(commandName));
       return 0;
     }
     subscribersModule = values.subscribers;
+    host = values.host;
   } catch (error) {
     console.error(
       `${commandName}: ${error instanceof Error ? error.message : String(error)}\n${USAGE(commandName)}`,
@@ -45,14 +52,14 @@ export async function runStart(args: readonly string[], options: StartOptions): 
     return 2;
   }
   try {
-    return await startUntilStopped(subscribersModule, options.sendCommand);
+    return await startUntilStopped(subscribersModule, host, options.sendCommand);
   } catch (error) {
     if (error instanceof SubscribersModuleNotFoundError) {
       console.error(`${commandName}: ${error.message}`);
       return 2;
     }
     if (
-      (error instanceof Error && error.name === 'PortInUseError') ||
+      (error instanceof Error && (error.name === 'PortInUseError' || error.name === 'LocalHostError')) ||
       error instanceof FauxqsPatchError ||
       error instanceof JavaNotFoundError ||
       error instanceof UnsafeSettingsError ||
@@ -68,9 +75,12 @@ export async function runStart(args: readonly string[], options: StartOptions): 
 
 async function startUntilStopped(
   subscribersModule: string | undefined,
+  host: string | undefined,
   sendCommand: string | undefined,
 ): Promise<number> {
-  const config = readLocalConfig();
+  const config = readLocalConfig(
+    host === undefined ? process.env : { ...process.env, [LOCAL_ENV.host]: host },
+  );
   const subscribers = await loadLocalSubscribers({
     projectRoot: process.cwd(),
     module: subscribersModule,

@@ -17,6 +17,8 @@ export { DEV_APP_SECRET, DEV_VERIFY_TOKEN };
 /** Variables only the local stack reads (the handlers' own variables are in contract/environment.ts). */
 export const LOCAL_ENV = {
   port: 'PORT',
+  /** The address the HTTP server listens on; `--host` wins over it. */
+  host: 'LOCAL_HOST',
   consumerTimeoutSeconds: 'LOCAL_CONSUMER_TIMEOUT_SECONDS',
   batchSize: 'LOCAL_BATCH_SIZE',
   maxBatchingWindowSeconds: 'LOCAL_BATCHING_WINDOW_SECONDS',
@@ -32,8 +34,16 @@ export const LOCAL_ENV = {
   consumer: 'LOCAL_CONSUMER',
 } as const;
 
+/**
+ * Only this machine can reach the stack unless told otherwise: `/local/archive` answers message texts and
+ * phone numbers, and `/local/…` changes faults and consumers.
+ */
+export const DEFAULT_LOCAL_HOST = '127.0.0.1';
+
 export interface LocalStackConfig {
   readonly port: number;
+  /** The address the HTTP server listens on: `127.0.0.1`, or what `LOCAL_HOST` / `--host` opens. */
+  readonly host: string;
   readonly appSecrets: readonly string[];
   readonly verifyToken: string;
   readonly settings: PipelineSettings;
@@ -68,6 +78,9 @@ export function readLocalConfig(env: NodeJS.ProcessEnv = process.env): LocalStac
   const port = getNumberFromEnv(LOCAL_ENV.port, DEFAULT_PORT, env);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new Error(`PORT must be a TCP port, got ${port}.`);
+  const host = (env[LOCAL_ENV.host] ?? '').trim() || DEFAULT_LOCAL_HOST;
+  if (!/^[\w.:-]+$/.test(host) && !/^\[[\da-fA-F:.]+\]$/.test(host))
+    throw new Error(`${LOCAL_ENV.host} must be an address or host name such as 0.0.0.0, got "${host}".`);
 
   const input: PipelineSettingsInput = {
     // Unset: the CDK stack's 30 s (visibility timeout 181 s): a 1000-update body can take several seconds on
@@ -81,6 +94,7 @@ export function readLocalConfig(env: NodeJS.ProcessEnv = process.env): LocalStac
   if (effectDelayMs < 0) throw new Error(`${LOCAL_ENV.effectDelayMs} must be >= 0.`);
   return {
     port,
+    host: host.replace(/^\[(.*)\]$/, '$1'),
     appSecrets,
     verifyToken,
     settings: resolveSettings(input),

@@ -1,9 +1,16 @@
 /**
  * The local stack's HTTP front: `/webhook` through the real receiver handler (as API Gateway would call it),
  * the `/local/*` inspection endpoints of docs/design.md §6, the fault switch, and the dashboard.
+ *
+ * Everything but `/webhook` answers this machine's own clients only (docs/local.md, Endpoints): a `Host`
+ * naming the loopback (or the host the stack was opened on) with the stack's port, else 403, so that a web
+ * page the developer visits cannot read `/local/archive` through DNS rebinding; and a request that changes
+ * something under `/local/` must say `content-type: application/json`, else 415, which a page cannot send to
+ * another origin without a CORS preflight that this server never grants.
  */
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { isLaneName } from '../../contract/lanes.ts';
 import type { StatusLedgerView } from '../../functions/ledger/status-ledger.ts';
@@ -60,6 +67,11 @@ export interface LocalServerDependencies {
   readonly faults: FaultSwitch;
   readonly chartJsPath: string;
   readonly log: (line: string) => void;
+  /**
+   * The address the server listens on, whose name `Host` may give beside the loopback's. A wildcard
+   * (`0.0.0.0`, `::`) admits the address each request arrived at. @default '127.0.0.1'
+   */
+  readonly host?: string;
 }
 
 export interface LocalPipeline {
@@ -106,6 +118,11 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = request.method ?? 'GET';
+    // `/webhook` is called as Meta calls it, through whatever tunnel forwards to it: any Host.
+    if (url.pathname !== '/webhook') {
+      const refusal = refuseForeignRequest(request, method, url.pathname, dependencies.host ?? '127.0.0.1');
+      if (refusal !== undefined) return sendJson(response, refusal.status, { message: refusal.message });
+    }
     if (method === 'GET' && url.pathname === '/') {
       return send(response, 200, dashboardHtml(), 'text/html; charset=utf-8');
     }
@@ -295,6 +312,125 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
       });
     },
   };
+}
+
+export class PortInUseError extends Error {
+  constructor(port: number) {
+    super(
+      `Port ${port} is already in use: stop what runs there, or start on another port with PORT=<port> npm start.`,
+    );
+    this.name = 'PortInUseError';
+  }
+}
+
+/** `LOCAL_HOST` / `--host` names no address this machine can listen on. */
+export class LocalHostError extends Error {
+  constructor(host: string, code: string | undefined) {
+    super(
+      `Cannot listen on ${host} (${code}): LOCAL_HOST or --host must be an address of this machine, such as 127.0.0.1 (the default) or 0.0.0.0 (every interface).`,
+    );
+    this.name = 'LocalHostError';
+  }
+}
+
+/** Listens on `host` (`127.0.0.1` unless the stack was opened) and `port` (0: any free one). */
+export function listenLocalServer(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new PortInUseError(port));
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+        reject(new LocalHostError(host, error.code));
+      } else reject(error);
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/** The line `npm start` prints when the stack listens beyond the loopback; undefined when it does not. */
+export function exposureWarning(host: string, port: number): string | undefined {
+  if (isLoopbackHost(host)) return undefined;
+  return `WARNING: the local stack listens on ${hostName(host) ?? host}:${port}, not on 127.0.0.1 alone: whoever reaches this machine can read /local/archive (message texts, phone numbers) and switch /local/faults and the consumers. A tunnel to /webhook needs no opening; unset LOCAL_HOST (or drop --host) to close it.`;
+}
+
+function isLoopbackHost(host: string): boolean {
+  const name = hostName(host);
+  return name !== undefined && (LOOPBACK_NAMES.has(name) || /^127\.\d+\.\d+\.\d+$/.test(name));
+}
+
+/** Names that always mean this machine; the stack's own clients use them. */
+const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Methods that only read; any other under `/local/` changes something. */
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** 403 for a `Host` that is not this stack's, 415 for a change under `/local/` that is not JSON. */
+export function refuseForeignRequest(
+  request: IncomingMessage,
+  method: string,
+  pathname: string,
+  host: string,
+): { readonly status: 403 | 415; readonly message: string } | undefined {
+  const port = request.socket.localPort ?? 0;
+  const given = request.headers.host ?? '';
+  if (!isOwnHost(given, port, host, request.socket.localAddress)) {
+    return {
+      status: 403,
+      message: `${given === '' ? 'A request without Host' : `Host ${JSON.stringify(given)}`} refused: the local stack answers ${pathname} as ${acceptedHosts(host, port)} only, so that no web page can read it through another name (DNS rebinding)`,
+    };
+  }
+  const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (pathname.startsWith('/local/') && !READ_METHODS.has(method) && contentType !== 'application/json') {
+    return {
+      status: 415,
+      message: `${method} ${pathname} needs content-type: application/json, which no other web page can send here (a form or a simple cross-origin request cannot)`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * `Host` names the stack's port and the loopback, the host it was opened on, or, opened on a wildcard, the
+ * address the request arrived at (an address, never a name: a rebound name still arrives at an address).
+ */
+function isOwnHost(given: string, port: number, host: string, arrivedAt: string | undefined): boolean {
+  let url: URL;
+  try {
+    url = new URL(`http://${given}`);
+  } catch {
+    return false;
+  }
+  if (`${url.username}${url.password}${url.search}${url.hash}` !== '' || url.pathname !== '/') return false;
+  if ((url.port || '80') !== String(port)) return false;
+  if (LOOPBACK_NAMES.has(url.hostname) || url.hostname === hostName(host)) return true;
+  return isWildcard(host) && arrivedAt !== undefined && url.hostname === hostName(unmapped(arrivedAt));
+}
+
+/** The names `isOwnHost` accepts, for the refusal. */
+function acceptedHosts(host: string, port: number): string {
+  const opened = isWildcard(host) ? "this machine's address" : hostName(host);
+  const names = [...LOOPBACK_NAMES, ...(opened === undefined || LOOPBACK_NAMES.has(opened) ? [] : [opened])];
+  return names.map((name) => `${name}:${port}`).join(', ');
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
+}
+
+/** An address or name as `URL.hostname` spells it (`[::1]`, lower case), or undefined when it is none. */
+function hostName(address: string): string | undefined {
+  try {
+    return new URL(`http://${isIP(address) === 6 ? `[${address}]` : address}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `::ffff:192.168.1.5`, as a dual-stack socket reports an IPv4 peer, is `192.168.1.5`. */
+function unmapped(address: string): string {
+  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }
 
 function send(response: ServerResponse, status: number, body: string, contentType: string): void {

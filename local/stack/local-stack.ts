@@ -56,8 +56,10 @@ import { startLocalArchive } from './local-archive.ts';
 import type { LocalStackConfig } from './local-config.ts';
 import {
   createLocalServer,
+  exposureWarning,
   type LocalEffectsView,
   type LocalPipeline,
+  listenLocalServer,
   type ReceiverHandler,
   type SubscriberEffectsView,
 } from './local-server.ts';
@@ -70,14 +72,7 @@ export const LOCAL_TABLE_NAME = 'whatsapp-webhook-dedup-claims';
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const QUEUE_SAMPLE_INTERVAL_MS = 1_000;
 
-export class PortInUseError extends Error {
-  constructor(port: number) {
-    super(
-      `Port ${port} is already in use: stop what runs there, or start on another port with PORT=<port> npm start.`,
-    );
-    this.name = 'PortInUseError';
-  }
-}
+export { PortInUseError } from './local-server.ts';
 
 export interface LocalStack {
   /** `http://localhost:<port>` */
@@ -152,11 +147,14 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     faults,
     chartJsPath: join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js'),
     log,
+    host: config.host,
   });
-  await listen(local.server, config.port);
+  await listenLocalServer(local.server, config.port, config.host);
   cleanups.push(() => local.close());
   const address = local.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const exposure = exposureWarning(config.host, port);
+  if (exposure !== undefined) log(exposure);
 
   try {
     const [dynamodb, sqsEmulator] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
@@ -229,6 +227,9 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     // own variables on top (below), never through process.env, since they all run in this process.
     // Effects are journaled per subscriber by the local stack itself (withLocalEffects). The handlers'
     // journal variable stays set, so that example handlers know they run locally and call no real system.
+    // The run's provenance key, as a deployment's secret is: the receiver proves what it keeps with it, and
+    // `ops` reads it from `/local/info` to check a body before sending it back in.
+    const provenanceKey = randomBytes(32).toString('base64url');
     Object.assign(process.env, {
       [ENV.effectsJournal]: join(dataDirectory, 'handlers.journal'),
       AWS_REGION: LOCAL_REGION,
@@ -252,6 +253,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
         webhookSecrets: { appSecrets: config.appSecrets, verifyToken: config.verifyToken },
         archiveQueueUrl: archive.queues.queueUrl,
+        provenance: { key: provenanceKey },
       }),
     });
 
@@ -384,6 +386,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       dlqUrl: first.queues.dlqUrl,
       quarantineQueueUrl,
       logDigestKey,
+      provenanceKey,
       subscribersSource: options.subscribers.source,
       subscribers: running.map((r) => r.info),
     };
@@ -544,19 +547,6 @@ function effectsView(running: readonly RunningSubscriber[], stats: SubscriberSta
     subscribers[subscriber.name] = { ...view, duplicatesSkipped };
   }
   return { total, effects: [...summed.values()], subscribers };
-}
-
-function listen(server: import('node:http').Server, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'EADDRINUSE' ? new PortInUseError(port) : error);
-    };
-    server.once('error', onError);
-    server.listen(port, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
 }
 
 /**

@@ -47,6 +47,8 @@ export class LocalStackApi implements ConsumerSwitch {
     try {
       response = await fetch(`${this.url}${path}`, {
         method,
+        // The stack takes a change only as JSON (docs/local.md, Endpoints); the switch itself has no body.
+        ...(method === 'GET' ? {} : { headers: { 'content-type': 'application/json' } }),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch {

@@ -371,6 +371,7 @@ describe('npm start, the fault switch and the handshake', () => {
   it('refuses an invalid fault setting', async () => {
     const response = await fetch(`${stack.url}/local/faults`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ webhook: { mode: 'sometimes' } }),
     });
     expect(response.status).toBe(400);

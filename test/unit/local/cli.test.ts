@@ -147,7 +147,14 @@ describe('start, finding the subscribers', () => {
   it('refuses an unknown option with its usage and exit code 2', async () => {
     const { code, lines } = await start(['--subscriber', 'x.ts']);
     expect(code).toBe(2);
-    expect(lines.at(-1)).toBe('usage: whatsapp-webhook-dedup start [--subscribers PATH]');
+    expect(lines.at(-1)).toBe('usage: whatsapp-webhook-dedup start [--subscribers PATH] [--host ADDRESS]');
+  });
+
+  it('takes --host ADDRESS, and refuses it without one', async () => {
+    const { code, lines } = await start(['--host']);
+    expect(code).toBe(2);
+    expect(lines[0]).toMatch(/^whatsapp-webhook-dedup start: Option '--host <value>' argument missing/);
+    expect(lines.at(-1)).toBe('usage: whatsapp-webhook-dedup start [--subscribers PATH] [--host ADDRESS]');
   });
 
   it('reads bin/subscribers.ts of the project by default, and says so when there is none', async () => {
