@@ -4,6 +4,9 @@ import {
   EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE,
   EVENT_SOURCE_INITIAL_CONCURRENCY,
 } from '../../../contract/capacity.ts';
+import { conversationOf } from '../../../functions/consumer/consumer-batch.ts';
+import { extractEvents } from '../../../functions/events/extract-events.ts';
+import type { WebhookEvent } from '../../../functions/events/types.ts';
 import { Prng } from '../prng.ts';
 import { PARTITION_WRITE_UNITS, PEAK_ADAPTATION_MS, TableThroughput } from './dynamodb-throughput.ts';
 import { Engine, MinHeap } from './engine.ts';
@@ -13,6 +16,7 @@ import { FifoLaneQueue, StandardLaneQueue } from './lane-queues.ts';
 import { LATENCIES, Latency } from './latency.ts';
 import { percentile } from './measures.ts';
 import { TokenBucket } from './token-bucket.ts';
+import { TrafficGenerator } from './traffic.ts';
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -208,5 +212,49 @@ describe('SQS event source', () => {
     await engine.run({ untilMs: START + 60_500 });
     source.stop();
     expect(source.pollers).toBe(EVENT_SOURCE_INITIAL_CONCURRENCY + EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE);
+  });
+});
+
+describe('traffic', () => {
+  const generator = new TrafficGenerator(
+    [{ index: 0, outboundPerSecond: 20, inboundPerSecond: 200, conversations: 20 }],
+    new Prng(1),
+  );
+  const events = [0, 1000, 2000].flatMap((startMs) => generator.second(startMs));
+  const extracted = (lane: 'message' | 'status') =>
+    events
+      .filter((event) => event.lane === lane)
+      .flatMap((event) => {
+        const extraction = extractEvents(event.body);
+        return extraction.ok ? extraction.events : [];
+      });
+  const hasMember = (event: WebhookEvent, member: string) => typeof event.payload[member] === 'string';
+
+  it('has username customers, and customers whose phone number comes and goes, each one conversation', () => {
+    const conversations = new Map<string, WebhookEvent[]>();
+    for (const message of extracted('message')) {
+      const id = conversationOf(message);
+      conversations.set(id, [...(conversations.get(id) ?? []), message]);
+    }
+    const byBsuid = [...conversations].filter(([id]) => id.includes(':US.')).map(([, messages]) => messages);
+    // Of 20 customers, 4 by their BSUID alone, 4 whose phone number comes and goes, 12 by their phone number.
+    expect(conversations.size).toBe(20);
+    expect(byBsuid).toHaveLength(8);
+    const withPhone = byBsuid.map(
+      (messages) => messages.filter((message) => hasMember(message, 'from')).length,
+    );
+    expect(withPhone.filter((count) => count === 0)).toHaveLength(4);
+    for (const [index, count] of withPhone.entries()) {
+      if (count > 0) expect(count).toBeLessThan(byBsuid[index]?.length ?? 0);
+    }
+  });
+
+  it("names a status's recipient by the BSUID alone for a username customer", () => {
+    const statuses = extracted('status');
+    const byUserIdAlone = statuses.filter(
+      (status) => hasMember(status, 'recipient_user_id') && !hasMember(status, 'recipient_id'),
+    );
+    expect(byUserIdAlone.length).toBeGreaterThan(0);
+    expect(byUserIdAlone.length).toBeLessThan(statuses.length);
   });
 });

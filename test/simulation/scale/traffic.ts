@@ -4,7 +4,21 @@
  * messages from its customers (Poisson arrivals over its conversations). One update per POST (Meta does not
  * batch; contract/capacity.ts POSTS_PER_OUTBOUND_MESSAGE). Bodies are shaped like Meta's examples
  * (test/support/webhooks/webhook-bodies.ts) with one number's metadata each.
+ *
+ * Customers are named as Meta names them since 2026 (local/simulator/customers.ts): of every ten, two by their
+ * BSUID alone (a username), two by their BSUID with the phone number in every other event (by the event's
+ * serial), six by their phone number, so that the message lane's conversations are keyed as they will be. Who
+ * is which follows from the customer's serial, not from a draw: the seed's draws, and every figure recorded
+ * from them, stay as they were (a customer is one conversation whichever ids name them).
  */
+import {
+  type CustomerIds,
+  contactOf,
+  customerIds,
+  customerKindOf,
+  recipientMembers,
+  senderMembers,
+} from '../../../local/simulator/customers.ts';
 import type { Prng } from '../prng.ts';
 
 export interface NumberTraffic {
@@ -63,12 +77,18 @@ function envelope(index: number, value: Record<string, unknown>): string {
   });
 }
 
-function inboundBody(index: number, wamid: string, from: string, at: number): string {
+/** The ids an event of customer `serial` carries; `eventSerial` says whether a phone that comes and goes came. */
+function idsOf(serial: number, eventSerial: number): CustomerIds {
+  const phone = `4477009${String(serial).padStart(5, '0')}`;
+  return customerIds(customerKindOf(serial), { serial, phone }, eventSerial % 2 === 0);
+}
+
+function inboundBody(index: number, wamid: string, sender: CustomerIds, at: number): string {
   return envelope(index, {
-    contacts: [{ profile: { name: 'Customer' }, wa_id: from }],
+    contacts: [contactOf(sender, 'Customer')],
     messages: [
       {
-        from,
+        ...senderMembers(sender),
         id: wamid,
         timestamp: String(Math.floor(at / 1000)),
         type: 'text',
@@ -78,14 +98,20 @@ function inboundBody(index: number, wamid: string, from: string, at: number): st
   });
 }
 
-function statusBody(index: number, wamid: string, status: string, recipient: string, at: number): string {
+function statusBody(
+  index: number,
+  wamid: string,
+  status: string,
+  recipient: CustomerIds,
+  at: number,
+): string {
   return envelope(index, {
     statuses: [
       {
         id: wamid,
         status,
         timestamp: String(Math.floor(at / 1000)),
-        recipient_id: recipient,
+        ...recipientMembers(recipient),
         pricing: { billable: true, pricing_model: 'PMP', category: 'utility' },
       },
     ],
@@ -134,7 +160,7 @@ export class TrafficGenerator {
       for (let i = 0; i < outbound; i++) {
         const sendAt = startMs + (i * 1000) / Math.max(1, outbound);
         const wamid = `wamid.n${number.index}.out${sent + i}`;
-        const recipient = `4477009${String(this.#random.int(0, number.conversations - 1)).padStart(5, '0')}`;
+        const recipient = this.#random.int(0, number.conversations - 1);
         let lag = sendAt;
         for (const status of ['sent', 'delivered', 'read'] as const) {
           const [low, high] = STATUS_LAGS_MS[status];
@@ -142,7 +168,7 @@ export class TrafficGenerator {
           const at = Math.round(lag);
           events.push(
             trafficEvent(`st:${wamid}:${status}`, 'status', number.index, at, () =>
-              statusBody(number.index, wamid, status, recipient, at),
+              statusBody(number.index, wamid, status, idsOf(recipient, sent + i), at),
             ),
           );
         }
@@ -151,12 +177,13 @@ export class TrafficGenerator {
       // Poisson arrivals: exponential gaps within the second.
       let t = startMs - Math.log(1 - this.#random.next()) * (1000 / Math.max(1e-9, number.inboundPerSecond));
       while (number.inboundPerSecond > 0 && t < startMs + 1000) {
-        const wamid = `wamid.n${number.index}.in${this.#inbound++}`;
-        const from = `4477009${String(this.#random.int(0, number.conversations - 1)).padStart(5, '0')}`;
+        const serial = this.#inbound++;
+        const wamid = `wamid.n${number.index}.in${serial}`;
+        const sender = this.#random.int(0, number.conversations - 1);
         const at = Math.round(t);
         events.push(
           trafficEvent(`msg:${wamid}`, 'message', number.index, at, () =>
-            inboundBody(number.index, wamid, from, at),
+            inboundBody(number.index, wamid, idsOf(sender, serial), at),
           ),
         );
         t -= Math.log(1 - this.#random.next()) * (1000 / number.inboundPerSecond);
