@@ -3,6 +3,7 @@
  * handler asked for with `RetryLater`, one ChangeMessageVisibilityBatch per invocation for all of them; and a
  * visibility change that fails loses nothing (the records already failed) but is counted.
  */
+
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityBatchCommand, SQSServiceException } from '@aws-sdk/client-sqs';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -10,6 +11,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { backoffCeilingSeconds, backoffFloorSeconds } from '../../../contract/retry-budget.ts';
 import { DEFAULT_SETTINGS } from '../../../contract/settings.ts';
+import { logDigest } from '../../../functions/commons/log-digest.ts';
 import { RetryLater, type WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import {
   captureOutput,
@@ -132,7 +134,7 @@ describe('RetryLater', () => {
     expect(JSON.parse(logged ?? '{}')).toMatchObject({
       retryInSeconds: 7,
       reason: 'whatsapp-131056',
-      key: keyOf(0),
+      key: logDigest(keyOf(0)),
     });
   });
 
