@@ -3,9 +3,24 @@
  * (sent → delivered → read, sometimes out of order), and the odd template status update, each event in a
  * body of its own as Meta sends them live, or several events re-batched into one body as a retry may be.
  * Keys come from the project's own extractor, so the simulator expects exactly what the consumer claims.
+ *
+ * The inbound messages come from `CUSTOMERS` customers named as Meta names them since 2026 (customers.ts): some
+ * by their BSUID alone, some by their BSUID with the phone number coming and going, the rest by their phone
+ * number; a reply's statuses name its customer by the ids their message carried. Which customer writes, and
+ * whether a phone number that comes and goes came, follow from the message's place in the run, not from a
+ * draw: a seed replays the same arrivals and event mix as before they were named so.
  */
 import { extractEvents } from '../../functions/events/extract-events.ts';
 import type { EventKind } from '../../functions/events/types.ts';
+import { seededRandom } from '../seeded-random.ts';
+import {
+  type CustomerIds,
+  contactOf,
+  customerIds,
+  customerKindOf,
+  recipientMembers,
+  senderMembers,
+} from './customers.ts';
 
 export interface SimulatedEvent {
   readonly key: string;
@@ -21,6 +36,8 @@ export interface SimulatedEvent {
 const WABA_ID = '100000000000001';
 const METADATA = { display_phone_number: '15550000000', phone_number_id: '200000000000001' };
 const STATUS_ORDER = ['sent', 'delivered', 'read'] as const;
+/** Customers writing in: 4 by their BSUID alone, 4 whose phone number comes and goes, 12 by their phone number. */
+export const CUSTOMERS = 20;
 
 export interface TrafficOptions {
   /** Makes wamids unique to this run, so a stack that already holds data cannot mix them up. */
@@ -28,6 +45,13 @@ export interface TrafficOptions {
   readonly random?: () => number;
   /** Epoch ms. @default Date.now */
   readonly clock?: () => number;
+}
+
+/** A reply whose statuses are still to come, in the order Meta will send them, and whom it went to. */
+interface OutboundMessage {
+  readonly wamid: string;
+  readonly recipient: CustomerIds;
+  readonly pending: string[];
 }
 
 /** Produces one new event per call, with a realistic mix. */
@@ -38,8 +62,9 @@ export class TrafficGenerator {
   #sequence = 0;
   /** Digits standing for the run in template ids (which are numeric). */
   readonly #runDigits: string;
-  /** Outbound messages whose remaining statuses are still to come, in the order Meta will send them. */
-  readonly #outbound: { wamid: string; pending: string[] }[] = [];
+  /** Outbound messages whose remaining statuses are still to come. */
+  readonly #outbound: OutboundMessage[] = [];
+  #inbound = 0;
 
   constructor(options: TrafficOptions) {
     this.#runId = options.runId;
@@ -72,18 +97,21 @@ export class TrafficGenerator {
       const i = this.#random() < 0.5 ? 0 : 1;
       [pending[i], pending[i + 1]] = [pending[i + 1] as string, pending[i] as string];
     }
-    this.#outbound.push({ wamid: this.#id('wamid.SIM.OUT.'), pending });
+    const sender = customerOf(this.#inbound++);
+    this.#outbound.push({ wamid: this.#id('wamid.SIM.OUT.'), recipient: sender, pending });
     return this.#event('messages', {
       messaging_product: 'whatsapp',
       metadata: METADATA,
-      contacts: [{ profile: { name: 'Simulated Customer' }, wa_id: '15551230000' }],
-      messages: [{ from: '15551230000', id: wamid, timestamp, type: 'text', text: { body: 'simulated' } }],
+      contacts: [contactOf(sender, 'Simulated Customer')],
+      messages: [
+        { ...senderMembers(sender), id: wamid, timestamp, type: 'text', text: { body: 'simulated' } },
+      ],
     });
   }
 
   #status(): SimulatedEvent {
     const index = Math.floor(this.#random() * Math.min(this.#outbound.length, 20));
-    const message = this.#outbound[index] as { wamid: string; pending: string[] };
+    const message = this.#outbound[index] as OutboundMessage;
     const status = message.pending.shift() as string;
     if (message.pending.length === 0) this.#outbound.splice(index, 1);
     return this.#event('messages', {
@@ -94,7 +122,7 @@ export class TrafficGenerator {
           id: message.wamid,
           status,
           timestamp: String(Math.floor(this.#clock() / 1000)),
-          recipient_id: '15551230000',
+          ...recipientMembers(message.recipient),
         },
       ],
     });
@@ -121,6 +149,17 @@ export class TrafficGenerator {
     }
     return { key: event.key, kind: event.kind, metricField: event.metricField, change, entryTime };
   }
+}
+
+/**
+ * Who sent the run's `n`-th inbound message, and with which ids: a customer and, for one whose phone number comes
+ * and goes, whether it came, from a generator seeded with `n` (the run's own draws stay as they were).
+ */
+function customerOf(n: number): CustomerIds {
+  const draw = seededRandom(n);
+  const serial = Math.floor(draw() * CUSTOMERS);
+  const phone = `1555123${String(serial).padStart(4, '0')}`;
+  return customerIds(customerKindOf(serial), { serial, phone }, draw() < 0.5);
 }
 
 /**

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { conversationOf } from '../../../../functions/consumer/consumer-batch.ts';
 import { extractEvents } from '../../../../functions/events/extract-events.ts';
+import type { WebhookEvent } from '../../../../functions/events/types.ts';
 import { seededRandom } from '../../../../local/seeded-random.ts';
 import {
   COMPRESSED_META_RETRIES,
   nextArrivalGapMs,
   retryDelayMs,
 } from '../../../../local/simulator/meta-retries.ts';
-import { TrafficGenerator, webhookBody } from '../../../../local/simulator/traffic.ts';
+import { CUSTOMERS, TrafficGenerator, webhookBody } from '../../../../local/simulator/traffic.ts';
 import { judge } from '../../../../local/simulator/verdict.ts';
 
 describe('TrafficGenerator', () => {
@@ -44,6 +46,37 @@ describe('TrafficGenerator', () => {
     expect(complete.length).toBeGreaterThan(50);
     for (const sequence of complete) expect([...sequence].sort()).toEqual(['delivered', 'read', 'sent']);
     expect(complete.some((s) => s.join() !== 'sent,delivered,read')).toBe(true);
+  });
+
+  const extracted = (field: string, n = 2000) =>
+    generate(n)
+      .filter((e) => e.metricField === field)
+      .flatMap((e) => {
+        const extraction = extractEvents(webhookBody([e]));
+        return extraction.ok ? extraction.events : [];
+      });
+  const has = (event: WebhookEvent, member: string) => typeof event.payload[member] === 'string';
+
+  it('has customers by BSUID alone and customers whose phone number comes and goes, each one conversation', () => {
+    const conversations = new Map<string, WebhookEvent[]>();
+    for (const message of extracted('message')) {
+      const id = conversationOf(message);
+      conversations.set(id, [...(conversations.get(id) ?? []), message]);
+    }
+    expect(conversations.size).toBe(CUSTOMERS);
+    const byBsuid = [...conversations].filter(([id]) => id.includes(':US.')).map(([, messages]) => messages);
+    const withPhone = byBsuid.map((messages) => messages.filter((message) => has(message, 'from')).length);
+    // Of 20 customers, 4 by their BSUID alone and 4 whose phone number came with some messages, not all.
+    expect(withPhone.filter((count) => count === 0)).toHaveLength(4);
+    expect(withPhone.filter((count, i) => count > 0 && count < (byBsuid[i]?.length ?? 0))).toHaveLength(4);
+  });
+
+  it("names a reply's customer in its statuses by the ids their message carried", () => {
+    const statuses = extracted('status');
+    const byBsuidAlone = statuses.filter((s) => has(s, 'recipient_user_id') && !has(s, 'recipient_id'));
+    const byPhoneAlone = statuses.filter((s) => has(s, 'recipient_id') && !has(s, 'recipient_user_id'));
+    expect(byBsuidAlone.length).toBeGreaterThan(0);
+    expect(byPhoneAlone.length).toBeGreaterThan(byBsuidAlone.length);
   });
 
   it('re-batches events into one body without changing their keys', () => {
