@@ -319,7 +319,10 @@ export interface LedgerChange {
  * the status (a recording the workload has no event for keeps the item's key); several entries when the
  * status was recorded in several lives, in order.
  */
-function expectedLedgerChangeHistory(journal: ProtocolJournal, workload: Workload): Map<string, LedgerChange[]> {
+function expectedLedgerChangeHistory(
+  journal: ProtocolJournal,
+  workload: Workload,
+): Map<string, LedgerChange[]> {
   const keyOf = new Map(
     [...workload.outbound.values()].flat().map((event) => [`${event.ledger} ${event.status}`, event.key]),
   );
@@ -379,7 +382,10 @@ function checkLedger(input: InvariantInput, violations: Violation[]): void {
   for (const call of input.journal.statusCalls) {
     const event = input.workload.events.get(call.key);
     if (event?.kind !== 'status') {
-      violations.push({ invariant: 'simulator', detail: `onStatus got ${call.key}, no status of the workload` });
+      violations.push({
+        invariant: 'simulator',
+        detail: `onStatus got ${call.key}, no status of the workload`,
+      });
       continue;
     }
     if (call.seq < (deletedAt.get(event.ledger) ?? 0)) continue;
