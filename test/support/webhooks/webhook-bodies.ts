@@ -4,6 +4,7 @@
  * pricing. They carry names, phone numbers and message texts, so that tests can check none of them leaks into
  * logs. The random builders are deterministic for a given random source.
  */
+import { contactOf } from '../../../local/simulator/customers.ts';
 
 export const DISPLAY_PHONE_NUMBER = '15550783881';
 export const PHONE_NUMBER_ID = '106540352242922';
@@ -72,15 +73,18 @@ export function messagesValue(messages: readonly InboundMessage[]): object {
  * number, `user_id` when it has a BSUID, `profile.username` when it has one.
  */
 function contactsOf(messages: readonly InboundMessage[]): object[] {
-  const contacts = new Map<string, { profile: object; wa_id?: string; user_id?: string }>();
+  const phones = new Map<string, string | undefined>();
+  const contacts = new Map<string, object>();
   for (const m of messages) {
     const sender = m.userId ?? m.from ?? m.id;
-    const waId = m.from ?? contacts.get(sender)?.wa_id;
-    contacts.set(sender, {
-      profile: { name: m.name, ...(m.username !== undefined && { username: m.username }) },
-      ...(waId !== undefined && { wa_id: waId }),
-      ...(m.userId !== undefined && { user_id: m.userId }),
-    });
+    const phone = m.from ?? phones.get(sender);
+    phones.set(sender, phone);
+    const ids = {
+      ...(phone !== undefined && { phone }),
+      ...(m.userId !== undefined && { bsuid: m.userId }),
+      ...(m.username !== undefined && { username: m.username }),
+    };
+    contacts.set(sender, contactOf(ids, m.name));
   }
   return [...contacts.values()];
 }
