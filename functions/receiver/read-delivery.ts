@@ -1,9 +1,12 @@
 /**
  * The receiver's one look inside a signed body: is it a WhatsApp envelope, and how many events does it hold?
- * One native `JSON.parse` and one walk; the text that is enqueued is the body as received. Pure.
+ * One native `JSON.parse`, one scan for the nesting depth and one walk; the text that is enqueued is the body
+ * as received. Pure.
  */
 import { isUtf8 } from 'node:buffer';
 import { extractEventsFromEnvelope } from '../events/extract-events.ts';
+import { nestingExceeds } from '../events/json-spans.ts';
+import { MAX_LOSSLESS_NESTING } from '../events/parse-json.ts';
 import type { BodyRejection } from '../events/types.ts';
 
 export type DeliveryReading =
@@ -45,6 +48,16 @@ export function readDelivery(body: Uint8Array | string, bodyBytes?: number): Del
   } catch {
     // V8's message quotes the body around the error: it must not reach a log.
     return { ok: false, reason: 'invalid-json', detail: 'body is not valid JSON' };
+  }
+  // The one place the nesting limit is applied: V8 parses any depth, but the consumer's lossless parser (and so
+  // every later read of a part of this body, which nests no deeper) refuses more than MAX_LOSSLESS_NESTING
+  // levels. A body accepted here is then readable wherever it or a part of it is read again.
+  if (nestingExceeds(text, MAX_LOSSLESS_NESTING)) {
+    return {
+      ok: false,
+      reason: 'invalid-json',
+      detail: `JSON nested deeper than ${MAX_LOSSLESS_NESTING} levels`,
+    };
   }
   const extraction = extractEventsFromEnvelope(parsed);
   if (!extraction.ok) return extraction;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { MAX_LOSSLESS_NESTING } from '../../../functions/events/parse-json.ts';
 import { escapeForQueue, readDelivery } from '../../../functions/receiver/read-delivery.ts';
 import { privateMessagesBody } from '../../support/webhooks/webhook-bodies.ts';
 
@@ -76,6 +77,20 @@ describe('readDelivery', () => {
       eventFields: ['messages', 'account_update'],
       unknownFields: ['future_field'],
     });
+  });
+
+  it('refuses JSON nested deeper than the lossless parser takes, whatever its numbers, and takes the limit itself', () => {
+    // V8 parses any depth; the consumer's lossless parser, and so any later read of a part, takes 1000 levels.
+    const nestedIn = (depth: number, inner: string) =>
+      `{"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{"metadata":{},"messages":[{"id":"wamid.a","from":"1"}],"x":${'['.repeat(depth)}${inner}${']'.repeat(depth)}}}]}]}`;
+    const levelsAround = 6; // the envelope, its entry array, the entry, its changes, the change, its value
+    for (const inner of ['1', '12345678901234567890']) {
+      expect(readDelivery(nestedIn(MAX_LOSSLESS_NESTING - levelsAround + 1, inner))).toMatchObject({
+        ok: false,
+        reason: 'invalid-json',
+      });
+      expect(readDelivery(nestedIn(MAX_LOSSLESS_NESTING - levelsAround, inner))).toMatchObject({ ok: true });
+    }
   });
 
   it('lists unknown fields and counts malformed parts', () => {
