@@ -103,24 +103,26 @@ export function skipValue(text: string, position: number): number {
 
 /**
  * Walks the members of the object whose `{` is at `position`, in text order (repeated names included).
- * `onMember` receives the decoded name and the offset of the value, and returns the offset just past the
- * value (from `skipValue`, or from walking into it). Returns the offset just past the object.
+ * `onMember` receives the decoded name, the offset of the value and the offset of the name's opening quote
+ * (so that a member can be copied whole, name included), and returns the offset just past the value (from
+ * `skipValue`, or from walking into it). Returns the offset just past the object.
  */
 export function walkObject(
   text: string,
   position: number,
-  onMember: (name: string, valueStart: number) => number,
+  onMember: (name: string, valueStart: number, nameStart: number) => number,
 ): number {
   if (text.charCodeAt(position) !== OPEN_BRACE) throw new JsonSpanError('not an object');
   let at = skipWhitespace(text, position + 1);
   if (text.charCodeAt(at) === CLOSE_BRACE) return at + 1;
   for (;;) {
     if (text.charCodeAt(at) !== QUOTE) throw new JsonSpanError('expected a member name');
+    const nameStart = at;
     const nameEnd = skipString(text, at);
     const name = decodeString(text, at, nameEnd);
     at = skipWhitespace(text, nameEnd);
     if (text.charCodeAt(at) !== COLON) throw new JsonSpanError('expected a colon');
-    at = skipWhitespace(text, onMember(name, skipWhitespace(text, at + 1)));
+    at = skipWhitespace(text, onMember(name, skipWhitespace(text, at + 1), nameStart));
     const code = text.charCodeAt(at);
     if (code === CLOSE_BRACE) return at + 1;
     if (code !== COMMA) throw new JsonSpanError('expected a comma or the end of an object');

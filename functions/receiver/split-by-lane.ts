@@ -2,31 +2,42 @@
  * Splits a delivery into its lanes (docs/design.md §8, contract/lanes.ts): the inbound `messages[]` items of
  * `messages` changes, one part per conversation (`<phone_number_id>:<customer>`, first seen first), for the message
  * lane; everything else (statuses, value-level errors, every other field) as the rest, for the status lane.
- * Pure.
+ * Pure, and linear in the body: every member is read once, and a part is built from what belongs to it only.
  *
- * A conversation's part is the envelope holding only the entries and changes that carry its messages, each
- * change keeping its members (metadata, `messaging_product`, …) with its `messages` array cut down to the
- * conversation's items, its other event arrays (`statuses`, `errors`) emptied, and its `contacts` reduced to
- * the conversation's contacts, found by `wa_id` or `user_id` (a contact with neither is kept: nothing says
- * whose it is). The rest is the
- * body with those items taken out of each `messages` array. Both are built from slices of the original text,
- * never re-serialised, like split-delivery.ts; repeated member names follow `JSON.parse` (the last one counts).
+ * What a conversation's part keeps (docs/receiver.md, "What a conversation's part keeps"), of the entries and
+ * changes that carry its messages, and of the last member of each name (the one `JSON.parse` keeps):
+ * - the envelope's `object`; each entry's `id` and `time`; each change's `field`;
+ * - the change value's `messaging_product` and `metadata`, its `messages` cut down to the conversation's
+ *   items, its other event arrays (`statuses`, `errors`) emptied, and its `contacts` cut down to the
+ *   conversation's own: those whose `wa_id` is a phone number its messages came from or whose `user_id` is its
+ *   customer's BSUID, and of the contacts with neither (nothing says whose they are) those that fit
+ *   together in {@link ANONYMOUS_CONTACTS_BYTES}, in order;
+ * - of the members the receiver does not know, at each of these levels, those that fit together in
+ *   {@link OTHER_MEMBERS_BYTES} per object, in order.
+ * Nothing else is copied, so a member repeated into every part cannot multiply the body; no event key reads
+ * what is left out (a message's key is its `id`). The rest is the body with those items taken out of each
+ * `messages` array; it keeps everything else. Both are built from slices of the original text, never
+ * re-serialised, like split-delivery.ts.
  *
  * An item of `messages` that is not an object is no event and no one's message: it stays in the rest.
  */
 import { conversationCustomer, conversationId, MESSAGE_LANE_FIELD } from '../../contract/lanes.ts';
-import { eventItemArrays, extractEvents } from '../events/extract-events.ts';
+import { eventItemArrays, extractEvents, extractEventsFromEnvelope } from '../events/extract-events.ts';
 import {
   decodeString,
   isArrayAt,
   isObjectAt,
   isStringAt,
+  nestingExceeds,
   type Span,
   skipValue,
   skipWhitespace,
   walkArray,
   walkObject,
 } from '../events/json-spans.ts';
+import { MAX_LOSSLESS_NESTING } from '../events/parse-json.ts';
+import type { BodyRejection, EventExtraction } from '../events/types.ts';
+import type { OutputBudget } from './output-budget.ts';
 
 export interface ConversationPart {
   readonly conversationId: string;
@@ -39,23 +50,54 @@ export interface ConversationPart {
 export interface StatusRest {
   /** The envelope without the inbound messages. */
   readonly text: string;
-  /** The distinct fields of its events, in first-seen order (what subscribers are routed on). */
+  /**
+   * The distinct fields of what a consumer would see in it, in first-seen order (what subscribers are routed
+   * on): its events, its id-less messages and statuses, its changes of unknown fields, its malformed parts
+   * (`-` when above a change).
+   */
   readonly eventFields: readonly string[];
 }
 
 export interface LaneSplit {
   readonly messageParts: readonly ConversationPart[];
-  /** `undefined` when nothing but the inbound messages held an event. */
+  /** `undefined` when the inbound messages were all there was: the rest holds nothing a consumer would see. */
   readonly rest: StatusRest | undefined;
+  /**
+   * A part or the rest could not be read back as an envelope (a parser limit the body did not reach whole):
+   * the delivery is to be quarantined, never to lose what that part held. Never set for a body that
+   * `readDelivery` accepted.
+   */
+  readonly unreadable?: { readonly reason: BodyRejection; readonly detail: string };
+  /** The budget ran out before the split was done: the parts are incomplete, the body is amplifying. */
+  readonly exceeded?: boolean;
 }
+
+/** Bytes of a change's contacts without `wa_id` and `user_id` that each conversation part of it keeps. */
+export const ANONYMOUS_CONTACTS_BYTES = 256;
+
+/** Bytes of members the receiver does not know that a conversation part keeps, per object. */
+export const OTHER_MEMBERS_BYTES = 256;
 
 /** The other event arrays of a `messages` change, emptied in a message part. */
 const OTHER_EVENT_ARRAYS: ReadonlySet<string> = new Set(
   eventItemArrays(MESSAGE_LANE_FIELD).filter((name) => name !== MESSAGE_LANE_FIELD),
 );
 
+/** Members copied whole into a conversation part, per level. */
+const ENVELOPE_COPIED: ReadonlySet<string> = new Set(['object']);
+const ENTRY_COPIED: ReadonlySet<string> = new Set(['id', 'time']);
+const CHANGE_COPIED: ReadonlySet<string> = new Set(['field']);
+const VALUE_COPIED: ReadonlySet<string> = new Set(['messaging_product', 'metadata']);
+
 const SENDER_MEMBERS = ['from', 'from_user_id'] as const;
 const CONTACT_MEMBERS = ['wa_id', 'user_id'] as const;
+
+/** A member of an object: its name, where the name's quote opens, and its value. */
+interface Member {
+  readonly name: string;
+  readonly nameStart: number;
+  readonly value: Span;
+}
 
 interface ArrayRead {
   readonly span: Span;
@@ -72,80 +114,142 @@ interface ConversationInChange {
 }
 
 interface Contacts {
-  readonly array: Span;
   /** Contacts with a string `wa_id`, by it. */
   readonly byWaId: ReadonlyMap<string, Span[]>;
   /** Contacts with a string `user_id` (a BSUID), by it. */
   readonly byUserId: ReadonlyMap<string, Span[]>;
   /** The `user_id` of the (last) contact of each `wa_id`. */
   readonly userIdOfWaId: ReadonlyMap<string, string>;
-  /** Contacts with neither: kept in every part, nothing says whose they are. */
+  /** Contacts with neither, those each part keeps: in order, each that still fits `ANONYMOUS_CONTACTS_BYTES`. */
   readonly anonymous: readonly Span[];
 }
 
 /** A `messages` change holding at least one inbound message (an object item of its `messages` array). */
 interface MessagesChange {
-  readonly span: Span;
+  /** The change's members, the last of each name. */
+  readonly members: readonly Member[];
+  /** Its value's members, the last of each name. */
+  readonly valueMembers: readonly Member[];
   readonly messagesArray: Span;
   /** Its inbound messages by conversation id, in first-seen order. */
   readonly conversations: ReadonlyMap<string, ConversationInChange>;
   /** Items of `messages` that are not objects: they stay in the rest. */
   readonly strays: readonly Span[];
+  /** `undefined` when the last `contacts` is absent or not an array. */
   readonly contacts: Contacts | undefined;
-  /** The change's other event arrays, emptied in a message part. */
-  readonly others: readonly Span[];
 }
 
 interface EntryWithMessages {
-  readonly span: Span;
-  readonly changesArray: Span;
+  /** The entry's members, the last of each name. */
+  readonly members: readonly Member[];
   readonly changes: readonly MessagesChange[];
 }
 
-/** `text` must be a body that `JSON.parse` accepted and that is a WhatsApp envelope. */
-export function splitByLane(text: string): LaneSplit {
-  const reader = new LaneReader(text);
-  const envelope = reader.readEnvelope();
-  if (envelope === undefined || envelope.entries.length === 0) {
-    return { messageParts: [], rest: restOf(text) };
-  }
+interface EnvelopeRead {
+  /** The envelope's members, the last of each name. */
+  readonly members: readonly Member[];
+  /** Only the entries holding inbound messages. */
+  readonly entries: readonly EntryWithMessages[];
+}
+
+/**
+ * `text` must be a body that `JSON.parse` accepted and that is a WhatsApp envelope. With a `budget`, every
+ * part is charged to it and the split stops once it is spent (`exceeded`).
+ */
+export function splitByLane(text: string, budget?: OutputBudget): LaneSplit {
+  const envelope = new LaneReader(text).readEnvelope();
+  if (envelope === undefined || envelope.entries.length === 0) return withRest([], text, budget);
   // Where each conversation has messages, in walk order: a part is rendered from its own changes only.
   const occurrences = new Map<string, { entry: EntryWithMessages; changes: MessagesChange[] }[]>();
   for (const entry of envelope.entries) {
     for (const change of entry.changes) {
       for (const conversation of change.conversations.keys()) {
-        const places = occurrences.get(conversation) ?? [];
-        occurrences.set(conversation, places);
+        let places = occurrences.get(conversation);
+        if (places === undefined) {
+          places = [];
+          occurrences.set(conversation, places);
+        }
         const last = places.at(-1);
         if (last?.entry === entry) last.changes.push(change);
         else places.push({ entry, changes: [change] });
       }
     }
   }
-  const messageParts = [...occurrences].map(([conversation, places]) => {
-    const partText = renderConversation(text, envelope, conversation, places);
-    return { conversationId: conversation, text: partText, eventKeys: keysOf(partText) };
-  });
+  // One part per conversation: too many of them is known before any is built.
+  if (budget !== undefined && !budget.charge(0, occurrences.size)) {
+    return { messageParts: [], rest: undefined, exceeded: true };
+  }
+  const renderer = new PartRenderer(text);
+  const messageParts: ConversationPart[] = [];
+  for (const [conversation, places] of occurrences) {
+    const partText = renderer.envelope(envelope, conversation, places);
+    if (budget !== undefined && !budget.charge(Buffer.byteLength(partText, 'utf8'), 0)) {
+      return { messageParts, rest: undefined, exceeded: true };
+    }
+    const extraction = extractEvents(partText);
+    if (!extraction.ok) {
+      return { messageParts, rest: undefined, unreadable: unreadable(extraction) };
+    }
+    messageParts.push({
+      conversationId: conversation,
+      text: partText,
+      eventKeys: extraction.events.map((event) => event.key),
+    });
+  }
   const cuts: Replacement[] = envelope.entries.flatMap((entry) =>
     entry.changes.map((change) => ({
       span: change.messagesArray,
-      text: `[${change.strays.map((stray) => text.slice(stray.start, stray.end)).join(',')}]`,
+      text: `[${change.strays.map((stray) => sliceOf(text, stray)).join(',')}]`,
     })),
   );
-  return { messageParts, rest: restOf(splice(text, { start: 0, end: text.length }, cuts)) };
+  return withRest(messageParts, splice(text, cuts), budget);
 }
 
-function restOf(text: string): StatusRest | undefined {
-  const extraction = extractEvents(text);
-  if (!extraction.ok) return undefined;
-  // A status without an id is no event, but its subscribers' consumers must see it to quarantine it.
-  const fields = [...extraction.events, ...extraction.unkeyed].map((event) => event.field);
-  return fields.length === 0 ? undefined : { text, eventFields: [...new Set(fields)] };
+function withRest(
+  messageParts: ConversationPart[],
+  text: string,
+  budget: OutputBudget | undefined,
+): LaneSplit {
+  const extraction = readFields(text);
+  // Told apart from a rest with nothing in it: what this one holds must reach an operator, not vanish.
+  if (!extraction.ok) return { messageParts, rest: undefined, unreadable: unreadable(extraction) };
+  // What a consumer would see of it: events, and the items and changes it counts, logs or quarantines.
+  const fields = new Set<string>();
+  for (const { field } of extraction.events) fields.add(field);
+  for (const { field } of extraction.unkeyed) fields.add(field);
+  for (const { field } of extraction.unknownFields) fields.add(field);
+  for (const { field } of extraction.malformed) fields.add(field);
+  if (fields.size === 0) return { messageParts, rest: undefined };
+  if (budget !== undefined && !budget.charge(Buffer.byteLength(text, 'utf8'))) {
+    return { messageParts, rest: undefined, exceeded: true };
+  }
+  return { messageParts, rest: { text, eventFields: [...fields] } };
 }
 
-function keysOf(partText: string): string[] {
-  const extraction = extractEvents(partText);
-  return extraction.ok ? extraction.events.map((event) => event.key) : [];
+/**
+ * The rest's events for their fields alone: no key is taken from it, so a native parse does, where a lossless
+ * one costs about a second per MB when the body holds an id above 2^53. It refuses what the consumer's parser
+ * (parse-json.ts) would: text that is not JSON, and JSON nested past its limit.
+ */
+function readFields(text: string): EventExtraction {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'invalid-json', detail: 'the rest is not valid JSON' };
+  }
+  if (nestingExceeds(text, MAX_LOSSLESS_NESTING)) {
+    return {
+      ok: false,
+      reason: 'invalid-json',
+      detail: `the rest nests deeper than ${MAX_LOSSLESS_NESTING} levels`,
+    };
+  }
+  return extractEventsFromEnvelope(parsed);
+}
+
+function unreadable(extraction: { readonly reason: BodyRejection; readonly detail: string }) {
+  return { reason: extraction.reason, detail: extraction.detail };
 }
 
 interface Replacement {
@@ -153,54 +257,119 @@ interface Replacement {
   readonly text: string;
 }
 
-/** The text of `container` with each replacement's span (inside it, not overlapping) replaced. */
-function splice(text: string, container: Span, replacements: readonly Replacement[]): string {
-  let out = '';
-  let cursor = container.start;
-  for (const { span, text: replacement } of [...replacements].sort((a, b) => a.span.start - b.span.start)) {
-    out += text.slice(cursor, span.start) + replacement;
+/** `text` with each replacement's span (not overlapping, in text order) replaced. */
+function splice(text: string, replacements: readonly Replacement[]): string {
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const { span, text: replacement } of replacements) {
+    parts.push(text.slice(cursor, span.start), replacement);
     cursor = span.end;
   }
-  return out + text.slice(cursor, container.end);
+  parts.push(text.slice(cursor));
+  return parts.join('');
 }
 
 const sliceOf = (text: string, span: Span) => text.slice(span.start, span.end);
 
-function renderConversation(
-  text: string,
-  envelope: EnvelopeRead,
-  conversation: string,
-  places: readonly { entry: EntryWithMessages; changes: readonly MessagesChange[] }[],
-): string {
-  const spans = (list: readonly Span[]) => `[${list.map((span) => sliceOf(text, span)).join(',')}]`;
-  const entries = places.map(({ entry, changes }) => {
-    const rendered = changes.map((change) => {
-      const mine = change.conversations.get(conversation) as ConversationInChange;
-      const replacements: Replacement[] = [
-        { span: change.messagesArray, text: spans(mine.messages) },
-        ...change.others.map((span) => ({ span, text: '[]' })),
-      ];
-      const { contacts } = change;
-      if (contacts !== undefined) {
-        const own = new Set<Span>(contacts.anonymous);
-        for (const waId of mine.waIds) for (const span of contacts.byWaId.get(waId) ?? []) own.add(span);
-        for (const userId of mine.userIds)
-          for (const span of contacts.byUserId.get(userId) ?? []) own.add(span);
-        const kept = [...own].sort((a, b) => a.start - b.start);
-        replacements.push({ span: contacts.array, text: spans(kept) });
-      }
-      return splice(text, change.span, replacements);
-    });
-    return splice(text, entry.span, [{ span: entry.changesArray, text: `[${rendered.join(',')}]` }]);
-  });
-  return splice(text, envelope.span, [{ span: envelope.entryArray, text: `[${entries.join(',')}]` }]);
+/** The last member of each name (the one `JSON.parse` keeps), in text order. */
+function lastOfEachName(members: readonly Member[]): Member[] {
+  const last = new Map<string, Member>();
+  for (const member of members) last.set(member.name, member);
+  return members.filter((member) => last.get(member.name) === member);
 }
 
-interface EnvelopeRead {
-  readonly span: Span;
-  readonly entryArray: Span;
-  /** Only the entries holding inbound messages. */
-  readonly entries: readonly EntryWithMessages[];
+class PartRenderer {
+  readonly #text: string;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  envelope(
+    envelope: EnvelopeRead,
+    conversation: string,
+    places: readonly { entry: EntryWithMessages; changes: readonly MessagesChange[] }[],
+  ): string {
+    return this.#object(envelope.members, ENVELOPE_COPIED, (member) => {
+      if (member.name !== 'entry') return undefined;
+      const entries = places.map(({ entry, changes }) => this.#entry(entry, conversation, changes));
+      return `${this.#nameOf(member)}[${entries.join(',')}]`;
+    });
+  }
+
+  #entry(entry: EntryWithMessages, conversation: string, changes: readonly MessagesChange[]): string {
+    return this.#object(entry.members, ENTRY_COPIED, (member) => {
+      if (member.name !== 'changes') return undefined;
+      return `${this.#nameOf(member)}[${changes.map((change) => this.#change(change, conversation)).join(',')}]`;
+    });
+  }
+
+  #change(change: MessagesChange, conversation: string): string {
+    return this.#object(change.members, CHANGE_COPIED, (member) =>
+      member.name === 'value' ? `${this.#nameOf(member)}${this.#value(change, conversation)}` : undefined,
+    );
+  }
+
+  #value(change: MessagesChange, conversation: string): string {
+    const mine = change.conversations.get(conversation) as ConversationInChange;
+    return this.#object(change.valueMembers, VALUE_COPIED, (member) => {
+      if (member.name === MESSAGE_LANE_FIELD) return `${this.#nameOf(member)}${this.#array(mine.messages)}`;
+      if (member.name === 'contacts') {
+        // A `contacts` that is not an array names no one: left out.
+        if (change.contacts === undefined) return '';
+        return `${this.#nameOf(member)}${this.#array(ownContacts(change.contacts, mine))}`;
+      }
+      if (OTHER_EVENT_ARRAYS.has(member.name))
+        return isArrayAt(this.#text, member.value.start) ? `${this.#nameOf(member)}[]` : '';
+      return undefined;
+    });
+  }
+
+  /**
+   * `{…}` of the members: `special` renders the members it knows (`''` leaves one out, `undefined` means it is
+   * not one of them), `copied` ones are copied whole, and of the others each that still fits
+   * OTHER_MEMBERS_BYTES.
+   */
+  #object(
+    members: readonly Member[],
+    copied: ReadonlySet<string>,
+    special: (member: Member) => string | undefined,
+  ): string {
+    const out: string[] = [];
+    let otherBytes = 0;
+    for (const member of members) {
+      const rendered = special(member);
+      if (rendered !== undefined) {
+        if (rendered !== '') out.push(rendered);
+        continue;
+      }
+      const whole = this.#text.slice(member.nameStart, member.value.end);
+      if (!copied.has(member.name)) {
+        const bytes = Buffer.byteLength(whole, 'utf8');
+        if (otherBytes + bytes > OTHER_MEMBERS_BYTES) continue;
+        otherBytes += bytes;
+      }
+      out.push(whole);
+    }
+    return `{${out.join(',')}}`;
+  }
+
+  /** The member's name, colon and the spacing around it, as in the body. */
+  #nameOf(member: Member): string {
+    return this.#text.slice(member.nameStart, member.value.start);
+  }
+
+  #array(spans: readonly Span[]): string {
+    return `[${spans.map((span) => sliceOf(this.#text, span)).join(',')}]`;
+  }
+}
+
+/** The conversation's contacts in the change, in the change's order. */
+function ownContacts(contacts: Contacts, mine: ConversationInChange): Span[] {
+  const own = new Set<Span>(contacts.anonymous);
+  for (const waId of mine.waIds) for (const span of contacts.byWaId.get(waId) ?? []) own.add(span);
+  for (const userId of mine.userIds) for (const span of contacts.byUserId.get(userId) ?? []) own.add(span);
+  return [...own].sort((a, b) => a.start - b.start);
 }
 
 class LaneReader {
@@ -214,72 +383,62 @@ class LaneReader {
     const text = this.#text;
     const start = skipWhitespace(text, 0);
     if (!isObjectAt(text, start)) return undefined;
-    let entries: ArrayRead | undefined;
-    const end = walkObject(text, start, (name, valueStart) => {
-      if (name !== 'entry') return skipValue(text, valueStart);
-      entries = this.#readArray(valueStart);
-      return entries?.span.end ?? skipValue(text, valueStart);
-    });
+    const { last, arrays } = this.#members(start, (name, valueStart) =>
+      name === 'entry' ? this.#readArray(valueStart) : undefined,
+    );
+    const entryMember = last.find((member) => member.name === 'entry');
+    const entries = entryMember === undefined ? undefined : arrays.get(entryMember);
     if (entries === undefined) return undefined;
     const withMessages: EntryWithMessages[] = [];
     for (const element of entries.elements) {
       const entry = this.#readEntry(element);
       if (entry !== undefined) withMessages.push(entry);
     }
-    return { span: { start, end }, entryArray: entries.span, entries: withMessages };
+    return { members: last, entries: withMessages };
   }
 
   #readEntry(span: Span): EntryWithMessages | undefined {
-    const text = this.#text;
-    if (!isObjectAt(text, span.start)) return undefined;
-    let changes: ArrayRead | undefined;
-    walkObject(text, span.start, (name, valueStart) => {
-      if (name !== 'changes') return skipValue(text, valueStart);
-      changes = this.#readArray(valueStart);
-      return changes?.span.end ?? skipValue(text, valueStart);
-    });
+    if (!isObjectAt(this.#text, span.start)) return undefined;
+    const { last, arrays } = this.#members(span.start, (name, valueStart) =>
+      name === 'changes' ? this.#readArray(valueStart) : undefined,
+    );
+    const changesMember = last.find((member) => member.name === 'changes');
+    const changes = changesMember === undefined ? undefined : arrays.get(changesMember);
     if (changes === undefined) return undefined;
     const withMessages: MessagesChange[] = [];
     for (const element of changes.elements) {
       const change = this.#readChange(element);
       if (change !== undefined) withMessages.push(change);
     }
-    return withMessages.length === 0
-      ? undefined
-      : { span, changesArray: changes.span, changes: withMessages };
+    return withMessages.length === 0 ? undefined : { members: last, changes: withMessages };
   }
 
   #readChange(span: Span): MessagesChange | undefined {
     const text = this.#text;
     if (!isObjectAt(text, span.start)) return undefined;
-    let field: string | undefined;
-    let value: Span | undefined;
-    walkObject(text, span.start, (name, valueStart) => {
-      const valueEnd = skipValue(text, valueStart);
-      if (name === 'field') field = this.#stringAt(valueStart, valueEnd);
-      else if (name === 'value') value = { start: valueStart, end: valueEnd };
-      return valueEnd;
-    });
+    const change = this.#members(span.start, () => undefined).last;
     // `field` may come after `value` (Meta writes it last): the value is read once the change is.
-    if (field !== MESSAGE_LANE_FIELD || value === undefined || !isObjectAt(text, value.start))
+    const field = change.find((member) => member.name === 'field');
+    const value = change.find((member) => member.name === 'value');
+    if (
+      field === undefined ||
+      this.#stringAt(field.value) !== MESSAGE_LANE_FIELD ||
+      value === undefined ||
+      !isObjectAt(text, value.value.start)
+    )
       return undefined;
 
+    const { last: valueMembers, arrays } = this.#members(value.value.start, (name, valueStart) =>
+      name === MESSAGE_LANE_FIELD || name === 'contacts' ? this.#readArray(valueStart) : undefined,
+    );
     let phoneNumberId: string | undefined;
     let messages: ArrayRead | undefined;
     let contacts: ArrayRead | undefined;
-    const others = new Map<string, Span>();
-    walkObject(text, value.start, (name, memberStart) => {
-      const memberEnd = skipValue(text, memberStart);
-      const member = { start: memberStart, end: memberEnd };
-      if (name === 'metadata') phoneNumberId = this.#memberString(member, 'phone_number_id');
-      else if (name === MESSAGE_LANE_FIELD) messages = this.#readArray(memberStart);
-      else if (name === 'contacts') contacts = this.#readArray(memberStart);
-      else if (OTHER_EVENT_ARRAYS.has(name)) {
-        if (isArrayAt(text, memberStart)) others.set(name, member);
-        else others.delete(name);
-      }
-      return memberEnd;
-    });
+    for (const member of valueMembers) {
+      if (member.name === 'metadata') phoneNumberId = this.#memberString(member.value, 'phone_number_id');
+      else if (member.name === MESSAGE_LANE_FIELD) messages = arrays.get(member);
+      else if (member.name === 'contacts') contacts = arrays.get(member);
+    }
     if (messages === undefined) return undefined;
 
     const contactsRead = contacts === undefined ? undefined : this.#contacts(contacts);
@@ -308,20 +467,22 @@ class LaneReader {
     }
     if (conversations.size === 0) return undefined;
     return {
-      span,
+      members: change,
+      valueMembers,
       messagesArray: messages.span,
       conversations,
       strays,
       contacts: contactsRead,
-      others: [...others.values()],
     };
   }
 
-  #contacts({ span, elements }: ArrayRead): Contacts {
+  #contacts({ elements }: ArrayRead): Contacts {
     const byWaId = new Map<string, Span[]>();
     const byUserId = new Map<string, Span[]>();
     const userIdOfWaId = new Map<string, string>();
     const anonymous: Span[] = [];
+    let anonymousBytes = 0;
+    // Appended in place: a list copied on each append made 40,000 contacts of one `wa_id` take 15 s.
     const add = (map: Map<string, Span[]>, id: string, contact: Span) => {
       const list = map.get(id);
       if (list === undefined) map.set(id, [contact]);
@@ -332,9 +493,36 @@ class LaneReader {
       if (waId !== undefined) add(byWaId, waId, contact);
       if (userId !== undefined) add(byUserId, userId, contact);
       if (waId !== undefined && userId !== undefined) userIdOfWaId.set(waId, userId);
-      if (waId === undefined && userId === undefined) anonymous.push(contact);
+      if (waId === undefined && userId === undefined) {
+        const bytes = Buffer.byteLength(sliceOf(this.#text, contact), 'utf8');
+        if (anonymousBytes + bytes > ANONYMOUS_CONTACTS_BYTES) continue;
+        anonymousBytes += bytes;
+        anonymous.push(contact);
+      }
     }
-    return { array: span, byWaId, byUserId, userIdOfWaId, anonymous };
+    return { byWaId, byUserId, userIdOfWaId, anonymous };
+  }
+
+  /**
+   * The members of the object at `start`, the last of each name in text order, and the arrays `read`
+   * returned for the members it reads (in the same walk, so each value is read once).
+   */
+  #members(
+    start: number,
+    read: (name: string, valueStart: number) => ArrayRead | undefined,
+  ): { last: Member[]; arrays: Map<Member, ArrayRead> } {
+    const text = this.#text;
+    const members: Member[] = [];
+    const arrays = new Map<Member, ArrayRead>();
+    walkObject(text, start, (name, valueStart, nameStart) => {
+      const array = read(name, valueStart);
+      const end = array?.span.end ?? skipValue(text, valueStart);
+      const member = { name, nameStart, value: { start: valueStart, end } };
+      members.push(member);
+      if (array !== undefined) arrays.set(member, array);
+      return end;
+    });
+    return { last: lastOfEachName(members), arrays };
   }
 
   /** The elements of the array at `start`, or `undefined` when the value there is not an array. */
@@ -363,14 +551,14 @@ class LaneReader {
     walkObject(text, object.start, (member, valueStart) => {
       const valueEnd = skipValue(text, valueStart);
       if ((names as readonly string[]).includes(member)) {
-        found[member as N] = this.#stringAt(valueStart, valueEnd);
+        found[member as N] = this.#stringAt({ start: valueStart, end: valueEnd });
       }
       return valueEnd;
     });
     return found;
   }
 
-  #stringAt(start: number, end: number): string | undefined {
+  #stringAt({ start, end }: Span): string | undefined {
     return isStringAt(this.#text, start) ? decodeString(this.#text, start, end) : undefined;
   }
 }
