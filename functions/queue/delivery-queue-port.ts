@@ -15,6 +15,13 @@ export type QuarantineReason =
   | 'event-too-large'
   /** SQS refused a part as the sender's fault (e.g. `InvalidMessageContents`); retrying would not help. */
   | 'rejected-by-queue'
+  /**
+   * The parts planned for one subscriber would pass the output bound (functions/receiver/output-budget.ts):
+   * the body is kept whole instead of being multiplied into the queues.
+   */
+  | 'amplifying-body'
+  /** A part cut from an accepted body could not be read back as an envelope: the body is kept whole. */
+  | 'unreadable-part'
   /** A message or status without a usable `id` (docs/design.md §1, "No identity, no key"): kept, never run. */
   | 'event-without-id';
 
@@ -25,6 +32,11 @@ export interface DeliveryMeta {
   readonly receivedAt: string;
   /** Epoch ms after which no new retry starts (one attempt is always made). */
   readonly retryDeadline: number;
+  /**
+   * The receiver's proof of the bytes (functions/commons/provenance.ts), when the writer has one but not the
+   * key: a consumer quarantining a record passes on the proof the receiver gave it.
+   */
+  readonly proof?: string;
 }
 
 export interface RejectedPart {

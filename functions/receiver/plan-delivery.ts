@@ -3,26 +3,42 @@
  *
  * A subscriber without a message lane gets the body whole in its queue, as before lanes. A subscriber with one
  * gets each conversation's inbound messages (`splitByLane`) in its message lane, if it wants `messages`, and
- * the rest in its status lane, if the rest holds an event of a field it wants. A body without inbound messages,
- * or with no subscriber having a lane, is never split by lane: the common status delivery costs what it did.
+ * the rest in its status lane, if the rest holds anything of a field it wants (an event, an id-less item, a
+ * change of an unknown field). A body without inbound messages, or with no subscriber having a lane, is never
+ * split by lane: the common status delivery costs what it did.
  *
  * Any piece above the queue message size is then cut by `splitDelivery`; each message-lane part keeps its
- * conversation and carries its own event keys.
+ * conversation and carries its own event keys. Every part is charged to its view's `OutputBudget` as it is
+ * made; a body that would exceed it, or a part that cannot be read back, is refused whole, to be quarantined.
  */
 import { MESSAGE_LANE_FIELD } from '../../contract/lanes.ts';
 import { type SubscriberQueue, wantsField } from '../../contract/subscribers.ts';
 import { extractEvents } from '../events/extract-events.ts';
 import type { DeliveryPart, DeliveryRoute } from '../queue/delivery-queue-port.ts';
+import { OutputBudget } from './output-budget.ts';
 import { splitByLane } from './split-by-lane.ts';
 import { splitDelivery } from './split-delivery.ts';
 
 export interface DeliveryPlan {
+  readonly ok: true;
   /** Every distinct part, each stored in the queues whose route names it. */
   readonly parts: readonly DeliveryPart[];
   /** Only routes with at least one part. */
   readonly routes: readonly DeliveryRoute[];
   /** Pieces that cannot be cut to the message size (one event alone is larger): to quarantine. */
   readonly oversized: readonly string[];
+}
+
+/** A body not to enqueue at all: it is quarantined whole, so that nothing of it is lost or multiplied. */
+export interface RefusedDelivery {
+  readonly ok: false;
+  /**
+   * `amplifying-body`: a subscriber's view would exceed its `OutputBudget` (bytes or parts);
+   * `unreadable-part`: a part cut from the body could not be read back as an envelope.
+   */
+  readonly reason: 'amplifying-body' | 'unreadable-part';
+  /** Sizes and counts, or the parser's position-only detail: never content. */
+  readonly detail: string;
 }
 
 export interface ReadBody {
@@ -40,6 +56,8 @@ interface Piece {
   readonly bytes: number;
   readonly conversationId?: string;
   readonly eventKeys?: readonly string[];
+  /** The view it belongs to (the whole body's, or the lanes'), charged for the parts it is cut into. */
+  readonly budget: OutputBudget;
 }
 
 interface PieceRoute {
@@ -49,13 +67,23 @@ interface PieceRoute {
   readonly ordered: boolean;
 }
 
+/**
+ * Each subscriber sees one of two views of the body, the whole body or its lanes, and each view is held to
+ * an `OutputBudget` of the body's size: past it, the delivery is refused (`amplifying-body`) before more is
+ * built than the budget.
+ *
+ * @example
+ * const plan = planDelivery(reading, targets, fanOut.maximumBodyBytes);
+ * if (!plan.ok) await quarantine.quarantine(raw, plan.reason, meta);
+ */
 export function planDelivery(
   body: ReadBody,
   targets: readonly SubscriberQueue[],
   maximumBodyBytes: number,
-): DeliveryPlan {
-  const whole: Piece = { text: body.text, bytes: body.bytes };
+): DeliveryPlan | RefusedDelivery {
+  const budget = () => OutputBudget.forBody(body.bytes, maximumBodyBytes);
   if (body.inboundMessages === 0 || !targets.some(({ messageQueueUrl }) => messageQueueUrl !== undefined)) {
+    const whole = wholePiece(body, budget());
     const routes = targets.map(({ name, queueUrl }) => ({
       subscriber: name,
       queueUrl,
@@ -68,16 +96,24 @@ export function planDelivery(
   const pieces: Piece[] = [];
   const add = (piece: Piece) => pieces.push(piece) - 1;
   let wholeIndex: number | undefined;
-  const { messageParts, rest } = splitByLane(body.text);
+  const laneBudget = budget();
+  const split = splitByLane(body.text, laneBudget);
+  if (split.exceeded === true) return amplifying(laneBudget);
+  if (split.unreadable !== undefined) {
+    return { ok: false, reason: 'unreadable-part', detail: split.unreadable.detail };
+  }
+  const { messageParts, rest } = split;
   const messagePieces = messageParts.map(({ conversationId, text, eventKeys }) =>
-    add({ text, bytes: Buffer.byteLength(text, 'utf8'), conversationId, eventKeys }),
+    add({ text, bytes: Buffer.byteLength(text, 'utf8'), conversationId, eventKeys, budget: laneBudget }),
   );
   const restPiece =
-    rest === undefined ? undefined : add({ text: rest.text, bytes: Buffer.byteLength(rest.text) });
+    rest === undefined
+      ? undefined
+      : add({ text: rest.text, bytes: Buffer.byteLength(rest.text), budget: laneBudget });
   const routes: PieceRoute[] = [];
   for (const { name, queueUrl, fields, messageQueueUrl, messageLaneOrdered } of targets) {
     if (messageQueueUrl === undefined) {
-      wholeIndex ??= add(whole);
+      wholeIndex ??= add(wholePiece(body, budget()));
       routes.push({ subscriber: name, queueUrl, pieces: [wholeIndex], ordered: false });
       continue;
     }
@@ -96,26 +132,51 @@ export function planDelivery(
   return fitToMessageSize(pieces, routes, maximumBodyBytes);
 }
 
+/** The body whole, charged to its view (the whole view has no other part before the size split). */
+function wholePiece(body: ReadBody, budget: OutputBudget): Piece {
+  budget.charge(body.bytes);
+  return { text: body.text, bytes: body.bytes, budget };
+}
+
+function amplifying(budget: OutputBudget): RefusedDelivery {
+  const { bytes, parts } = budget.spent;
+  return {
+    ok: false,
+    reason: 'amplifying-body',
+    detail: `a view of the body reached ${bytes} bytes in ${parts} parts, past its bound of ${budget.maxBytes} bytes in ${budget.maxParts} parts`,
+  };
+}
+
 /** Cuts the pieces above the message size into parts and points the routes at them. */
 function fitToMessageSize(
   pieces: readonly Piece[],
   routes: readonly PieceRoute[],
   maximumBodyBytes: number,
-): DeliveryPlan {
+): DeliveryPlan | RefusedDelivery {
   const parts: DeliveryPart[] = [];
   const oversized: string[] = [];
-  const partsOf = pieces.map((piece) => {
+  const partsOf: number[][] = [];
+  for (const piece of pieces) {
     const first = parts.length;
     if (piece.bytes <= maximumBodyBytes) {
-      parts.push(partOf(piece, piece.text, piece.eventKeys));
+      parts.push(partOf(piece, piece.text, piece.eventKeys ?? []));
     } else {
-      const split = splitDelivery(piece.text, maximumBodyBytes);
-      for (const text of split.parts) parts.push(partOf(piece, text, undefined));
+      // The piece is replaced by its parts: they are charged instead, as they are made.
+      piece.budget.refund(piece.bytes);
+      const split = splitDelivery(piece.text, maximumBodyBytes, piece.budget);
+      if (split.exceeded === true) return amplifying(piece.budget);
+      for (const text of split.parts) {
+        const extraction = piece.conversationId === undefined ? undefined : extractEvents(text);
+        if (extraction?.ok === false)
+          return { ok: false, reason: 'unreadable-part', detail: extraction.detail };
+        parts.push(partOf(piece, text, extraction?.events.map((event) => event.key) ?? []));
+      }
       oversized.push(...split.oversized);
     }
-    return Array.from({ length: parts.length - first }, (_, offset) => first + offset);
-  });
+    partsOf.push(Array.from({ length: parts.length - first }, (_, offset) => first + offset));
+  }
   return {
+    ok: true,
     parts,
     routes: routes.flatMap(({ subscriber, queueUrl, pieces: routed, ordered }) => {
       const indexes = routed.flatMap((piece) => partsOf[piece] ?? []);
@@ -130,12 +191,7 @@ function fitToMessageSize(
   };
 }
 
-function partOf(piece: Piece, text: string, eventKeys: readonly string[] | undefined): DeliveryPart {
+function partOf(piece: Piece, text: string, eventKeys: readonly string[]): DeliveryPart {
   if (piece.conversationId === undefined) return { body: text };
-  return { body: text, conversationId: piece.conversationId, eventKeys: eventKeys ?? keysOf(text) };
-}
-
-function keysOf(text: string): string[] {
-  const extraction = extractEvents(text);
-  return extraction.ok ? extraction.events.map((event) => event.key) : [];
+  return { body: text, conversationId: piece.conversationId, eventKeys };
 }

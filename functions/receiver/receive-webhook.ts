@@ -11,6 +11,8 @@
  * | POST, signature missing or wrong              | 401, nothing enqueued                                |
  * | POST, no app secret stored yet                | 401, nothing enqueued, logged as an error            |
  * | POST, signed, not JSON / not an envelope      | 200, raw body in the quarantine queue (once)         |
+ * | POST, signed envelope whose parts would pass  | 200, raw body in the quarantine queue (once), none   |
+ * | the output bound (`amplifying-body`)          | of it enqueued                                       |
  * | POST, signed (any of the three rows below)    | a copy in the archive queue too, when one is wired;  |
  * |                                               | 503 when it is still missing after the retries       |
  * | POST, signed envelope                         | 200 once every part is in the queue of every         |
@@ -30,6 +32,7 @@ import type {
   DeliveryMeta,
   FanOutPort,
   QuarantinePort,
+  QuarantineReason,
   RejectedPart,
 } from '../queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../queue/errors.ts';
@@ -170,7 +173,7 @@ async function acceptDelivery(
   deps: ReceiverDependencies,
   arrival: number,
 ): Promise<WebhookResponse> {
-  const { quarantine, metrics, logger } = deps;
+  const { metrics, logger } = deps;
   const bodyBytes =
     typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength;
   const logKeys = { requestId: request.requestId, bodyBytes };
@@ -207,20 +210,7 @@ async function acceptDelivery(
     return respond(200);
   }
   const reading = readDelivery(request.body, bodyBytes);
-  if (!reading.ok) {
-    try {
-      const raw = bodyBytesOf(request.body);
-      await Promise.all([
-        quarantine.quarantine(raw, reading.reason, meta),
-        archiveCopy(deps, raw, { verdict: 'quarantined', subscribers: [] }, meta),
-      ]);
-    } catch (error) {
-      return enqueueFailed(deps, logKeys, 'quarantine', error);
-    }
-    metrics.addMetric(ReceiverMetric.DeliveriesQuarantined, MetricUnit.Count, 1);
-    logger.warn('Signed body quarantined', { ...logKeys, reason: reading.reason, detail: reading.detail });
-    return respond(200);
-  }
+  if (!reading.ok) return quarantineWhole(request.body, reading.reason, reading.detail, meta, deps, logKeys);
 
   const targets = subscribersWanting(deps.subscribers, reading.eventFields);
   if (targets.length === 0) {
@@ -237,6 +227,30 @@ async function acceptDelivery(
     return respond(200);
   }
   return enqueueForSubscribers(request.body, reading, targets, meta, deps, logKeys, signature.secretIndex);
+}
+
+/** The signed body, whole and byte-exact, in the quarantine queue (and the archive), answered 200 and counted. */
+async function quarantineWhole(
+  body: Uint8Array | string,
+  reason: QuarantineReason,
+  detail: string,
+  meta: DeliveryMeta,
+  deps: ReceiverDependencies,
+  logKeys: Record<string, unknown>,
+  summary: Record<string, unknown> = {},
+): Promise<WebhookResponse> {
+  try {
+    const raw = bodyBytesOf(body);
+    await Promise.all([
+      deps.quarantine.quarantine(raw, reason, meta),
+      archiveCopy(deps, raw, { verdict: 'quarantined', subscribers: [] }, meta),
+    ]);
+  } catch (error) {
+    return enqueueFailed(deps, logKeys, 'quarantine', error);
+  }
+  deps.metrics.addMetric(ReceiverMetric.DeliveriesQuarantined, MetricUnit.Count, 1);
+  deps.logger.warn('Signed body quarantined', { ...logKeys, ...summary, reason, detail });
+  return respond(200);
 }
 
 /** Resolves at once when no archive is wired, without encoding the body. */
@@ -259,7 +273,12 @@ async function enqueueForSubscribers(
   secretIndex: number,
 ): Promise<WebhookResponse> {
   const { fanOut, quarantine, metrics, logger } = deps;
-  const { parts, routes, oversized } = planDelivery(reading, targets, fanOut.maximumBodyBytes);
+  const plan = planDelivery(reading, targets, fanOut.maximumBodyBytes);
+  if (!plan.ok) {
+    // Nothing of it is enqueued: the body is kept whole, once, where an operator can see why.
+    return quarantineWhole(body, plan.reason, plan.detail, meta, deps, logKeys, readingSummary(reading));
+  }
+  const { parts, routes, oversized } = plan;
   let quarantined = 0;
   try {
     const [enqueued] = await Promise.all([

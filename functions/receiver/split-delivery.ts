@@ -29,6 +29,7 @@ import {
   walkArray,
   walkObject,
 } from '../events/json-spans.ts';
+import type { OutputBudget } from './output-budget.ts';
 
 export interface SplitDelivery {
   /** Envelopes of at most `maxBytes` UTF-8 bytes each, in order. */
@@ -38,14 +39,23 @@ export interface SplitDelivery {
    * event arrays to cut): each is a valid envelope holding just that piece, to be quarantined, not lost.
    */
   readonly oversized: string[];
+  /**
+   * The budget ran out before the split was done (the context repeated in every part outweighs what is cut):
+   * `parts` and `oversized` are incomplete.
+   */
+  readonly exceeded?: boolean;
 }
 
-/** `text` must be a body that `JSON.parse` accepted and that is a WhatsApp envelope (an `entry` array). */
-export function splitDelivery(text: string, maxBytes: number): SplitDelivery {
+/**
+ * `text` must be a body that `JSON.parse` accepted and that is a WhatsApp envelope (an `entry` array). With a
+ * `budget`, every part and oversized piece is charged to it as it is made, and the split stops once it is
+ * spent: the work is bounded by the budget, whatever the body repeats in each part.
+ */
+export function splitDelivery(text: string, maxBytes: number, budget?: OutputBudget): SplitDelivery {
   const reader = new EnvelopeReader(text);
   const envelope = reader.readEnvelope();
-  const packer = new PartPacker(text, envelope, maxBytes);
-  for (let entryIndex = 0; entryIndex < envelope.entries.length; entryIndex++) {
+  const packer = new PartPacker(text, envelope, maxBytes, budget);
+  for (let entryIndex = 0; entryIndex < envelope.entries.length && !packer.exceeded; entryIndex++) {
     if (packer.placeWhole({ entryIndex })) continue;
     const entry = reader.openEntry(envelope.entries[entryIndex] as Sibling);
     if (entry === undefined) {
@@ -53,7 +63,7 @@ export function splitDelivery(text: string, maxBytes: number): SplitDelivery {
       continue;
     }
     packer.opened.set(entryIndex, entry);
-    for (let changeIndex = 0; changeIndex < entry.changes.length; changeIndex++) {
+    for (let changeIndex = 0; changeIndex < entry.changes.length && !packer.exceeded; changeIndex++) {
       if (packer.placeWhole({ entryIndex, changeIndex })) continue;
       const change = reader.openChange(entry.changes[changeIndex] as Sibling);
       if (change === undefined) {
@@ -62,6 +72,7 @@ export function splitDelivery(text: string, maxBytes: number): SplitDelivery {
       }
       entry.opened.set(changeIndex, change);
       for (const item of change.walk) {
+        if (packer.exceeded) break;
         if (!packer.placeWhole({ entryIndex, changeIndex, item }))
           packer.placeOversized({ entryIndex, changeIndex, item });
       }
@@ -280,14 +291,21 @@ class PartPacker {
   readonly #maxBytes: number;
   readonly #parts: string[] = [];
   readonly #oversized: string[] = [];
+  readonly #budget: OutputBudget | undefined;
   #entries: PartEntry[] = [];
   #bytes: number;
 
-  constructor(text: string, envelope: EnvelopeLayout, maxBytes: number) {
+  constructor(text: string, envelope: EnvelopeLayout, maxBytes: number, budget: OutputBudget | undefined) {
     this.#text = text;
     this.#envelope = envelope;
     this.#maxBytes = maxBytes;
+    this.#budget = budget;
     this.#bytes = envelope.emptyBytes;
+  }
+
+  /** The budget is spent: stop placing. */
+  get exceeded(): boolean {
+    return this.#budget?.exceeded === true;
   }
 
   /** Places `unit` whole in the current part, or else in a fresh one; `false` when it fits in neither. */
@@ -311,8 +329,10 @@ class PartPacker {
   }
 
   finish(): SplitDelivery {
-    if (this.#entries.length > 0) this.#flush(this.#parts);
-    return { parts: this.#parts, oversized: this.#oversized };
+    if (this.#entries.length > 0 && !this.exceeded) this.#flush(this.#parts);
+    return this.exceeded
+      ? { parts: this.#parts, oversized: this.#oversized, exceeded: true }
+      : { parts: this.#parts, oversized: this.#oversized };
   }
 
   /** Bytes that placing `unit` would add to the current part (or to an empty one). */
@@ -368,6 +388,12 @@ class PartPacker {
   }
 
   #flush(into: string[]): void {
+    // Charged before it is rendered, at its tracked size: once the budget is spent, nothing more is rendered.
+    if (this.#budget !== undefined && !this.#budget.charge(this.#bytes)) {
+      this.#entries = [];
+      this.#bytes = this.#envelope.emptyBytes;
+      return;
+    }
     const { before, after, entries } = this.#envelope;
     const run = this.#renderRun(
       entries,

@@ -210,6 +210,40 @@ describe('receiveWebhook with lanes', () => {
     expect(queue.quarantined).toEqual([]);
   });
 
+  it('quarantines, never half-enqueues, a body nested past the lossless limit with a number JS cannot hold', async () => {
+    // Its rest (the status) could be cut from it but not read back: it was dropped, and the answer 200.
+    const deep = `${'['.repeat(1001)}12345678901234567890${']'.repeat(1001)}`;
+    const body = `{"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{"metadata":{"phone_number_id":"9"},"messages":[{"id":"wamid.a","from":"1"}],"statuses":[{"id":"wamid.s","status":"read","recipient_id":"2"}],"deep":${deep}}}]}]}`;
+    const { status: code, queue, metrics } = await deliver(body, [BOT]);
+    expect(code).toBe(200);
+    expect(queue.stored.size).toBe(0);
+    expect(queue.quarantined.map(({ reason, raw }) => ({ reason, raw: raw.toString('utf8') }))).toEqual([
+      { reason: 'invalid-json', raw: body },
+    ]);
+    expect(metrics.DeliveriesQuarantined).toBe(1);
+  });
+
+  it('sends a rest holding only a change of an unknown field to the subscribers that want every field', async () => {
+    const unknown = { field: 'brand_new_field', value: { anything: true } };
+    const body = envelope([messagesChange([alice]), unknown]);
+    const bot = { ...BOT, fields: ['messages'] };
+    const { queue } = await deliver(body, [CRM, bot]);
+    expect(storedIn(queue, CRM.queueUrl)?.parts).toEqual([{ conversation: undefined, keys: [] }]);
+    const rest = queue.storedIn.get(CRM.queueUrl)?.[0]?.parts[0]?.body ?? '';
+    expect(JSON.parse(rest).entry[0].changes[1]).toEqual(unknown);
+    // A subscriber that names its fields never asked for it.
+    expect(queue.storedIn.get(bot.queueUrl)).toBeUndefined();
+  });
+
+  it('sends a rest holding only a status without an id to the status lane, for its consumer to quarantine', async () => {
+    const idless = {
+      field: 'messages',
+      value: { metadata: { phone_number_id: PHONE_NUMBER_ID }, statuses: [{ status: 'read' }] },
+    };
+    const { queue } = await deliver(envelope([messagesChange([alice]), idless]), [BOT]);
+    expect(storedIn(queue, BOT.queueUrl)?.parts).toEqual([{ conversation: undefined, keys: [] }]);
+  });
+
   it('answers 503 when one lane of a subscriber is not stored', async () => {
     const body = envelope([messagesChange([alice]), statusesChange([status])]);
     const { status: code, metrics } = await deliver(
