@@ -42,6 +42,12 @@ export interface ArchiveRecord {
   readonly encoding: 'utf8' | 'base64';
   /** The body exactly as Meta sent it: its bytes, verbatim. */
   readonly body: string;
+  /**
+   * The receiver's proof of the body's bytes (functions/commons/provenance.ts); `ops replay` sends back in
+   * only a body whose proof holds. Absent in lines written before proofs existed, or while the receiver could
+   * not read its provenance key.
+   */
+  readonly proof?: string;
 }
 
 export class ArchiveFormatError extends Error {
@@ -167,7 +173,8 @@ function decodeRecord(line: string, lineNumber: number): ArchiveRecord {
     Array.isArray(record.subscribers) &&
     record.subscribers.every((name) => typeof name === 'string') &&
     (record.encoding === 'utf8' || record.encoding === 'base64') &&
-    typeof record.body === 'string';
+    typeof record.body === 'string' &&
+    (record.proof === undefined || typeof record.proof === 'string');
   if (!valid) throw new ArchiveFormatError(`Line ${lineNumber} is not an archive record.`);
   return record as ArchiveRecord;
 }

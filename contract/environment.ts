@@ -61,6 +61,13 @@ export const ENV = {
   logDigestSecretId: 'LOG_DIGEST_SECRET_ID',
   /** Consumer, locally: the log digest key itself (used when no secret id is set). */
   logDigestKey: 'LOG_DIGEST_KEY',
+  /**
+   * Receiver in AWS: the Secrets Manager secret holding the provenance key (functions/commons/provenance.ts),
+   * which the stack generates and only the receiver and the operator read.
+   */
+  provenanceSecretId: 'PROVENANCE_SECRET_ID',
+  /** Receiver, locally: the provenance key itself (used when no secret id is set). */
+  provenanceKey: 'PROVENANCE_KEY',
   /** Local stack only: file the example handler appends each effected key to. */
   effectsJournal: 'LOCAL_EFFECTS_JOURNAL',
 } as const;
@@ -135,6 +142,11 @@ export interface ReceiverEnvironmentInput extends PowertoolsEnvironmentInput {
   readonly webhookSecrets: WebhookSecretsSetting;
   /** The archive queue (docs/design.md, "Archive"); no variable when absent, and nothing is archived. */
   readonly archiveQueueUrl?: string | undefined;
+  /**
+   * Where the provenance key comes from: the secret the stack generated (AWS), or the key itself (the local
+   * stack). Neither: bodies are kept without proof, and `ops` refuses to send them back in.
+   */
+  readonly provenance?: { readonly secretId: string } | { readonly key: string };
 }
 
 export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
@@ -187,7 +199,15 @@ export function receiverEnvironment(input: ReceiverEnvironmentInput): Record<str
     [ENV.maximumMessageSizeBytes]: String(input.maximumMessageSizeBytes),
     ...(input.archiveQueueUrl === undefined ? {} : { [ENV.archiveQueueUrl]: input.archiveQueueUrl }),
     ...webhookSecretsEnvironment(input.webhookSecrets),
+    ...provenanceEnvironment(input.provenance),
   };
+}
+
+function provenanceEnvironment(source: ReceiverEnvironmentInput['provenance']): Record<string, string> {
+  if (source === undefined) return {};
+  return 'secretId' in source
+    ? { [ENV.provenanceSecretId]: source.secretId }
+    : { [ENV.provenanceKey]: source.key };
 }
 
 /** The archiver Lambda's variables: the bucket it writes the archive to. */

@@ -16,6 +16,8 @@ export const STACK_OUTPUT = {
   archiveBucketName: 'ArchiveBucketName',
   /** The log digest key's secret, which `ops key` reads to print a key's digest as the logs hold it. */
   logDigestSecretArn: 'LogDigestSecretArn',
+  /** The provenance key's secret, which `ops quarantine requeue` and `ops replay` check bodies with. */
+  provenanceSecretArn: 'ProvenanceSecretArn',
   /** The subscriber names, comma-separated, in definition order: what `subscriberOutputKeys` is called with. */
   subscriberNames: 'SubscriberNames',
 } as const;

@@ -13,6 +13,7 @@ import { ENV, getNumberFromEnv, getStringFromEnv } from '../contract/environment
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../contract/settings.ts';
 import { decodeSubscriberQueues, type SubscriberQueue } from '../contract/subscribers.ts';
+import { createProofSigner, type ProofSigner } from './commons/provenance.ts';
 import { sdkClientConfig } from './commons/sdk-client-config.ts';
 import { SqsArchiveQueue } from './queue/sqs-archive-queue.ts';
 import { SqsQuarantineQueue } from './queue/sqs-quarantine-queue.ts';
@@ -22,7 +23,7 @@ import {
   receiveWebhook,
   type WebhookRequest,
 } from './receiver/receive-webhook.ts';
-import { webhookSecretsSource } from './receiver/webhook-secrets.ts';
+import { SECRETS_MAX_AGE_SECONDS, webhookSecretsSource } from './receiver/webhook-secrets.ts';
 
 const logger = new Logger({ serviceName: SERVICE_NAME });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
@@ -68,19 +69,22 @@ function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
   const config = receiverConfigFromEnv(env);
   const sqs = new SQSClient(sdkClientConfig('receiverSqs'));
   const { maximumMessageSizeBytes } = config;
-  const fanOut = new SubscriberFanOut({ sqs, maximumMessageSizeBytes });
+  let provider: SecretsProvider | undefined;
+  const secretsProvider = () => {
+    provider ??= new SecretsProvider({
+      awsSdkV3Client: new SecretsManagerClient(sdkClientConfig('receiverSecretsManager')),
+    });
+    return provider;
+  };
+  const proofs = provenanceSigner(env, secretsProvider);
+  const fanOut = new SubscriberFanOut({ sqs, maximumMessageSizeBytes, proofs });
   const quarantine = new SqsQuarantineQueue({
     sqs,
     quarantineQueueUrl: config.quarantineQueueUrl,
     maximumMessageSizeBytes,
+    proofs,
   });
-  const secrets = webhookSecretsSource(
-    env,
-    () =>
-      new SecretsProvider({
-        awsSdkV3Client: new SecretsManagerClient(sdkClientConfig('receiverSecretsManager')),
-      }),
-  );
+  const secrets = webhookSecretsSource(env, secretsProvider);
   const archiveQueueUrl = config.archiveQueueUrl;
   return {
     secrets,
@@ -88,11 +92,33 @@ function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
     fanOut,
     quarantine,
     ...(archiveQueueUrl !== undefined && {
-      archive: new SqsArchiveQueue({ sqs, archiveQueueUrl, maximumMessageSizeBytes }),
+      archive: new SqsArchiveQueue({ sqs, archiveQueueUrl, maximumMessageSizeBytes, proofs }),
     }),
     metrics,
     logger,
   };
+}
+
+/**
+ * Proves the bodies the receiver keeps: under `PROVENANCE_KEY` (the local stack), or the secret
+ * `PROVENANCE_SECRET_ID` names, cached per container as the webhook secret is. A key that cannot be read
+ * leaves the bodies unproven (kept all the same, with a warning), never a delivery refused.
+ */
+function provenanceSigner(env: NodeJS.ProcessEnv, secretsProvider: () => SecretsProvider): ProofSigner {
+  const localKey = env[ENV.provenanceKey];
+  const secretId = env[ENV.provenanceSecretId];
+  return createProofSigner(
+    async () => {
+      if (localKey !== undefined && localKey !== '') return localKey;
+      if (secretId === undefined || secretId === '') return undefined;
+      const key = await secretsProvider().get(secretId, { maxAge: SECRETS_MAX_AGE_SECONDS });
+      return typeof key === 'string' ? key : undefined;
+    },
+    (error) =>
+      logger.warn('Provenance key not read: bodies kept without proof', {
+        errorName: error instanceof Error ? error.name : typeof error,
+      }),
+  );
 }
 
 /** Maps an HTTP API (payload 2.0) event to the receiver's request; base64 bodies are decoded to their bytes. */

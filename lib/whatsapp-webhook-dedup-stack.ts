@@ -64,6 +64,11 @@ export class WhatsAppWebhookDedupStack extends Stack {
       pipeline.logDigestSecret.secretArn,
     );
     output(
+      STACK_OUTPUT.provenanceSecretArn,
+      "Key of the receiver's proofs of kept bodies: ops quarantine requeue and ops replay check them with it.",
+      pipeline.provenanceSecret.secretArn,
+    );
+    output(
       STACK_OUTPUT.claimTableName,
       'DynamoDB table of the claims and the status ledger.',
       pipeline.claimTable.tableName,

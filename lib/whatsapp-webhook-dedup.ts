@@ -13,6 +13,7 @@ import { Annotations, Aws } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -20,7 +21,8 @@ import { Construct } from 'constructs';
 import type { PipelineSettings } from '../contract/settings.ts';
 import { buildDeliveryArchive, type DeliveryArchive } from './builders/archive.ts';
 import { buildClaimTable } from './builders/claim-table.ts';
-import { buildLogDigestSecret } from './builders/log-digest-secret.ts';
+import { buildLogDigestSecret, buildProvenanceSecret } from './builders/generated-keys.ts';
+import { onlyTheseSend } from './builders/queue-senders.ts';
 import { buildQuarantineQueue } from './builders/queues.ts';
 import { buildReceiver } from './builders/receiver.ts';
 import { buildSubscribers, type WebhookSubscriber } from './builders/subscriber.ts';
@@ -55,6 +57,11 @@ export class WhatsAppWebhookDedup extends Construct {
   public readonly webhookSecret: ISecret;
   /** The key of the digests that stand for event keys in the consumers' logs (`npm run ops -- key` reads it). */
   public readonly logDigestSecret: ISecret;
+  /**
+   * The key of the receiver's proofs of the bodies it keeps: `ops quarantine requeue` and `ops replay` send
+   * back in only bodies whose proof holds. Read by the receiver and the operator, never by a consumer.
+   */
+  public readonly provenanceSecret: ISecret;
   /** The value the receiver passes as `SecretId`: the created secret's ARN, or the imported secret's name. */
   public readonly webhookSecretId: string;
   /** The secret's name, as users pass it to `aws secretsmanager put-secret-value --secret-id`. */
@@ -89,6 +96,7 @@ export class WhatsAppWebhookDedup extends Construct {
     });
 
     this.logDigestSecret = buildLogDigestSecret(this);
+    this.provenanceSecret = buildProvenanceSecret(this);
     this.subscribers = buildSubscribers(this, validated.subscribers, {
       ...logs,
       claimTable: this.claimTable,
@@ -121,8 +129,20 @@ export class WhatsAppWebhookDedup extends Construct {
       subscribers: this.subscribers,
       quarantineQueue: this.quarantineQueue,
       secret,
+      provenanceSecret: this.provenanceSecret,
       memorySize: props.receiverMemorySize,
     });
+
+    const roleOf = (fn: NodejsFunction): IRole => fn.role as IRole;
+    const receiverRole = roleOf(this.receiverFunction);
+    onlyTheseSend(this.quarantineQueue, [
+      receiverRole,
+      ...this.subscribers.flatMap((subscriber) => [
+        roleOf(subscriber.consumerFunction),
+        ...(subscriber.messageLane === undefined ? [] : [roleOf(subscriber.messageLane.consumerFunction)]),
+      ]),
+    ]);
+    if (this.archive !== undefined) onlyTheseSend(this.archive.queue, [receiverRole]);
 
     const api = buildWebhookApi(this, {
       receiverFunction: this.receiverFunction,

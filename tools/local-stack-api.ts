@@ -48,6 +48,8 @@ export interface LocalInfo {
   readonly quarantineQueueUrl: string;
   /** The run's log digest key: what `ops key` digests a key with, as the consumers' logs do. */
   readonly logDigestKey: string;
+  /** The run's provenance key: what `ops` checks a quarantined or archived body's proof with. */
+  readonly provenanceKey: string;
   /** Where the subscribers were configured: `bin/subscribers.ts`, or the `LOCAL_SUBSCRIBERS` module. */
   readonly subscribersSource: string;
   readonly subscribers: readonly LocalSubscriberInfo[];

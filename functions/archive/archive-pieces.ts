@@ -22,6 +22,8 @@ export interface ArchivePiece {
   readonly subscribers: readonly string[];
   /** The body's base64, or this chunk's slice of it. */
   readonly base64: string;
+  /** The receiver's proof of the whole body's bytes, on every chunk. */
+  readonly proof?: string;
   /** Present on a chunk: the id its chunks share, its 1-based index and their count. */
   readonly chunk?: { readonly archiveId: string; readonly index: number; readonly count: number };
 }
@@ -49,6 +51,7 @@ export function readArchivePiece(record: ArchiveQueueRecord): PieceReading {
     verdict,
     subscribers,
     base64: record.body,
+    ...(attribute('proof') === undefined ? {} : { proof: attribute('proof') }),
   };
   const archiveId = attribute(ARCHIVE_CHUNK_ATTRIBUTES.id);
   if (archiveId === undefined) return { ok: true, piece };

@@ -14,10 +14,13 @@ export function createConsumerQuarantine(
   clock: () => number = Date.now,
 ): QuarantineBody {
   return async (record, reason: ConsumerQuarantineReason) => {
+    const proof = record.messageAttributes?.proof?.stringValue;
     await queue.quarantine(Buffer.from(record.body, 'utf8'), reason, {
       deliveryId: record.messageId,
       receivedAt: new Date(clock()).toISOString(),
       retryDeadline: clock() + QUARANTINE_BUDGET_MS,
+      // The receiver proved the record's bytes; the consumer, which holds no provenance key, passes it on.
+      ...(proof === undefined ? {} : { proof }),
     });
   };
 }

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { proofOf } from '../commons/provenance.ts';
 import type { DeliveryMeta } from './delivery-queue-port.ts';
 
 /** The longest `deliveryId` attribute, in UTF-8 bytes: the rest of a longer request id is cut. */
@@ -14,7 +15,14 @@ const MAX_DELIVERY_ID_BYTES = 64;
  * check their attributes against these (`satisfies`), the readers take only these names, so a renamed
  * attribute fails the typecheck on both sides.
  */
-export type DeliveryAttributeName = 'receivedAt' | 'deliveryId' | 'part' | 'parts' | 'conversation';
+export type DeliveryAttributeName =
+  | 'receivedAt'
+  | 'deliveryId'
+  | 'part'
+  | 'parts'
+  | 'conversation'
+  /** The receiver's proof of the part's bytes (functions/commons/provenance.ts). */
+  | 'proof';
 export type QuarantineAttributeName =
   | 'receivedAt'
   | 'deliveryId'
@@ -22,7 +30,8 @@ export type QuarantineAttributeName =
   | 'contentEncoding'
   | 'quarantineId'
   | 'chunk'
-  | 'chunks';
+  | 'chunks'
+  | 'proof';
 /** The archive queue's messages (`SqsArchiveQueue`), read by the archiver (functions/archive). */
 export type ArchiveAttributeName =
   | 'receivedAt'
@@ -31,7 +40,8 @@ export type ArchiveAttributeName =
   | 'subscribers'
   | 'archiveId'
   | 'chunk'
-  | 'chunks';
+  | 'chunks'
+  | 'proof';
 /** The archive queue's chunk attributes: the id a body's chunks share, the chunk's index and their count. */
 export const ARCHIVE_CHUNK_ATTRIBUTES = {
   id: 'archiveId',
@@ -105,7 +115,7 @@ export const numberAttribute = (value: number): MessageAttributeValue => ({
 
 export function commonAttributes(
   meta: DeliveryMeta,
-): Record<DeliveryAttributeName & QuarantineAttributeName, MessageAttributeValue> {
+): Record<'receivedAt' | 'deliveryId', MessageAttributeValue> {
   return {
     receivedAt: stringAttribute(meta.receivedAt),
     deliveryId: stringAttribute(truncateUtf8(meta.deliveryId, MAX_DELIVERY_ID_BYTES) || '-'),
@@ -135,13 +145,20 @@ export function deliveryPartAttributes(
   index: number,
   count: number,
   conversationId: string | undefined,
+  proof?: string,
 ): MessageAttributesOf<DeliveryAttributeName> & Record<string, MessageAttributeValue> {
   return {
     ...commonAttributes(meta),
     part: numberAttribute(index + 1),
     parts: numberAttribute(count),
     ...(conversationId !== undefined && { conversation: stringAttribute(messageGroupIdOf(conversationId)) }),
+    ...(proof !== undefined && { proof: stringAttribute(proof) }),
   };
+}
+
+/** The attribute a stored body's proof travels in, on every queue. */
+export function proofAttribute(proof: string | undefined): Partial<Record<'proof', MessageAttributeValue>> {
+  return proof === undefined ? {} : { proof: stringAttribute(proof) };
 }
 
 /** What SQS counts for message attributes: each name, data type and value. */
@@ -169,5 +186,6 @@ export const MESSAGE_ATTRIBUTES_RESERVE_BYTES = attributesBytes(
     Number.MAX_SAFE_INTEGER - 1,
     Number.MAX_SAFE_INTEGER,
     'x'.repeat(128),
+    proofOf('', ''),
   ),
 );

@@ -6,6 +6,7 @@
  * did with it, `receivedAt` and `deliveryId` when and which delivery it was.
  */
 
+import type { ProofSigner } from '../commons/provenance.ts';
 import { base64Messages } from './base64-chunks.ts';
 import type { ArchiveCopy, ArchivePort, DeliveryMeta, QuarantineResult } from './delivery-queue-port.ts';
 import { EnqueueFailedError } from './errors.ts';
@@ -15,12 +16,15 @@ import {
   commonAttributes,
   MESSAGE_ATTRIBUTES_RESERVE_BYTES,
   type MessageAttributesOf,
+  proofAttribute,
   stringAttribute,
 } from './outgoing-message.ts';
 import { SqsBatchSender, type SqsBatchSenderOptions } from './sqs-batch-sender.ts';
 
 export interface SqsArchiveQueueOptions extends SqsBatchSenderOptions {
   readonly archiveQueueUrl: string;
+  /** Proves each body archived, for `ops replay` to check (functions/commons/provenance.ts). */
+  readonly proofs?: ProofSigner;
 }
 
 export class SqsArchiveQueue implements ArchivePort {
@@ -40,6 +44,7 @@ export class SqsArchiveQueue implements ArchivePort {
       ...commonAttributes(meta),
       verdict: stringAttribute(copy.verdict),
       subscribers: stringAttribute(JSON.stringify(copy.subscribers)),
+      ...proofAttribute(await this.#options.proofs?.(raw)),
     } satisfies MessageAttributesOf<ArchiveAttributeName>;
     const messages = base64Messages(
       raw,

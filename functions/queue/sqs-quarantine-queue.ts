@@ -3,6 +3,7 @@
  * bodies there through this class, so that a quarantined body looks the same whichever side put it there.
  * (A subscriber's own DLQ is filled by SQS redrive only.)
  */
+import type { ProofSigner } from '../commons/provenance.ts';
 import { base64Messages, type ChunkAttributeNames } from './base64-chunks.ts';
 import type {
   DeliveryMeta,
@@ -15,6 +16,7 @@ import {
   commonAttributes,
   MESSAGE_ATTRIBUTES_RESERVE_BYTES,
   type MessageAttributesOf,
+  proofAttribute,
   type QuarantineAttributeName,
   stringAttribute,
 } from './outgoing-message.ts';
@@ -29,6 +31,11 @@ const CHUNK_ATTRIBUTES = {
 export interface SqsQuarantineQueueOptions extends SqsBatchSenderOptions {
   /** The quarantine queue's URL. */
   readonly quarantineQueueUrl: string;
+  /**
+   * The receiver's: proves each body it keeps (functions/commons/provenance.ts). Without it (a consumer), the
+   * proof given in the delivery meta, if any, is kept.
+   */
+  readonly proofs?: ProofSigner;
 }
 
 export class SqsQuarantineQueue implements QuarantinePort {
@@ -50,10 +57,12 @@ export class SqsQuarantineQueue implements QuarantinePort {
    * concatenate the chunks in order, then decode.
    */
   async quarantine(raw: Uint8Array, reason: QuarantineReason, meta: DeliveryMeta): Promise<QuarantineResult> {
+    const proof = this.#options.proofs === undefined ? meta.proof : await this.#options.proofs(raw);
     const attributes = {
       ...commonAttributes(meta),
       reason: stringAttribute(reason),
       contentEncoding: stringAttribute('base64'),
+      ...proofAttribute(proof),
     } satisfies MessageAttributesOf<QuarantineAttributeName>;
     const messages = base64Messages(raw, attributes, this.#options.maximumMessageSizeBytes, CHUNK_ATTRIBUTES);
     const rejected = await this.#sender.sendAll(

@@ -5,6 +5,7 @@
  * fields: the receiver decides the parts and which queue gets which.
  */
 
+import type { ProofSigner } from '../commons/provenance.ts';
 import { ConversationSendOrder } from './conversation-send-order.ts';
 import type {
   DeliveryMeta,
@@ -24,13 +25,23 @@ import {
 } from './outgoing-message.ts';
 import { SqsBatchSender, type SqsBatchSenderOptions } from './sqs-batch-sender.ts';
 
+export interface SubscriberFanOutOptions extends SqsBatchSenderOptions {
+  /**
+   * Proves each part's bytes (functions/commons/provenance.ts), so that a consumer quarantining a record passes
+   * on a proof it could not make.
+   */
+  readonly proofs?: ProofSigner;
+}
+
 export class SubscriberFanOut implements FanOutPort {
   readonly maximumBodyBytes: number;
   readonly #sender: SqsBatchSender;
   readonly #order = new ConversationSendOrder();
+  readonly #proofs: ProofSigner | undefined;
 
-  constructor(options: SqsBatchSenderOptions) {
+  constructor(options: SubscriberFanOutOptions) {
     this.#sender = new SqsBatchSender(options);
+    this.#proofs = options.proofs;
     this.maximumBodyBytes = options.maximumMessageSizeBytes - MESSAGE_ATTRIBUTES_RESERVE_BYTES;
   }
 
@@ -40,8 +51,12 @@ export class SubscriberFanOut implements FanOutPort {
     meta: DeliveryMeta,
   ): Promise<FanOutResult> {
     // Built once: every queue that gets a part gets the same message (with FIFO ids on an ordered lane).
+    const proofs = await Promise.all(parts.map((part) => this.#proofs?.(part.body)));
     const standard = parts.map((part, index) =>
-      outgoing(part.body, deliveryPartAttributes(meta, index, parts.length, part.conversationId)),
+      outgoing(
+        part.body,
+        deliveryPartAttributes(meta, index, parts.length, part.conversationId, proofs[index]),
+      ),
     );
     const fifo = new Map<number, OutgoingMessage>();
     const fifoMessage = (index: number): OutgoingMessage => {

@@ -2,6 +2,7 @@ import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { receiverEnvironment } from '../../contract/environment.ts';
@@ -27,6 +28,8 @@ export interface ReceiverOptions {
   readonly subscribers: readonly ReceiverSubscriber[];
   readonly quarantineQueue: IQueue;
   readonly secret: WebhookSecret;
+  /** The provenance key: the receiver proves every body it keeps with it (functions/commons/provenance.ts). */
+  readonly provenanceSecret: ISecret;
   readonly logRetention: RetentionDays;
   readonly logLevel: LogLevel;
   /** @default DEFAULT_RECEIVER_MEMORY_MB */
@@ -61,6 +64,7 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
       webhookSecrets: { secretId: secret.secretId },
       archiveQueueUrl: options.archiveQueue?.queueUrl,
+      provenance: { secretId: options.provenanceSecret.secretArn },
     }),
   });
   // Explicit grants: SendMessage only (SendMessageBatch is authorised by the same action), no reads.
@@ -86,6 +90,14 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
       actions: ['secretsmanager:GetSecretValue'],
       // A secret imported by name has no full ARN; its real ARN ends in a random `-XXXXXX` suffix.
       resources: [secret.secret.secretFullArn ?? `${secret.secret.secretArn}-??????`],
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      sid: 'ReadProvenanceKey',
+      effect: Effect.ALLOW,
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: [options.provenanceSecret.secretArn],
     }),
   );
   return lambdaFunction;

@@ -227,6 +227,9 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     // own variables on top (below), never through process.env, since they all run in this process.
     // Effects are journaled per subscriber by the local stack itself (withLocalEffects). The handlers'
     // journal variable stays set, so that example handlers know they run locally and call no real system.
+    // The run's provenance key, as a deployment's secret is: the receiver proves what it keeps with it, and
+    // `ops` reads it from `/local/info` to check a body before sending it back in.
+    const provenanceKey = randomBytes(32).toString('base64url');
     Object.assign(process.env, {
       [ENV.effectsJournal]: join(dataDirectory, 'handlers.journal'),
       AWS_REGION: LOCAL_REGION,
@@ -250,6 +253,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         maximumMessageSizeBytes: settings.maximumMessageSizeBytes,
         webhookSecrets: { appSecrets: config.appSecrets, verifyToken: config.verifyToken },
         archiveQueueUrl: archive.queues.queueUrl,
+        provenance: { key: provenanceKey },
       }),
     });
 
@@ -382,6 +386,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       dlqUrl: first.queues.dlqUrl,
       quarantineQueueUrl,
       logDigestKey,
+      provenanceKey,
       subscribersSource: options.subscribers.source,
       subscribers: running.map((r) => r.info),
     };

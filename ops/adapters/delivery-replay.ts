@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ReceiverMetric } from '../../contract/metric-names.ts';
 import type { SubscriberQueue } from '../../contract/subscribers.ts';
+import { proofHolds, proofOf } from '../../functions/commons/provenance.ts';
 import type {
   DeliveryMeta,
   DeliveryPart,
@@ -31,6 +32,11 @@ import { type ReceiverLogger, receiveWebhook } from '../../functions/receiver/re
 import { SIGNATURE_HEADER, signBody } from '../../functions/receiver/signature.ts';
 
 export type ReplayOutcome =
+  /**
+   * The body carries no proof that the receiver verified it, or one that does not hold: it is never sent in
+   * as if Meta had signed it (anything that may write to a quarantine or archive queue could have put it there).
+   */
+  | { readonly outcome: 'unproven'; readonly problem: string }
   /** Every part is in the queue of every subscriber that wants it. */
   | { readonly outcome: 'stored'; readonly subscribers: readonly string[]; readonly events: number }
   /** The receiver would quarantine the body (or a piece of it) again. */
@@ -48,6 +54,12 @@ export interface DeliveryReplayOptions {
   readonly origin?: string;
   /** Message-lane parts in groups of their own (`replay:<conversation>`), deduplicated per `runId`. */
   readonly ownMessageGroups?: { readonly runId: string };
+  /**
+   * The pipeline's provenance key: each body's proof is checked with it before anything is sent, and the
+   * parts sent carry their own proofs, as the receiver's do. `undefined` (a target that cannot tell it): every
+   * body is refused as unproven.
+   */
+  readonly provenanceKey: string | undefined;
 }
 
 /** The group prefix of replayed message-lane parts. */
@@ -59,9 +71,11 @@ export class DeliveryReplay {
 
   constructor(options: DeliveryReplayOptions) {
     this.#options = options;
+    const key = options.provenanceKey;
     const fanOut = new SubscriberFanOut({
       sqs: options.sqs,
       maximumMessageSizeBytes: options.maximumMessageSizeBytes,
+      ...(key === undefined ? {} : { proofs: async (bytes) => proofOf(key, bytes) }),
     });
     this.#fanOut =
       options.ownMessageGroups === undefined
@@ -69,7 +83,21 @@ export class DeliveryReplay {
         : new ReplayMessageGroups(fanOut, options.ownMessageGroups.runId);
   }
 
-  async replay(body: Uint8Array, deliveryId: string): Promise<ReplayOutcome> {
+  /** `proof`: the one the receiver stored with the body (a quarantine message's or archive line's). */
+  async replay(body: Uint8Array, deliveryId: string, proof: string | undefined): Promise<ReplayOutcome> {
+    const key = this.#options.provenanceKey;
+    if (key === undefined) {
+      return { outcome: 'unproven', problem: 'the target has no provenance key to check the body with' };
+    }
+    if (!proofHolds(key, body, proof)) {
+      return {
+        outcome: 'unproven',
+        problem:
+          proof === undefined
+            ? 'no proof that the receiver verified it'
+            : 'its proof does not hold: the receiver did not store these bytes',
+      };
+    }
     const secret = randomBytes(32).toString('hex');
     const reasons: QuarantineReason[] = [];
     const quarantine: QuarantinePort = {

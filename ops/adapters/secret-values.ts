@@ -59,8 +59,8 @@ export class SecretValues {
     return text;
   }
 
-  /** The deployment's log digest key: the secret's string as the stack generated it. */
-  async logDigestKey(secretId: string): Promise<string> {
+  /** A key the stack generated (log digest, provenance): the secret's string as it is. */
+  async secretString(secretId: string): Promise<string> {
     return this.#string(secretId);
   }
 

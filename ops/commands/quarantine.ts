@@ -120,6 +120,7 @@ export async function quarantineRequeueCommand(
       };
     }),
     maximumMessageSizeBytes: target.maximumMessageSizeBytes,
+    provenanceKey: await target.provenanceKey?.(),
   });
   const reports: RequeueReport[] = [];
   for (const body of chosen) {
@@ -164,7 +165,7 @@ async function requeueOne(
   }
   let outcome: ReplayOutcome;
   try {
-    outcome = await replay.replay(body.bytes, `requeue-${body.id}`.slice(0, 64));
+    outcome = await replay.replay(body.bytes, `requeue-${body.id}`.slice(0, 64), body.proof);
   } catch (error) {
     outcome = {
       outcome: 'failed',
@@ -186,6 +187,8 @@ async function requeueOne(
 
 function describeOutcome(outcome: ReplayOutcome): string {
   switch (outcome.outcome) {
+    case 'unproven':
+      return `refused: ${outcome.problem}`;
     case 'stored':
       return `${outcome.events} event${outcome.events === 1 ? '' : 's'} to ${outcome.subscribers.join(', ') || 'its subscribers'}`;
     case 'still-invalid':

@@ -78,6 +78,7 @@ export async function replayCommand(context: CommandContext, args: ReplayArgumen
     maximumMessageSizeBytes: target.maximumMessageSizeBytes,
     origin: 'ops replay',
     ownMessageGroups: { runId: randomUUID() },
+    provenanceKey: await target.provenanceKey?.(),
   });
   const pkOf = (key: string) => storageKey(key, subscriber.keyNamespace);
 
@@ -109,6 +110,8 @@ export async function replayCommand(context: CommandContext, args: ReplayArgumen
         clock: context.clock,
         sleep: context.sleep,
         onProgress: (position, counts) => progress.update(position, counts),
+        onRefused: (record, reason) =>
+          output.progress(`refused delivery ${record.deliveryId} (${record.arrivedAt}): ${reason}`),
       },
       {
         fields,
@@ -178,8 +181,14 @@ function subscriberQueues(subscriber: SubscriberTarget, fields: readonly string[
 }
 
 async function send(sender: DeliveryReplay, record: ArchiveRecord): Promise<SendOutcome> {
-  const outcome = await sender.replay(archivedBodyBytes(record), `replay-${record.deliveryId}`.slice(0, 64));
+  const outcome = await sender.replay(
+    archivedBodyBytes(record),
+    `replay-${record.deliveryId}`.slice(0, 64),
+    record.proof,
+  );
   switch (outcome.outcome) {
+    case 'unproven':
+      return { outcome: 'refused', reason: outcome.problem };
     case 'stored':
       return { outcome: 'stored' };
     case 'still-invalid':
@@ -239,7 +248,7 @@ function report(
       ...labelled([
         [
           'deliveries',
-          `${deliveries.read} read from ${objects} archive object${objects === 1 ? '' : 's'}, ${deliveries.sent} sent${dry ? ` (${deliveries.read - deliveries.quarantined - deliveries.notForSubscriber} would be)` : ''}, ${deliveries.quarantined} quarantined (left to quarantine requeue), ${deliveries.notForSubscriber} with no event for ${subscriber.name}`,
+          `${deliveries.read} read from ${objects} archive object${objects === 1 ? '' : 's'}, ${deliveries.sent} sent${dry ? ` (${deliveries.read - deliveries.quarantined - deliveries.notForSubscriber} would be)` : ''}, ${deliveries.quarantined} quarantined (left to quarantine requeue), ${deliveries.notForSubscriber} with no event for ${subscriber.name}${deliveries.refused === undefined ? '' : `, ${deliveries.refused} refused (no proof the receiver verified them)`}`,
         ],
         [
           'keys',

@@ -20,6 +20,8 @@ export interface QuarantinedBody {
   readonly messages: readonly QueuedMessage[];
   /** The body's bytes, when every chunk is present. */
   readonly bytes: Buffer | undefined;
+  /** The receiver's proof of the bytes (functions/commons/provenance.ts), checked before a requeue. */
+  readonly proof: string | undefined;
 }
 
 export interface BodySummary {
@@ -59,6 +61,7 @@ export function groupQuarantined(messages: readonly QueuedMessage[]): Quarantine
       chunks,
       messages: sorted,
       bytes: complete ? decode(first, uniqueChunks(sorted)) : undefined,
+      proof: attribute(first, 'proof'),
     };
   });
 }

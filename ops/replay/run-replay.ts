@@ -27,6 +27,11 @@ export interface ReplayCounts {
     quarantined: number;
     /** Holding no event of the subscriber's (or `--fields`'s) fields: nothing to send it. */
     notForSubscriber: number;
+    /**
+     * Refused: no proof that the receiver verified the body, or one that does not hold (anything that may write
+     * to the archive could have put it there). Absent in a cursor saved before proofs existed.
+     */
+    refused?: number;
   };
   readonly keys: {
     /** Event keys of the subscriber's fields in the deliveries read. */
@@ -56,6 +61,8 @@ export type SendOutcome =
   | { readonly outcome: 'stored' }
   /** The receiver would not store it (still invalid, or unrouted): counted, not sent. */
   | { readonly outcome: 'skipped'; readonly reason: string }
+  /** Its provenance does not hold: counted and named, never sent. */
+  | { readonly outcome: 'refused'; readonly reason: string }
   | { readonly outcome: 'failed'; readonly problem: string };
 
 export interface ReplayPorts {
@@ -70,6 +77,8 @@ export interface ReplayPorts {
   readonly clock: () => number;
   readonly sleep: (ms: number) => Promise<void>;
   readonly onProgress?: (position: ArchivePosition, counts: ReplayCounts) => void;
+  /** One line per refused body: its delivery and why. */
+  readonly onRefused?: (record: ArchiveRecord, reason: string) => void;
 }
 
 export interface ReplayOptions {
@@ -161,7 +170,10 @@ export async function runReplay(
             );
           }
           if (sent.outcome === 'stored') counts.deliveries.sent++;
-          else counts.deliveries.notForSubscriber++;
+          else if (sent.outcome === 'refused') {
+            counts.deliveries.refused = (counts.deliveries.refused ?? 0) + 1;
+            ports.onRefused?.(record, sent.reason);
+          } else counts.deliveries.notForSubscriber++;
         }
       }
       position = { arrivedAt: record.arrivedAt, deliveryId: record.deliveryId };

@@ -41,6 +41,7 @@ export async function resolveLocalTarget(url: string): Promise<OpsTarget> {
     consumerSwitch: api,
     messageMoveTasks: undefined,
     ...(info.logDigestKey === undefined ? {} : { logDigestKey: async () => info.logDigestKey }),
+    ...(info.provenanceKey === undefined ? {} : { provenanceKey: async () => info.provenanceKey }),
     archive:
       archive === undefined || s3 === undefined
         ? undefined

@@ -75,6 +75,11 @@ export interface OpsTarget {
    * tell (a stack deployed before the key existed, the dashboard's in-process target).
    */
   readonly logDigestKey?: () => Promise<string>;
+  /**
+   * The pipeline's provenance key: requeue and replay send back in only bodies whose proof holds under it;
+   * absent where the target cannot tell (a stack deployed before it existed): every body is then refused.
+   */
+  readonly provenanceKey?: () => Promise<string>;
   /** Releases the clients. */
   close(): void;
 }

@@ -127,6 +127,7 @@ async function resolve(stackName: string, clients: StackClients, close: () => vo
     messageMoveTasks: new MessageMoveTasks(clients.sqs),
     archive: archiveOf(outputs[STACK_OUTPUT.archiveBucketName], clients.s3),
     ...logDigestKeyOf(outputs[STACK_OUTPUT.logDigestSecretArn], clients.secretsManager),
+    ...provenanceKeyOf(outputs[STACK_OUTPUT.provenanceSecretArn], clients.secretsManager),
     close,
   };
 }
@@ -137,7 +138,16 @@ function logDigestKeyOf(
   secretsManager: SecretsManagerClient,
 ): Pick<OpsTarget, 'logDigestKey'> {
   if (secretArn === undefined) return {};
-  return { logDigestKey: () => new SecretValues(secretsManager).logDigestKey(secretArn) };
+  return { logDigestKey: () => new SecretValues(secretsManager).secretString(secretArn) };
+}
+
+/** The provenance key of a stack deployed with one (its secret's output). */
+function provenanceKeyOf(
+  secretArn: string | undefined,
+  secretsManager: SecretsManagerClient,
+): Pick<OpsTarget, 'provenanceKey'> {
+  if (secretArn === undefined) return {};
+  return { provenanceKey: () => new SecretValues(secretsManager).secretString(secretArn) };
 }
 
 /** The archive of a stack deployed with one (its bucket output); its retention from the bucket's lifecycle. */

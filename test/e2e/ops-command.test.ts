@@ -3,6 +3,7 @@
  * only, crm: every field; test/support/local-subscribers/two-subscribers.ts): every command as a child
  * process, its exit code, stdout and stderr, and what it changed in the stack.
  */
+
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
+import { proofOf } from '../../functions/commons/provenance.ts';
 import { SqsConversationDeadLetters } from '../../functions/queue/sqs-conversation-dead-letters.ts';
 import { SqsQuarantineQueue } from '../../functions/queue/sqs-quarantine-queue.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
@@ -440,16 +442,29 @@ describe('npm run ops, against the local stack', () => {
     await post(broken);
     // A valid body in four chunks, as the quarantine writes a body too large for one message.
     const valid = envelope([messagesChange(inboundMessagesWithIds([wamid(8), wamid(9)], 600))]);
+    // Stored as the receiver stores it: with its proof under the run's provenance key.
     const { messages } = await new SqsQuarantineQueue({
       sqs,
       quarantineQueueUrl: info.quarantineQueueUrl,
       maximumMessageSizeBytes: 1_024,
+      proofs: async (bytes) => proofOf(info.provenanceKey, bytes),
     }).quarantine(Buffer.from(valid), 'rejected-by-queue', {
       deliveryId: 'ops-e2e-chunked',
       receivedAt: new Date().toISOString(),
       retryDeadline: Date.now() + 5_000,
     });
     expect(messages).toBeGreaterThan(1);
+    // And one planted by something else that may send to the queue: no proof, never sent back in as Meta's.
+    const planted = envelope([messagesChange(inboundMessagesWithIds([wamid(7)]))]);
+    await new SqsQuarantineQueue({
+      sqs,
+      quarantineQueueUrl: info.quarantineQueueUrl,
+      maximumMessageSizeBytes: 1_024 * 256,
+    }).quarantine(Buffer.from(planted), 'event-without-id', {
+      deliveryId: 'ops-e2e-planted',
+      receivedAt: new Date().toISOString(),
+      retryDeadline: Date.now() + 5_000,
+    });
 
     const list = await opsJson<{
       bodies: {
@@ -463,9 +478,12 @@ describe('npm run ops, against the local stack', () => {
     }>('quarantine', 'list');
     const chunked = list.bodies.find((body) => body.deliveryId === 'ops-e2e-chunked');
     const invalid = list.bodies.find((body) => body.reason === 'invalid-json');
+    const plantedBody = list.bodies.find((body) => body.deliveryId === 'ops-e2e-planted');
     expect(chunked).toMatchObject({ chunks: messages, bytes: Buffer.byteLength(valid), reads: '2 events' });
     expect(invalid).toMatchObject({ bytes: Buffer.byteLength(broken) });
-    if (chunked === undefined || invalid === undefined) throw new Error('bodies missing from the list');
+    if (chunked === undefined || invalid === undefined || plantedBody === undefined) {
+      throw new Error('bodies missing from the list');
+    }
 
     const shown = await ops('quarantine', 'show', chunked.id);
     expect(shown.code).toBe(0);
@@ -477,12 +495,16 @@ describe('npm run ops, against the local stack', () => {
     expect(requeue.code).toBe(1);
     expect(requeue.stdout).toContain(`${chunked.id}  requeued, 2 events to bot, crm`);
     expect(requeue.stdout).toContain(`${invalid.id}  stays quarantined: still-invalid`);
-    expect(requeue.stderr).toMatch(/^ops: 1 body stays quarantined$/m);
+    expect(requeue.stdout).toContain(
+      `${plantedBody.id}  stays quarantined: unproven, refused: no proof that the receiver verified it`,
+    );
+    expect(requeue.stderr).toMatch(/^ops: 2 bodies stay quarantined$/m);
     for (const subscriber of ['bot', 'crm']) {
       for (const key of keys) expect(await effectsOf(subscriber, key)).toBe(1);
+      expect(await effectsOf(subscriber, `msg:${wamid(7)}`)).toBe(0);
     }
     const after = await opsJson<{ bodies: { id: string }[] }>('quarantine', 'list');
-    expect(after.bodies.map((body) => body.id)).toEqual([invalid.id]);
-    expect(await readQueueCounts(sqs, info.quarantineQueueUrl)).toMatchObject({ visible: 1, inFlight: 0 });
+    expect(after.bodies.map((body) => body.id).sort()).toEqual([invalid.id, plantedBody.id].sort());
+    expect(await readQueueCounts(sqs, info.quarantineQueueUrl)).toMatchObject({ visible: 2, inFlight: 0 });
   });
 });

@@ -87,17 +87,13 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-IAM5[Resource::<ArchiveBucket.Arn>/staging/*]',
         'AwsSolutions-S1',
       ];
-      // SMG4 (no rotation): the log digest key always, the webhook secret when the stack creates it.
+      // SMG4 (no rotation): the log digest and provenance keys always, the webhook secret when the stack
+      // creates it.
+      const generatedKeys = ['AwsSolutions-SMG4', 'AwsSolutions-SMG4'];
       const expectedIds = (
         props.pipeline?.existingSecretName
-          ? ['AwsSolutions-APIG4', 'AwsSolutions-SMG4', 'AwsSolutions-SQS3', ...archiveIds]
-          : [
-              'AwsSolutions-APIG4',
-              'AwsSolutions-SMG4',
-              'AwsSolutions-SMG4',
-              'AwsSolutions-SQS3',
-              ...archiveIds,
-            ]
+          ? ['AwsSolutions-APIG4', ...generatedKeys, 'AwsSolutions-SQS3', ...archiveIds]
+          : ['AwsSolutions-APIG4', 'AwsSolutions-SMG4', ...generatedKeys, 'AwsSolutions-SQS3', ...archiveIds]
       ).sort();
       expect(
         acks

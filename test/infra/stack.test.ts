@@ -50,6 +50,7 @@ let quarantineId: string;
 let tableId: string;
 let secretId: string;
 let logDigestSecretId: string;
+let provenanceSecretId: string;
 let messageConsumerId: string;
 let messageQueueId: string;
 let messageDlqId: string;
@@ -67,6 +68,7 @@ beforeAll(() => {
   tableId = logicalIdStartingWith(template, 'AWS::DynamoDB::GlobalTable', 'WebhookClaimTable');
   secretId = logicalIdStartingWith(template, 'AWS::SecretsManager::Secret', 'WebhookWebhookSecret');
   logDigestSecretId = logicalIdStartingWith(template, 'AWS::SecretsManager::Secret', 'WebhookLogDigestKey');
+  provenanceSecretId = logicalIdStartingWith(template, 'AWS::SecretsManager::Secret', 'WebhookProvenanceKey');
   messageConsumerId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookMessageConsumer');
   messageQueueId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookMessageQueue');
   messageDlqId = logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookMessageDeadLetterQueue');
@@ -374,6 +376,7 @@ describe('IAM: least privilege', () => {
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'secretsmanager:GetSecretValue',
+      'secretsmanager:GetSecretValue',
       'sqs:SendMessage',
     ]);
     expect(actions.some((action) => action.startsWith('dynamodb:'))).toBe(false);
@@ -384,8 +387,31 @@ describe('IAM: least privilege', () => {
       { 'Fn::GetAtt': [quarantineId, 'Arn'] },
       { 'Fn::GetAtt': [logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookArchiveQueue'), 'Arn'] },
     ]);
-    const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
-    expect(secret?.Resource).toEqual({ Ref: secretId });
+    const secrets = statements.filter((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
+    // The webhook secret, and the provenance key it proves the bodies it keeps with.
+    expect(secrets.map((s) => s.Resource)).toEqual([{ Ref: secretId }, { Ref: provenanceSecretId }]);
+  });
+
+  it('only the receiver and the consumers may send to the quarantine queue, only the receiver to the archive queue', () => {
+    const denyOthers = (queue: string) => {
+      const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy')).filter((policy) =>
+        JSON.stringify(policy.Properties.Queues).includes(queue),
+      );
+      const statements = policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+      return statements.find((statement) => statement.Sid === 'OnlyThePipelineSends');
+    };
+    const roleArn = (role: string) => ({
+      'Fn::GetAtt': [logicalIdStartingWith(template, 'AWS::IAM::Role', role), 'Arn'],
+    });
+    const quarantine = denyOthers(quarantineId);
+    expect(quarantine).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 'sqs:SendMessage' });
+    expect(quarantine.Condition.ArnNotEquals['aws:PrincipalArn']).toEqual([
+      roleArn('WebhookReceiverRole'),
+      roleArn('WebhookConsumerRole'),
+      roleArn('WebhookMessageConsumerRole'),
+    ]);
+    const archive = denyOthers(logicalIdStartingWith(template, 'AWS::SQS::Queue', 'WebhookArchiveQueue'));
+    expect(archive.Condition.ArnNotEquals['aws:PrincipalArn']).toEqual([roleArn('WebhookReceiverRole')]);
   });
 
   it.each([
@@ -700,7 +726,8 @@ describe('Outputs', () => {
     );
     template.hasOutput(keys.messageEventSourceMappingId, { Value: { Ref: messageMappingId } });
     template.hasOutput(STACK_OUTPUT.logDigestSecretArn, { Value: { Ref: logDigestSecretId } });
+    template.hasOutput(STACK_OUTPUT.provenanceSecretArn, { Value: { Ref: provenanceSecretId } });
     // And the archive bucket's (archive.test.ts).
-    expect(Object.keys(template.toJSON().Outputs)).toHaveLength(17);
+    expect(Object.keys(template.toJSON().Outputs)).toHaveLength(18);
   });
 });

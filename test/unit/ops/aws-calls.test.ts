@@ -56,13 +56,19 @@ import { consumerEnvironment } from '../../../contract/environment.ts';
 import { META_ENV } from '../../../contract/meta-graph-api.ts';
 import { STACK_OUTPUT, subscriberOutputKeys } from '../../../contract/stack-outputs.ts';
 import { keyedDigest } from '../../../functions/commons/log-digest.ts';
+import { proofHolds, proofOf } from '../../../functions/commons/provenance.ts';
 import { checkSignature } from '../../../functions/receiver/signature.ts';
 import { answerVerificationHandshake } from '../../../functions/receiver/verification-handshake.ts';
 import { OpsError } from '../../../ops/errors.ts';
 import { runOps } from '../../../ops/run-ops.ts';
 import { resolveStackTarget, type StackClients } from '../../../ops/target/stack-target.ts';
 import { readRegion, replaceRegion } from '../../../tools/markdown/regions.ts';
-import { inboundMessagesWithIds, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
+import {
+  inboundMessages,
+  inboundMessagesWithIds,
+  messagesBody,
+  statusesBody,
+} from '../../support/webhooks/webhook-bodies.ts';
 import { FakeGraphApi } from './fake-graph-api.ts';
 
 const cloudFormation = mockClient(CloudFormationClient);
@@ -81,6 +87,8 @@ const queueArn = (url: string) => `arn:aws:sqs:${REGION}:123456789012:${url.spli
 
 /** The stack's webhook secret (its `WebhookSecretName` output) and what it holds. */
 const WEBHOOK_SECRET = 'prod/whatsapp-webhook';
+const PROVENANCE_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod-ProvenanceKey-abc';
+const PROVENANCE_KEY = 'p'.repeat(64);
 const APP_SECRET = 'the-app-secret';
 const VERIFY_TOKEN = 'stack-verify-token';
 /** A Meta access token stored by the operator (`meta --token-secret`). */
@@ -143,6 +151,7 @@ function deployedStack(
     [STACK_OUTPUT.quarantineQueueUrl]: queueUrl('quarantine'),
     [STACK_OUTPUT.webhookUrl]: webhookUrl,
     [STACK_OUTPUT.webhookSecretName]: WEBHOOK_SECRET,
+    [STACK_OUTPUT.provenanceSecretArn]: PROVENANCE_SECRET,
   };
   if (options.archive !== false) outputs[STACK_OUTPUT.archiveBucketName] = 'prod-archive';
   if (options.logDigestSecretArn !== undefined) {
@@ -166,6 +175,9 @@ function deployedStack(
     outputs[keys.messageConsumerFunctionName] = `prod-${name}-message-consumer`;
     outputs[keys.messageEventSourceMappingId] = `esm-${name}-messages`;
   }
+  secretsManager
+    .on(GetSecretValueCommand, { SecretId: PROVENANCE_SECRET })
+    .resolves({ SecretString: PROVENANCE_KEY });
   cloudFormation.on(DescribeStacksCommand, { StackName: 'prod' }).resolves({
     Stacks: [
       {
@@ -274,7 +286,11 @@ const RESOLVE_CALLS: SentCall[] = [
 ];
 
 /** The archive bucket holding one object with one delivery of `body`, archived `agoMs` before now. */
-function archivedDelivery(body: string, agoMs = 3_600_000): { key: string; arrivedAt: string } {
+function archivedDelivery(
+  body: string,
+  agoMs = 3_600_000,
+  options: { readonly proven?: boolean } = {},
+): { key: string; arrivedAt: string } {
   const arrival = Date.now() - agoMs;
   const key = archiveObjectKey(arrival, arrival, 'b1');
   const arrivedAt = new Date(arrival).toISOString();
@@ -287,6 +303,7 @@ function archivedDelivery(body: string, agoMs = 3_600_000): { key: string; arriv
       subscribers: ['crm'],
       encoding: 'utf8',
       body,
+      ...(options.proven === false ? {} : { proof: proofOf(PROVENANCE_KEY, body) }),
     },
   ]);
   s3.on(ListObjectsV2Command)
@@ -482,6 +499,63 @@ describe('key: the digest the logs hold for it', () => {
       ['secretsmanager:GetSecretValue', { SecretId: secretArn }],
       ['secretsmanager:GetSecretValue', { SecretId: secretArn }],
     ]);
+  });
+});
+
+describe('quarantine requeue: only bodies the receiver proved', () => {
+  const body = messagesBody(inboundMessages(1, 'pv'));
+  const message = (id: string, proof: string | undefined) => ({
+    MessageId: id,
+    ReceiptHandle: `r-${id}`,
+    Body: Buffer.from(body).toString('base64'),
+    MessageAttributes: {
+      reason: { DataType: 'String', StringValue: 'event-without-id' },
+      contentEncoding: { DataType: 'String', StringValue: 'base64' },
+      ...(proof === undefined ? {} : { proof: { DataType: 'String', StringValue: proof } }),
+    },
+  });
+
+  it.each([
+    ['without a proof', undefined, 'no proof that the receiver verified it'],
+    ['with a proof made under another key', proofOf('a consumer’s guess', body), 'its proof does not hold'],
+    ['with a proof of other bytes', proofOf(PROVENANCE_KEY, `${body} `), 'its proof does not hold'],
+  ])(
+    'refuses a body %s: it stays quarantined, nothing is sent, one line says why',
+    async (_case, proof, why) => {
+      sqs
+        .on(ReceiveMessageCommand)
+        .resolvesOnce({ Messages: [message('q1', proof)] })
+        .resolves({})
+        .on(ChangeMessageVisibilityBatchCommand)
+        .resolves({});
+
+      const result = await ops('quarantine', 'requeue', '--all');
+
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(`q1  stays quarantined: unproven, refused: ${why}`);
+      expect(sentCalls().some(([operation]) => operation === 'sqs:SendMessageBatch')).toBe(false);
+      expect(sentCalls().some(([operation]) => operation === 'sqs:DeleteMessageBatch')).toBe(false);
+    },
+  );
+
+  it('requeues a body whose proof holds', async () => {
+    sqs
+      .on(ReceiveMessageCommand)
+      .resolvesOnce({ Messages: [message('q1', proofOf(PROVENANCE_KEY, body))] })
+      .resolves({})
+      .on(ChangeMessageVisibilityBatchCommand)
+      .resolves({})
+      .on(SendMessageBatchCommand)
+      .callsFake((input: { Entries: { Id: string }[] }) => ({
+        Successful: input.Entries.map(({ Id }) => ({ Id, MessageId: `s${Id}`, MD5OfMessageBody: '' })),
+      }))
+      .on(DeleteMessageBatchCommand)
+      .resolves({});
+
+    const result = await ops('quarantine', 'requeue', '--all');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('requeued 1 of 1');
   });
 });
 
@@ -941,6 +1015,7 @@ describe('replay: the archive read from S3, the claims looked up, the deliveries
     expect(calls[0]).toEqual(['s3:GetBucketLifecycleConfiguration', { Bucket: 'prod-archive' }]);
     expect(calls.filter(([operation]) => operation === 's3:ListObjectsV2')).toHaveLength(26);
     expect(calls.filter(([operation]) => operation !== 's3:ListObjectsV2').slice(1)).toEqual([
+      ['secretsmanager:GetSecretValue', { SecretId: PROVENANCE_SECRET }],
       ['s3:GetObject', { Bucket: 'prod-archive', Key: key }],
       [
         'dynamodb:BatchGet',
@@ -952,6 +1027,9 @@ describe('replay: the archive read from S3, the claims looked up, the deliveries
     const entry = (send as { Entries: Record<string, unknown>[] }).Entries[0];
     expect(entry?.MessageGroupId).toMatch(/^replay:\d+:\d+$/);
     expect(entry?.MessageBody).toContain(wamid);
+    // The part sent carries its own proof, as the receiver's parts do.
+    const proof = (entry?.MessageAttributes as Record<string, { StringValue?: string }>).proof?.StringValue;
+    expect(proofHolds(PROVENANCE_KEY, String(entry?.MessageBody), proof)).toBe(true);
     expect(JSON.parse(result.stdout)).toMatchObject({
       subscriber: 'bot',
       complete: true,
@@ -960,6 +1038,19 @@ describe('replay: the archive read from S3, the claims looked up, the deliveries
       keys: { total: 1, done: 0, inFlight: 0, notDone: 1, forgotten: 0 },
     });
     expect(result.stderr).toMatch(/"message":"ops replay".*"complete":true/);
+  });
+
+  it('refuses an archived delivery without the receiver’s proof: counted, named, never sent', async () => {
+    archivedDelivery(body, 3_600_000, { proven: false });
+    documents.on(BatchGetCommand).resolves({});
+
+    const result = await ops('--json', 'replay', '--since', '-1d', '--subscriber', 'bot');
+
+    expect(result.code).toBe(0);
+    expect(sentCalls().some(([operation]) => operation === 'sqs:SendMessageBatch')).toBe(false);
+    expect(JSON.parse(result.stdout)).toMatchObject({ deliveries: { read: 1, sent: 0, refused: 1 } });
+    expect(result.stderr).toContain('refused delivery api-1');
+    expect(result.stderr).toContain('no proof that the receiver verified it');
   });
 
   it('refuses a range older than the bucket keeps its objects, before reading the archive', async () => {
@@ -1191,7 +1282,10 @@ describe('the AWS permissions table of docs/operations.md', () => {
     MessageId: id,
     ReceiptHandle: `r-${id}`,
     Body: body,
-    MessageAttributes: { reason: { DataType: 'String', StringValue: 'invalid-json' } },
+    MessageAttributes: {
+      reason: { DataType: 'String', StringValue: 'invalid-json' },
+      proof: { DataType: 'String', StringValue: proofOf(PROVENANCE_KEY, body) },
+    },
   });
   const statusFile = join(tmpdir(), `ops-permissions-${process.pid}.json`);
   writeFileSync(
