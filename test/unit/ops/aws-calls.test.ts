@@ -89,6 +89,7 @@ const queueArn = (url: string) => `arn:aws:sqs:${REGION}:123456789012:${url.spli
 const WEBHOOK_SECRET = 'prod/whatsapp-webhook';
 const PROVENANCE_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod-ProvenanceKey-abc';
 const PROVENANCE_KEY = 'p'.repeat(64);
+const LOG_DIGEST_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod-LogDigestKey-abc';
 const APP_SECRET = 'the-app-secret';
 const VERIFY_TOKEN = 'stack-verify-token';
 /** A Meta access token stored by the operator (`meta --token-secret`). */
@@ -152,11 +153,9 @@ function deployedStack(
     [STACK_OUTPUT.webhookUrl]: webhookUrl,
     [STACK_OUTPUT.webhookSecretName]: WEBHOOK_SECRET,
     [STACK_OUTPUT.provenanceSecretArn]: PROVENANCE_SECRET,
+    [STACK_OUTPUT.logDigestSecretArn]: options.logDigestSecretArn ?? LOG_DIGEST_SECRET,
   };
   if (options.archive !== false) outputs[STACK_OUTPUT.archiveBucketName] = 'prod-archive';
-  if (options.logDigestSecretArn !== undefined) {
-    outputs[STACK_OUTPUT.logDigestSecretArn] = options.logDigestSecretArn;
-  }
   for (const name of ['bot', 'crm']) {
     const keys = subscriberOutputKeys(name);
     outputs[keys.deliveryQueueUrl] = queueUrl(`${name}-deliveries`);
@@ -177,7 +176,9 @@ function deployedStack(
   }
   secretsManager
     .on(GetSecretValueCommand, { SecretId: PROVENANCE_SECRET })
-    .resolves({ SecretString: PROVENANCE_KEY });
+    .resolves({ SecretString: PROVENANCE_KEY })
+    .on(GetSecretValueCommand, { SecretId: LOG_DIGEST_SECRET })
+    .resolves({ SecretString: 'l'.repeat(64) });
   cloudFormation.on(DescribeStacksCommand, { StackName: 'prod' }).resolves({
     Stacks: [
       {
@@ -450,6 +451,7 @@ describe('key: one GetItem on the claim table', () => {
     expect(JSON.parse(json.stdout)).toEqual({
       found: false,
       key,
+      loggedAs: keyedDigest('l'.repeat(64), key),
       subscriber: 'bot',
       tableName: 'prod-claims',
       pk: `bot#${key}`,
@@ -1505,6 +1507,8 @@ const RESOURCES = [
   'the stack',
   "the stack's alarms",
   'the webhook secret',
+  'the provenance key secret',
+  'the log digest key secret',
   'the `--token-secret` secret',
   "each subscriber's status lane consumer function",
   "each lane's event source mapping",
@@ -1569,7 +1573,14 @@ function permissionsOf(calls: readonly SentCall[]): Map<Resource, Set<string>> {
     if ('StackName' in input) resource = 'the stack';
     else if ('AlarmNames' in input) resource = "the stack's alarms";
     else if ('SecretId' in input)
-      resource = input.SecretId === WEBHOOK_SECRET ? 'the webhook secret' : 'the `--token-secret` secret';
+      resource =
+        input.SecretId === WEBHOOK_SECRET
+          ? 'the webhook secret'
+          : input.SecretId === PROVENANCE_SECRET
+            ? 'the provenance key secret'
+            : input.SecretId === LOG_DIGEST_SECRET
+              ? 'the log digest key secret'
+              : 'the `--token-secret` secret';
     else if ('FunctionName' in input) resource = "each subscriber's status lane consumer function";
     else if ('UUID' in input) resource = "each lane's event source mapping";
     else if ('TableName' in input || 'RequestItems' in input) resource = 'the claim table';
