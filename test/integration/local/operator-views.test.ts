@@ -99,6 +99,8 @@ beforeAll(async () => {
     queueUrl: defaultQueues.queueUrl,
     dlqUrl: defaultQueues.dlqUrl,
     quarantineQueueUrl,
+    logDigestKey: 'log-digest-key',
+    provenanceKey: 'provenance-key',
     subscribersSource: 'test',
     subscribers: [
       subscriberInfo('default', defaultQueues, null, null),

@@ -36,6 +36,8 @@ const CLIENTS: Record<
   receiverSqs: (endpoint) => new SQSClient({ ...CLIENT_BASE, endpoint, ...sdkClientConfig('receiverSqs') }),
   receiverSecretsManager: (endpoint) =>
     new SecretsManagerClient({ ...CLIENT_BASE, endpoint, ...sdkClientConfig('receiverSecretsManager') }),
+  consumerSecretsManager: (endpoint) =>
+    new SecretsManagerClient({ ...CLIENT_BASE, endpoint, ...sdkClientConfig('consumerSecretsManager') }),
   archiverS3: (endpoint) => new S3Client({ ...CLIENT_BASE, endpoint, ...sdkClientConfig('archiverS3') }),
 };
 

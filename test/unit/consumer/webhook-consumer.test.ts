@@ -276,7 +276,8 @@ describe('consumer: events without identity', () => {
     expect(putKeys(dynamodb)).toEqual([`msg:${first.id}`]);
     const sends = queue.commandCalls(SendMessageBatchCommand);
     expect(sends).toHaveLength(1);
-    const entry = (sends[0]?.args[0].input as SendMessageBatchCommandInput).Entries?.[0];
+    const input = sends[0]?.args[0].input as SendMessageBatchCommandInput;
+    const entry = input.Entries?.[0];
     expect(entry?.MessageAttributes?.reason?.StringValue).toBe('event-without-id');
     expect(Buffer.from(entry?.MessageBody ?? '', 'base64').toString('utf8')).toBe(body);
     expect(metricValue(emfDocuments(lines), 'Quarantined')).toBe(1);

@@ -34,6 +34,8 @@ const info: LocalInfo = {
   queueUrl: 'http://queue/default',
   dlqUrl: 'http://queue/default-dlq',
   quarantineQueueUrl: 'http://queue/quarantine',
+  logDigestKey: 'log-digest-key',
+  provenanceKey: 'provenance-key',
   subscribersSource: 'test',
   subscribers: ['default', 'crm'].map((name) => ({
     name,

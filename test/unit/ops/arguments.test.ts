@@ -161,19 +161,22 @@ describe('ops checks every argument before it reaches the target', () => {
       /META_GRAPH_URL needs an https URL/,
       { META_ACCESS_TOKEN: 't', META_GRAPH_URL: 'http://graph.example.com' },
     ],
-  ] as [string[], RegExp, NodeJS.ProcessEnv?][])('%j: exit 2 and the problem, with no target resolved', async (args, message, env = {}) => {
-    const reached: TargetChoice[] = [];
-    const { streams, err } = captured();
-    const code = await runOps(args, streams, {
-      env,
-      resolveTarget: (choice) => {
-        reached.push(choice);
-        return Promise.reject(new Error('no target may be resolved'));
-      },
-    });
-    expect(reached).toEqual([]);
-    expect(code).toBe(2);
-    expect(err).toHaveLength(1);
-    expect(err[0]?.replace(/^ops: /, '')).toMatch(message);
-  });
+  ] as [string[], RegExp, NodeJS.ProcessEnv?][])(
+    '%j: exit 2 and the problem, with no target resolved',
+    async (args, message, env = {}) => {
+      const reached: TargetChoice[] = [];
+      const { streams, err } = captured();
+      const code = await runOps(args, streams, {
+        env,
+        resolveTarget: (choice) => {
+          reached.push(choice);
+          return Promise.reject(new Error('no target may be resolved'));
+        },
+      });
+      expect(reached).toEqual([]);
+      expect(code).toBe(2);
+      expect(err).toHaveLength(1);
+      expect(err[0]?.replace(/^ops: /, '')).toMatch(message);
+    },
+  );
 });

@@ -1030,7 +1030,8 @@ describe('replay: the archive read from S3, the claims looked up, the deliveries
     expect(entry?.MessageGroupId).toMatch(/^replay:\d+:\d+$/);
     expect(entry?.MessageBody).toContain(wamid);
     // The part sent carries its own proof, as the receiver's parts do.
-    const proof = (entry?.MessageAttributes as Record<string, { StringValue?: string }>).proof?.StringValue;
+    const attributes = (entry?.MessageAttributes ?? {}) as Record<string, { StringValue?: string }>;
+    const proof = attributes.proof?.StringValue;
     expect(proofHolds(PROVENANCE_KEY, String(entry?.MessageBody), proof)).toBe(true);
     expect(JSON.parse(result.stdout)).toMatchObject({
       subscriber: 'bot',
