@@ -199,15 +199,11 @@ export function receiverEnvironment(input: ReceiverEnvironmentInput): Record<str
     [ENV.maximumMessageSizeBytes]: String(input.maximumMessageSizeBytes),
     ...(input.archiveQueueUrl === undefined ? {} : { [ENV.archiveQueueUrl]: input.archiveQueueUrl }),
     ...webhookSecretsEnvironment(input.webhookSecrets),
-    ...provenanceEnvironment(input.provenance),
+    ...generatedKeyEnvironment(input.provenance, {
+      secretId: ENV.provenanceSecretId,
+      key: ENV.provenanceKey,
+    }),
   };
-}
-
-function provenanceEnvironment(source: ReceiverEnvironmentInput['provenance']): Record<string, string> {
-  if (source === undefined) return {};
-  return 'secretId' in source
-    ? { [ENV.provenanceSecretId]: source.secretId }
-    : { [ENV.provenanceKey]: source.key };
 }
 
 /** The archiver Lambda's variables: the bucket it writes the archive to. */
@@ -249,15 +245,19 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
           [ENV.laneDeadLetterQueueUrl]: input.laneDeadLetters.queueUrl,
           [ENV.laneMaxReceives]: String(input.laneDeadLetters.maxReceives),
         }),
-    ...logDigestEnvironment(input.logDigest),
+    ...generatedKeyEnvironment(input.logDigest, { secretId: ENV.logDigestSecretId, key: ENV.logDigestKey }),
   };
 }
 
-function logDigestEnvironment(source: ConsumerEnvironmentInput['logDigest']): Record<string, string> {
+/** A key the stack generated: its secret's id in AWS, the key itself locally; nothing when neither. */
+type GeneratedKeySource = { readonly secretId: string } | { readonly key: string } | undefined;
+
+function generatedKeyEnvironment(
+  source: GeneratedKeySource,
+  names: { readonly secretId: string; readonly key: string },
+): Record<string, string> {
   if (source === undefined) return {};
-  return 'secretId' in source
-    ? { [ENV.logDigestSecretId]: source.secretId }
-    : { [ENV.logDigestKey]: source.key };
+  return 'secretId' in source ? { [names.secretId]: source.secretId } : { [names.key]: source.key };
 }
 
 /**

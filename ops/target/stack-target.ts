@@ -126,28 +126,19 @@ async function resolve(stackName: string, clients: StackClients, close: () => vo
     consumerSwitch: new EventSourceMappings(clients.lambda),
     messageMoveTasks: new MessageMoveTasks(clients.sqs),
     archive: archiveOf(outputs[STACK_OUTPUT.archiveBucketName], clients.s3),
-    ...logDigestKeyOf(outputs[STACK_OUTPUT.logDigestSecretArn], clients.secretsManager),
-    ...provenanceKeyOf(outputs[STACK_OUTPUT.provenanceSecretArn], clients.secretsManager),
+    logDigestKey: generatedKey(outputs[STACK_OUTPUT.logDigestSecretArn], clients.secretsManager),
+    provenanceKey: generatedKey(outputs[STACK_OUTPUT.provenanceSecretArn], clients.secretsManager),
     close,
   };
 }
 
-/** The log digest key of a stack deployed with one (its secret's output). */
-function logDigestKeyOf(
+/** A key the stack generated (its secret's output), read when a command needs it; absent from older stacks. */
+function generatedKey(
   secretArn: string | undefined,
   secretsManager: SecretsManagerClient,
-): Pick<OpsTarget, 'logDigestKey'> {
-  if (secretArn === undefined) return {};
-  return { logDigestKey: () => new SecretValues(secretsManager).secretString(secretArn) };
-}
-
-/** The provenance key of a stack deployed with one (its secret's output). */
-function provenanceKeyOf(
-  secretArn: string | undefined,
-  secretsManager: SecretsManagerClient,
-): Pick<OpsTarget, 'provenanceKey'> {
-  if (secretArn === undefined) return {};
-  return { provenanceKey: () => new SecretValues(secretsManager).secretString(secretArn) };
+): (() => Promise<string>) | undefined {
+  if (secretArn === undefined) return undefined;
+  return () => new SecretValues(secretsManager).secretString(secretArn);
 }
 
 /** The archive of a stack deployed with one (its bucket output); its retention from the bucket's lifecycle. */
