@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isLosslessNumber } from 'lossless-json';
-import { isJsonObject } from './event-key.ts';
+import { isJsonObject } from './key-parts.ts';
 import type { JsonValue } from './types.ts';
 
 /** Text written as it is, as opposed to a value still to be serialised. */

@@ -3,7 +3,7 @@
  * Meta names a customer by a business-scoped user id (BSUID) and sends the phone number only within 30 days of
  * the last exchange, so a handler must never read `from` alone. Pure.
  */
-import { isJsonObject } from './event-key.ts';
+import { isJsonObject } from './key-parts.ts';
 import type { JsonObject, JsonValue, WebhookEvent } from './types.ts';
 
 /** Where Meta's send API takes a customer: `to` for a phone number, `recipient` for a BSUID. */

@@ -13,8 +13,9 @@
  * Missing values inside a well-formed item are not malformed: they print as `-` in the key. A message or
  * status without a usable `id` is no event: it is reported in `unkeyed`, for the consumer to quarantine.
  */
-import { buildEventKey, hasUsableIdentity, isJsonObject, renderKeyPart } from './event-key.ts';
+import { buildEventKey, hasUsableIdentity } from './event-key.ts';
 import { recipesFor } from './field-rules.ts';
+import { isJsonObject, renderKeyPart } from './key-parts.ts';
 import { parseWebhookJson } from './parse-json.ts';
 import type {
   EventExtraction,

@@ -4,8 +4,8 @@
  * splitter asks it which arrays it may cut between.
  */
 import { canonicalJsonSha256 } from './content-digest.ts';
-import type { KeySources } from './event-key.ts';
 import { groupCustomersKeyPart } from './group-item.ts';
+import type { KeySources } from './key-parts.ts';
 import type { EventKind } from './types.ts';
 
 /** Where a key part is read: the entry, the change value, or the event's item (for per-change fields the

@@ -4,7 +4,7 @@
  * several customers (a bulk approval, a removal of several participants, some of which failed). Pure.
  */
 import { type Customer, customerFromIds } from './customer.ts';
-import { isJsonObject, renderKeyPart } from './event-key.ts';
+import { isJsonObject, renderKeyPart } from './key-parts.ts';
 import type { JsonObject, JsonValue } from './types.ts';
 
 /** The webhook fields of the Groups API: one event per item of `value.groups[]`, handled by `onGroupEvent`. */

@@ -455,7 +455,8 @@ describe('npm run ops, against the local stack', () => {
     });
     expect(messages).toBeGreaterThan(1);
     // And one planted by something else that may send to the queue: no proof, never sent back in as Meta's.
-    const planted = envelope([messagesChange(inboundMessagesWithIds([wamid(7)]))]);
+    const plantedId = 'wamid.ops-e2e-planted';
+    const planted = envelope([messagesChange(inboundMessagesWithIds([plantedId]))]);
     await new SqsQuarantineQueue({
       sqs,
       quarantineQueueUrl: info.quarantineQueueUrl,
@@ -501,7 +502,7 @@ describe('npm run ops, against the local stack', () => {
     expect(requeue.stderr).toMatch(/^ops: 2 bodies stay quarantined$/m);
     for (const subscriber of ['bot', 'crm']) {
       for (const key of keys) expect(await effectsOf(subscriber, key)).toBe(1);
-      expect(await effectsOf(subscriber, `msg:${wamid(7)}`)).toBe(0);
+      expect(await effectsOf(subscriber, `msg:${plantedId}`)).toBe(0);
     }
     const after = await opsJson<{ bodies: { id: string }[] }>('quarantine', 'list');
     expect(after.bodies.map((body) => body.id).sort()).toEqual([invalid.id, plantedBody.id].sort());

@@ -674,6 +674,8 @@ describe('without subscribers', () => {
         .map((id) => id.replace(HASHES, ''))
         .sort(),
     ).toEqual([
+      // The keys the stack generates: the log digest key and the provenance key.
+      'WebhookLogDigestKey',
       'WebhookMessageConsumer',
       'WebhookMessageConsumerLogGroup',
       'WebhookMessageConsumerRole',
@@ -693,6 +695,7 @@ describe('without subscribers', () => {
       'WebhookMonitoringQuarantineQueueArrivals',
       'WebhookMonitoringQuarantineQueueNotEmpty',
       'WebhookMonitoringRedeliveriesNotScheduled',
+      'WebhookProvenanceKey',
       'WebhookQuarantineQueue',
       'WebhookQuarantineQueuePolicy',
     ]);
@@ -724,6 +727,8 @@ describe('without subscribers', () => {
       'AWS::SQS::Queue WebhookMessageQueue',
       'AWS::SQS::QueuePolicy WebhookMessageDeadLetterQueuePolicy',
       'AWS::SQS::QueuePolicy WebhookMessageQueuePolicy',
+      'AWS::SecretsManager::Secret WebhookLogDigestKey',
+      'AWS::SecretsManager::Secret WebhookProvenanceKey',
     ]);
     // The status lane keeps the standard queue it was (a FIFO queue cannot replace it in place).
     const queueId = idOf(template, 'AWS::SQS::Queue', 'WebhookDeliveryQueue');
@@ -760,7 +765,8 @@ describe('three subscribers, upgraded to lanes', () => {
         ].sort(),
       );
     }
-    expect(added).toHaveLength(3 * 16);
+    // And the two keys the stack generates, once for the pipeline.
+    expect(added).toHaveLength(3 * 16 + 2);
   });
 });
 
