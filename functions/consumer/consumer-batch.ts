@@ -40,7 +40,7 @@ import {
   type WebhookEventContext,
 } from './handler-api.ts';
 import { createHandlerLogger, describeError } from './handler-logger.ts';
-import { decideInFlight } from './in-flight.ts';
+import { inFlightRedeliverySeconds } from './in-flight.ts';
 import { loggableKey, loggedEvent } from './loggable-key.ts';
 import { backoffDelaySeconds, deferredDelaySeconds, receiveCountOf } from './retry-policy.ts';
 
@@ -385,18 +385,14 @@ export class ConsumerBatch {
     }
   }
 
-  #inFlight(record: QueueRecord, claim: DuplicateClaim, logged: Record<string, string>): string | undefined {
-    const decision = decideInFlight(claim.existing, record.messageId, this.#clock());
-    if (decision.acknowledge) {
-      this.#logger.info('Duplicate event skipped', { ...logged, outcome: claim.outcome });
-      return undefined;
-    }
-    this.#logger.info('Event in flight under this same queue message; the record waits for the lease', {
+  #inFlight(record: QueueRecord, claim: DuplicateClaim, logged: Record<string, string>): string {
+    const redeliverInSeconds = inFlightRedeliverySeconds(claim.existing, this.#clock());
+    this.#logger.info('Event in flight under another delivery; the record waits for the lease', {
       ...logged,
       messageId: record.messageId,
-      redeliverInSeconds: decision.redeliverInSeconds,
+      redeliverInSeconds,
     });
-    if (decision.redeliverInSeconds !== undefined) this.#bringBackAfter(record, decision.redeliverInSeconds);
+    if (redeliverInSeconds !== undefined) this.#bringBackAfter(record, redeliverInSeconds);
     return `in-flight:${logged.key}`;
   }
 

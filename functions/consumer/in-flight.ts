@@ -2,32 +2,27 @@
  * What to do with an event whose claim another delivery holds right now (docs/design.md §2 "In flight"; see
  * docs/consumer.md). Pure: no I/O.
  *
- * The holder is known from the `messageId` the claim stored. Acknowledging the duplicate is safe only when a
- * *different* queue message holds the claim: if that holder fails, its own message is retried and carries
- * the event. When the same queue message holds it (SQS delivered one message to two invocations, or a poller
- * retried), acknowledging would delete the only message that can retry the event: if the first delivery's
- * handler then fails, the event is lost for good. So the record stays in the queue and comes back when the
- * lease ends, by which time the claim is done (duplicate-done), released (fresh) or lapsed (takeover).
- * A claim without `messageId` (written before the attribute existed) is treated as held by this message:
- * a wasted retry at worst, never a lost event.
+ * The record is never acknowledged: it stays in the queue and comes back when the holder's lease ends, by
+ * which time the claim is done (duplicate-done, acknowledged then), released (fresh: this record runs it) or
+ * lapsed (takeover). Acknowledging was thought safe when a *different* queue message holds the claim, since
+ * that message is retried if its holder fails; but SQS may hand this record's own message to two invocations
+ * at once, and a delete through the older receipt handle may still be applied: when the other delivery of
+ * this message takes the claim over (the holder released it) and fails, the acknowledgement deletes the only
+ * message that could retry the event, while the holder's message, found in flight too, was acknowledged as
+ * well. The protocol checker found it (`npm run check:protocol -- --seed 9147`). Holding costs one more
+ * receive and one failed conditional write per duplicate that arrives while its event is in flight.
  */
 import type { ClaimSnapshot } from '../claims/claim-record.ts';
 
 /** SQS's longest visibility timeout (12 hours). */
 export const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 
-export type InFlightDecision =
-  | { readonly acknowledge: true }
-  /** `redeliverInSeconds`: when the holder's lease ends; undefined leaves the queue's visibility timeout. */
-  | { readonly acknowledge: false; readonly redeliverInSeconds: number | undefined };
-
-export function decideInFlight(
-  holder: Pick<ClaimSnapshot, 'messageId' | 'leaseUntil'>,
-  messageId: string,
+/** When to bring back a record whose event is in flight: the holder's lease end; undefined leaves the queue's visibility timeout. */
+export function inFlightRedeliverySeconds(
+  holder: Pick<ClaimSnapshot, 'leaseUntil'>,
   nowMs: number,
-): InFlightDecision {
-  if (holder.messageId !== undefined && holder.messageId !== messageId) return { acknowledge: true };
-  return { acknowledge: false, redeliverInSeconds: secondsUntilLeaseEnds(holder.leaseUntil, nowMs) };
+): number | undefined {
+  return secondsUntilLeaseEnds(holder.leaseUntil, nowMs);
 }
 
 /**

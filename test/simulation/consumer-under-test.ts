@@ -5,8 +5,8 @@
  * `product` is that wiring as it ships. A mutant is the same wiring with one port wrapped through
  * `ConsumerDependencies.claimStore` or `.statusLedger`, to break one rule of the protocol:
  *
- * - `in-flight-acknowledged` (issue 10 §1 reverted): every claim found in flight is reported as held by another
- *   queue message, so the consumer acknowledges it, as it did before it compared message ids;
+ * - `in-flight-acknowledged`: every claim found in flight is reported as done, so the consumer acknowledges the
+ *   duplicate instead of keeping it until the holder's lease ends;
  * - `ledger-repeated` (issue 10 §2 reverted): a status that an earlier attempt already made current is reported
  *   as `repeated`, the ledger's answer before it stored each status's first change;
  * - `lease-at-claim`: the lease ends one margin after the claim instead of one margin after the invocation's
@@ -118,9 +118,7 @@ function acknowledgingEveryInFlight(claims: ClaimStore): ConsumerClaims {
   return {
     claimMany: async (requests, options) =>
       (await claims.claimMany(requests, options)).map((result) =>
-        result.outcome === 'duplicate-in-flight'
-          ? { ...result, existing: { ...result.existing, messageId: 'mutant:another-message' } }
-          : result,
+        result.outcome === 'duplicate-in-flight' ? { ...result, outcome: 'duplicate-done' as const } : result,
       ),
     complete: (claim) => claims.complete(claim),
     release: (claim) => claims.release(claim),

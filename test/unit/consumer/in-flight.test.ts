@@ -1,27 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import {
-  decideInFlight,
+  inFlightRedeliverySeconds,
   MAX_VISIBILITY_TIMEOUT_SECONDS,
   secondsUntilLeaseEnds,
 } from '../../../functions/consumer/in-flight.ts';
 
 const NOW = 1_780_000_000_000;
 
-describe('decideInFlight', () => {
-  it('acknowledges only when a different queue message holds the claim', () => {
-    expect(decideInFlight({ messageId: 'other', leaseUntil: NOW + 5_000 }, 'mine', NOW)).toEqual({
-      acknowledge: true,
-    });
-  });
-
+describe('inFlightRedeliverySeconds', () => {
   it.each([
+    ['a different queue message', 'other'],
     ['the same message', 'mine'],
     ['an unknown holder', undefined],
-  ])('keeps the record when %s holds the claim, until the lease ends', (_label, holder) => {
-    expect(decideInFlight({ messageId: holder, leaseUntil: NOW + 5_000 }, 'mine', NOW)).toEqual({
-      acknowledge: false,
-      redeliverInSeconds: 6,
-    });
+  ])('brings the record back one second past the lease end whoever holds the claim: %s', (_label, holder) => {
+    expect(inFlightRedeliverySeconds({ messageId: holder, leaseUntil: NOW + 5_000 } as never, NOW)).toBe(6);
   });
 });
 
