@@ -75,7 +75,8 @@ describe('pipeline end to end: receiver → SQS → consumer', () => {
   });
 
   it('runs each event once for 5 concurrent identical deliveries', async () => {
-    pipeline = await createPipeline('concurrent');
+    // Short leases: a copy found in flight comes back when its holder's lease ends.
+    pipeline = await createPipeline('concurrent', { consumerTimeoutSeconds: 3, leaseMarginMs: 1_000 });
     const messages = inboundMessages(4, 'cc');
     const body = envelope([messagesChange(messages)]);
     const source = await pipeline.startConsumer();

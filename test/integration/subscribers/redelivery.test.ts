@@ -37,6 +37,9 @@ afterEach(async () => {
 });
 afterAll(() => restoreEnvironment());
 
+/** A copy found in flight waits for its holder's lease: keep leases short so that it comes back soon. */
+const SHORT_LEASES = { consumerTimeoutSeconds: 3, leaseMarginMs: 1_000 };
+
 /** Both subscribers want every field and handle every kind (the fixture journals each effect). */
 const BOT_AND_CRM: PipelineOptions = { subscribers: [{ name: 'bot' }, { name: 'crm' }] };
 
@@ -46,7 +49,8 @@ function expectEachSubscriberOnce(p: Pipeline, keys: readonly string[]): void {
 
 describe('redelivery, per subscriber', () => {
   it("runs each event once per subscriber when Meta's retry comes re-batched with other events", async () => {
-    pipeline = await createPipeline('subscribers-rebatched', {}, {}, BOT_AND_CRM);
+    // Short leases: a copy found in flight comes back when its holder's lease ends.
+    pipeline = await createPipeline('subscribers-rebatched', SHORT_LEASES, {}, BOT_AND_CRM);
     const [a, b, c] = inboundMessages(3, `rb${Date.now()}`) as [
       InboundMessage,
       InboundMessage,
@@ -87,7 +91,12 @@ describe('redelivery, per subscriber', () => {
   }, 90_000);
 
   it('runs each event once per subscriber for 5 identical deliveries consumed concurrently', async () => {
-    pipeline = await createPipeline('subscribers-concurrent', {}, { pollers: 3, batchSize: 1 }, BOT_AND_CRM);
+    pipeline = await createPipeline(
+      'subscribers-concurrent',
+      SHORT_LEASES,
+      { pollers: 3, batchSize: 1 },
+      BOT_AND_CRM,
+    );
     const messages = inboundMessages(4, `cc${Date.now()}`);
     const body = envelope([messagesChange(messages)]);
     const sources = await startEveryConsumer(pipeline);
