@@ -12,16 +12,15 @@ import {
   OutputBudget,
 } from '../../../functions/receiver/output-budget.ts';
 import { planDelivery } from '../../../functions/receiver/plan-delivery.ts';
-import { type ReceiverDependencies, receiveWebhook } from '../../../functions/receiver/receive-webhook.ts';
-import { signBody } from '../../../functions/receiver/signature.ts';
 import { splitByLane } from '../../../functions/receiver/split-by-lane.ts';
 import { splitDelivery } from '../../../functions/receiver/split-delivery.ts';
 import { seededRandom } from '../../../local/seeded-random.ts';
 import { RecordingQueues } from '../../support/recording-queues.ts';
+import { deliverSigned } from '../../support/signed-delivery.ts';
 import { keysOfBody, keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
 import { metaJson, metaShapedWamid } from '../../support/webhooks/webhook-bodies.ts';
 
-const SECRET = 'secret';
+const _SECRET = 'secret';
 const BOT: SubscriberQueue = {
   name: 'bot',
   queueUrl: 'memory://bot',
@@ -33,29 +32,10 @@ const METADATA = { display_phone_number: '15550783881', phone_number_id: '106540
 const WABA_ID = '102290129340398';
 
 async function deliver(body: string, subscribers: readonly SubscriberQueue[], queue = new RecordingQueues()) {
-  const metrics: Record<string, number> = {};
-  const deps: ReceiverDependencies = {
-    secrets: { origin: 'test', load: async () => ({ appSecrets: [SECRET], verifyToken: undefined }) },
-    subscribers,
-    fanOut: queue,
-    quarantine: queue,
-    metrics: { addMetric: (name, _unit, value) => (metrics[name] = (metrics[name] ?? 0) + value) },
-    logger: { info: () => {}, warn: () => {}, error: () => {} },
-  };
-  const response = await receiveWebhook(
-    {
-      method: 'POST',
-      path: '/webhook',
-      query: {},
-      headers: { 'x-hub-signature-256': signBody(body, SECRET) },
-      body,
-      requestId: 'req-1',
-    },
-    deps,
-  );
+  const { status, metrics } = await deliverSigned(body, subscribers, queue);
   const stored = (subscriber: string) => (queue.storedFor(subscriber)[0] ?? []) as string[];
   return {
-    status: response.statusCode,
+    status,
     queue,
     metrics,
     stored,

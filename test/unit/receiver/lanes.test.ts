@@ -1,9 +1,8 @@
 /** The receiver's lanes (docs/design.md §8): which part of a delivery each subscriber queue stores. */
 import { describe, expect, it } from 'vitest';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
-import { type ReceiverDependencies, receiveWebhook } from '../../../functions/receiver/receive-webhook.ts';
-import { signBody } from '../../../functions/receiver/signature.ts';
 import { RecordingQueues } from '../../support/recording-queues.ts';
+import { deliverSigned } from '../../support/signed-delivery.ts';
 import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
 import {
   envelope,
@@ -13,7 +12,7 @@ import {
   statusesChange,
 } from '../../support/webhooks/webhook-bodies.ts';
 
-const SECRET = 'secret';
+const _SECRET = 'secret';
 const BOT: SubscriberQueue = {
   name: 'bot',
   queueUrl: 'memory://bot',
@@ -35,32 +34,12 @@ const TEMPLATES: SubscriberQueue = {
   messageQueueUrl: 'memory://templates-messages',
 };
 
-async function deliver(
+function deliver(
   body: string,
   subscribers: readonly SubscriberQueue[],
   queue = new RecordingQueues(100_000),
 ) {
-  const metrics: Record<string, number> = {};
-  const deps: ReceiverDependencies = {
-    secrets: { origin: 'test', load: async () => ({ appSecrets: [SECRET], verifyToken: undefined }) },
-    subscribers,
-    fanOut: queue,
-    quarantine: queue,
-    metrics: { addMetric: (name, _unit, value) => (metrics[name] = (metrics[name] ?? 0) + value) },
-    logger: { info: () => {}, warn: () => {}, error: () => {} },
-  };
-  const response = await receiveWebhook(
-    {
-      method: 'POST',
-      path: '/webhook',
-      query: {},
-      headers: { 'x-hub-signature-256': signBody(body, SECRET) },
-      body,
-      requestId: 'req-1',
-    },
-    deps,
-  );
-  return { status: response.statusCode, queue, metrics };
+  return deliverSigned(body, subscribers, queue);
 }
 
 /** What one queue stored of the first delivery: each part's conversation and keys, and the route's ordering. */
