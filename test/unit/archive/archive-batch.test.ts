@@ -33,10 +33,12 @@ class MemoryStore implements ArchiveStore {
     if (body === undefined) throw new Error('NoSuchKey');
     return body;
   }
+  /** Objects by key in key order: concurrent writes finish in any order, the keys sort by hour. */
   archived(): Map<string, ArchiveRecord[]> {
     return new Map(
       [...this.objects]
         .filter(([key]) => key.startsWith('deliveries/'))
+        .sort(([a], [b]) => a.localeCompare(b))
         .map(([key, body]) => [key, decodeArchiveLines(gunzipSync(body).toString('utf8'))]),
     );
   }
