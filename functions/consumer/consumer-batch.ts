@@ -469,7 +469,7 @@ export class ConsumerBatch {
       await completeWithRetry(this.#options.claims, claim, {
         remainingTimeMs: () => this.#invocation.remainingTimeMs(),
         policy: this.#options.completionRetry ?? DEFAULT_COMPLETION_RETRY,
-        ...(this.#options.sleep === undefined ? {} : { sleep: this.#options.sleep }),
+        sleep: this.#options.sleep,
       });
       this.#logger.debug('Event handled', { ...logged, outcome: claim.outcome });
     } catch (error) {

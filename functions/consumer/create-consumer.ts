@@ -70,7 +70,7 @@ export interface ConsumerDependencies {
   /** Waits between completion retries. @default setTimeout from node:timers/promises */
   readonly sleep?: (ms: number) => Promise<unknown>;
   /**
-   * Builds the claim port from the options the wiring resolved. The simulator's mutants (test/simulation/
+   * Builds the claim port from the options the wiring resolved. The simulator's mutants (lab/protocol-checker/
    * consumer-under-test.ts) wrap the real store here to break one rule of the protocol.
    * @default `new ClaimStore(options)`
    */
@@ -168,7 +168,7 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     keyNamespace: config.keyNamespace,
     retentionDays: config.retentionDays,
     leaseMarginMs: config.leaseMarginMs,
-    ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
+    clock: dependencies.clock,
   });
   const statusLedger = dependencies.statusLedger ?? ((options) => new StatusLedger(options));
   const ledger = statusLedger({
@@ -176,7 +176,7 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     tableName: config.tableName,
     keyNamespace: config.keyNamespace,
     retentionDays: config.retentionDays,
-    ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
+    clock: dependencies.clock,
   });
   const deadLetters = new SqsQuarantineQueue({
     sqs: dependencies.sqs,
@@ -200,33 +200,25 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     },
     fields: config.fields,
     ordered,
-    ...(ordered && config.laneDeadLetters !== undefined
-      ? {
-          deadLetters: new SqsConversationDeadLetters({
+    deadLetters:
+      ordered && config.laneDeadLetters !== undefined
+        ? new SqsConversationDeadLetters({
             sqs: dependencies.sqs,
             deadLetterQueueUrl: config.laneDeadLetters.queueUrl,
             maxReceives: config.laneDeadLetters.maxReceives,
-          }),
-        }
-      : {}),
+          })
+        : undefined,
     logger,
-    ...(dependencies.completionRetry === undefined ? {} : { completionRetry: dependencies.completionRetry }),
-    ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
-    ...(dependencies.sleep === undefined ? {} : { sleep: dependencies.sleep }),
+    completionRetry: dependencies.completionRetry,
+    clock: dependencies.clock,
+    sleep: dependencies.sleep,
   });
   return createSqsBatchHandler({
     consumer,
     metrics,
     logger,
     lane,
-    ...(ordered
-      ? {
-          ordered: {
-            handlers: dependencies.handlers,
-            ...(dependencies.clock === undefined ? {} : { clock: dependencies.clock }),
-          },
-        }
-      : {}),
+    ordered: ordered ? { handlers: dependencies.handlers, clock: dependencies.clock } : undefined,
   });
 }
 
