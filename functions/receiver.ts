@@ -91,9 +91,10 @@ function buildDependencies(env: NodeJS.ProcessEnv): ReceiverDependencies {
     subscribers: config.subscriberQueues,
     fanOut,
     quarantine,
-    ...(archiveQueueUrl !== undefined && {
-      archive: new SqsArchiveQueue({ sqs, archiveQueueUrl, maximumMessageSizeBytes, proofs }),
-    }),
+    archive:
+      archiveQueueUrl === undefined
+        ? undefined
+        : new SqsArchiveQueue({ sqs, archiveQueueUrl, maximumMessageSizeBytes, proofs }),
     metrics,
     logger,
   };

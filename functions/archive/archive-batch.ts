@@ -194,7 +194,7 @@ function delivery(piece: ArchivePiece, base64: string, messageIds: readonly stri
     subscribers: piece.subscribers,
     encoding: text === undefined ? 'base64' : 'utf8',
     body: text ?? bytes.toString('base64'),
-    ...(piece.proof === undefined ? {} : { proof: piece.proof }),
+    proof: piece.proof,
   };
   return { record, arrivedAtMs: piece.arrivedAtMs, messageIds };
 }

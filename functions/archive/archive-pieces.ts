@@ -51,7 +51,7 @@ export function readArchivePiece(record: ArchiveQueueRecord): PieceReading {
     verdict,
     subscribers,
     base64: record.body,
-    ...(attribute('proof') === undefined ? {} : { proof: attribute('proof') }),
+    proof: attribute('proof'),
   };
   const archiveId = attribute(ARCHIVE_CHUNK_ATTRIBUTES.id);
   if (archiveId === undefined) return { ok: true, piece };

@@ -196,7 +196,7 @@ export class ClaimStore {
       claimedAt: nowMs,
       // The previous attempt is only known once the put has returned it; `complete` stores the real count.
       attempt: 1,
-      ...(request.messageId === undefined ? {} : { messageId: request.messageId }),
+      messageId: request.messageId,
     };
     if (request.sideEffect === false) {
       return this.#record(
@@ -245,7 +245,7 @@ export class ClaimStore {
       claimedAt: item.claimedAt,
       leaseUntil: item.leaseUntil,
       expiresAt: item.expiresAt,
-      ...(put.previous ? { previous: put.previous } : {}),
+      previous: put.previous,
     };
   }
 
@@ -274,7 +274,7 @@ export class ClaimStore {
         }),
       );
       const previous = output.Attributes ? snapshotFromItem(output.Attributes) : undefined;
-      return { outcome: classifyAcquired(previous, nowMs), ...(previous ? { previous } : {}) };
+      return { outcome: classifyAcquired(previous, nowMs), previous };
     } catch (error) {
       const existing = conditionFailureItem(error);
       if (existing === undefined) throw toClaimStoreError('claim', request.key, error);
