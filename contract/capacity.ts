@@ -3,7 +3,7 @@
  * every limit on a webhook's path with the figure it must carry, each lane's M/M/c queue (contract/erlang-c.ts),
  * and the settings and quotas that cannot carry the peak, named with the figure that fails.
  *
- * `npm run capacity` (ops/capacity/) prints it; the construct's `expectedPeak` sizes from it. Plain TypeScript:
+ * `npm run capacity` (cli/capacity/) prints it; the construct's `expectedPeak` sizes from it. Plain TypeScript:
  * no aws-cdk-lib, no AWS SDK.
  */
 
@@ -58,7 +58,7 @@ export const EVENT_SOURCE_MAX_CONCURRENCY = 1_000;
 export const DEFAULT_CLAIM_WRITE_MS = 5;
 /** A handler's duration per record: one call to a downstream API in the same Region. */
 export const DEFAULT_HANDLER_MS: Readonly<Record<LaneName, number>> = { message: 50, status: 10 };
-/** The receiver's billed duration per POST, as docs/cost.md assumes (tools/cost/stack-cost.ts ASSUMPTIONS). */
+/** The receiver's billed duration per POST, as docs/cost.md assumes (cli/cost/stack-cost.ts ASSUMPTIONS). */
 export const DEFAULT_RECEIVER_MS = 40;
 /** Active conversations: those whose customer wrote within this many seconds (they bound the FIFO lane). */
 export const ACTIVE_CONVERSATION_SECONDS = 60;
@@ -259,10 +259,8 @@ export function capacitySubscribers(
     settings: subscriber.settings,
     messageLane: subscriber.messageLane,
     handles: handles(subscriber),
-    ...(subscriber.statusLedger === undefined ? {} : { statusLedger: subscriber.statusLedger }),
-    ...(subscriber.claimUnhandledEvents === undefined
-      ? {}
-      : { claimUnhandledEvents: subscriber.claimUnhandledEvents }),
+    statusLedger: subscriber.statusLedger,
+    claimUnhandledEvents: subscriber.claimUnhandledEvents,
   }));
 }
 
@@ -304,7 +302,7 @@ export function writesPerEvent(subscriber: CapacitySubscriber, lane: LaneName): 
 
 /**
  * The consumer's CPU per record on one Node thread, as `npm run bench` measures it
- * (bench/results.json `consumer.ours.nodeCpuMsPerEvent`; a test keeps this within a fifth of it). The records of
+ * (lab/bench/results.json `consumer.ours.nodeCpuMsPerEvent`; a test keeps this within a fifth of it). The records of
  * a batch share one thread, so their CPU adds up even where their awaits overlap.
  */
 export const CONSUMER_CPU_MS_PER_RECORD = 1.1;

@@ -222,7 +222,7 @@ export function encodeSubscriberQueues(queues: readonly SubscriberQueue[]): stri
     queues.map(({ name, queueUrl, fields, messageQueueUrl, messageLaneOrdered }) => ({
       name,
       queueUrl,
-      ...(fields === undefined ? {} : { fields }),
+      fields,
       ...(messageQueueUrl === undefined
         ? {}
         : { messageQueueUrl, messageLaneOrdered: messageLaneOrdered === true }),
@@ -265,7 +265,7 @@ export function decodeSubscriberQueues(raw: string): SubscriberQueue[] {
     return {
       name: entry.name,
       queueUrl: entry.queueUrl,
-      ...(entry.fields === undefined ? {} : { fields: entry.fields }),
+      fields: entry.fields,
       ...(entry.messageQueueUrl === undefined
         ? {}
         : { messageQueueUrl: entry.messageQueueUrl, messageLaneOrdered: entry.messageLaneOrdered === true }),

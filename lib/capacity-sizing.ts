@@ -60,7 +60,7 @@ function pipelineOf(
     throttlingRateLimit: rate,
     throttlingBurstLimit: burst,
     subscribers: capacitySubscribers(subscribers),
-    ...(warmWriteUnits === undefined ? {} : { warmWriteUnits }),
+    warmWriteUnits,
   };
 }
 

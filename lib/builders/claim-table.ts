@@ -24,8 +24,9 @@ export function buildClaimTable(scope: Construct, options: ClaimTableOptions = {
     timeToLiveAttribute: CLAIM_TABLE_SCHEMA.timeToLiveAttribute,
     deletionProtection: options.deletionProtection ?? CLAIM_TABLE_DEFAULTS.deletionProtection,
     removalPolicy: options.removalPolicy ?? CLAIM_TABLE_DEFAULTS.removalPolicy,
-    ...(options.warmWriteUnitsPerSecond === undefined
-      ? {}
-      : { warmThroughput: { writeUnitsPerSecond: options.warmWriteUnitsPerSecond } }),
+    warmThroughput:
+      options.warmWriteUnitsPerSecond === undefined
+        ? undefined
+        : { writeUnitsPerSecond: options.warmWriteUnitsPerSecond },
   });
 }

@@ -126,7 +126,7 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
   // queue (it refuses MaximumBatchingWindowInSeconds there), so an ordered lane sets none.
   const eventSource = new SqsEventSource(lane.queue, {
     batchSize: settings.batchSize,
-    ...(lane.ordered ? {} : { maxBatchingWindow: Duration.seconds(settings.maxBatchingWindowSeconds) }),
+    maxBatchingWindow: lane.ordered ? undefined : Duration.seconds(settings.maxBatchingWindowSeconds),
     maxConcurrency: settings.maxConcurrency,
     reportBatchItemFailures: true,
   });

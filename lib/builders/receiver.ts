@@ -55,10 +55,9 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
       subscriberQueues: subscribers.map(({ name, fields, deliveryQueue, messageLane }) => ({
         name,
         queueUrl: deliveryQueue.queueUrl,
-        ...(fields === undefined ? {} : { fields }),
-        ...(messageLane === undefined
-          ? {}
-          : { messageQueueUrl: messageLane.queue.queueUrl, messageLaneOrdered: messageLane.ordered }),
+        fields,
+        messageQueueUrl: messageLane?.queue.queueUrl,
+        messageLaneOrdered: messageLane?.ordered,
       })),
       quarantineQueueUrl: quarantineQueue.queueUrl,
       maximumMessageSizeBytes: settings.maximumMessageSizeBytes,

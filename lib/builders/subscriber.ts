@@ -108,7 +108,7 @@ function buildMessageLane(
       queue: messageQueue,
       settings: lane.settings,
       ordered: lane.ordered,
-      ...(lane.ordered ? { deadLetterQueue: messageDeadLetterQueue } : {}),
+      deadLetterQueue: lane.ordered ? messageDeadLetterQueue : undefined,
     },
   });
   return {

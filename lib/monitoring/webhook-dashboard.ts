@@ -390,9 +390,10 @@ function waitWidget(
         label: 'Age of oldest message (s)',
       }),
     ],
-    ...(alarmThresholdMs === undefined
-      ? {}
-      : { leftAnnotations: [{ value: alarmThresholdMs, label: 'MessageEventWaitTime alarm (p99)' }] }),
+    leftAnnotations:
+      alarmThresholdMs === undefined
+        ? undefined
+        : [{ value: alarmThresholdMs, label: 'MessageEventWaitTime alarm (p99)' }],
     leftYAxis: { min: 0 },
     rightYAxis: { min: 0 },
     width: QUARTER,
