@@ -13,7 +13,8 @@ import type { PipelineSettings } from './settings.ts';
 import type { StatusLedgerMode } from './status-ledger-mode.ts';
 import type { ResolvedSubscriber } from './subscribers.ts';
 
-// Meta's figures (issue 19): a number's throughput tiers and the sizing BSPs quote for a webhook endpoint.
+// Meta's figures (docs/capacity.md, "The model"): a number's throughput tiers and the sizing BSPs quote for a
+// webhook endpoint.
 /** Messages/s per business phone number by default. https://developers.facebook.com/docs/whatsapp/cloud-api/overview#throughput */
 export const META_DEFAULT_MESSAGES_PER_SECOND = 80;
 /** Messages/s per number after the automatic upgrade. https://developers.facebook.com/docs/whatsapp/cloud-api/overview#throughput */
@@ -110,7 +111,7 @@ export interface ExpectedPeak {
 
 /**
  * The peak the construct sizes for when no `expectedPeak` is given: one number at Meta's top tier, with as many
- * inbound messages as outbound (issue 19).
+ * inbound messages as outbound (docs/decisions.md, "Capacity").
  */
 export const DEFAULT_EXPECTED_PEAK: ExpectedPeak = { messagesPerSecond: META_UPGRADED_MESSAGES_PER_SECOND };
 

@@ -22,7 +22,10 @@ export const SQS_MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
  * batching window (5 min), the most that can pass between the receive and the visibility change.
  */
 export const MAX_RETRY_DELAY_SECONDS = SQS_MAX_VISIBILITY_TIMEOUT_SECONDS - 15 * 60 - 5 * 60;
-/** A downstream outage of a day keeps records out of the DLQ (issue: CRM and bot backends go down). */
+/**
+ * A downstream outage of a day (a CRM or bot backend down) keeps records out of the DLQ (docs/decisions.md,
+ * "Retries").
+ */
 export const MIN_OUTAGE_RIDDEN_OUT_SECONDS = 24 * 3600;
 
 export interface RetryBudget {
