@@ -6,6 +6,7 @@
  */
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { runCapacity } from '../../cli/capacity/run-capacity.ts';
 import {
   DEFAULT_EXPECTED_PEAK,
   DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
@@ -17,7 +18,6 @@ import type { LaneName } from '../../contract/lanes.ts';
 import { DEFAULT_SETTINGS, UnsafeSettingsError } from '../../contract/settings.ts';
 import { DEFAULT_THROTTLING_BURST_LIMIT, DEFAULT_THROTTLING_RATE_LIMIT } from '../../lib/defaults.ts';
 import type { WhatsAppWebhookDedupProps } from '../../lib/whatsapp-webhook-dedup.ts';
-import { runCapacity } from '../../ops/capacity/run-capacity.ts';
 import { synthStack } from '../support/synth-stack.ts';
 import { plannedSizing, sizedConcurrency } from './sizing.ts';
 

@@ -4,7 +4,7 @@
  * tarball with its peers at the versions of this repository's package-lock.json; write the README's stack and
  * handler module verbatim; typecheck them and `cdk synth` them. The template must bundle the user's handler
  * into the subscriber's consumers (and not into the receiver), cdk-nag's AwsSolutions pack must find nothing,
- * and the user's bundles must stay as small as this repository's own. The sizes go to bench/results.json
+ * and the user's bundles must stay as small as this repository's own. The sizes go to lab/bench/results.json
  * (`installedPackage`). Last, the installed bin starts the local stack over the same subscriber, and a signed
  * body sent with it (twice) is effected once.
  */
@@ -12,12 +12,15 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildLambdaBundles } from '../../bench/bundles/lambda-bundles.ts';
-import { writeInstalledPackageResults } from '../../bench/package/installed-package-results.ts';
-import { extractEventsOfFile } from '../../functions/cli/keys.ts';
-import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
+import { extractEventsOfFile } from '../../cli/keys/keys.ts';
+import { LocalStackClient } from '../../cli/local/stack/local-stack-client.ts';
+import { buildLambdaBundles } from '../../lab/bench/bundles/lambda-bundles.ts';
+import { writeInstalledPackageResults } from '../../lab/bench/package/installed-package-results.ts';
 import {
+  CLI_DIRECTORY,
   installApp,
+  installCli,
+  installedPackages,
   type PackedPackage,
   packPackage,
   REPOSITORY_ROOT,
@@ -97,10 +100,14 @@ new Queue(new Stack(app, 'Control'), 'Bare', { enforceSSL: false });
 `;
 
 let packed: PackedPackage;
+let packedCli: PackedPackage;
 let functions: SynthesizedFunction[];
+/** What `npm install whatsapp-webhook-dedup` (and the app's own packages) brought, before the CLI came. */
+let withConstructOnly: string[];
 
 beforeAll(async () => {
   packed = await packPackage(scratch);
+  packedCli = await packPackage(scratch, CLI_DIRECTORY);
   writeApp(app, {
     ...files,
     ...APP_CONFIGURATION,
@@ -112,6 +119,8 @@ beforeAll(async () => {
     join(app, 'body.json'),
   );
   await installApp(app, packed.tarball);
+  withConstructOnly = installedPackages(app);
+  await installCli(app, packedCli.tarball);
 }, 900_000);
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -120,8 +129,7 @@ describe('the package, installed in a CDK app of its own', () => {
   it('ships compiled ESM with declarations only: no TypeScript source, no repository path', () => {
     const shipped = packed.files.filter((file) => file !== 'package.json' && file !== 'README.md');
     expect(shipped.length).toBeGreaterThan(20);
-    // Beside dist/, only the emulator patch the bin's local stack applies (local/emulators/fauxqs-patch.ts).
-    expect(shipped.filter((file) => !file.startsWith('dist/'))).toEqual(['patches/fauxqs+1.9.2.patch']);
+    expect(shipped.filter((file) => !file.startsWith('dist/'))).toEqual([]);
     expect(shipped.filter((file) => /(?<!\.d)\.ts$/.test(file))).toEqual([]);
     expect(shipped).toEqual(
       expect.arrayContaining([
@@ -130,9 +138,30 @@ describe('the package, installed in a CDK app of its own', () => {
         'dist/functions/handlers.js',
         'dist/functions/receiver.js',
         'dist/functions/consumer.js',
-        'dist/local/cli/main.js',
       ]),
     );
+    expect(shipped.filter((file) => file.startsWith('dist/local/') || file.startsWith('dist/ops/'))).toEqual(
+      [],
+    );
+  });
+
+  it('brings in no emulator, dashboard library or patcher with the construct: the CLI brings them', () => {
+    const tooling = [
+      'fauxqs',
+      'chart.js',
+      'patch-package',
+      '@aws-sdk/client-cloudformation',
+      '@aws-sdk/client-lambda',
+    ];
+    expect(withConstructOnly.filter((name) => tooling.includes(name))).toEqual([]);
+    expect(installedPackages(app)).toEqual(
+      expect.arrayContaining(['fauxqs', 'chart.js', 'whatsapp-webhook-dedup-cli']),
+    );
+    const cliFiles = packedCli.files.filter((file) => file !== 'package.json' && file !== 'README.md');
+    // Beside dist/, only the emulator patch the bin's local stack applies (cli/local/emulators/fauxqs-patch.ts).
+    expect(cliFiles.filter((file) => !file.startsWith('dist/'))).toEqual(['patches/fauxqs+1.9.2.patch']);
+    expect(cliFiles).toContain('dist/local/cli/main.js');
+    expect(cliFiles.filter((file) => /(?<!\.d)\.ts$/.test(file))).toEqual([]);
   });
 
   it('typechecks the README stack and handler module against the installed declarations', async () => {

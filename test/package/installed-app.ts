@@ -9,8 +9,8 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { killOnExit } from '../../local/emulators/child-process-reaper.ts';
-import { findFreePort } from '../../local/emulators/free-port.ts';
+import { killOnExit } from '../../cli/local/emulators/child-process-reaper.ts';
+import { findFreePort } from '../../cli/local/emulators/free-port.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -79,16 +79,25 @@ export interface PackedPackage {
   readonly files: readonly string[];
 }
 
+/** The two published packages: the construct at the repository's root, the operator CLI in cli/. */
+export const CONSTRUCT_DIRECTORY = REPOSITORY_ROOT;
+export const CLI_DIRECTORY = join(REPOSITORY_ROOT, 'cli');
+
 /**
- * Builds dist/ (`npm run build`, what `prepack` runs) and packs the package into `destination`. Scripts are
- * run apart, since their output would precede `npm pack --json`'s on stdout.
+ * Builds dist/ (`npm run build`, what `prepack` runs) and packs the package of `directory` into `destination`.
+ * The CLI's build reads the construct's declarations, so the construct is built first. Scripts are run apart,
+ * since their output would precede `npm pack --json`'s on stdout.
  */
-export async function packPackage(destination: string): Promise<PackedPackage> {
-  await run('npm', ['run', '--silent', 'build'], { cwd: REPOSITORY_ROOT });
+export async function packPackage(
+  destination: string,
+  directory = CONSTRUCT_DIRECTORY,
+): Promise<PackedPackage> {
+  await run('npm', ['run', '--silent', 'build'], { cwd: CONSTRUCT_DIRECTORY });
+  if (directory !== CONSTRUCT_DIRECTORY) await run('npm', ['run', '--silent', 'build'], { cwd: directory });
   const { stdout } = await run(
     'npm',
     ['pack', '--json', '--ignore-scripts', '--pack-destination', destination],
-    { cwd: REPOSITORY_ROOT },
+    { cwd: directory },
   );
   const [packed] = JSON.parse(stdout) as Array<{
     filename: string;
@@ -131,6 +140,7 @@ export function writeApp(appDirectory: string, files: Readonly<Record<string, st
   }
 }
 
+/** Installs the construct's tarball and the app's packages as dependencies. */
 export async function installApp(appDirectory: string, tarball: string): Promise<void> {
   await run(
     'npm',
@@ -242,4 +252,24 @@ export async function startInstalledLocalStack(
   }
   await stack.stop();
   throw new Error(`the local stack was not ready within ${readyTimeoutMs} ms:\n${stack.output()}`);
+}
+
+/** Installs the CLI's tarball as a devDependency, as the CDK CLI sits beside aws-cdk-lib. */
+export async function installCli(appDirectory: string, tarball: string): Promise<void> {
+  await run(
+    'npm',
+    ['install', '--save-dev', '--save-exact', '--prefer-offline', '--no-audit', '--no-fund', tarball],
+    {
+      cwd: appDirectory,
+      timeoutMs: 600_000,
+    },
+  );
+}
+
+/** The packages installed in the app's node_modules (scoped ones as `@scope/name`). */
+export function installedPackages(appDirectory: string): string[] {
+  const modules = join(appDirectory, 'node_modules');
+  return readdirSync(modules).flatMap((name) =>
+    name.startsWith('@') ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name],
+  );
 }

@@ -1,6 +1,6 @@
 /**
- * The package's two exports (package.json `exports`): the root (the construct) and `./handlers` (the handler
- * API). What a user's Lambda bundle holds comes from `./handlers` alone, so it must reach no aws-cdk-lib and no
+ * The package's two public exports (package.json `exports`): the root (the construct) and `./handlers` (the
+ * handler API), beside the subpaths the operator CLI imports (`./contract/*`, `./functions/*`, `./lib/*`). What a user's Lambda bundle holds comes from `./handlers` alone, so it must reach no aws-cdk-lib and no
  * constructs; and each export must exist three times over, consistently: as a source file the build compiles
  * (tsconfig.build.json), as the compiled file the package points at, and as the repository's own alias for
  * the example app (tsconfig.json `paths`, read by tsc, tsx, esbuild and vitest).
@@ -21,7 +21,8 @@ const manifest = json('package.json') as {
 };
 const paths = (json('tsconfig.json') as { compilerOptions: { paths: Record<string, string[]> } })
   .compilerOptions.paths;
-const buildFiles = (json('tsconfig.build.json') as { files: string[] }).files;
+/** The folders the build compiles (tsconfig.build.json `include`). */
+const buildFolders = (json('tsconfig.build.json') as { include: string[] }).include;
 
 async function metafile(entry: string, packages: 'bundle' | 'external') {
   const result = await build({
@@ -58,10 +59,28 @@ describe('package exports', () => {
     (entry): entry is [string, { types: string; default: string }] => typeof entry[1] !== 'string',
   );
 
-  it('has the construct at the root and the handler API at ./handlers, types first', () => {
-    expect(codeExports.map(([subpath]) => subpath)).toEqual(['.', './handlers']);
+  it('has the construct at the root, the handler API at ./handlers and the CLI subpaths, types first', () => {
+    expect(codeExports.map(([subpath]) => subpath)).toEqual([
+      '.',
+      './handlers',
+      './contract/*',
+      './functions/*',
+      './lib/*',
+    ]);
     for (const [, conditions] of codeExports) expect(Object.keys(conditions)).toEqual(['types', 'default']);
   });
+
+  it.each(['contract', 'functions', 'lib'])(
+    './%s/*: the build compiles the folder, the export points at its compiled files, the alias at its sources',
+    (folder) => {
+      expect(buildFolders).toContain(folder);
+      expect(manifest.exports[`./${folder}/*`]).toEqual({
+        types: `./dist/${folder}/*.d.ts`,
+        default: `./dist/${folder}/*.js`,
+      });
+      expect(paths[`${manifest.name}/*`]).toEqual(['./*.ts']);
+    },
+  );
 
   it.each(['.', './handlers'])('%s: source, compiled file and repository alias agree', (subpath) => {
     const conditions = manifest.exports[subpath] as { types: string; default: string };
@@ -69,7 +88,7 @@ describe('package exports', () => {
     const [aliased] = paths[specifier] ?? [];
     expect(aliased, `tsconfig.json paths["${specifier}"]`).toMatch(/^\.\/.+\.ts$/);
     const source = (aliased as string).slice(2);
-    expect(buildFiles).toContain(source);
+    expect(buildFolders).toContain(source.split('/')[0]);
     const compiled = `./dist/${source.replace(/\.ts$/, '')}`;
     expect(conditions).toEqual({ types: `${compiled}.d.ts`, default: `${compiled}.js` });
     expect(manifest.files).toContain('dist');

@@ -6,13 +6,13 @@
  */
 import '../support/quiet-logs.ts';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { type InboundMessage, inboundMessages, messagesBody } from '../../cli/local/sender/webhook-bodies.ts';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
 import { createDocumentClient, createDynamoDbClient, createTestClaimTable } from '../support/aws-clients.ts';
 import { clientLosingFirstAnswer } from '../support/dynamodb-faults.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { messageKey } from '../support/webhooks/delivery-workload.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
-import { type InboundMessage, inboundMessages, messagesBody } from '../support/webhooks/webhook-bodies.ts';
 
 let pipeline: Pipeline | undefined;
 afterEach(async () => {

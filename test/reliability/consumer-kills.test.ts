@@ -11,13 +11,13 @@
  */
 import '../support/quiet-logs.ts';
 import { afterAll, afterEach, expect, it, onTestFinished } from 'vitest';
-import { seededRandom } from '../../local/seeded-random.ts';
+import { seededRandom } from '../../cli/local/seeded-random.ts';
+import { recordRunIfAsked, startRun } from '../../lab/docs/reliability-run-record.ts';
 import { type ConsumerWorker, startConsumerWorker } from '../support/consumer-worker-process.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { buildWorkload } from '../support/webhooks/delivery-workload.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
-import { recordRunIfAsked, startRun } from './run-record.ts';
 
 /** Visibility timeout 6 × 2 s = 12 s; leases end 0.5 s after a worker's 2 s deadline, long before. */
 const FUNCTION_TIMEOUT_SECONDS = 2;

@@ -20,12 +20,13 @@ import '../support/quiet-logs.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, expect, it, onTestFinished } from 'vitest';
+import { seededRandom, shuffled } from '../../cli/local/seeded-random.ts';
+import type { InvocationOutcome } from '../../cli/local/sqs-event-source.ts';
 import type { WebhookEventContext } from '../../functions/consumer/handler-api.ts';
 import { defineWebhookHandlers } from '../../functions/consumer/handler-api.ts';
 import { StatusLedger } from '../../functions/ledger/status-ledger.ts';
 import { webhookHandlers } from '../../functions/webhook-handlers.ts';
-import { seededRandom, shuffled } from '../../local/seeded-random.ts';
-import type { InvocationOutcome } from '../../local/sqs-event-source.ts';
+import { recordRunIfAsked, startRun } from '../../lab/docs/reliability-run-record.ts';
 import {
   createDocumentClient,
   dynamoDbEndpoint,
@@ -42,7 +43,6 @@ import {
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { buildWorkload, STATUS_SEQUENCE, statusKey } from '../support/webhooks/delivery-workload.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
-import { recordRunIfAsked, startRun } from './run-record.ts';
 
 const SEED = 20_261_130;
 const FAULT_RATE = 0.15;

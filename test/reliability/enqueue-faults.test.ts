@@ -8,14 +8,14 @@
  */
 import '../support/quiet-logs.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { inboundMessages, messagesBody } from '../../cli/local/sender/webhook-bodies.ts';
 import { ENV } from '../../contract/environment.ts';
 import { decodeSubscriberQueues, encodeSubscriberQueues } from '../../contract/subscribers.ts';
+import { recordRunIfAsked, startRun } from '../../lab/docs/reliability-run-record.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../support/pipeline-fixture.ts';
 import { type SqsBatchFault, type SqsFaultProxy, startSqsFaultProxy } from '../support/sqs-fault-proxy.ts';
 import { messageKey } from '../support/webhooks/delivery-workload.ts';
 import { keysOfBody } from '../support/webhooks/event-keys.ts';
-import { inboundMessages, messagesBody } from '../support/webhooks/webhook-bodies.ts';
-import { recordRunIfAsked, startRun } from './run-record.ts';
 
 /** A queue message of at most 4 KiB: the 40-message delivery below becomes several parts. */
 const MAXIMUM_MESSAGE_SIZE_BYTES = 4096;

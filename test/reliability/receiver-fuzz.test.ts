@@ -26,9 +26,9 @@ import {
   type WebhookRequest,
 } from '../../functions/receiver/receive-webhook.ts';
 import { signBody } from '../../functions/receiver/signature.ts';
+import { recordRunIfAsked, startRun } from '../../lab/docs/reliability-run-record.ts';
 import { DEFAULT_SUBSCRIBERS, RecordingQueues } from '../support/recording-queues.ts';
 import { buildBodies, layout, taggedSpecs } from '../support/webhooks/webhook-arbitraries.ts';
-import { recordRunIfAsked, startRun } from './run-record.ts';
 
 const SEED = 20_261_130;
 const SECRETS = ['fuzz-app-secret', 'fuzz-rotated-app-secret'] as const;

@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { createClaimTable } from '../../local/emulators/claim-table.ts';
+import { createClaimTable } from '../../cli/local/emulators/claim-table.ts';
 
 export const TEST_REGION = 'us-east-1';
 export const TEST_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };

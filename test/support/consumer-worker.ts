@@ -9,8 +9,8 @@
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { interceptLocalhostDns } from 'fauxqs';
+import { createSqsEventSource } from '../../cli/local/sqs-event-source.ts';
 import { ENV, getNumberFromEnv, getStringFromEnv } from '../../contract/environment.ts';
-import { createSqsEventSource } from '../../local/sqs-event-source.ts';
 
 // fauxqs queue URLs name `sqs.<region>.localhost`, which an env-configured SQS client calls directly.
 interceptLocalhostDns();

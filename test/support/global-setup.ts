@@ -4,8 +4,8 @@
  * Test files isolate themselves with unique table and queue names, not with separate emulators.
  */
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../local/emulators/dynamodb-local.ts';
-import { startSqsEmulator } from '../../local/emulators/sqs.ts';
+import { startDynamoDbLocal } from '../../cli/local/emulators/dynamodb-local.ts';
+import { startSqsEmulator } from '../../cli/local/emulators/sqs.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -20,6 +20,18 @@ import { type Message, ReceiveMessageCommand, SendMessageCommand, type SQSClient
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { interceptLocalhostDns } from 'fauxqs';
+import {
+  createPipelineQueues,
+  createQuarantineQueue,
+  type PipelineQueues,
+} from '../../cli/local/emulators/sqs.ts';
+import { toApiGatewayV2Event } from '../../cli/local/http/api-gateway-v2.ts';
+import { readQueueCounts, totalMessages } from '../../cli/local/queue-counts.ts';
+import {
+  createSqsEventSource,
+  type InvocationReport,
+  type SqsEventSource,
+} from '../../cli/local/sqs-event-source.ts';
 import { consumerEnvironment, ENV, receiverEnvironment } from '../../contract/environment.ts';
 import {
   type PipelineSettings,
@@ -41,18 +53,6 @@ import type {
 import { signBody } from '../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../functions/receiver.ts';
 import { webhookHandlers } from '../../functions/webhook-handlers.ts';
-import {
-  createPipelineQueues,
-  createQuarantineQueue,
-  type PipelineQueues,
-} from '../../local/emulators/sqs.ts';
-import { toApiGatewayV2Event } from '../../local/http/api-gateway-v2.ts';
-import {
-  createSqsEventSource,
-  type InvocationReport,
-  type SqsEventSource,
-} from '../../local/sqs-event-source.ts';
-import { readQueueCounts, totalMessages } from '../../tools/queue-counts.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,

@@ -1,6 +1,6 @@
 /** Checks shared by the several-subscriber integration tests (test/integration/subscribers). */
 import { expect } from 'vitest';
-import type { SqsEventSource } from '../../local/sqs-event-source.ts';
+import type { SqsEventSource } from '../../cli/local/sqs-event-source.ts';
 import type { EventSourceOptions, Pipeline, PipelineSubscriber } from './pipeline-fixture.ts';
 
 /** Starts every subscriber's consumer; subscriber name → its event source. */

@@ -14,12 +14,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toLambdaRecord } from '../../../cli/local/sqs-records.ts';
 import { type ArchiveRecord, archivedBodyBytes, decodeArchiveLines } from '../../../contract/archive.ts';
 import { ENV } from '../../../contract/environment.ts';
 import { createArchiverHandler } from '../../../functions/archiver.ts';
 import type { ArchiveCopy } from '../../../functions/queue/delivery-queue-port.ts';
 import { SqsArchiveQueue } from '../../../functions/queue/sqs-archive-queue.ts';
-import { toLambdaRecord } from '../../../local/sqs-records.ts';
 import { createBucket, createEmulatorS3Client } from '../../support/archive-objects.ts';
 import { createSqsClient, sqsEndpoint, uniqueName } from '../../support/aws-clients.ts';
 

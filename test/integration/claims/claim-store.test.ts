@@ -13,12 +13,12 @@ import {
   isHeld,
 } from '../../../functions/claims/claim-store.ts';
 import { ClaimLostError } from '../../../functions/claims/errors.ts';
+import { countRequests, type RequestCounter } from '../../../lab/bench/support/request-counter.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,
   createTestClaimTable,
 } from '../../support/aws-clients.ts';
-import { countRequests, type RequestCounter } from '../../support/request-counter.ts';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;

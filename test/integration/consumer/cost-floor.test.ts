@@ -5,9 +5,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { inboundMessages, messagesBody, statusesBody } from '../../../cli/local/sender/webhook-bodies.ts';
 import { SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { type ConsumerConfig, createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
+import { countRequests } from '../../../lab/bench/support/request-counter.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,
@@ -15,8 +17,6 @@ import {
   createTestClaimTable,
 } from '../../support/aws-clients.ts';
 import { sqsEvent, testConsumerConfig } from '../../support/consumer-harness.ts';
-import { countRequests } from '../../support/request-counter.ts';
-import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const dynamodb = createDynamoDbClient();
 const requests = countRequests(dynamodb);

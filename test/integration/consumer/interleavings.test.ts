@@ -16,10 +16,11 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { inboundMessages, messagesBody, statusesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { toLambdaRecord } from '../../../cli/local/sqs-records.ts';
 import { SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { type ConsumerConfig, createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import type { StatusContext, WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
-import { toLambdaRecord } from '../../../local/sqs-records.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,
@@ -29,7 +30,6 @@ import {
 } from '../../support/aws-clients.ts';
 import { sqsEvent, testConsumerConfig } from '../../support/consumer-harness.ts';
 import { clientLosingFirstAnswer } from '../../support/dynamodb-faults.ts';
-import { inboundMessages, messagesBody, statusesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const sqs = createSqsClient();
 const dynamodb = createDynamoDbClient();

@@ -15,6 +15,8 @@ import {
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { messagesBody, PHONE_NUMBER_ID } from '../../../cli/local/sender/webhook-bodies.ts';
+import { toLambdaRecord } from '../../../cli/local/sqs-records.ts';
 import { conversationId } from '../../../contract/lanes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
@@ -24,7 +26,6 @@ import {
   type MessageContext,
   type WebhookHandlers,
 } from '../../../functions/consumer/handler-api.ts';
-import { toLambdaRecord } from '../../../local/sqs-records.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,
@@ -33,7 +34,6 @@ import {
   uniqueName,
 } from '../../support/aws-clients.ts';
 import { captureOutput, emfDocuments, testConsumerConfig } from '../../support/consumer-harness.ts';
-import { messagesBody, PHONE_NUMBER_ID } from '../../support/webhooks/webhook-bodies.ts';
 
 const sqs = createSqsClient();
 const dynamodb = createDynamoDbClient();

@@ -12,10 +12,11 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { inboundMessages, messagesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { toLambdaRecord } from '../../../cli/local/sqs-records.ts';
 import { SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import { RetryLater } from '../../../functions/consumer/handler-api.ts';
-import { toLambdaRecord } from '../../../local/sqs-records.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,
@@ -24,7 +25,6 @@ import {
   uniqueName,
 } from '../../support/aws-clients.ts';
 import { testConsumerConfig } from '../../support/consumer-harness.ts';
-import { inboundMessages, messagesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const sqs = createSqsClient();
 const dynamodb = createDynamoDbClient();

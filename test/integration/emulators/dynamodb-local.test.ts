@@ -16,12 +16,12 @@ import {
   ensureDynamoDbLocal,
   JavaNotFoundError,
   startDynamoDbLocal,
-} from '../../../local/emulators/dynamodb-local.ts';
-import { findFreePort } from '../../../local/emulators/free-port.ts';
+} from '../../../cli/local/emulators/dynamodb-local.ts';
+import { findFreePort } from '../../../cli/local/emulators/free-port.ts';
 import { createDynamoDbClient, TEST_CREDENTIALS, TEST_REGION } from '../../support/aws-clients.ts';
 
 const execFileAsync = promisify(execFile);
-const LAUNCHER = fileURLToPath(new URL('../../../local/emulators/dynamodb-local.ts', import.meta.url));
+const LAUNCHER = fileURLToPath(new URL('../../../cli/local/emulators/dynamodb-local.ts', import.meta.url));
 const scratch: string[] = [];
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * The fauxqs patch where a user's app installs this package (local/emulators/fauxqs-patch.ts): fauxqs
+ * The fauxqs patch where a user's app installs this package (cli/local/emulators/fauxqs-patch.ts): fauxqs
  * hoisted to the app's node_modules, or nested under the package's own when the app has another version.
  * Each layout gets fauxqs 1.9.2 as published (the repository's patched copy with the patch reversed); the
  * hoisted one is then run: the emoji body and the FIFO group receive the patch exists for
@@ -23,11 +23,11 @@ import {
   ensureFauxqsPatched,
   FAUXQS_VERSION,
   FauxqsPatchError,
-} from '../../../local/emulators/fauxqs-patch.ts';
+} from '../../../cli/local/emulators/fauxqs-patch.ts';
 import { TEST_CREDENTIALS, TEST_REGION } from '../../support/aws-clients.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const PATCH = join(ROOT, 'patches', `fauxqs+${FAUXQS_VERSION}.patch`);
+const PATCH = join(ROOT, 'cli', 'patches', `fauxqs+${FAUXQS_VERSION}.patch`);
 // Inside the repository's node_modules, so that the copies' own dependencies (fastify, the SDK) resolve.
 const BASE = join(ROOT, 'node_modules', '.cache', 'fauxqs-patch-test', randomUUID());
 const stops: (() => Promise<void>)[] = [];
@@ -67,8 +67,8 @@ function writePackage(directory: string, manifest: object): void {
 /** An app with this package installed: returns where its compiled emulator modules would be. */
 function appWithPackage(app: string): string {
   writePackage(app, { name: 'user-app', private: true });
-  const installed = join(app, 'node_modules', 'whatsapp-webhook-dedup');
-  writePackage(installed, { name: 'whatsapp-webhook-dedup', version: '0.1.0' });
+  const installed = join(app, 'node_modules', 'whatsapp-webhook-dedup-cli');
+  writePackage(installed, { name: 'whatsapp-webhook-dedup-cli', version: '0.1.0' });
   return join(installed, 'dist', 'local', 'emulators');
 }
 
@@ -147,7 +147,7 @@ describe('the fauxqs patch in a user’s app', () => {
     const from = appWithPackage(app);
     writePackage(join(app, 'node_modules', 'fauxqs'), { name: 'fauxqs', version: '2.4.1' });
     const nested = installPublishedFauxqs(
-      join(app, 'node_modules', 'whatsapp-webhook-dedup', 'node_modules'),
+      join(app, 'node_modules', 'whatsapp-webhook-dedup-cli', 'node_modules'),
     );
 
     expect(ensureFauxqsPatched({ from })).toEqual({ directory: nested, outcome: 'applied' });

@@ -14,12 +14,12 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ResolvedMessageLane, resolveMessageLane } from '../../../contract/lanes.ts';
 import {
   createPipelineQueues,
   FIFO_QUEUE_SUFFIX,
   type PipelineQueues,
-} from '../../../local/emulators/sqs.ts';
+} from '../../../cli/local/emulators/sqs.ts';
+import { type ResolvedMessageLane, resolveMessageLane } from '../../../contract/lanes.ts';
 import { createSqsClient, uniqueName } from '../../support/aws-clients.ts';
 
 // The ordered message lane's own settings: its redrive after 20 receives.

@@ -14,7 +14,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readQueueCounts, totalMessages } from '../../../tools/queue-counts.ts';
+import { readQueueCounts, totalMessages } from '../../../cli/local/queue-counts.ts';
 import { createSqsClient, uniqueName } from '../../support/aws-clients.ts';
 
 let sqs: SQSClient;

@@ -13,8 +13,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPipelineQueues, type PipelineQueues } from '../../../cli/local/emulators/sqs.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
-import { createPipelineQueues, type PipelineQueues } from '../../../local/emulators/sqs.ts';
 import { createSqsClient, uniqueName } from '../../support/aws-clients.ts';
 
 const settings = resolveSettings();

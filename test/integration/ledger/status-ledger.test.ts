@@ -1,10 +1,17 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  DISPLAY_PHONE_NUMBER,
+  PHONE_NUMBER_ID,
+  statusesBody,
+  webhookPayload,
+} from '../../../cli/local/sender/webhook-bodies.ts';
 import { createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import type { StatusContext } from '../../../functions/consumer/handler-api.ts';
 import type { StatusObservation } from '../../../functions/ledger/status-event.ts';
 import { StatusLedger } from '../../../functions/ledger/status-ledger.ts';
 import { LEGACY_FAILED_RANK } from '../../../functions/ledger/status-rank.ts';
+import { countRequests } from '../../../lab/bench/support/request-counter.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,
@@ -18,13 +25,6 @@ import {
   sqsEvent,
   testConsumerConfig,
 } from '../../support/consumer-harness.ts';
-import { countRequests } from '../../support/request-counter.ts';
-import {
-  DISPLAY_PHONE_NUMBER,
-  PHONE_NUMBER_ID,
-  statusesBody,
-  webhookPayload,
-} from '../../support/webhooks/webhook-bodies.ts';
 
 const dynamodb = createDynamoDbClient();
 const requests = countRequests(dynamodb);

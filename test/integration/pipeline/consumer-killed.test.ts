@@ -6,8 +6,14 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { afterAll, afterEach, expect, it } from 'vitest';
+import { envelope, inboundMessages, messagesChange } from '../../../cli/local/sender/webhook-bodies.ts';
+import {
+  appendKillRun,
+  KILL_RUNS_PATH,
+  type KillRun,
+  killTestLine,
+} from '../../../lab/docs/kill-run-record.ts';
 import { type ConsumerWorker, startConsumerWorker } from '../../support/consumer-worker-process.ts';
-import { appendKillRun, KILL_RUNS_PATH, type KillRun, killTestLine } from '../../support/kill-run-record.ts';
 import {
   createPipeline,
   type Pipeline,
@@ -17,7 +23,6 @@ import {
 import { waitFor } from '../../support/wait-for.ts';
 import { messageKey } from '../../support/webhooks/delivery-workload.ts';
 import { keysOfBody } from '../../support/webhooks/event-keys.ts';
-import { envelope, inboundMessages, messagesChange } from '../../support/webhooks/webhook-bodies.ts';
 
 const DELIVERIES = 60;
 const EVENTS_PER_DELIVERY = 3;

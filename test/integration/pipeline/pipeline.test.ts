@@ -1,5 +1,12 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
+  envelope,
+  type InboundMessage,
+  inboundMessages,
+  messagesChange,
+  statusesChange,
+} from '../../../cli/local/sender/webhook-bodies.ts';
+import {
   createPipeline,
   type Pipeline,
   restoreEnvironment,
@@ -7,13 +14,6 @@ import {
   sign,
 } from '../../support/pipeline-fixture.ts';
 import { waitFor } from '../../support/wait-for.ts';
-import {
-  envelope,
-  type InboundMessage,
-  inboundMessages,
-  messagesChange,
-  statusesChange,
-} from '../../support/webhooks/webhook-bodies.ts';
 
 let pipeline: Pipeline | undefined;
 afterEach(async () => {

@@ -7,11 +7,12 @@ import { CreateQueueCommand, type Message, ReceiveMessageCommand, type SQSClient
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { interceptLocalhostDns } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readQueueCounts, totalMessages } from '../../../cli/local/queue-counts.ts';
+import { envelope, inboundMessages, messagesChange } from '../../../cli/local/sender/webhook-bodies.ts';
 import { receiverEnvironment } from '../../../contract/environment.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
-import { readQueueCounts, totalMessages } from '../../../tools/queue-counts.ts';
 import {
   createSqsClient,
   sqsEndpoint,
@@ -20,7 +21,6 @@ import {
   uniqueName,
 } from '../../support/aws-clients.ts';
 import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
-import { envelope, inboundMessages, messagesChange } from '../../support/webhooks/webhook-bodies.ts';
 import { signedPost } from '../../support/webhooks/webhook-requests.ts';
 
 const SECRET = 'fan-out-test-app-secret';

@@ -7,6 +7,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import {
+  inboundMessages,
+  messagesChange,
+  statusesBody,
+  wamidFactory,
+} from '../../../cli/local/sender/webhook-bodies.ts';
 import type { WebhookEventContext, WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../../support/pipeline-fixture.ts';
 import {
@@ -15,12 +21,6 @@ import {
   expectNothingDeadOrQuarantined,
   startEveryConsumer,
 } from '../../support/subscriber-checks.ts';
-import {
-  inboundMessages,
-  messagesChange,
-  statusesBody,
-  wamidFactory,
-} from '../../support/webhooks/webhook-bodies.ts';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url), 'utf8');

@@ -3,6 +3,7 @@
  * blocks another's effects, and each subscriber's DLQ holds only its own failed records.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { envelope, inboundMessages, messagesChange } from '../../../cli/local/sender/webhook-bodies.ts';
 import type { WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../../support/pipeline-fixture.ts';
 import {
@@ -12,7 +13,6 @@ import {
   startEveryConsumer,
 } from '../../support/subscriber-checks.ts';
 import { waitFor } from '../../support/wait-for.ts';
-import { envelope, inboundMessages, messagesChange } from '../../support/webhooks/webhook-bodies.ts';
 
 let pipeline: Pipeline | undefined;
 afterEach(async () => {

@@ -6,7 +6,16 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { InvocationReport } from '../../../local/sqs-event-source.ts';
+import {
+  envelope,
+  type InboundMessage,
+  inboundMessages,
+  messagesChange,
+  statusesChange,
+  WABA_ID,
+  wamidFactory,
+} from '../../../cli/local/sender/webhook-bodies.ts';
+import type { InvocationReport } from '../../../cli/local/sqs-event-source.ts';
 import { createSqsClient } from '../../support/aws-clients.ts';
 import {
   createPipeline,
@@ -20,15 +29,6 @@ import {
   expectNothingDeadOrQuarantined,
   startEveryConsumer,
 } from '../../support/subscriber-checks.ts';
-import {
-  envelope,
-  type InboundMessage,
-  inboundMessages,
-  messagesChange,
-  statusesChange,
-  WABA_ID,
-  wamidFactory,
-} from '../../support/webhooks/webhook-bodies.ts';
 
 let pipeline: Pipeline | undefined;
 afterEach(async () => {

@@ -4,6 +4,13 @@
  * retry never runs the bot's effect again, and the CRM effects each event once after its retry.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import {
+  envelope,
+  inboundMessages,
+  messagesChange,
+  statusesChange,
+  wamidFactory,
+} from '../../../cli/local/sender/webhook-bodies.ts';
 import { defineWebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import { webhookHandlers as bot } from '../../../functions/examples/subscribers/bot.ts';
 import { webhookHandlers as crm } from '../../../functions/examples/subscribers/crm.ts';
@@ -14,13 +21,6 @@ import {
   expectNothingDeadOrQuarantined,
   startEveryConsumer,
 } from '../../support/subscriber-checks.ts';
-import {
-  envelope,
-  inboundMessages,
-  messagesChange,
-  statusesChange,
-  wamidFactory,
-} from '../../support/webhooks/webhook-bodies.ts';
 
 let pipeline: Pipeline | undefined;
 afterEach(async () => {

@@ -7,7 +7,7 @@
  * `st:<wamid>:<status>`), never by the extractor under test; `keysOfBody` is the extractor's view, for
  * the tests to cross-check against these keys (see event-keys.ts).
  */
-import { shuffled } from '../../../local/seeded-random.ts';
+import { shuffled } from '../../../cli/local/seeded-random.ts';
 import {
   envelope,
   type InboundMessage,
@@ -15,7 +15,7 @@ import {
   messagesChange,
   type OutboundStatus,
   statusesChange,
-} from './webhook-bodies.ts';
+} from '../../../cli/local/sender/webhook-bodies.ts';
 
 export const STATUS_SEQUENCE = ['sent', 'delivered', 'read'] as const;
 

@@ -5,7 +5,7 @@
  * lexeme. Every choice comes from `seed`, so a failing case replays.
  */
 import { isLosslessNumber } from 'lossless-json';
-import { seededRandom } from '../../../local/seeded-random.ts';
+import { seededRandom } from '../../../cli/local/seeded-random.ts';
 
 export interface Spelling {
   readonly seed: number;

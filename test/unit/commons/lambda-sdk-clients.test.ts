@@ -9,10 +9,10 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import type * as SqsModule from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createLambdaContext } from '../../../cli/local/lambda-context.ts';
 import { SDK_TIMEOUTS, type SdkClientUse } from '../../../functions/commons/sdk-client-config.ts';
 import { createConsumerFromEnv } from '../../../functions/consumer/create-consumer.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
-import { createLambdaContext } from '../../../local/lambda-context.ts';
 import { resolvedSdkTimeouts } from '../../support/resolved-sdk-timeouts.ts';
 import { httpApiEvent } from '../../support/webhooks/webhook-requests.ts';
 

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
+import { envelope, statusesChange, WABA_ID } from '../../../cli/local/sender/webhook-bodies.ts';
 import type { ManagementEventContext } from '../../../functions/consumer/handler-api.ts';
 import {
   captureOutput,
@@ -14,7 +15,6 @@ import {
   metricValue,
   sqsEvent,
 } from '../../support/consumer-harness.ts';
-import { envelope, statusesChange, WABA_ID } from '../../support/webhooks/webhook-bodies.ts';
 
 const FIXTURES = new URL('../../fixtures/webhooks/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(`${name}.json`, FIXTURES), 'utf8');

@@ -2,6 +2,15 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import {
+  DISPLAY_PHONE_NUMBER,
+  envelope,
+  inboundMessages,
+  messagesBody,
+  messagesChange,
+  statusesBody,
+  statusesChange,
+} from '../../../cli/local/sender/webhook-bodies.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { keyedDigest, useLogDigestKey } from '../../../functions/commons/log-digest.ts';
 import { defineWebhookHandlers, type LogDetails } from '../../../functions/consumer/handler-api.ts';
@@ -14,15 +23,6 @@ import {
   metricValue,
   sqsEvent,
 } from '../../support/consumer-harness.ts';
-import {
-  DISPLAY_PHONE_NUMBER,
-  envelope,
-  inboundMessages,
-  messagesBody,
-  messagesChange,
-  statusesBody,
-  statusesChange,
-} from '../../support/webhooks/webhook-bodies.ts';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url), 'utf8');

@@ -17,6 +17,7 @@ import {
 import type { Context, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { inboundMessages, messagesBody } from '../../../cli/local/sender/webhook-bodies.ts';
 import { consumerEnvironment, ENV } from '../../../contract/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { resolveSettings, UnsafeSettingsError } from '../../../contract/settings.ts';
@@ -30,7 +31,6 @@ import {
   createConsumerHandler,
 } from '../../../functions/consumer/create-consumer.ts';
 import { defineWebhookHandlers } from '../../../functions/consumer/handler-api.ts';
-import { inboundMessages, messagesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12);
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };

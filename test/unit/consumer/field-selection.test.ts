@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import {
+  envelope,
+  inboundMessages,
+  messagesChange,
+  statusesChange,
+} from '../../../cli/local/sender/webhook-bodies.ts';
 import { selectFields } from '../../../functions/consumer/field-selection.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import {
@@ -9,12 +15,6 @@ import {
   metricValue,
   sqsEvent,
 } from '../../support/consumer-harness.ts';
-import {
-  envelope,
-  inboundMessages,
-  messagesChange,
-  statusesChange,
-} from '../../support/webhooks/webhook-bodies.ts';
 
 const fixture = (name: string) =>
   JSON.parse(readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url), 'utf8')) as {

@@ -1,11 +1,11 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { inboundMessages, messagesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { smokeBody } from '../../../cli/ops/smoke/smoke-body.ts';
 import { isSmokeTestWamid, SMOKE_TEST_WAMID_PREFIX } from '../../../contract/smoke-test.ts';
 import type { WebhookEventContext } from '../../../functions/consumer/handler-api.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
-import { smokeBody } from '../../../ops/smoke/smoke-body.ts';
 import { captureOutput, createHarness, sqsEvent } from '../../support/consumer-harness.ts';
-import { inboundMessages, messagesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 function seen() {
   const contexts: Pick<WebhookEventContext, 'key' | 'kind' | 'smokeTest'>[] = [];

@@ -8,10 +8,10 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLambdaContext } from '../../../cli/local/lambda-context.ts';
 import { ENV, MissingConfigurationError } from '../../../contract/environment.ts';
 import type { MessageContext, StatusContext } from '../../../functions/consumer/handler-api.ts';
 import { EFFECTS_JOURNAL_VARIABLE } from '../../../functions/examples/subscribers/local-journal.ts';
-import { createLambdaContext } from '../../../local/lambda-context.ts';
 
 const MODULES = [
   '../../../functions/consumer.ts',

@@ -20,8 +20,8 @@ import {
   UnsafeSettingsError,
 } from '../../../contract/settings.ts';
 import { backoffDelaySeconds } from '../../../functions/consumer/retry-policy.ts';
-import { RETRY_BUDGET_REGION, retryBudgetMarkdown } from '../../../local/retry-budget-markdown.ts';
-import { readRegion } from '../../../tools/markdown/regions.ts';
+import { readRegion } from '../../../lab/docs/markdown/regions.ts';
+import { RETRY_BUDGET_REGION, retryBudgetMarkdown } from '../../../lab/docs/retry-budget-markdown.ts';
 
 const DAY = 86_400;
 

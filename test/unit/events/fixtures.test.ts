@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runKeysCli } from '../../../functions/cli/keys.ts';
+import { runKeysCli } from '../../../cli/keys/keys.ts';
 import {
   extractEvents,
   extractEventsFromEnvelope,
@@ -178,7 +178,7 @@ describe('npm run keys -- FILE', () => {
   // The real entry point, as `npm run keys` starts it (tsx), on a few fixtures.
   function runScript(args: string[]): { status: number | null; stdout: string; stderr: string } {
     try {
-      const stdout = execFileSync(process.execPath, ['--import', 'tsx', 'functions/cli/keys.ts', ...args], {
+      const stdout = execFileSync(process.execPath, ['--import', 'tsx', 'cli/keys/keys.ts', ...args], {
         cwd: REPO_ROOT,
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,8 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from './import-graph.ts';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
 import {
   duplicatedSdkPackages,
   lowestNodeMajor,

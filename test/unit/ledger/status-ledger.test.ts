@@ -1,6 +1,6 @@
 /**
  * The status ledger's rules (docs/design.md §3), on the in-memory DynamoDB model that
- * test/simulation/dynamodb/differential.test.ts holds to DynamoDB Local request by request: the real
+ * lab/test/protocol-checker/dynamodb/differential.test.ts holds to DynamoDB Local request by request: the real
  * StatusLedger sends its real conditional writes, so each rule is checked as DynamoDB evaluates it. The same
  * conditional write against DynamoDB Local: test/integration/ledger/status-ledger.test.ts.
  */
@@ -10,8 +10,11 @@ import type { WebhookEvent } from '../../../functions/events/types.ts';
 import { observeStatus, type StatusObservation } from '../../../functions/ledger/status-event.ts';
 import { StatusLedger, type StatusLedgerChange } from '../../../functions/ledger/status-ledger.ts';
 import { LEGACY_FAILED_RANK } from '../../../functions/ledger/status-rank.ts';
-import { DynamoDbModel } from '../../simulation/dynamodb/dynamodb-model.ts';
-import { type ModelRequest, modelDocumentClient } from '../../simulation/dynamodb/model-document-client.ts';
+import { DynamoDbModel } from '../../../lab/protocol-checker/dynamodb/dynamodb-model.ts';
+import {
+  type ModelRequest,
+  modelDocumentClient,
+} from '../../../lab/protocol-checker/dynamodb/model-document-client.ts';
 
 const TABLE = 'claims';
 const WAMID = 'wamid.HBgLMTY1MDU1NTEyMzQVAgARGBI';

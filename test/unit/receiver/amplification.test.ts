@@ -5,6 +5,8 @@
  * built.
  */
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../cli/local/seeded-random.ts';
+import { metaJson, metaShapedWamid } from '../../../cli/local/sender/webhook-bodies.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
 import {
   AMPLIFICATION_ALLOWANCE_BYTES,
@@ -14,11 +16,9 @@ import {
 import { planDelivery } from '../../../functions/receiver/plan-delivery.ts';
 import { splitByLane } from '../../../functions/receiver/split-by-lane.ts';
 import { splitDelivery } from '../../../functions/receiver/split-delivery.ts';
-import { seededRandom } from '../../../local/seeded-random.ts';
 import { RecordingQueues } from '../../support/recording-queues.ts';
 import { deliverSigned } from '../../support/signed-delivery.ts';
 import { keysOfBody, keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
-import { metaJson, metaShapedWamid } from '../../support/webhooks/webhook-bodies.ts';
 
 const _SECRET = 'secret';
 const BOT: SubscriberQueue = {

@@ -1,5 +1,6 @@
 /** The receiver's archive copy (docs/design.md, "Archive"): what it hands the archive lane, and when it fails. */
 import { describe, expect, it } from 'vitest';
+import { envelope, inboundMessages, messagesChange } from '../../../cli/local/sender/webhook-bodies.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
 import type { ArchiveCopy, ArchivePort, DeliveryMeta } from '../../../functions/queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../../../functions/queue/errors.ts';
@@ -10,7 +11,6 @@ import {
 } from '../../../functions/receiver/receive-webhook.ts';
 import { signBody } from '../../../functions/receiver/signature.ts';
 import { RecordingQueues } from '../../support/recording-queues.ts';
-import { envelope, inboundMessages, messagesChange } from '../../support/webhooks/webhook-bodies.ts';
 
 const SECRET = 'secret';
 const BOT: SubscriberQueue = { name: 'bot', queueUrl: 'memory://bot', fields: ['messages'] };

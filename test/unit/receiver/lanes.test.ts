@@ -1,16 +1,16 @@
 /** The receiver's lanes (docs/design.md §8): which part of a delivery each subscriber queue stores. */
 import { describe, expect, it } from 'vitest';
-import type { SubscriberQueue } from '../../../contract/subscribers.ts';
-import { RecordingQueues } from '../../support/recording-queues.ts';
-import { deliverSigned } from '../../support/signed-delivery.ts';
-import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
 import {
   envelope,
   inboundMessages,
   messagesChange,
   PHONE_NUMBER_ID,
   statusesChange,
-} from '../../support/webhooks/webhook-bodies.ts';
+} from '../../../cli/local/sender/webhook-bodies.ts';
+import type { SubscriberQueue } from '../../../contract/subscribers.ts';
+import { RecordingQueues } from '../../support/recording-queues.ts';
+import { deliverSigned } from '../../support/signed-delivery.ts';
+import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
 
 const _SECRET = 'secret';
 const BOT: SubscriberQueue = {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { privateMessagesBody } from '../../../cli/local/sender/webhook-bodies.ts';
 import { MAX_LOSSLESS_NESTING } from '../../../functions/events/parse-json.ts';
 import { escapeForQueue, readDelivery } from '../../../functions/receiver/read-delivery.ts';
-import { privateMessagesBody } from '../../support/webhooks/webhook-bodies.ts';
 
 describe('readDelivery', () => {
   const body = privateMessagesBody(3, { textRepeat: 2 });

@@ -1,5 +1,13 @@
 /** The orchestration with an in-memory queue port: the paths that are awkward to reach through SQS mocks. */
 import { describe, expect, it } from 'vitest';
+import {
+  envelope,
+  type InboundMessage,
+  inboundMessages,
+  messagesBody,
+  messagesChange,
+  privateMessagesBody,
+} from '../../../cli/local/sender/webhook-bodies.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
 import { WebhookSecretsUnavailableError } from '../../../functions/receiver/errors.ts';
 import {
@@ -11,14 +19,6 @@ import { signBody } from '../../../functions/receiver/signature.ts';
 import type { WebhookSecretsSource } from '../../../functions/receiver/webhook-secrets.ts';
 import { DEFAULT_SUBSCRIBERS, RecordingQueues } from '../../support/recording-queues.ts';
 import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
-import {
-  envelope,
-  type InboundMessage,
-  inboundMessages,
-  messagesBody,
-  messagesChange,
-  privateMessagesBody,
-} from '../../support/webhooks/webhook-bodies.ts';
 
 const SECRET = 'secret';
 

@@ -8,16 +8,16 @@ import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient }
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { encodeSubscriberQueues, type SubscriberQueue } from '../../../contract/subscribers.ts';
-import { createReceiverHandler } from '../../../functions/receiver.ts';
-import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
 import {
   DISPLAY_PHONE_NUMBER,
   PRIVATE_TEXT,
   PROFILE_NAME,
   privateMessagesBody,
   SENDER_PHONE,
-} from '../../support/webhooks/webhook-bodies.ts';
+} from '../../../cli/local/sender/webhook-bodies.ts';
+import { encodeSubscriberQueues, type SubscriberQueue } from '../../../contract/subscribers.ts';
+import { createReceiverHandler } from '../../../functions/receiver.ts';
+import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
 import { httpApiEvent, signedPost } from '../../support/webhooks/webhook-requests.ts';
 
 const sqsMock = mockClient(SQSClient);

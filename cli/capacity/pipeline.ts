@@ -1,0 +1,122 @@
+/**
+ * The pipeline the planner sizes: what the construct deploys without `expectedPeak` (settings from
+ * contract/settings.ts and the lanes of contract/lanes.ts, then sized for DEFAULT_EXPECTED_PEAK by
+ * lib/capacity-sizing.ts as the construct does), with the default subscriber, N copies of it, or the
+ * subscribers of a module shaped like bin/subscribers.ts (each entry imported to see which handlers it has).
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  type CapacityPipeline,
+  type CapacitySubscriber,
+  capacitySubscribers,
+} from 'whatsapp-webhook-dedup/contract/capacity';
+import { resolveMessageLane } from 'whatsapp-webhook-dedup/contract/lanes';
+import { resolveSettings } from 'whatsapp-webhook-dedup/contract/settings';
+import {
+  DEFAULT_SUBSCRIBER_NAME,
+  type ResolvedSubscriber,
+  resolveSubscribers,
+  type SubscriberDefinitions,
+} from 'whatsapp-webhook-dedup/contract/subscribers';
+import { webhookHandlers as defaultHandlers } from 'whatsapp-webhook-dedup/functions/webhook-handlers';
+import { sizeForPeak } from 'whatsapp-webhook-dedup/lib/capacity-sizing';
+import { DEFAULT_CONSUMER_MEMORY_MB } from 'whatsapp-webhook-dedup/lib/defaults';
+
+export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
+const DEFAULT_ENTRY = 'functions/consumer.ts';
+
+/** A subscriber as the planner prices it: the model's view and its consumer memory. */
+export interface PlannedSubscriber extends CapacitySubscriber {
+  readonly memorySize: number;
+}
+
+export interface PlannedPipeline extends CapacityPipeline {
+  readonly subscribers: readonly PlannedSubscriber[];
+}
+
+interface HandlerSet {
+  readonly onMessage?: unknown;
+  readonly onConversationTurn?: unknown;
+  readonly onStatus?: unknown;
+}
+
+function handles(handlers: HandlerSet): CapacitySubscriber['handles'] {
+  return {
+    message: handlers.onMessage !== undefined || handlers.onConversationTurn !== undefined,
+    status: handlers.onStatus !== undefined,
+  };
+}
+
+function planned(subscriber: ResolvedSubscriber, handlers: HandlerSet): PlannedSubscriber {
+  const [model] = capacitySubscribers([subscriber], () => handles(handlers));
+  return {
+    ...(model as CapacitySubscriber),
+    memorySize: subscriber.memorySize ?? DEFAULT_CONSUMER_MEMORY_MB,
+  };
+}
+
+/**
+ * The construct's sizing for its default peak, as `cdk synth` applies it: the throttle, each lane's
+ * `maxConcurrency` the definitions leave unset, and the claim table's warm throughput.
+ */
+function deployed(
+  resolved: readonly ResolvedSubscriber[],
+  definitions: SubscriberDefinitions | undefined,
+  handlersOf: (subscriber: ResolvedSubscriber) => HandlerSet,
+): PlannedPipeline {
+  const sizing = sizeForPeak(definitions === undefined ? {} : { subscribers: definitions }, resolved);
+  return {
+    throttlingRateLimit: sizing.throttlingRateLimit,
+    throttlingBurstLimit: sizing.throttlingBurstLimit,
+    ...(sizing.warmWriteUnitsPerSecond === undefined
+      ? {}
+      : { warmWriteUnits: sizing.warmWriteUnitsPerSecond }),
+    subscribers: sizing.subscribers.map((subscriber) => planned(subscriber, handlersOf(subscriber))),
+  };
+}
+
+/** The construct with default props: one subscriber over functions/webhook-handlers.ts. */
+export function defaultPipeline(copies = 1): PlannedPipeline {
+  if (copies === 1) {
+    const subscriber: ResolvedSubscriber = {
+      name: DEFAULT_SUBSCRIBER_NAME,
+      entry: DEFAULT_ENTRY,
+      fields: undefined,
+      keyNamespace: undefined,
+      settings: resolveSettings(),
+      statusLedger: undefined,
+      claimUnhandledEvents: undefined,
+      memorySize: undefined,
+      messageLane: resolveMessageLane({}, undefined, undefined),
+    };
+    return deployed([subscriber], undefined, () => defaultHandlers);
+  }
+  const definitions: SubscriberDefinitions = Object.fromEntries(
+    Array.from({ length: copies }, (_, index) => [`subscriber-${index + 1}`, { entry: DEFAULT_ENTRY }]),
+  );
+  return deployed(resolveSubscribers(definitions), definitions, () => defaultHandlers);
+}
+
+/** The subscribers exported as `subscribers` by `modulePath` (from the project root), like bin/subscribers.ts. */
+export async function pipelineFromModule(modulePath: string): Promise<PlannedPipeline> {
+  const module = (await import(pathToFileURL(resolve(PROJECT_ROOT, modulePath)).href)) as {
+    subscribers?: SubscriberDefinitions;
+  };
+  if (!('subscribers' in module)) {
+    throw new TypeError(`${modulePath} exports no subscribers (see bin/subscribers.ts).`);
+  }
+  if (module.subscribers === undefined) return defaultPipeline();
+  const resolved = resolveSubscribers(module.subscribers);
+  const handlers = new Map<string, HandlerSet>();
+  for (const subscriber of resolved) {
+    const entry = (await import(pathToFileURL(resolve(PROJECT_ROOT, subscriber.entry)).href)) as {
+      webhookHandlers?: HandlerSet;
+    };
+    if (entry.webhookHandlers === undefined) {
+      throw new TypeError(`Subscriber ${subscriber.name}: ${subscriber.entry} exports no webhookHandlers.`);
+    }
+    handlers.set(subscriber.name, entry.webhookHandlers);
+  }
+  return deployed(resolved, module.subscribers, (subscriber) => handlers.get(subscriber.name) ?? {});
+}

@@ -1,0 +1,108 @@
+/**
+ * Per subscriber and lane (contract/lanes.ts), what a person waiting for a reply would feel: how long records
+ * waited before their handler (p50 and p99 of the consumer's `EventWaitTime` values of the last minute, read
+ * back from its EMF output) and the age of the lane's oldest message (from the queue, sampled every second),
+ * beside the lane's queue depths. Served in `/local/stats` under each subscriber's `lanes`.
+ */
+import type { LaneName } from 'whatsapp-webhook-dedup/contract/lanes';
+import type { QueueSample } from './pipeline-stats.ts';
+
+/** The span the wait percentiles cover. */
+export const LANE_WAIT_WINDOW_MS = 60_000;
+
+export interface LaneDescriptor {
+  readonly subscriber: string;
+  readonly lane: LaneName;
+  /** A FIFO queue run in conversation order. */
+  readonly ordered: boolean;
+}
+
+export interface LaneQueueSample extends QueueSample {
+  /**
+   * Sample time minus the oldest `SentTimestamp` among the lane queue's messages not yet deleted (waiting,
+   * delayed or in flight), as CloudWatch's `ApproximateAgeOfOldestMessage` counts them; null when empty.
+   */
+  readonly oldestMessageAgeMs: number | null;
+}
+
+export interface LaneStatsSnapshot {
+  readonly ordered: boolean;
+  /** `EventWaitTime` values of the last minute. */
+  readonly waitCount: number;
+  /** Nearest-rank percentiles of those values; null without any. */
+  readonly waitP50Ms: number | null;
+  readonly waitP99Ms: number | null;
+  /** The latest queue sample; undefined before the first. */
+  readonly queue: LaneQueueSample | undefined;
+}
+
+interface LaneState {
+  readonly ordered: boolean;
+  /** Arrival time and value of each wait, oldest first. */
+  readonly waits: { at: number; ms: number }[];
+  queue: LaneQueueSample | undefined;
+}
+
+export class LaneStats {
+  readonly #lanes = new Map<string, Map<LaneName, LaneState>>();
+  readonly #clock: () => number;
+
+  constructor(lanes: readonly LaneDescriptor[], options: { clock?: () => number } = {}) {
+    this.#clock = options.clock ?? Date.now;
+    for (const { subscriber, lane, ordered } of lanes) {
+      const ofSubscriber = this.#lanes.get(subscriber) ?? new Map<LaneName, LaneState>();
+      ofSubscriber.set(lane, { ordered, waits: [], queue: undefined });
+      this.#lanes.set(subscriber, ofSubscriber);
+    }
+  }
+
+  /** `EventWaitTime` values (ms) a subscriber's lane emitted; ignored for an unknown lane. */
+  addWaits(subscriber: string, lane: string, values: readonly number[]): void {
+    const state = this.#lanes.get(subscriber)?.get(lane as LaneName);
+    if (state === undefined) return;
+    const at = this.#clock();
+    for (const ms of values) if (Number.isFinite(ms)) state.waits.push({ at, ms });
+    this.#forget(state, at);
+  }
+
+  addQueueSample(subscriber: string, lane: LaneName, sample: LaneQueueSample): void {
+    const state = this.#lanes.get(subscriber)?.get(lane);
+    if (state !== undefined) state.queue = sample;
+  }
+
+  /** Subscriber → lane → its statistics. */
+  snapshot(): Record<string, Partial<Record<LaneName, LaneStatsSnapshot>>> {
+    const now = this.#clock();
+    const result: Record<string, Partial<Record<LaneName, LaneStatsSnapshot>>> = {};
+    for (const [subscriber, lanes] of this.#lanes) {
+      const ofSubscriber: Partial<Record<LaneName, LaneStatsSnapshot>> = {};
+      for (const [lane, state] of lanes) {
+        this.#forget(state, now);
+        const sorted = state.waits.map((w) => w.ms).sort((a, b) => a - b);
+        ofSubscriber[lane] = {
+          ordered: state.ordered,
+          waitCount: sorted.length,
+          waitP50Ms: nearestRank(sorted, 50),
+          waitP99Ms: nearestRank(sorted, 99),
+          queue: state.queue,
+        };
+      }
+      result[subscriber] = ofSubscriber;
+    }
+    return result;
+  }
+
+  #forget(state: LaneState, now: number): void {
+    const oldest = now - LANE_WAIT_WINDOW_MS;
+    let drop = 0;
+    while (drop < state.waits.length && (state.waits[drop] as { at: number }).at < oldest) drop++;
+    if (drop > 0) state.waits.splice(0, drop);
+  }
+}
+
+/** The nearest-rank percentile of ascending `sorted` (CloudWatch's pNN is an estimate of the same). */
+export function nearestRank(sorted: readonly number[], percentile: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = Math.max(1, Math.ceil((percentile / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1] as number;
+}

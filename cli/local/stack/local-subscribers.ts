@@ -1,0 +1,104 @@
+/**
+ * Which subscribers the local stack runs, from the project in the working directory: those of its subscribers
+ * module, the one its CDK app gives the construct (`--subscribers PATH`, else `LOCAL_SUBSCRIBERS`, else
+ * bin/subscribers.ts, each a path from the project root), with each subscriber's `entry` a path from the
+ * project root too, as the construct reads it. The project's modules are compiled as the Lambda bundles are
+ * (project-modules.ts). No definitions (`undefined`) means the single default subscriber: this package's
+ * `functions/consumer.ts` over its `functions/webhook-handlers.ts`, with unprefixed keys, as the construct
+ * deploys it without `subscribers`.
+ */
+import type { PipelineSettingsInput } from 'whatsapp-webhook-dedup/contract/settings';
+import {
+  DEFAULT_SUBSCRIBER_NAME,
+  type ResolvedSubscriber,
+  resolveSubscribers,
+  type SubscriberDefinitions,
+} from 'whatsapp-webhook-dedup/contract/subscribers';
+import { SubscriberModuleError } from './consumer-runtime.ts';
+import { LOCAL_ENV } from './local-config.ts';
+import { ProjectModuleNotFoundError, type ProjectModules, projectModules } from './project-modules.ts';
+
+/** Where the CDK app and the local stack read the subscribers from, by default, from the project root. */
+export const SUBSCRIBERS_MODULE = 'bin/subscribers.ts';
+/** The default subscriber's entry, as the construct's default consumer (this package's own module). */
+export const DEFAULT_SUBSCRIBER_ENTRY = 'functions/consumer.ts';
+
+export interface LocalSubscribers {
+  /** The module the definitions came from, as given (from the project root). */
+  readonly source: string;
+  readonly subscribers: readonly ResolvedSubscriber[];
+  /** The subscriber's module (its `webhookHandlers`): a project entry compiled, or the package's default. */
+  importModule(subscriber: Pick<ResolvedSubscriber, 'entry'>): Promise<Record<string, unknown>>;
+  /** Compiles and imports another module of the project (`LOCAL_CONSUMER`). */
+  importProjectModule(path: string): Promise<Record<string, unknown>>;
+}
+
+/** The subscribers module does not exist: a usage error (exit code 2), not a failed start. */
+export class SubscribersModuleNotFoundError extends SubscriberModuleError {
+  constructor(source: string, projectRoot: string) {
+    super(
+      `No subscribers module at ${source} (from ${projectRoot}): pass --subscribers PATH, the module exporting the subscribers your CDK app gives the construct.`,
+    );
+    this.name = 'SubscribersModuleNotFoundError';
+  }
+}
+
+/**
+ * Loads and resolves the subscribers. A missing module throws `SubscribersModuleNotFoundError`, a bad one
+ * `SubscriberModuleError`, unsafe definitions `UnsafeSettingsError`, each with one line saying what to change.
+ */
+export async function loadLocalSubscribers(options: {
+  /** The directory the module and the entries are paths from: the user's project. */
+  readonly projectRoot: string;
+  /** `--subscribers`; unset: `LOCAL_SUBSCRIBERS`, else bin/subscribers.ts. */
+  readonly module?: string | undefined;
+  readonly settings: PipelineSettingsInput;
+  readonly env?: NodeJS.ProcessEnv;
+}): Promise<LocalSubscribers> {
+  const source = options.module || options.env?.[LOCAL_ENV.subscribers] || SUBSCRIBERS_MODULE;
+  const modules = projectModules(options.projectRoot);
+  const module = await importSubscribersModule(modules, source);
+  if (!('subscribers' in module)) {
+    throw new SubscriberModuleError(
+      `${source} must export subscribers (SubscriberDefinitions, or undefined for the default subscriber).`,
+    );
+  }
+  const definitions = module.subscribers;
+  if (definitions !== undefined && (typeof definitions !== 'object' || definitions === null)) {
+    throw new SubscriberModuleError(`${source}: subscribers must be an object of name → definition.`);
+  }
+  const packageDefault = definitions === undefined;
+  return {
+    source,
+    subscribers: resolveLocalSubscribers(definitions as SubscriberDefinitions | undefined, options.settings),
+    importModule: (subscriber) =>
+      packageDefault
+        ? (import('whatsapp-webhook-dedup/functions/consumer') as Promise<Record<string, unknown>>)
+        : modules.import(subscriber.entry),
+    importProjectModule: (path) => modules.import(path),
+  };
+}
+
+async function importSubscribersModule(modules: ProjectModules, source: string) {
+  try {
+    return await modules.import(source);
+  } catch (error) {
+    if (error instanceof ProjectModuleNotFoundError) {
+      throw new SubscribersModuleNotFoundError(source, modules.projectRoot);
+    }
+    throw new SubscriberModuleError(
+      `Cannot load the subscribers from ${source} (${error instanceof Error ? error.message : String(error)}).`,
+    );
+  }
+}
+
+/** The definitions resolved over the local pipeline settings; `undefined` → the one default subscriber. */
+export function resolveLocalSubscribers(
+  definitions: SubscriberDefinitions | undefined,
+  settings: PipelineSettingsInput,
+): ResolvedSubscriber[] {
+  return resolveSubscribers(
+    definitions ?? { [DEFAULT_SUBSCRIBER_NAME]: { entry: DEFAULT_SUBSCRIBER_ENTRY, keyNamespace: '' } },
+    settings,
+  );
+}

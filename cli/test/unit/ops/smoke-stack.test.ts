@@ -1,0 +1,277 @@
+/**
+ * What `smoke` and `meta` read of a deployed stack, against aws-sdk-client-mock: the webhook URL and secret
+ * (outputs, Secrets Manager), the alarms (the stack's alarm resources, then DescribeAlarms), each call's
+ * input pinned; and smoke's last step, failing when an alarm is in ALARM.
+ */
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  CloudFormationClient,
+  DescribeStacksCommand,
+  ListStackResourcesCommand,
+} from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { STACK_OUTPUT } from '../../../../contract/stack-outputs.ts';
+import { checkSignature } from '../../../../functions/receiver/signature.ts';
+import type { CommandContext } from '../../../ops/commands/command-context.ts';
+import { smokeCommand } from '../../../ops/commands/smoke.ts';
+import { OpsError } from '../../../ops/errors.ts';
+import { Output } from '../../../ops/output.ts';
+import { type Deployment, stackDeployment } from '../../../ops/target/deployment.ts';
+import type { OpsTarget } from '../../../ops/target/ops-target.ts';
+
+const cloudFormation = mockClient(CloudFormationClient);
+const secretsManager = mockClient(SecretsManagerClient);
+const cloudWatch = mockClient(CloudWatchClient);
+const documents = mockClient(DynamoDBDocumentClient);
+
+const config = { region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+const WEBHOOK_URL = 'https://abc123.execute-api.eu-west-1.amazonaws.com/webhook';
+
+afterEach(() => {
+  cloudFormation.reset();
+  secretsManager.reset();
+  cloudWatch.reset();
+  documents.reset();
+});
+
+function deployed(): Promise<Deployment> {
+  cloudFormation.on(DescribeStacksCommand, { StackName: 'prod' }).resolves({
+    Stacks: [
+      {
+        StackName: 'prod',
+        CreationTime: new Date(0),
+        StackStatus: 'CREATE_COMPLETE',
+        Outputs: [
+          { OutputKey: STACK_OUTPUT.webhookUrl, OutputValue: WEBHOOK_URL },
+          { OutputKey: STACK_OUTPUT.webhookSecretName, OutputValue: 'prod/whatsapp-webhook' },
+        ],
+      },
+    ],
+  });
+  return stackDeployment('prod', {
+    cloudFormation: new CloudFormationClient(config),
+    lambda: new LambdaClient(config),
+    secretsManager: new SecretsManagerClient(config),
+    cloudWatch: new CloudWatchClient(config),
+  });
+}
+
+describe('a deployed stack for meta and smoke', () => {
+  it('the webhook URL from the outputs, the app secrets and verify token from its secret', async () => {
+    secretsManager.on(GetSecretValueCommand, { SecretId: 'prod/whatsapp-webhook' }).resolves({
+      SecretString: JSON.stringify({ appSecrets: ['s1', '', 's2'], verifyToken: 'vt' }),
+    });
+    const deployment = await deployed();
+
+    expect(deployment.webhookUrl).toBe(WEBHOOK_URL);
+    expect(await deployment.webhookSecrets()).toEqual({ appSecrets: ['s1', 's2'], verifyToken: 'vt' });
+    expect(secretsManager.commandCalls(GetSecretValueCommand).map((call) => call.args[0].input)).toEqual([
+      { SecretId: 'prod/whatsapp-webhook' },
+    ]);
+    deployment.close();
+  });
+
+  it('an access token secret: the string itself, or its accessToken; a missing one named', async () => {
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: 'plain' })
+      .resolves({ SecretString: ' 123|abc \n' })
+      .on(GetSecretValueCommand, { SecretId: 'json' })
+      .resolves({ SecretString: '{"accessToken":"EAAG-token"}' })
+      .on(GetSecretValueCommand, { SecretId: 'gone' })
+      .rejects(new ResourceNotFoundException({ message: 'not found', $metadata: {} }));
+    const deployment = await deployed();
+    const read = deployment.accessTokenFromSecret as (name: string) => Promise<string>;
+
+    expect(await read('plain')).toBe('123|abc');
+    expect(await read('json')).toBe('EAAG-token');
+    await expect(read('gone')).rejects.toThrow(new OpsError('no secret gone in region eu-west-1'));
+  });
+
+  it('the alarms: the stack’s alarm resources only, their states by DescribeAlarms', async () => {
+    cloudFormation
+      .on(ListStackResourcesCommand, { StackName: 'prod', NextToken: undefined })
+      .resolves({
+        StackResourceSummaries: [
+          alarmResource('prod-BotDlqAlarm-1'),
+          {
+            LogicalResourceId: 'Queue',
+            PhysicalResourceId: 'https://sqs/q',
+            ResourceType: 'AWS::SQS::Queue',
+            ResourceStatus: 'CREATE_COMPLETE',
+            LastUpdatedTimestamp: new Date(0),
+          },
+        ],
+        NextToken: 'page-2',
+      })
+      .on(ListStackResourcesCommand, { StackName: 'prod', NextToken: 'page-2' })
+      .resolves({ StackResourceSummaries: [alarmResource('prod-ReceiverErrorsAlarm-2')] });
+    cloudWatch.on(DescribeAlarmsCommand).resolves({
+      MetricAlarms: [
+        { AlarmName: 'prod-ReceiverErrorsAlarm-2', StateValue: 'OK', StateReason: 'fine' },
+        {
+          AlarmName: 'prod-BotDlqAlarm-1',
+          StateValue: 'ALARM',
+          StateReason: 'Threshold crossed',
+          StateUpdatedTimestamp: new Date('2026-12-01T10:00:00Z'),
+        },
+      ],
+    });
+    const deployment = await deployed();
+    const states = await (deployment.alarmStates as () => Promise<unknown>)();
+
+    expect(states).toEqual([
+      {
+        name: 'prod-BotDlqAlarm-1',
+        state: 'ALARM',
+        reason: 'Threshold crossed',
+        since: '2026-12-01T10:00:00.000Z',
+      },
+      { name: 'prod-ReceiverErrorsAlarm-2', state: 'OK', reason: 'fine', since: undefined },
+    ]);
+    expect(cloudWatch.commandCalls(DescribeAlarmsCommand).map((call) => call.args[0].input)).toEqual([
+      {
+        AlarmNames: ['prod-BotDlqAlarm-1', 'prod-ReceiverErrorsAlarm-2'],
+        AlarmTypes: ['MetricAlarm', 'CompositeAlarm'],
+        MaxRecords: 100,
+      },
+    ]);
+  });
+
+  it('names the output an older stack lacks', async () => {
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [{ StackName: 'prod', CreationTime: new Date(0), StackStatus: 'CREATE_COMPLETE', Outputs: [] }],
+    });
+    await expect(
+      stackDeployment('prod', {
+        cloudFormation: new CloudFormationClient(config),
+        lambda: new LambdaClient(config),
+        secretsManager: new SecretsManagerClient(config),
+        cloudWatch: new CloudWatchClient(config),
+      }),
+    ).rejects.toThrow(new OpsError('stack prod has no output WebhookUrl'));
+  });
+});
+
+function alarmResource(name: string) {
+  return {
+    LogicalResourceId: name.split('-')[1],
+    PhysicalResourceId: name,
+    ResourceType: 'AWS::CloudWatch::Alarm',
+    ResourceStatus: 'CREATE_COMPLETE' as const,
+    LastUpdatedTimestamp: new Date(0),
+  };
+}
+
+describe('smoke against a stack with an alarm in ALARM', () => {
+  let receiver: Server;
+  let receiverUrl: string;
+  const bodies: { signature: string | undefined; valid: boolean }[] = [];
+
+  beforeAll(async () => {
+    receiver = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const signature = request.headers['x-hub-signature-256'] as string | undefined;
+        const check = checkSignature(Buffer.concat(chunks), signature, ['the-app-secret']);
+        bodies.push({ signature, valid: check.valid });
+        response.writeHead(check.valid ? 200 : 401).end();
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhook`;
+  });
+
+  afterAll(async () => {
+    receiver.close();
+    await once(receiver, 'close');
+  });
+
+  it('signs with the stack’s app secret, finds every claim done, and fails naming the alarm in ALARM', async () => {
+    const now = 1_780_000_000_000;
+    documents.on(BatchGetCommand).callsFake((input) => {
+      const keys = input.RequestItems.claims.Keys as { pk: string }[];
+      return {
+        Responses: {
+          claims: keys.map(({ pk }) => ({
+            pk,
+            state: 'done',
+            doneAt: now + 40,
+            expiresAt: now / 1000 + 86_400 * 8,
+          })),
+        },
+      };
+    });
+    const stdout: string[] = [];
+    const context: CommandContext = {
+      target: {
+        tableName: 'claims',
+        documentClient: DynamoDBDocumentClient.from(new DynamoDBClient(config)),
+        subscribers: [
+          {
+            name: 'bot',
+            fields: ['messages'],
+            keyNamespace: 'bot',
+            lanes: [
+              { lane: 'status', ordered: false, queueUrl: 'q', deadLetterQueueUrl: 'dlq' },
+              { lane: 'message', ordered: true, queueUrl: 'q.fifo', deadLetterQueueUrl: 'dlq.fifo' },
+            ],
+          },
+        ],
+      } as unknown as OpsTarget,
+      output: new Output(
+        { stdout: { write: (text: string) => stdout.push(text) }, stderr: { write: () => {} } },
+        false,
+      ),
+      clock: () => now,
+      sleep: async () => {},
+      subscriber: () => {
+        throw new Error('smoke works on every subscriber');
+      },
+    };
+    const deployment: Deployment = {
+      description: 'stack prod',
+      webhookUrl: receiverUrl,
+      webhookSecrets: async () => ({ appSecrets: ['the-app-secret'], verifyToken: 'vt' }),
+      alarmStates: async () => [
+        { name: 'prod-BotDlqAlarm-1', state: 'ALARM', reason: 'x', since: undefined },
+        { name: 'prod-ReceiverErrorsAlarm-2', state: 'OK', reason: 'y', since: undefined },
+      ],
+      accessTokenFromSecret: undefined,
+      close() {},
+    };
+
+    const error = await smokeCommand(
+      context,
+      { target: { kind: 'stack', stackName: 'prod' }, timeoutMs: 1000 },
+      { resolveDeployment: async () => deployment, runId: () => 'abc' },
+    ).catch((caught: unknown) => caught);
+
+    expect(bodies).toEqual([{ signature: expect.stringMatching(/^sha256=[0-9a-f]{64}$/), valid: true }]);
+    expect(error).toEqual(
+      new OpsError('the smoke test went through, but 1 alarm(s) are in ALARM: prod-BotDlqAlarm-1'),
+    );
+    const text = stdout.join('');
+    expect(text).toMatch(/^ {2}bot message +40 ms$/m);
+    expect(text).toMatch(/^alarms: 2, 1 in ALARM$/m);
+    expect(text).toMatch(/^ {2}prod-BotDlqAlarm-1 +ALARM$/m);
+    const read = documents.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.claims?.Keys;
+    expect(read).toEqual([
+      { pk: `bot#msg:wamid.SMOKE_TEST.${now}-abc` },
+      { pk: `bot#st:wamid.SMOKE_TEST.${now}-abc.reply:delivered` },
+    ]);
+  });
+});

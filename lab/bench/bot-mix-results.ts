@@ -1,0 +1,195 @@
+/** The `botMix` part of lab/bench/results.json: per contestant and per event class, in the units AWS bills. */
+
+import {
+  costPerMillionEvents,
+  measuredShape,
+  referenceShape,
+  type StackCost,
+} from '../../cli/cost/stack-cost.ts';
+import type { BotMixContestantName, BotMixOutput } from './consumer/bot-mix-worker.ts';
+import type { EventClass } from './consumer/bot-mix-workload.ts';
+import type { ConsumerRun } from './consumer/run-once.ts';
+import { median, round } from './support/stats.ts';
+
+export interface BotMixContestant {
+  /** Medians over the rounds; per turn = per 4 distinct events, the retries' share included. */
+  readonly wruPerTurn: number;
+  readonly rruPerTurn: number;
+  readonly requestsPerTurn: number;
+  /** The share of wruPerTurn counted for refused conditional writes (DynamoDB reports no units for them). */
+  readonly refusedWriteWruPerTurn: number;
+  /** Consumer Lambda, billed milliseconds (each invocation rounded up) per distinct event. */
+  readonly lambdaMsPerEvent: number;
+  readonly invocations: number;
+  readonly redeliveries: number;
+  readonly logBytesPerInvocation: number;
+  readonly recordsPerSec: number;
+  /**
+   * Whole stack, dollars per million distinct events (cli/cost/stack-cost.ts): measured deliveries,
+   * invocations, capacity units and log bytes; each consumer invocation billed docs/cost.md's assumed duration.
+   */
+  readonly dollarsPerMillionEvents: number;
+  readonly dollarsByComponent: StackCost;
+  /** The same with the consumer billed the milliseconds measured here (on DynamoDB Local, on this machine). */
+  readonly dollarsPerMillionEventsAtMeasuredMs: number;
+  readonly effects: number;
+  readonly missingEffects: number;
+  readonly repeatedEffects: number;
+}
+
+export interface EventClassCost {
+  readonly wru: number;
+  readonly rru: number;
+  readonly requests: number;
+  /** Billed consumer milliseconds per delivery of the class; null where no run isolates it. */
+  readonly lambdaMs: number | null;
+}
+
+export interface BotMixResults {
+  readonly turns: number;
+  readonly events: number;
+  readonly deliveries: number;
+  readonly retries: BotMixOutput['retries'];
+  readonly rounds: number;
+  readonly ours: BotMixContestant;
+  readonly powertools: BotMixContestant;
+  readonly powertoolsPerMessage: BotMixContestant;
+  readonly oursNoUnhandledClaims: BotMixContestant;
+  /** docs/design.md §2's write units for these batches, with the defaults and with claimUnhandledEvents false. */
+  readonly floorWruPerTurn: number;
+  readonly floorWruPerTurnNoUnhandledClaims: number;
+  /** Per delivery of each class, measured on its own small workload (see buildEventClassWorkloads). */
+  readonly eventClasses: Record<BotMixContestantName, Record<EventClass, EventClassCost>>;
+  readonly classEvents: number;
+  /** docs/cost.md's figure before the bot mix: every event fresh and handled, batches of 10. */
+  readonly todaysDollarsPerMillionEvents: number;
+  /** ours / Powertools, DynamoDB dollars (write and read units). */
+  readonly dynamoDbCostRatio: number;
+  readonly dynamoDbCostRatioPerMessage: number;
+  /**
+   * The same information on both sides: ours without claims for unhandled events against Powertools around the
+   * per-message function (which never sees the statuses). Both pay the floor of a handled message's two writes.
+   */
+  readonly dynamoDbCostRatioLikeForLike: number;
+  /**
+   * Rounds of ours (defaults, and `claimUnhandledEvents: false`) whose write units differ from the floor or
+   * that read anything; absent from results written before it was counted.
+   */
+  readonly roundsOffFloor?: number;
+}
+
+export const TODAYS_SHAPE = 'busy' as const;
+
+export function summarizeBotMix(output: BotMixOutput): BotMixResults {
+  const runsOf = (name: BotMixContestantName) => output.runs.filter((run) => run.contestant === name);
+  const summary = (name: BotMixContestantName) => summarizeContestant(runsOf(name), output);
+  const ours = summary('ours');
+  const powertools = summary('powertools');
+  const powertoolsPerMessage = summary('powertoolsPerMessage');
+  const oursNoUnhandledClaims = summary('oursNoUnhandledClaims');
+  const floorWruPerTurn = round(output.floorWru / output.turns);
+  const todays = costPerMillionEvents(referenceShape(TODAYS_SHAPE)).total;
+  const dynamoDbCostRatio = round(ours.dollarsByComponent.dynamoDb / powertools.dollarsByComponent.dynamoDb);
+  const dynamoDbCostRatioPerMessage = round(
+    ours.dollarsByComponent.dynamoDb / powertoolsPerMessage.dollarsByComponent.dynamoDb,
+  );
+  const dynamoDbCostRatioLikeForLike = round(
+    oursNoUnhandledClaims.dollarsByComponent.dynamoDb / powertoolsPerMessage.dollarsByComponent.dynamoDb,
+  );
+  return {
+    turns: output.turns,
+    events: output.events,
+    deliveries: output.deliveries,
+    retries: output.retries,
+    rounds: runsOf('ours').length,
+    ours,
+    powertools,
+    powertoolsPerMessage,
+    oursNoUnhandledClaims,
+    floorWruPerTurn,
+    floorWruPerTurnNoUnhandledClaims: round(output.floorWruNoUnhandledClaims / output.turns),
+    eventClasses: eventClasses(output),
+    classEvents: output.classEvents,
+    todaysDollarsPerMillionEvents: round(todays, 2),
+    dynamoDbCostRatio,
+    dynamoDbCostRatioPerMessage,
+    dynamoDbCostRatioLikeForLike,
+    roundsOffFloor:
+      offFloor(runsOf('ours'), output.floorWru) +
+      offFloor(runsOf('oursNoUnhandledClaims'), output.floorWruNoUnhandledClaims),
+  };
+}
+
+const offFloor = (runs: readonly ConsumerRun[], floor: number) =>
+  runs.filter((run) => run.wru !== floor || run.rru !== 0).length;
+
+function summarizeContestant(runs: readonly ConsumerRun[], output: BotMixOutput): BotMixContestant {
+  if (runs.length === 0) throw new Error('A bot-mix contestant has no run.');
+  const perTurn = (pick: (run: ConsumerRun) => number) => round(median(runs.map(pick)) / output.turns);
+  const middle = (pick: (run: ConsumerRun) => number) => median(runs.map(pick));
+  const wru = middle((run) => run.wru);
+  const rru = middle((run) => run.rru);
+  const invocations = middle((run) => run.invocations);
+  const billedMs = middle((run) => run.billedMs);
+  const logBytes = middle((run) => run.logBytes);
+  const measured = {
+    events: output.events,
+    deliveries: output.deliveries,
+    consumerInvocations: invocations,
+    wru,
+    rru,
+    consumerLogBytes: logBytes,
+  };
+  const cost = costPerMillionEvents(measuredShape(measured));
+  const atMeasuredMs = costPerMillionEvents(measuredShape({ ...measured, consumerBilledMs: billedMs }));
+  const rounded = Object.fromEntries(
+    Object.entries(cost).map(([component, dollars]) => [component, round(dollars, 3)]),
+  ) as unknown as StackCost;
+  return {
+    wruPerTurn: perTurn((run) => run.wru),
+    rruPerTurn: perTurn((run) => run.rru),
+    requestsPerTurn: perTurn((run) => run.requests),
+    refusedWriteWruPerTurn: perTurn((run) => run.failedConditionWru),
+    lambdaMsPerEvent: round(billedMs / output.events, 2),
+    invocations,
+    redeliveries: middle((run) => run.redeliveries),
+    logBytesPerInvocation: round(logBytes / invocations, 0),
+    recordsPerSec: round(
+      middle((run) => run.eventsPerSec),
+      1,
+    ),
+    dollarsPerMillionEvents: round(cost.total, 2),
+    dollarsByComponent: rounded,
+    dollarsPerMillionEventsAtMeasuredMs: round(atMeasuredMs.total, 2),
+    effects: middle((run) => run.effects),
+    missingEffects: Math.max(...runs.map((run) => run.missingEffects)),
+    repeatedEffects: Math.max(...runs.map((run) => run.repeatedEffects)),
+  };
+}
+
+function eventClasses(output: BotMixOutput): BotMixResults['eventClasses'] {
+  const n = output.classEvents;
+  const per = (run: ConsumerRun, deliveries: number): EventClassCost => ({
+    wru: round(run.wru / deliveries),
+    rru: round(run.rru / deliveries),
+    requests: round(run.requests / deliveries),
+    lambdaMs: round(run.billedMs / deliveries, 2),
+  });
+  return Object.fromEntries(
+    Object.entries(output.classRuns).map(([name, runs]) => [
+      name,
+      {
+        message: per(runs.message, n),
+        status: per(runs.status, n),
+        retry: per(runs.retry, n),
+        // Each message twice in one batch, less the same messages once: the cost of the in-batch copy.
+        retryInBatch: {
+          wru: round((runs.retryInBatch.wru - runs.message.wru) / n),
+          rru: round((runs.retryInBatch.rru - runs.message.rru) / n),
+          requests: round((runs.retryInBatch.requests - runs.message.requests) / n),
+          lambdaMs: null,
+        },
+      },
+    ]),
+  ) as BotMixResults['eventClasses'];
+}

@@ -1,0 +1,237 @@
+/**
+ * The goals of `npm run bench`, judged from the figures of lab/bench/results.json. `npm run bench` stores the verdicts
+ * in the file's `goals`; docs/benchmarks.md and the README print them recomputed from the figures, and
+ * lab/test/docs/generated-figures.test.ts checks that both agree.
+ *
+ * A threshold is applied to the quotient of the stored measurements, never to a stored rounded ratio: the
+ * receiver's ratio is stored at 2 decimals, so ×3.004 would pass "at most ×3" as 3.00. Two figures stored at
+ * the same precision are compared as they are: rounding is monotone, so a strict `<` between them holds only
+ * if it holds between the unrounded values.
+ *
+ * Retired goals, with the figure that stays on the page:
+ * - ×1.5 Powertools' drain rate: the contract's two writes per fresh event cap any design at the contract
+ *   floor's rate, below that.
+ * - drain within 5% of the contract floor (issue 19 §4): `shareOfFloor` is reported with its interval, which
+ *   on a shared machine is wider than the 5% the goal asked to settle.
+ * - whole stack below docs/cost.md's busy figure: both sides billed the same assumed consumer duration, so
+ *   the consumer's share was equal by construction; replaced by a comparison at the milliseconds measured.
+ */
+
+import { PRICES } from '../../cli/cost/prices.ts';
+import type { BotMixContestant, BotMixResults } from './bot-mix-results.ts';
+import type { ConversationsResults } from './conversations/conversations-results.ts';
+import type { ArchiveBenchResults, ConsumerResults, ReceiverResults } from './results.ts';
+import { median, percentile } from './support/stats.ts';
+
+/** The parts of the results the goals read; a part left out leaves its goals unmeasured. */
+export interface GoalInputs {
+  readonly consumer?: Pick<ConsumerResults, 'ours' | 'powertools'>;
+  readonly botMix?: Pick<
+    BotMixResults,
+    | 'turns'
+    | 'ours'
+    | 'oursNoUnhandledClaims'
+    | 'powertools'
+    | 'powertoolsPerMessage'
+    | 'floorWruPerTurn'
+    | 'floorWruPerTurnNoUnhandledClaims'
+    | 'roundsOffFloor'
+  >;
+  readonly receiver?: Pick<ReceiverResults, 'bodies'>;
+  readonly archive?: {
+    readonly bodies: readonly {
+      readonly updates: number;
+      /** The acknowledgement over a real connection; a body without it leaves the goal unmeasured. */
+      readonly network?: Pick<NonNullable<ArchiveBenchResults['bodies'][number]['network']>, 'pairedRatio'>;
+    }[];
+  };
+  readonly conversations?: {
+    readonly replyLatency: {
+      readonly ours: Pick<ConversationsResults['replyLatency']['ours'], 'samplesMs'>;
+      readonly floor: Pick<ConversationsResults['replyLatency']['floor'], 'samplesMs'>;
+    };
+    readonly storm: { readonly live: Pick<ConversationsResults['storm']['live'], 'samplesMs'> };
+    readonly order: Pick<ConversationsResults['order'], 'inversions' | 'judged' | 'pairs'>;
+  };
+}
+
+export interface GoalVerdict {
+  /** The figure the threshold was applied to. */
+  readonly measured: number;
+  readonly met: boolean;
+  /** What the verdict could not see, for the pages. */
+  readonly note?: string;
+}
+
+export interface Goal {
+  readonly name: string;
+  /** What it asks, for docs/benchmarks.md's goals table. */
+  readonly asks: string;
+  /** A few words for the README's paragraph. */
+  readonly short: string;
+  /** How the measured figure reads on the pages. */
+  readonly format: (measured: number) => string;
+  readonly judge: (results: GoalInputs) => GoalVerdict | null;
+}
+
+const fixed = (digits: number) => (value: number) => `×${value.toFixed(digits)}`;
+
+/** DynamoDB dollars of one contestant per turn, from its units (stored at 3 decimals per turn). */
+const dynamoDbPerTurn = (c: Pick<BotMixContestant, 'wruPerTurn' | 'rruPerTurn'>) =>
+  c.wruPerTurn * PRICES.dynamoDb.perWriteRequestUnit + c.rruPerTurn * PRICES.dynamoDb.perReadRequestUnit;
+
+/** Units of the median round away from the floor, reads counted as a miss. */
+const unitsOffFloor = (
+  c: Pick<BotMixContestant, 'wruPerTurn' | 'rruPerTurn'>,
+  floor: number,
+  turns: number,
+) => Math.abs(c.wruPerTurn - floor) * turns + c.rruPerTurn * turns;
+
+export const GOALS: readonly Goal[] = [
+  {
+    name: 'consumerFewerRequestsPerEvent',
+    asks: 'consumer: fewer DynamoDB requests per record than Powertools',
+    short: 'fewer DynamoDB requests per record than Powertools',
+    format: fixed(3),
+    judge: ({ consumer }) =>
+      consumer
+        ? {
+            measured: consumer.ours.requestsPerEvent / consumer.powertools.requestsPerEvent,
+            met: consumer.ours.requestsPerEvent < consumer.powertools.requestsPerEvent,
+          }
+        : null,
+  },
+  {
+    name: 'botMixDynamoDbAtFloor',
+    asks: "bot mix: ours writes design.md §2's floor for these batches and reads nothing, in every round, with the defaults and with `claimUnhandledEvents: false`",
+    short: "DynamoDB writes at design.md's floor",
+    format: (value) => `${value.toFixed(1)} units off the floor`,
+    judge: ({ botMix }) => {
+      if (!botMix) return null;
+      // Per-turn figures are stored at 3 decimals: a median round one unit away from the floor shows.
+      const off =
+        unitsOffFloor(botMix.ours, botMix.floorWruPerTurn, botMix.turns) +
+        unitsOffFloor(botMix.oursNoUnhandledClaims, botMix.floorWruPerTurnNoUnhandledClaims, botMix.turns);
+      // Results written before rounds were counted off the floor are judged on the median round alone.
+      if (botMix.roundsOffFloor === undefined) {
+        return { measured: off, met: off < 0.5, note: 'the median round: this run did not count the others' };
+      }
+      return { measured: off, met: off < 0.5 && botMix.roundsOffFloor === 0 };
+    },
+  },
+  {
+    name: 'botMixDynamoDbAtMost0_7xPowertools',
+    asks: "bot mix: ours' DynamoDB cost at most 0.7 of Powertools' SQS recipe's",
+    short: "DynamoDB cost at most 0.7 of Powertools' SQS recipe's",
+    format: fixed(3),
+    judge: ({ botMix }) => {
+      if (!botMix) return null;
+      const ratio = dynamoDbPerTurn(botMix.ours) / dynamoDbPerTurn(botMix.powertools);
+      return { measured: ratio, met: ratio <= 0.7 };
+    },
+  },
+  {
+    name: 'botMixLikeForLikeAtMostPowertoolsPerMessage',
+    asks: "bot mix: with `claimUnhandledEvents: false` (no duplicate counts for statuses, like Powertools' best use), ours' DynamoDB cost at most Powertools around the per-message function's",
+    short:
+      'with `claimUnhandledEvents: false`, DynamoDB cost at most Powertools around the per-message function',
+    format: fixed(3),
+    judge: ({ botMix }) => {
+      if (!botMix) return null;
+      const ratio =
+        dynamoDbPerTurn(botMix.oursNoUnhandledClaims) / dynamoDbPerTurn(botMix.powertoolsPerMessage);
+      return { measured: ratio, met: ratio <= 1 };
+    },
+  },
+  {
+    name: 'botMixWholeStackBelowPowertoolsAtMeasuredMs',
+    asks: "bot mix: whole-stack cost per million events below Powertools' SQS recipe's, each consumer billed the milliseconds measured in its own runs",
+    short: "whole-stack cost below Powertools' SQS recipe's at the measured milliseconds",
+    format: fixed(3),
+    judge: ({ botMix }) => {
+      if (!botMix) return null;
+      const ours = botMix.ours.dollarsPerMillionEventsAtMeasuredMs;
+      const powertools = botMix.powertools.dollarsPerMillionEventsAtMeasuredMs;
+      return { measured: ours / powertools, met: ours < powertools };
+    },
+  },
+  {
+    name: 'receiverRatioAtMost3At1000Updates',
+    asks: 'receiver: at most 3 times the floor for a 1000-update body',
+    short: 'receiver at most 3 times its floor for a 1000-update body',
+    format: fixed(3),
+    judge: ({ receiver }) => {
+      const thousand = receiver?.bodies.find((body) => body.updates === 1000);
+      if (thousand === undefined) return null;
+      const ratio = thousand.msPerDelivery / thousand.floorMs;
+      return { measured: ratio, met: ratio <= 3 };
+    },
+  },
+  {
+    name: 'receiverArchiveWithin5Percent',
+    asks: "receiver: Meta's acknowledgement (wall time, SQS over a real connection) with the archive on within 5 % of off, every body size, median of on/off pairs in one run",
+    short: "Meta's acknowledgement with the archive on within 5 % of off",
+    format: fixed(3),
+    // Judged on wall time: the in-memory figure (processor time, the copy's Lambda milliseconds) stays on the
+    // page beside it (docs/decisions.md, "The delivery archive").
+    judge: ({ archive }) => {
+      const bodies = archive?.bodies ?? [];
+      if (bodies.length === 0) return null;
+      // The median of the per-pair ratios (stored at 6 decimals), as the consumer's speedup is judged per round.
+      const ratios = bodies.map((body) => body.network?.pairedRatio);
+      if (ratios.some((ratio) => ratio === undefined)) return null;
+      const ratio = Math.max(...(ratios as number[]));
+      return { measured: ratio, met: ratio <= 1.05 };
+    },
+  },
+  {
+    name: 'conversationsReplyAtMost1_5xFloor',
+    asks: "conversations: a lone message's POST → handler start, median on the local stack with its defaults, at most 1.5 times the same stack's pass-through floor (the handler called with no claim)",
+    short: 'a lone reply within 1.5 times the pass-through floor',
+    format: fixed(2),
+    judge: ({ conversations }) => {
+      if (!conversations) return null;
+      const { ours, floor } = conversations.replyLatency;
+      const ratio = median(ours.samplesMs) / median(floor.samplesMs);
+      return { measured: ratio, met: ratio <= 1.5 };
+    },
+  },
+  {
+    name: 'conversationsStormAtMost2xLone',
+    asks: "conversations: during a status storm, the live messages' p99 POST → handler start at most twice the lone median",
+    short: 'a status storm costs a live message at most twice a lone one',
+    format: fixed(2),
+    judge: ({ conversations }) => {
+      if (!conversations) return null;
+      const live = conversations.storm.live.samplesMs;
+      if (live.length === 0) return null;
+      const ratio = percentile(live, 99) / median(conversations.replyLatency.ours.samplesMs);
+      return { measured: ratio, met: ratio <= 2 };
+    },
+  },
+  {
+    name: 'conversationsNoInversions',
+    asks: "conversations: no same-customer pair whose second message's handler started before the first's finished, every pair judged",
+    short: "no customer's follow-up handled before its question",
+    format: (value) => `${value} inversion${value === 1 ? '' : 's'}`,
+    judge: ({ conversations }) => {
+      if (!conversations) return null;
+      const { inversions, judged, pairs } = conversations.order;
+      return judged === pairs
+        ? { measured: inversions, met: inversions === 0 }
+        : { measured: inversions, met: false, note: `${pairs - judged} of ${pairs} pairs not judged` };
+    },
+  },
+];
+
+/** Each goal's verdict, null where its part was not run. */
+export function judgeGoals(results: GoalInputs): Record<string, GoalVerdict | null> {
+  return Object.fromEntries(GOALS.map((goal) => [goal.name, goal.judge(results)]));
+}
+
+/** What lab/bench/results.json stores under `goals`. */
+export function goals(results: GoalInputs): Record<string, boolean | null> {
+  return Object.fromEntries(
+    Object.entries(judgeGoals(results)).map(([name, verdict]) => [name, verdict?.met ?? null]),
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * Meta's side of the webhook: each update POSTed once, signed with the app secret; a 200 ends it, anything
+ * else (a 429 from the throttle, a 5xx, a timeout) is retried "with decreasing frequency until the request
+ * succeeds, for up to 7 days" (https://developers.facebook.com/docs/whatsapp/cloud-api/guides/set-up-webhooks).
+ * Meta publishes no schedule; RETRY_DELAYS_S is this model's assumption (each delay ± 20 %). Meta also delivers
+ * at least once: an accepted update is sent again at RESEND_RATE, within minutes (an assumption too).
+ */
+import { createHmac } from 'node:crypto';
+import type { Prng } from '../protocol-checker/prng.ts';
+import type { Engine } from './engine.ts';
+import type { TrafficEvent } from './traffic.ts';
+
+/** Seconds between Meta's attempts after a failure (assumed), then hourly up to 7 days. */
+export const RETRY_DELAYS_S = [15, 60, 120, 300, 600, 1_200, 1_800, 3_600] as const;
+export const RETRY_WINDOW_MS = 7 * 24 * 3600 * 1000;
+/** Share of accepted updates Meta sends once more (assumed: "at least once", no published rate). */
+export const RESEND_RATE = 0.001;
+export const RESEND_DELAY_MS = [1_000, 5 * 60_000] as const;
+
+export type Answer = { readonly status: number; readonly ackMs: number };
+
+export interface Endpoint {
+  post(body: string, signature: string): Promise<Answer>;
+}
+
+export interface SenderCounts {
+  posts: number;
+  accepted: number;
+  throttled429: number;
+  serverErrors: number;
+  retries: number;
+  resends: number;
+  /** Updates still not accepted when the run ended. */
+  pending: number;
+}
+
+export class MetaSender {
+  readonly #engine: Engine;
+  readonly #random: Prng;
+  readonly #endpoint: Endpoint;
+  readonly #appSecret: string;
+  readonly #onAccepted: (event: TrafficEvent, ack: Answer) => void;
+  readonly #resendRate: number;
+  readonly ackLatencies: number[] = [];
+  readonly counts: SenderCounts = {
+    posts: 0,
+    accepted: 0,
+    throttled429: 0,
+    serverErrors: 0,
+    retries: 0,
+    resends: 0,
+    pending: 0,
+  };
+
+  constructor(options: {
+    engine: Engine;
+    random: Prng;
+    endpoint: Endpoint;
+    appSecret: string;
+    resendRate?: number;
+    onAccepted: (event: TrafficEvent, ack: Answer) => void;
+  }) {
+    this.#engine = options.engine;
+    this.#random = options.random;
+    this.#endpoint = options.endpoint;
+    this.#appSecret = options.appSecret;
+    this.#resendRate = options.resendRate ?? RESEND_RATE;
+    this.#onAccepted = options.onAccepted;
+  }
+
+  /** Schedules the update's first POST at `event.at`. */
+  schedule(event: TrafficEvent): void {
+    this.counts.pending++;
+    this.#engine.at(event.at, () => void this.#attempt(event, 0, event.at, false));
+  }
+
+  async #attempt(event: TrafficEvent, failures: number, firstAt: number, resend: boolean): Promise<void> {
+    this.counts.posts++;
+    const signature = `sha256=${createHmac('sha256', this.#appSecret).update(event.body).digest('hex')}`;
+    const answer = await this.#endpoint.post(event.body, signature);
+    if (answer.status === 200) {
+      this.ackLatencies.push(answer.ackMs);
+      this.counts.accepted++;
+      if (!resend) this.counts.pending--;
+      this.#onAccepted(event, answer);
+      if (!resend && this.#random.chance(this.#resendRate)) {
+        this.counts.resends++;
+        const [low, high] = RESEND_DELAY_MS;
+        this.counts.pending++;
+        this.#engine.after(low + this.#random.next() * (high - low), () => {
+          this.counts.pending--;
+          void this.#attempt(event, 0, this.#engine.now, true);
+        });
+      }
+      return;
+    }
+    if (answer.status === 429) this.counts.throttled429++;
+    else this.counts.serverErrors++;
+    const base = RETRY_DELAYS_S[Math.min(failures, RETRY_DELAYS_S.length - 1)] as number;
+    const delay = base * 1000 * (0.8 + 0.4 * this.#random.next());
+    if (this.#engine.now + delay - firstAt > RETRY_WINDOW_MS) return;
+    this.counts.retries++;
+    this.#engine.after(delay, () => void this.#attempt(event, failures + 1, firstAt, resend));
+  }
+}

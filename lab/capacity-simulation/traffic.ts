@@ -1,0 +1,194 @@
+/**
+ * What Meta sends in a scenario, second by second: per business number, outbound messages paced at its rate
+ * (a campaign, or a bot's replies), each followed by its `sent`, `delivered` and `read` statuses, and inbound
+ * messages from its customers (Poisson arrivals over its conversations). One update per POST (Meta does not
+ * batch; contract/capacity.ts POSTS_PER_OUTBOUND_MESSAGE). Bodies are shaped like Meta's examples
+ * (cli/local/sender/webhook-bodies.ts) with one number's metadata each.
+ *
+ * Customers are named as Meta names them since 2026 (cli/outage-drill/customers.ts): of every ten, two by their
+ * BSUID alone (a username), two by their BSUID with the phone number in every other event (by the event's
+ * serial), six by their phone number, so that the message lane's conversations are keyed as they will be. Who
+ * is which follows from the customer's serial, not from a draw: the seed's draws, and every figure recorded
+ * from them, stay as they were (a customer is one conversation whichever ids name them).
+ */
+import {
+  type CustomerIds,
+  contactOf,
+  customerIds,
+  customerKindOf,
+  recipientMembers,
+  senderMembers,
+} from '../../cli/outage-drill/customers.ts';
+import type { Prng } from '../protocol-checker/prng.ts';
+
+export interface NumberTraffic {
+  /** Index of the number (its phone_number_id is derived from it). */
+  readonly index: number;
+  /** Outbound messages/s while `outboundUntilMs` lasts (paced: Meta sends at most the tier's rate). */
+  readonly outboundPerSecond: number;
+  /** Stop sending outbound after this many (a campaign of N messages). @default unlimited */
+  readonly outboundTotal?: number;
+  readonly inboundPerSecond: number;
+  /** Customers writing in (the conversations inbound messages come from). */
+  readonly conversations: number;
+}
+
+export interface TrafficEvent {
+  readonly key: string;
+  readonly lane: 'message' | 'status';
+  readonly number: number;
+  /** Built when first read: a warmed-up run draws a minute of events it never sends. */
+  readonly body: string;
+  /** Virtual ms at which Meta first POSTs it. */
+  readonly at: number;
+}
+
+/** Lags of the statuses after the send (assumed; Meta publishes none): sent, delivered, read. */
+const STATUS_LAGS_MS = {
+  sent: [200, 1_500],
+  delivered: [1_000, 5_000],
+  read: [5_000, 60_000],
+} as const;
+
+export const phoneNumberId = (index: number) => `10654035224${String(2900 + index)}`;
+const WABA_ID = '102290129340398';
+
+function envelope(index: number, value: Record<string, unknown>): string {
+  return JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: WABA_ID,
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: {
+                display_phone_number: `1555078${String(3800 + index)}`,
+                phone_number_id: phoneNumberId(index),
+              },
+              ...value,
+            },
+          },
+        ],
+      },
+    ],
+  });
+}
+
+/** The ids an event of customer `serial` carries; `eventSerial` says whether a phone that comes and goes came. */
+function idsOf(serial: number, eventSerial: number): CustomerIds {
+  const phone = `4477009${String(serial).padStart(5, '0')}`;
+  return customerIds(customerKindOf(serial), { serial, phone }, eventSerial % 2 === 0);
+}
+
+function inboundBody(index: number, wamid: string, sender: CustomerIds, at: number): string {
+  return envelope(index, {
+    contacts: [contactOf(sender, 'Customer')],
+    messages: [
+      {
+        ...senderMembers(sender),
+        id: wamid,
+        timestamp: String(Math.floor(at / 1000)),
+        type: 'text',
+        text: { body: 'Hello, my results please' },
+      },
+    ],
+  });
+}
+
+function statusBody(
+  index: number,
+  wamid: string,
+  status: string,
+  recipient: CustomerIds,
+  at: number,
+): string {
+  return envelope(index, {
+    statuses: [
+      {
+        id: wamid,
+        status,
+        timestamp: String(Math.floor(at / 1000)),
+        ...recipientMembers(recipient),
+        pricing: { billable: true, pricing_model: 'PMP', category: 'utility' },
+      },
+    ],
+  });
+}
+
+function trafficEvent(
+  key: string,
+  lane: TrafficEvent['lane'],
+  number: number,
+  at: number,
+  build: () => string,
+): TrafficEvent {
+  let body: string | undefined;
+  return {
+    key,
+    lane,
+    number,
+    at,
+    get body() {
+      body ??= build();
+      return body;
+    },
+  };
+}
+
+/** Generates each number's events one second at a time (`second(startMs)`), so that memory stays flat. */
+export class TrafficGenerator {
+  readonly #numbers: readonly NumberTraffic[];
+  readonly #random: Prng;
+  readonly #sentOutbound = new Map<number, number>();
+  #inbound = 0;
+
+  constructor(numbers: readonly NumberTraffic[], random: Prng) {
+    this.#numbers = numbers;
+    this.#random = random;
+  }
+
+  /** The events whose first POST falls in [startMs, startMs + 1000): statuses may fall later. */
+  second(startMs: number): TrafficEvent[] {
+    const events: TrafficEvent[] = [];
+    for (const number of this.#numbers) {
+      const sent = this.#sentOutbound.get(number.index) ?? 0;
+      const budget = Math.max(0, (number.outboundTotal ?? Number.POSITIVE_INFINITY) - sent);
+      const outbound = Math.min(budget, Math.round(number.outboundPerSecond));
+      for (let i = 0; i < outbound; i++) {
+        const sendAt = startMs + (i * 1000) / Math.max(1, outbound);
+        const wamid = `wamid.n${number.index}.out${sent + i}`;
+        const recipient = this.#random.int(0, number.conversations - 1);
+        let lag = sendAt;
+        for (const status of ['sent', 'delivered', 'read'] as const) {
+          const [low, high] = STATUS_LAGS_MS[status];
+          lag += low + this.#random.next() * (high - low);
+          const at = Math.round(lag);
+          events.push(
+            trafficEvent(`st:${wamid}:${status}`, 'status', number.index, at, () =>
+              statusBody(number.index, wamid, status, idsOf(recipient, sent + i), at),
+            ),
+          );
+        }
+      }
+      this.#sentOutbound.set(number.index, sent + outbound);
+      // Poisson arrivals: exponential gaps within the second.
+      let t = startMs - Math.log(1 - this.#random.next()) * (1000 / Math.max(1e-9, number.inboundPerSecond));
+      while (number.inboundPerSecond > 0 && t < startMs + 1000) {
+        const serial = this.#inbound++;
+        const wamid = `wamid.n${number.index}.in${serial}`;
+        const sender = this.#random.int(0, number.conversations - 1);
+        const at = Math.round(t);
+        events.push(
+          trafficEvent(`msg:${wamid}`, 'message', number.index, at, () =>
+            inboundBody(number.index, wamid, idsOf(sender, serial), at),
+          ),
+        );
+        t -= Math.log(1 - this.#random.next()) * (1000 / number.inboundPerSecond);
+      }
+    }
+    return events;
+  }
+}
