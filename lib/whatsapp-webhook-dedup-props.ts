@@ -17,7 +17,18 @@ export interface WhatsAppWebhookDedupProps {
    * Days a done claim keeps blocking redeliveries of the same event: at least Meta's 7 days of retries plus
    * the longest retry budget of the subscriber's lanes (a retry may wait that long in a queue before its
    * claim is checked); smaller values are refused with the smallest accepted one.
-   * @default - 7 days plus the default retry budget, rounded up to whole days (`DEFAULT_SETTINGS.retentionDays`)
+   * @default - 7 days plus the default retry budget, rounded up to whole days: 10
+   *   (`DEFAULT_SETTINGS.retentionDays`)
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   retentionDays: 14, // two weeks of claims, above the floor of 7 days plus the retry budget
+   * });
+   * ```
    */
   readonly retentionDays?: number;
   /**
@@ -25,28 +36,69 @@ export interface WhatsAppWebhookDedupProps {
    * consumerTimeoutSeconds + maxBatchingWindowSeconds + this margin reaches visibilityTimeoutSeconds (a
    * redelivery would meet its own live lease).
    * @default 10000
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { leaseMarginMs: 20_000 });
+   * ```
    */
   readonly leaseMarginMs?: number;
   /**
    * Consumer timeout in seconds: the longest a batch of side effects may run. The visibility timeout and the
    * lease follow from it.
    * @default 30
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * // The visibility timeout follows: 6 × 60 + 1 = 361 s.
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { consumerTimeoutSeconds: 60 });
+   * ```
    */
   readonly consumerTimeoutSeconds?: number;
   /**
    * Receiver timeout in seconds: reading the secret, verifying and enqueueing with SDK retries. At most 29,
    * so the receiver's own 5xx reaches Meta before API Gateway's 30 s integration timeout.
    * @default 10
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { receiverTimeoutSeconds: 15 });
+   * ```
    */
   readonly receiverTimeoutSeconds?: number;
   /**
    * SQS records per consumer invocation.
    * @default 10
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { batchSize: 5 });
+   * ```
    */
   readonly batchSize?: number;
   /**
    * Seconds the event source may wait to fill a batch.
    * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { maxBatchingWindowSeconds: 5 });
+   * ```
    */
   readonly maxBatchingWindowSeconds?: number;
   /**
@@ -54,12 +106,28 @@ export interface WhatsAppWebhookDedupProps {
    * `ScalingConfig.MaximumConcurrency`, not reserved concurrency, so throttling cannot push records to the
    * DLQ). At least 2. Below what `expectedPeak` needs, the synth warns.
    * @default - sized for `expectedPeak` per lane by the capacity planner (docs/capacity.md)
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { maxConcurrency: 200 });
+   * ```
    */
   readonly maxConcurrency?: number;
   /**
    * Visibility timeout of the delivery queue in seconds; values below 6 × consumerTimeoutSeconds +
    * maxBatchingWindowSeconds are refused.
    * @default 6 × consumerTimeoutSeconds + maxBatchingWindowSeconds (181)
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { visibilityTimeoutSeconds: 300 });
+   * ```
    */
   readonly visibilityTimeoutSeconds?: number;
   /**
@@ -67,65 +135,174 @@ export interface WhatsAppWebhookDedupProps {
    * records ride out (docs/consumer.md, "Retry budget"): values below 5, or too few to ride out a day-long
    * outage, or so many that a record could outlive the queues' retention, are refused.
    * @default 60
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   maxReceiveCount: 100,
+   *   retentionDays: 12, // a longer retry budget needs a longer claim retention
+   * });
+   * ```
    */
   readonly maxReceiveCount?: number;
   /**
    * Ceiling in seconds of the delay before a failed record's second receive; it doubles with each receive.
    * @default 30
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { retryBaseDelaySeconds: 60 });
+   * ```
    */
   readonly retryBaseDelaySeconds?: number;
   /**
    * Ceiling in seconds of every delay the consumer sets on a failed record, backoff and `RetryLater` alike.
    * @default 3600
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   retryMaxDelaySeconds: 1800,
+   *   maxReceiveCount: 110, // a shorter cap needs more receives to ride out a day-long outage
+   * });
+   * ```
    */
   readonly retryMaxDelaySeconds?: number;
   /**
    * Largest SQS message the receiver writes (set explicitly on every queue); bigger deliveries are split on
    * event boundaries. 1,024 to 1,048,576.
    * @default 1048576
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { maximumMessageSizeBytes: 262_144 }); // 256 KiB
+   * ```
    */
   readonly maximumMessageSizeBytes?: number;
   /**
    * Days an unprocessed delivery stays in the delivery queue. Once Meta got its 200 the queue holds the only
    * copy, so values below 7 are refused (SQS maximum: 14).
    * @default 14
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { queueRetentionDays: 10 });
+   * ```
    */
   readonly queueRetentionDays?: number;
   /**
-   * Days a message stays in the dead-letter queue (SQS maximum: 14).
+   * Days a message stays in the dead-letter queue (SQS maximum: 14). Values below `queueRetentionDays` are
+   * refused: SQS keeps a redriven message's original enqueue time, so it could expire in the DLQ unseen.
    * @default 14
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { queueRetentionDays: 10, deadLetterRetentionDays: 10 });
+   * ```
    */
   readonly deadLetterRetentionDays?: number;
   /**
    * Prefix of the claim keys (`<ns>#<key>`), so that several consumers can share one table.
    * Letters, digits, `_`, `.`, `-`. Refused with `subscribers`, where each subscriber has its own.
    * @default - no prefix
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { keyNamespace: 'support' });
+   * ```
    */
   readonly keyNamespace?: string;
   /**
    * What happens to the claim table when it leaves the stack.
    * @default RemovalPolicy.RETAIN
+   * @example
+   * ```typescript
+   * import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   tableRemovalPolicy: RemovalPolicy.DESTROY, // a throwaway test stack only: claims are lost with it
+   *   tableDeletionProtection: false,
+   * });
+   * ```
    */
   readonly tableRemovalPolicy?: RemovalPolicy;
   /**
    * DynamoDB deletion protection on the claim table.
    * @default true
+   * @example
+   * ```typescript
+   * import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   tableRemovalPolicy: RemovalPolicy.DESTROY, // a throwaway test stack only: claims are lost with it
+   *   tableDeletionProtection: false,
+   * });
+   * ```
    */
   readonly tableDeletionProtection?: boolean;
   /**
    * Name of an existing Secrets Manager secret holding `{"appSecrets": [...], "verifyToken": "..."}`.
    * @default - a secret is created with a generated verify token and an empty list of app secrets
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { existingSecretName: 'whatsapp/support-webhook' });
+   * ```
    */
   readonly existingSecretName?: string;
   /**
    * Steady-state request rate limit of the webhook routes (requests per second). Below the webhook POSTs/s of
    * `expectedPeak`, the synth warns.
    * @default - the POSTs/s of `expectedPeak`: 3 per outbound message and 1 per inbound one
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { throttlingRateLimit: 8_000 });
+   * ```
    */
   readonly throttlingRateLimit?: number;
   /**
    * Burst limit of the webhook routes (requests). Below a second of `expectedPeak`'s POSTs, the synth warns.
    * @default - one second of `expectedPeak`'s POSTs
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { throttlingBurstLimit: 8_000 });
+   * ```
    */
   readonly throttlingBurstLimit?: number;
   /**
@@ -135,47 +312,127 @@ export interface WhatsAppWebhookDedupProps {
    * write throughput. An explicit setting that cannot carry it, or an account quota it exceeds, is named in a
    * synth warning; nothing is refused.
    * @default - one number at Meta's top tier: 1,000 messages/s out and 1,000 in (`DEFAULT_EXPECTED_PEAK`)
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   expectedPeak: { messagesPerSecond: 80, inboundPerSecond: 20, numbers: 3 },
+   * });
+   * ```
    */
   readonly expectedPeak?: ExpectedPeak;
   /**
    * Alarm thresholds.
    * @default - see `WebhookAlarmThresholds`
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { duplicateRatePercent: 20, oldestMessageAgeSeconds: 600 },
+   * });
+   * ```
    */
   readonly alarmThresholds?: WebhookAlarmThresholds;
   /**
    * SNS topic notified when an alarm fires and when it recovers.
    * @default - alarms have no actions
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { Topic } from 'aws-cdk-lib/aws-sns';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * const alarmTopic = new Topic(stack, 'WebhookAlarms');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { alarmTopic });
+   * ```
    */
   readonly alarmTopic?: ITopic;
   /**
    * Retention of the functions' and the API's log groups.
    * @default RetentionDays.ONE_MONTH
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { logRetention: RetentionDays.THREE_MONTHS });
+   * ```
    */
   readonly logRetention?: RetentionDays;
   /**
    * Application log level of both functions (Powertools `POWERTOOLS_LOG_LEVEL`).
    * @default 'INFO'
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { logLevel: 'DEBUG' });
+   * ```
    */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /**
    * Receiver memory in MB (CPU grows with it; the receiver hashes and parses bodies of up to 3 MB).
    * @default 512
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { receiverMemorySize: 1024 });
+   * ```
    */
   readonly receiverMemorySize?: number;
   /**
    * Consumer memory in MB; with `subscribers`, of every subscriber that does not set its own `memorySize`.
    * @default 512
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { consumerMemorySize: 256 });
+   * ```
    */
   readonly consumerMemorySize?: number;
   /**
    * Path of the consumer's entry file (exporting `handler`), for users who wire their own side effects.
    * Refused with `subscribers`, where each subscriber names its own `entry`.
    * @default - `functions/consumer.ts` of this project
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * // src/consumer.ts exports `handler = createConsumerFromEnv(webhookHandlers)`
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { consumerEntry: 'src/consumer.ts' });
+   * ```
    */
   readonly consumerEntry?: string;
   /**
    * Name of the CloudWatch dashboard.
    * @default - generated by CloudFormation
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { dashboardName: 'support-webhook' });
+   * ```
    */
   readonly dashboardName?: string;
   /**
@@ -184,6 +441,15 @@ export interface WhatsAppWebhookDedupProps {
    * status then costs a claim, a ledger write and a completion). With `subscribers`, the mode of every
    * subscriber that does not set its own.
    * @default 'with-handler'
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * // Every status in the ledger, with or without an onStatus handler.
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { statusLedger: 'always' });
+   * ```
    */
   readonly statusLedger?: StatusLedgerMode;
   /**
@@ -192,6 +458,14 @@ export interface WhatsAppWebhookDedupProps {
    * warning of slow acknowledgements); `false` skips them: no write, and no duplicate counts for them. With
    * `subscribers`, the choice of every subscriber that does not make its own.
    * @default true
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { claimUnhandledEvents: false });
+   * ```
    */
   readonly claimUnhandledEvents?: boolean;
   /**
@@ -204,6 +478,19 @@ export interface WhatsAppWebhookDedupProps {
    * construct ids), so adding subscribers beside it replaces nothing; set its `keyNamespace: ''` to keep
    * its unprefixed claims too.
    * @default - one subscriber, `default`: `consumerEntry` with unprefixed claim keys (or `keyNamespace`)
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: {
+   *     bot: { entry: 'src/bot.ts', fields: ['messages'] },
+   *     crm: { entry: 'src/crm.ts', messageLane: { ordered: false } },
+   *   },
+   * });
+   * ```
    */
   readonly subscribers?: SubscriberDefinitions;
   /**
@@ -211,6 +498,16 @@ export interface WhatsAppWebhookDedupProps {
    * statuses and other fields, ordered per conversation unless `ordered: false`. With `subscribers`, the
    * lane of every subscriber that does not define its own.
    * @default - an ordered lane (FIFO queue grouped by conversation, no batching window, a chat's retry budget)
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   messageLane: { ordered: false, settings: { maxBatchingWindowSeconds: 2 } },
+   * });
+   * ```
    */
   readonly messageLane?: MessageLaneDefinition;
   /**
@@ -223,6 +520,15 @@ export interface WhatsAppWebhookDedupProps {
    * long as `retentionDays`. Choose the retention your privacy policy allows, and grant read access
    * (`archive.bucket.grantRead`) only to whoever may see them.
    * @default - on, kept DEFAULT_ARCHIVE_RETENTION_DAYS (30) days
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { archive: { retentionDays: 90 } });
+   * // or no archive at all: new WhatsAppWebhookDedup(stack, 'Webhook', { archive: false });
+   * ```
    */
   readonly archive?: ArchiveProp;
 }

@@ -8,11 +8,29 @@ export interface WhatsAppWebhookDedupStackProps extends StackProps {
   /**
    * Props of the pipeline construct.
    * @default - the construct's defaults
+   * @example
+   * ```typescript
+   * import { App } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedupStack } from 'whatsapp-webhook-dedup';
+   *
+   * new WhatsAppWebhookDedupStack(new App(), 'SupportWebhook', {
+   *   pipeline: { consumerEntry: 'src/consumer.ts', expectedPeak: { messagesPerSecond: 80 } },
+   * });
+   * ```
    */
   readonly pipeline?: WhatsAppWebhookDedupProps;
   /**
    * ARN of an existing SNS topic that alarms notify (ignored when `pipeline.alarmTopic` is set).
    * @default - alarms have no actions
+   * @example
+   * ```typescript
+   * import { App } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedupStack } from 'whatsapp-webhook-dedup';
+   *
+   * new WhatsAppWebhookDedupStack(new App(), 'SupportWebhook', {
+   *   alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:on-call',
+   * });
+   * ```
    */
   readonly alarmTopicArn?: string;
 }
@@ -23,10 +41,29 @@ export interface WhatsAppWebhookDedupStackProps extends StackProps {
  * table, and each subscriber's queues, consumer and event source mapping), under the keys of
  * `contract/stack-outputs.ts`. Environment-agnostic, no lookups, so that `cdk synth` runs offline without
  * credentials.
+ *
+ * @example
+ * ```typescript
+ * import { App } from 'aws-cdk-lib';
+ * import { WhatsAppWebhookDedupStack } from 'whatsapp-webhook-dedup';
+ *
+ * const app = new App();
+ * new WhatsAppWebhookDedupStack(app, 'SupportWebhook', {
+ *   env: { account: '123456789012', region: 'eu-west-1' },
+ *   pipeline: { subscribers: { support: { entry: 'src/support-handlers.ts' } } },
+ * });
+ * ```
  */
 export class WhatsAppWebhookDedupStack extends Stack {
+  /** The pipeline construct, for wiring more resources to it (grants, alarms, outputs). */
   public readonly pipeline: WhatsAppWebhookDedup;
 
+  /**
+   * @param scope - The app (or stage) to add the stack to.
+   * @param id - The stack's construct id, also its default CloudFormation stack name.
+   * @param props - The stack's own props (`env`, `tags`, …) with the pipeline's and an alarm topic's.
+   * @throws UnsafeSettingsError when the pipeline props would lose or hide events.
+   */
   constructor(scope: Construct, id: string, props: WhatsAppWebhookDedupStackProps = {}) {
     super(scope, id, props);
     const alarmTopic =

@@ -36,12 +36,33 @@ import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.t
 
 export type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.ts';
 
+/**
+ * The whole pipeline as one construct: the webhook API and receiver, each subscriber's queues and consumer, the
+ * claim table, the quarantine queue, the archive, the dashboard and the alarms. Every prop is optional; the
+ * defaults deploy one consumer over this package's default handlers, which only log each event
+ * (`consumerEntry` or `subscribers` name yours). The props are checked before anything is built: a setting
+ * that could lose or hide events fails synth with an `UnsafeSettingsError` naming what to change.
+ *
+ * @example
+ * ```typescript
+ * import { App, CfnOutput, Stack } from 'aws-cdk-lib';
+ * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+ *
+ * const stack = new Stack(new App(), 'SupportWebhook');
+ * const webhook = new WhatsAppWebhookDedup(stack, 'Webhook', {
+ *   subscribers: { support: { entry: 'src/support-handlers.ts', fields: ['messages'] } },
+ * });
+ * new CfnOutput(stack, 'WebhookUrl', { value: webhook.webhookUrl });
+ * ```
+ */
 export class WhatsAppWebhookDedup extends Construct {
   /** The resolved, validated pipeline settings (each subscriber's own are in `subscribers`). */
   public readonly settings: PipelineSettings;
+  /** The HTTP API in front of the receiver (`GET` and `POST /webhook`). */
   public readonly httpApi: HttpApi;
   /** `https://<api-id>.execute-api.<region>.amazonaws.com/webhook`: the callback URL for the Meta app. */
   public readonly webhookUrl: string;
+  /** The receiver Lambda: verifies the signature, enqueues the delivery, answers Meta. */
   public readonly receiverFunction: NodejsFunction;
   /** Every subscriber's resources, in definition order; one, `default`, without the `subscribers` prop. */
   public readonly subscribers: readonly WebhookSubscriber[];
@@ -53,7 +74,9 @@ export class WhatsAppWebhookDedup extends Construct {
   public readonly deadLetterQueue: Queue;
   /** Bodies the receiver or a consumer quarantined, for every subscriber. */
   public readonly quarantineQueue: Queue;
+  /** The DynamoDB table of the claims and the status ledger. */
   public readonly claimTable: TableV2;
+  /** The secret holding `{"appSecrets": [...], "verifyToken": "..."}`: created, or `existingSecretName`'s. */
   public readonly webhookSecret: ISecret;
   /** The key of the digests that stand for event keys in the consumers' logs (`npm run ops -- key` reads it). */
   public readonly logDigestSecret: ISecret;
@@ -66,6 +89,7 @@ export class WhatsAppWebhookDedup extends Construct {
   public readonly webhookSecretId: string;
   /** The secret's name, as users pass it to `aws secretsmanager put-secret-value --secret-id`. */
   public readonly webhookSecretName: string;
+  /** The CloudWatch dashboard of the pipeline and its subscribers. */
   public readonly dashboard: Dashboard;
   /** The pipeline's alarms with the first subscriber's. */
   public readonly alarms: WebhookAlarms;
@@ -76,6 +100,12 @@ export class WhatsAppWebhookDedup extends Construct {
   /** The delivery archive (bucket, queue, DLQ, archiver); `undefined` with `archive: false`. */
   public readonly archive: DeliveryArchive | undefined;
 
+  /**
+   * @param scope - The construct to build the pipeline in (usually a `Stack`).
+   * @param id - The construct id, part of every resource's logical id.
+   * @param props - The pipeline's settings; each one's default is documented on `WhatsAppWebhookDedupProps`.
+   * @throws UnsafeSettingsError when the props would lose or hide events (the message names what to change).
+   */
   constructor(scope: Construct, id: string, props: WhatsAppWebhookDedupProps = {}) {
     super(scope, id);
     const validated = validateProps(props);
@@ -173,7 +203,19 @@ export class WhatsAppWebhookDedup extends Construct {
     };
   }
 
-  /** Console URL of the dashboard (commercial partition). */
+  /**
+   * Console URL of the dashboard (commercial partition).
+   *
+   * @example
+   * ```typescript
+   * import { App, CfnOutput, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * const webhook = new WhatsAppWebhookDedup(stack, 'Webhook');
+   * new CfnOutput(stack, 'DashboardUrl', { value: webhook.dashboardUrl });
+   * ```
+   */
   public get dashboardUrl(): string {
     return `https://console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards/dashboard/${this.dashboard.dashboardName}`;
   }
