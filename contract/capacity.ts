@@ -99,13 +99,62 @@ export function sizedConcurrency(lane: LanePlan): number {
 }
 
 export interface ExpectedPeak {
-  /** Outbound messages/s per number (each brings 3 status POSTs). */
+  /**
+   * Outbound messages/s per number (each brings 3 status POSTs). Required.
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { expectedPeak: { messagesPerSecond: 80 } });
+   * ```
+   */
   readonly messagesPerSecond: number;
-  /** Inbound messages/s per number. @default messagesPerSecond (a chat answers what it receives) */
+  /**
+   * Inbound messages/s per number.
+   * @default messagesPerSecond (a chat answers what it receives)
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   expectedPeak: { messagesPerSecond: 200, inboundPerSecond: 20 }, // campaigns: few replies
+   * });
+   * ```
+   */
   readonly inboundPerSecond?: number;
-  /** @default 1 */
+  /**
+   * Business phone numbers sending at that rate, each on the same webhook.
+   * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { expectedPeak: { messagesPerSecond: 80, numbers: 10 } });
+   * ```
+   */
   readonly numbers?: number;
-  /** @default inbound messages/s × ACTIVE_CONVERSATION_SECONDS */
+  /**
+   * Conversations open at once at the peak, over all numbers: an ordered message lane runs at most one batch
+   * per conversation at a time, so they bound its useful concurrency.
+   * @default - all numbers' inbound messages/s × ACTIVE_CONVERSATION_SECONDS (60): those whose customer wrote
+   *   within the last minute
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   expectedPeak: { messagesPerSecond: 80, activeConversations: 500 },
+   * });
+   * ```
+   */
   readonly activeConversations?: number;
 }
 
@@ -302,9 +351,11 @@ export function writesPerEvent(subscriber: CapacitySubscriber, lane: LaneName): 
 }
 
 /**
- * The consumer's CPU per record on one Node thread, as `npm run bench` measures it
- * (lab/bench/results.json `consumer.ours.nodeCpuMsPerEvent`; a test keeps this within a fifth of it). The records of
- * a batch share one thread, so their CPU adds up even where their awaits overlap.
+ * The consumer's CPU per record on one Node thread. The records of a batch share one thread, so their CPU adds
+ * up even where their awaits overlap. A fixed engineering figure, not a measurement this code reads: 1.1 ms is
+ * the consumer's median on a quiet machine (docs/decisions.md, "Capacity"), and no bench run moves it, since a
+ * laptop's load would otherwise change the concurrency a stack deploys. The bench reports its own figure
+ * beside this one.
  */
 export const CONSUMER_CPU_MS_PER_RECORD = 1.1;
 /**

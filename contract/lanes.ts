@@ -127,11 +127,33 @@ export interface MessageLaneDefinition {
    * starting only after the previous one's finished. `false`: a standard queue, handlers in parallel, the
    * subscriber's own retry budget (a CRM needs no order, and can wait out a day-long outage).
    * @default true
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { messageLane: { ordered: false } });
+   * ```
    */
   readonly ordered?: boolean;
   /**
    * The lane's own consumer settings over the subscriber's (and `MESSAGE_LANE_DEFAULTS`, and, when ordered,
-   * `ORDERED_MESSAGE_LANE_RETRY`). An ordered lane refuses a batching window and batches above 10.
+   * `ORDERED_MESSAGE_LANE_RETRY`). An ordered lane refuses a batching window and batches above 10. The
+   * pipeline-wide settings (`receiverTimeoutSeconds`, `maximumMessageSizeBytes`, `queueRetentionDays`,
+   * `retentionDays`) cannot be set per lane.
+   * @default - the subscriber's settings with no batching window, and when ordered a chat's retry budget: 5 s
+   *   to 60 s apart, 20 receives
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   messageLane: { settings: { consumerTimeoutSeconds: 60, maxReceiveCount: 30 } },
+   * });
+   * ```
    */
   readonly settings?: Omit<
     PipelineSettingsInput,

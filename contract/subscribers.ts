@@ -41,7 +41,17 @@ export interface SubscriberDefinition {
    * Path of the subscriber's module, from the CDK app's directory (where `cdk synth` and `start` run) or
    * absolute. It exports `webhookHandlers` (from `defineWebhookHandlers`) and `handler` (the consumer Lambda
    * over them, `createConsumerFromEnv(webhookHandlers)`): the construct bundles it as the subscriber's Lambda
-   * entry, the local stack imports its handlers.
+   * entry, the local stack imports its handlers. Required.
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: { crm: { entry: 'src/crm.ts' } },
+   * });
+   * ```
    */
   readonly entry: string;
   /**
@@ -49,26 +59,112 @@ export interface SubscriberDefinition {
    * (contract/meta-webhook-fields.ts); a delivery with none of them never reaches its queue, and events of other
    * fields in a delivery it does receive are skipped without a claim.
    * @default - every field
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: { bot: { entry: 'src/bot.ts', fields: ['messages'] } },
+   * });
+   * ```
    */
   readonly fields?: readonly string[];
   /**
    * Prefix of this subscriber's claim and ledger keys (`<ns>#<key>`). `''` keeps keys unprefixed, which only
    * one subscriber may do (the one that inherits the claims of a single-subscriber deployment).
    * @default - the subscriber's name
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   // `default` keeps the unprefixed claims of a stack deployed without subscribers.
+   *   subscribers: { default: { entry: 'src/bot.ts', keyNamespace: '' }, crm: { entry: 'src/crm.ts' } },
+   * });
+   * ```
    */
   readonly keyNamespace?: string;
-  /** Consumer settings for this subscriber only (batch size, timeout, retries, …). */
+  /**
+   * Consumer settings for this subscriber only (batch size, timeout, retries, …), over the pipeline's. The
+   * receiver's own settings (`receiverTimeoutSeconds`, `maximumMessageSizeBytes`) are refused here.
+   * @default - the pipeline's settings
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: { crm: { entry: 'src/crm.ts', settings: { batchSize: 5, consumerTimeoutSeconds: 60 } } },
+   * });
+   * ```
+   */
   readonly settings?: SubscriberSettingsInput;
-  /** @default - the consumer's default, 'with-handler' */
+  /**
+   * When this subscriber's consumer records statuses in the status ledger: `'with-handler'` only when its
+   * handlers include `onStatus`, `'always'` for every status.
+   * @default - the pipeline's `statusLedger`, else 'with-handler'
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: { crm: { entry: 'src/crm.ts', statusLedger: 'always' } },
+   * });
+   * ```
+   */
   readonly statusLedger?: StatusLedgerMode;
-  /** @default - the consumer's default, true */
+  /**
+   * Whether this subscriber's consumer claims events it has no handler for (one write each, so that their
+   * duplicates are counted); `false` skips them.
+   * @default - the pipeline's `claimUnhandledEvents`, else true
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: { bot: { entry: 'src/bot.ts', claimUnhandledEvents: false } },
+   * });
+   * ```
+   */
   readonly claimUnhandledEvents?: boolean;
-  /** Consumer memory in MB. @default - the pipeline's consumer memory */
+  /**
+   * Consumer memory in MB.
+   * @default - the pipeline's `consumerMemorySize`, else 512
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: { bot: { entry: 'src/bot.ts', memorySize: 1024 } },
+   * });
+   * ```
+   */
   readonly memorySize?: number;
   /**
    * Its message lane (contract/lanes.ts): inbound messages apart from statuses and other fields, ordered per
    * conversation by default. Only for a subscriber that wants `messages`.
    * @default - the pipeline's `messageLane`, else an ordered lane with the lane defaults
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: { crm: { entry: 'src/crm.ts', messageLane: { ordered: false } } },
+   * });
+   * ```
    */
   readonly messageLane?: MessageLaneDefinition;
 }

@@ -39,6 +39,14 @@ export interface ArchiveOptions {
   /**
    * Days an archived delivery is kept (the bucket's lifecycle expiry), at least 1.
    * @default DEFAULT_ARCHIVE_RETENTION_DAYS (30)
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { archive: { retentionDays: 7 } });
+   * ```
    */
   readonly retentionDays?: number;
 }

@@ -39,12 +39,32 @@ export interface WebhookAlarmThresholds {
   /**
    * Period over which the custom metrics, Lambda and DynamoDB metrics, API errors and rates are summed.
    * @default Duration.minutes(5)
+   * @example
+   * ```typescript
+   * import { App, Duration, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { period: Duration.minutes(1) },
+   * });
+   * ```
    */
   readonly period?: Duration;
   /**
    * Alarm while a subscriber's dead-letter queue (records that failed) or the quarantine queue (bodies that
    * cannot be processed as they are) holds at least this many messages.
    * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { deadLetterQueueMessages: 10 },
+   * });
+   * ```
    */
   readonly deadLetterQueueMessages?: number;
   /**
@@ -52,121 +72,341 @@ export interface WebhookAlarmThresholds {
    * within one minute. Unlike `deadLetterQueueMessages`, which stays in alarm while anything waits there, this
    * one returns to OK after a quiet minute, so each new arrival notifies again.
    * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { deadLetterQueueArrivals: 5 },
+   * });
+   * ```
    */
   readonly deadLetterQueueArrivals?: number;
   /**
    * Alarm when the oldest message of the delivery queue is older than this, in seconds: the consumer is
    * failing or cannot keep up.
    * @default 300
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { oldestMessageAgeSeconds: 900 }, // a backlog of 15 minutes is acceptable
+   * });
+   * ```
    */
   readonly oldestMessageAgeSeconds?: number;
   /**
    * Consecutive one-minute periods above `oldestMessageAgeSeconds` before the alarm fires.
    * @default 3
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { oldestMessageAgeEvaluationPeriods: 5 },
+   * });
+   * ```
    */
   readonly oldestMessageAgeEvaluationPeriods?: number;
   /**
    * Alarm when duplicates exceed this percentage of events. A rising rate is the early sign that Meta is
    * retrying because acknowledgements are slow.
    * @default 10
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { duplicateRatePercent: 20 },
+   * });
+   * ```
    */
   readonly duplicateRatePercent?: number;
   /**
    * Consecutive periods above `duplicateRatePercent` before the alarm fires.
    * @default 3
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { duplicateRateEvaluationPeriods: 6 },
+   * });
+   * ```
    */
   readonly duplicateRateEvaluationPeriods?: number;
   /**
    * Periods with fewer events than this (over the alarm's fields) count as 0 %, so a single retry on a
    * quiet night does not read as 100 %.
    * @default 50
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { duplicateRateMinimumEvents: 200 },
+   * });
+   * ```
    */
   readonly duplicateRateMinimumEvents?: number;
   /**
    * `Field` dimension values whose combined duplicate rate is alarmed on (at most 5: CloudWatch allows 10
    * metrics per alarm).
    * @default ['message', 'status', 'error']
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { duplicateRateFields: ['message', 'status'] },
+   * });
+   * ```
    */
   readonly duplicateRateFields?: readonly string[];
   /**
    * Alarm when the HTTP API answers at least this many 5xx in one period (each one makes Meta retry).
    * @default 5
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { apiServerErrors: 20 },
+   * });
+   * ```
    */
   readonly apiServerErrors?: number;
   /**
    * Alarm when at least this many requests are rejected for a bad or missing signature in one period: a
    * rotated app secret not yet in the secret, no app secret stored yet, or someone probing the URL.
    * @default 100
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { signatureRejections: 10 },
+   * });
+   * ```
    */
   readonly signatureRejections?: number;
   /**
    * Alarm when at least this many consumer invocations fail as a whole (crash, timeout) in one period. The
    * consumer reports failed records individually, so any failed invocation is a bug or a timeout.
    * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { consumerErrors: 3 },
+   * });
+   * ```
    */
   readonly consumerErrors?: number;
   /**
    * Alarm when the consumer is throttled at least this many times in one period.
    * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { consumerThrottles: 5 },
+   * });
+   * ```
    */
   readonly consumerThrottles?: number;
   /**
    * Alarm when at least this many receiver invocations fail as a whole (crash, timeout) in one period.
    * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { receiverErrors: 3 },
+   * });
+   * ```
    */
   readonly receiverErrors?: number;
   /**
    * Alarm when the receiver is throttled at least this many times in one period.
    * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { receiverThrottles: 5 },
+   * });
+   * ```
    */
   readonly receiverThrottles?: number;
   /**
    * Alarm when at least this many side effects ran but could not be marked done (`CompletionFailures`) in
    * one period: a later retry of such an event may run its effect a second time.
    * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { completionFailures: 2 },
+   * });
+   * ```
    */
   readonly completionFailures?: number;
   /**
    * Alarm when handler errors exceed this percentage of fresh events.
    * @default 5
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { handlerErrorRatePercent: 10 },
+   * });
+   * ```
    */
   readonly handlerErrorRatePercent?: number;
   /**
    * Consecutive periods above `handlerErrorRatePercent` before the alarm fires.
    * @default 2
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { handlerErrorRateEvaluationPeriods: 3 },
+   * });
+   * ```
    */
   readonly handlerErrorRateEvaluationPeriods?: number;
   /**
    * Periods with fewer fresh events than this (over the alarm's fields) count as 0 %.
    * @default 20
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { handlerErrorRateMinimumEvents: 100 },
+   * });
+   * ```
    */
   readonly handlerErrorRateMinimumEvents?: number;
   /**
    * `Field` dimension values whose combined handler error rate is alarmed on (at most 5).
    * @default ['message', 'status', 'error']
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { handlerErrorRateFields: ['message'] }, // only inbound messages
+   * });
+   * ```
    */
   readonly handlerErrorRateFields?: readonly string[];
   /**
    * Alarm when at least this many claims fail (DynamoDB errors after the SDK's retries, not duplicates) in
    * each of `claimFailuresEvaluationPeriods` consecutive periods.
    * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { claimFailures: 5 },
+   * });
+   * ```
    */
   readonly claimFailures?: number;
   /**
    * Consecutive periods with `claimFailures` before the alarm fires.
    * @default 2
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { claimFailuresEvaluationPeriods: 3 },
+   * });
+   * ```
    */
   readonly claimFailuresEvaluationPeriods?: number;
   /**
    * Alarm when at least this many claim-table writes (PutItem, UpdateItem, DeleteItem) are throttled in one
    * period. Failed conditions (duplicates) are not throttles and never count.
    * @default 10
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { claimTableThrottledRequests: 50 },
+   * });
+   * ```
    */
   readonly claimTableThrottledRequests?: number;
   /**
    * Alarm when the claim table's writes meet at least this many DynamoDB internal errors (HTTP 500) in one
    * period.
    * @default 5
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { claimTableSystemErrors: 10 },
+   * });
+   * ```
    */
   readonly claimTableSystemErrors?: number;
   /**
@@ -175,6 +415,16 @@ export interface WebhookAlarmThresholds {
    * applications' mistakes would fire it: opt in only where this pipeline owns the account. Failed
    * conditions (duplicates) and throttles are not counted in it.
    * @default - no alarm
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { dynamoDbAccountUserErrors: 1 }, // this account runs nothing else
+   * });
+   * ```
    */
   readonly dynamoDbAccountUserErrors?: number;
   /**
@@ -182,11 +432,31 @@ export interface WebhookAlarmThresholds {
    * first handler call, in ms) is above this in `messageEventWaitTimeEvaluationPeriods` one-minute periods in
    * a row: people are waiting for replies. Each subscriber with a message lane has one.
    * @default 5000
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { messageEventWaitTimeP99Ms: 2_000 },
+   * });
+   * ```
    */
   readonly messageEventWaitTimeP99Ms?: number;
   /**
    * Consecutive one-minute periods above `messageEventWaitTimeP99Ms` before the alarm fires.
    * @default 3
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { messageEventWaitTimeEvaluationPeriods: 5 },
+   * });
+   * ```
    */
   readonly messageEventWaitTimeEvaluationPeriods?: number;
   /**
@@ -194,11 +464,31 @@ export interface WebhookAlarmThresholds {
    * `messageOldestMessageAgeEvaluationPeriods` one-minute periods in a row: replies stall even when no record
    * reaches a handler to report its wait (a paused, failing or throttled message consumer).
    * @default 60
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { messageOldestMessageAgeSeconds: 120 },
+   * });
+   * ```
    */
   readonly messageOldestMessageAgeSeconds?: number;
   /**
    * Consecutive one-minute periods above `messageOldestMessageAgeSeconds` before the alarm fires.
    * @default 3
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { messageOldestMessageAgeEvaluationPeriods: 5 },
+   * });
+   * ```
    */
   readonly messageOldestMessageAgeEvaluationPeriods?: number;
   /**
@@ -206,6 +496,16 @@ export interface WebhookAlarmThresholds {
    * (`RedeliveriesNotScheduled`: ChangeMessageVisibility refused or failed) in one period: they come back
    * after the visibility timeout instead, sooner, spending their receives towards the DLQ faster.
    * @default 1
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   alarmThresholds: { redeliveriesNotScheduled: 10 },
+   * });
+   * ```
    */
   readonly redeliveriesNotScheduled?: number;
 }
