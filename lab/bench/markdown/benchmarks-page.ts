@@ -1,6 +1,7 @@
 /** The generated regions of docs/benchmarks.md and the README's benchmark paragraph, from lab/bench/results.json. */
 
 import { dollars, markdownTable, n, times, wrap } from '../../../cli/tools/markdown-table.ts';
+import { CONSUMER_CPU_MS_PER_RECORD } from '../../../contract/capacity.ts';
 import type { BotMixContestant, BotMixResults } from '../bot-mix-results.ts';
 import type { BotMixContestantName } from '../consumer/bot-mix-worker.ts';
 import type { EventClass } from '../consumer/bot-mix-workload.ts';
@@ -101,7 +102,8 @@ function consumerSection(r: ResultsFile): string[] {
     wrap(
       `**Speedup ${times(c.speedup)}** (${range(c.speedupInterval, times)}; median over the ${c.runsPerContestant} rounds of ours/Powertools: ${c.pairedSpeedups.map((s) => times(s)).join(', ')}; ratio of the medians ${times(c.speedupOfMedians)}). ` +
         `${c.speedupWithin5Percent ? 'The interval lies within ±5% of the median.' : '**The interval is wider than ±5% of the median**: the rounds disagree more than that on this machine at this load.'} ` +
-        `Powertools spends ${times(c.cpuPerEventRatio)} our Node CPU per event and ${times(c.powertools.requestsPerEvent / c.ours.requestsPerEvent)} our DynamoDB requests.`,
+        `Powertools spends ${times(c.cpuPerEventRatio)} our Node CPU per event and ${times(c.powertools.requestsPerEvent / c.ours.requestsPerEvent)} our DynamoDB requests. ` +
+        `The capacity planner sizes lanes on a fixed ${n(CONSUMER_CPU_MS_PER_RECORD, 2)} ms per record (contract/capacity.ts); this run measured ${n(c.ours.nodeCpuMsPerEvent, 2)} ms, and no run changes the constant.`,
     ),
     '',
     wrap(
