@@ -11,8 +11,8 @@
  * Retired goals, with the figure that stays on the page:
  * - ×1.5 Powertools' drain rate: the contract's two writes per fresh event cap any design at the contract
  *   floor's rate, below that.
- * - drain within 5% of the contract floor (issue 19 §4): `shareOfFloor` is reported with its interval, which
- *   on a shared machine is wider than the 5% the goal asked to settle.
+ * - drain within 5% of the contract floor (docs/decisions.md, "Benchmarks"): `shareOfFloor` is reported with
+ *   its interval, which on a shared machine is wider than the 5% the goal asked to settle.
  * - whole stack below docs/cost.md's busy figure: both sides billed the same assumed consumer duration, so
  *   the consumer's share was equal by construction; replaced by a comparison at the milliseconds measured.
  */

@@ -1,4 +1,4 @@
-/** The shape of lab/bench/results.json (issue 6), from the parts' raw measurements. */
+/** The shape of lab/bench/results.json, from the parts' raw measurements. */
 
 import type { BotMixResults } from './bot-mix-results.ts';
 import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';

@@ -1,7 +1,8 @@
 /**
- * A scenario run's report: the figures issue 19 §3 asks for (429s, ack latency, per-lane waits, backlogs and
- * their drain, throttled writes, DLQ arrivals, duplicates absorbed, effects, dollars), its verdicts, and the
- * planner's prediction beside the simulation's figure with the reason for every difference over 20 %.
+ * A scenario run's report: the figures that say whether the defaults carry it (429s, ack latency, per-lane
+ * waits, backlogs and their drain, throttled writes, DLQ arrivals, duplicates absorbed, effects, dollars),
+ * its verdicts, and the planner's prediction beside the simulation's figure with the reason for every
+ * difference over 20 %.
  */
 
 import { defaultPipeline } from '../../cli/capacity/pipeline.ts';

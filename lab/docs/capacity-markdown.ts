@@ -31,7 +31,10 @@ import { replaceRegion } from './markdown/regions.ts';
 
 export const CAPACITY_PAGE = 'docs/capacity.md';
 
-/** The three shapes of issue 19: a number at Meta's default tier, one at its top tier, ten at the top tier. */
+/**
+ * The three shapes of docs/capacity.md, "The defaults against three shapes": a number at Meta's default tier,
+ * one at its top tier, ten at the top tier.
+ */
 export const CAPACITY_SHAPES: Readonly<Record<string, ExpectedPeak>> = {
   'capacity-default-tier': { messagesPerSecond: META_DEFAULT_MESSAGES_PER_SECOND },
   'capacity-top-tier': { messagesPerSecond: META_UPGRADED_MESSAGES_PER_SECOND },

@@ -1,7 +1,8 @@
 /**
- * The alarms and the dashboard panels added for issue 10 §3, on the synthesised template: one fine-grained
- * assertion per alarm (metric, dimensions, statistic, period, threshold, comparison), thresholds from props,
- * every alarm wired to the topic, refused thresholds, and the docs that describe them.
+ * The alarms and the dashboard panels (docs/deploy.md, "5. Open the dashboard and the alarms"), on the
+ * synthesised template: one fine-grained assertion per alarm (metric, dimensions, statistic, period,
+ * threshold, comparison), thresholds from props, every alarm wired to the topic, refused thresholds, and the
+ * docs that describe them.
  */
 import { readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';

@@ -1,8 +1,8 @@
 /**
- * Subscribers in the construct (issue 11, docs/decisions.md "Subscribers in the construct"): N subscribers
- * synthesise N queues, DLQs, consumers and event source mappings, each consumer confined to its own claim
- * namespace, with its own alarms, dashboard row and stack outputs; a stack without subscribers keeps every
- * logical id it had; definitions that cannot work are refused before anything is built.
+ * Subscribers in the construct (docs/decisions.md, "Subscribers"): N subscribers synthesise N queues, DLQs,
+ * consumers and event source mappings, each consumer confined to its own claim namespace, with its own
+ * alarms, dashboard row and stack outputs; a stack without subscribers keeps every logical id it had;
+ * definitions that cannot work are refused before anything is built.
  */
 import { readFileSync } from 'node:fs';
 import { App, Stack } from 'aws-cdk-lib';

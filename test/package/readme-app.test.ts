@@ -1,7 +1,7 @@
 /**
- * The README's "Use it in your own CDK app" has the shape issue 20 §3 asks: an install line, a stack of at
- * most 20 lines and a handler module, each a file the installed-path test writes verbatim. The handler module
- * imports the runtime export only, so that a user's Lambda bundle holds no aws-cdk-lib.
+ * The README's "Use it in your own CDK app" has the shape the installed path needs: an install line, a stack
+ * of at most 20 lines and a handler module, each a file the installed-path test writes verbatim. The handler
+ * module imports the runtime export only, so that a user's Lambda bundle holds no aws-cdk-lib.
  */
 import { describe, expect, it } from 'vitest';
 import { README_STACK_MAX_LINES, readmeApp } from './readme-app.ts';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 
 export const README_APP_HEADING = '## Use it in your own CDK app';
 
-/** The longest the README's stack may be (issue 20 §3: "a 20-line stack"). */
+/** The longest the README's stack may be: short enough to read whole before installing anything. */
 export const README_STACK_MAX_LINES = 20;
 
 export interface ReadmeApp {

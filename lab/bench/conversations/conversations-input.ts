@@ -1,7 +1,7 @@
 /**
- * The conversations bench's parameters (issue 18 §7), in one place: `npm run bench` runs them and
- * docs/benchmarks.md prints them in its generated "Conversations" region, so that the page's method and the
- * run cannot disagree.
+ * The conversations bench's parameters (docs/benchmarks.md, "Conversations"), in one place: `npm run bench`
+ * runs them and docs/benchmarks.md prints them in its generated "Conversations" region, so that the page's
+ * method and the run cannot disagree.
  */
 import type { ConversationsInput } from './conversations.ts';
 

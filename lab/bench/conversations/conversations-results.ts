@@ -1,7 +1,7 @@
 /**
- * The `conversations` part of lab/bench/results.json (issue 18 §7), from the journal lines of
- * ./journal-handlers.ts and the times the bench POSTed: pure, so that the unit tests can feed it made-up
- * journals.
+ * The `conversations` part of lab/bench/results.json (docs/benchmarks.md, "Conversations"), from the journal
+ * lines of ./journal-handlers.ts and the times the bench POSTed: pure, so that the unit tests can feed it
+ * made-up journals.
  */
 import { median, percentile, round } from '../support/stats.ts';
 

@@ -118,7 +118,7 @@ export function receiverArchiveRegion(r: ResultsFile): string {
         'SDK’s fixed cost per request), which nothing overlaps in memory. Over the connection the two sends wait ' +
         'together, so the acknowledgement waits for the slower one plus that processor time; on loopback the round ' +
         'trip is short and the emulator, one process, handles both requests in turn, where SQS would serve them apart. ' +
-        '[decisions.md](decisions.md#the-delivery-archive-issue-21-1-4-5) says why the goal is judged on this figure.',
+        '[decisions.md](decisions.md#the-delivery-archive) says why the goal is judged on this figure.',
     ),
   ].join('\n');
 }

@@ -176,7 +176,7 @@ describe('goals', () => {
     );
     const atThreshold = conversations([78, 78, 78], [52, 52, 52], [80]);
     expect(goals({ conversations: atThreshold }).conversationsReplyAtMost1_5xFloor).toBe(true);
-    // The window-bound stack of issue 18: ~1,057 ms against ~51 ms.
+    // A stack whose message lane waits for a batching window: ~1,057 ms against ~51 ms.
     const windowBound = conversations([1040, 1057, 1090], [49, 51, 53], [7900]);
     expect(goals({ conversations: windowBound }).conversationsReplyAtMost1_5xFloor).toBe(false);
   });

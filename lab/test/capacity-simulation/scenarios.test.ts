@@ -1,6 +1,7 @@
 /**
  * The four scenarios' short versions on the defaults, their verdicts checked, and a control that must fail:
- * the steady scenario behind the route throttle of before issue 19 §2 gets 429s.
+ * the steady scenario behind the 1,000 rps route throttle of before the construct sized it for a peak
+ * (docs/decisions.md, "Capacity") gets 429s.
  */
 import { describe, expect, it } from 'vitest';
 import { scaleReport } from '../../capacity-simulation/scale-report.ts';

@@ -1,7 +1,7 @@
 /**
  * The invariants on made-up journals: each case is a story of claims, effects, answers and deaths, small
- * enough to read, that the checker must judge as the header of invariants.ts says. Cases (a) and (b) of
- * issue 22 passed the looser rule that any window on a key excused an extra effect.
+ * enough to read, that the checker must judge as the header of invariants.ts says. Cases (a) and (b) passed
+ * an earlier, looser rule, under which any window on a key excused an extra effect.
  */
 import { describe, expect, it } from 'vitest';
 import {

@@ -28,8 +28,8 @@ const MUTANTS: readonly {
   readonly keptSeeds: readonly KeptSeed[];
 }[] = [
   {
-    // Issue 10 §1 reverted: a duplicate in flight under the same message is acknowledged; its first delivery
-    // then fails, and nobody is left to run the event.
+    // docs/consumer.md, "A duplicate in flight: who may acknowledge it", reverted: a duplicate in flight under
+    // the same message is acknowledged; its first delivery then fails, and nobody is left to run the event.
     variant: 'in-flight-acknowledged',
     targets: 'at-least-once',
     keptSeeds: [
@@ -39,8 +39,8 @@ const MUTANTS: readonly {
     ],
   },
   {
-    // Issue 10 §2 reverted: a retried status reads its own earlier ledger write as `repeated`, and its handler
-    // does not act.
+    // The ledger's change per status (docs/decisions.md, "Consumer") reverted: a retried status reads its own
+    // earlier ledger write as `repeated`, and its handler does not act.
     variant: 'ledger-repeated',
     targets: 'at-least-once',
     keptSeeds: [

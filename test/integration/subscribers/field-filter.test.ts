@@ -1,7 +1,8 @@
 /**
- * Field filters (issue 11): a subscriber sees only the webhook fields it asked for. The receiver keeps the
- * deliveries holding none of them away from its queue; in a delivery it does get, the events of other fields
- * are skipped by its consumer without a claim (no item in the table) and never reach its handlers.
+ * Field filters (docs/design.md, "7. Subscribers"): a subscriber sees only the webhook fields it asked for.
+ * The receiver keeps the deliveries holding none of them away from its queue; in a delivery it does get, the
+ * events of other fields are skipped by its consumer without a claim (no item in the table) and never reach
+ * its handlers.
  *
  * Statuses arrive under the `messages` field, as Meta sends them: a `messages` subscriber gets them.
  */

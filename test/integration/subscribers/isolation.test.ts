@@ -1,6 +1,7 @@
 /**
- * Isolation between subscribers (issue 11): one subscriber's handler being slow or crashing never delays or
- * blocks another's effects, and each subscriber's DLQ holds only its own failed records.
+ * Isolation between subscribers (docs/design.md, "7. Subscribers"): one subscriber's handler being slow or
+ * crashing never delays or blocks another's effects, and each subscriber's DLQ holds only its own failed
+ * records.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { envelope, inboundMessages, messagesChange } from '../../../cli/local/sender/webhook-bodies.ts';

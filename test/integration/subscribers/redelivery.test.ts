@@ -1,8 +1,8 @@
 /**
- * The redelivery scenarios of the single-subscriber pipeline, run with two subscribers at once (issue 11):
- * Meta's retry re-batched with other events, identical deliveries consumed concurrently, and an
- * acknowledgement lost by SQS (the delete failed, so the record comes back). Each subscriber effects each
- * key exactly once, whatever the other does.
+ * The redelivery scenarios of the single-subscriber pipeline, run with two subscribers at once
+ * (docs/design.md, "7. Subscribers"): Meta's retry re-batched with other events, identical deliveries
+ * consumed concurrently, and an acknowledgement lost by SQS (the delete failed, so the record comes back).
+ * Each subscriber effects each key exactly once, whatever the other does.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';

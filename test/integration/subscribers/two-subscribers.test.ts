@@ -1,7 +1,8 @@
 /**
- * Two subscribers on one webhook (issue 11): the example bot (messages only) and the example CRM, the CRM's
- * backend down for its first attempt at each message. Each is deduplicated and retried on its own: the CRM's
- * retry never runs the bot's effect again, and the CRM effects each event once after its retry.
+ * Two subscribers on one webhook (docs/design.md, "7. Subscribers"): the example bot (messages only) and the
+ * example CRM, the CRM's backend down for its first attempt at each message. Each is deduplicated and retried
+ * on its own: the CRM's retry never runs the bot's effect again, and the CRM effects each event once after
+ * its retry.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
