@@ -8,8 +8,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractEvents } from '../../../functions/events/extract-events.ts';
 import { launchHeadlessChromium } from '../../../test/support/headless-chromium.ts';
+import { keysOfEnvelope } from '../../../test/support/webhooks/event-keys.ts';
 import type { LocalStatsSnapshot } from '../../local/observe/subscriber-stats.ts';
 import {
   envelope,
@@ -58,12 +58,6 @@ function templateChange(): object {
       reason: 'NONE',
     },
   };
-}
-
-function keysOf(body: string): string[] {
-  const extraction = extractEvents(body);
-  if (!extraction.ok) throw new Error('The test built an invalid body.');
-  return extraction.events.map((event) => event.key);
 }
 
 describe('npm start with two subscribers', () => {
@@ -127,8 +121,8 @@ describe('npm start with two subscribers', () => {
     ]);
     const mixed = envelope([messagesChange(inboundMessagesWithIds([wamid(3)])), templateChange()]);
     const templateOnly = envelope([templateChange()]);
-    const messageKeys = [...keysOf(messagesAndStatuses), keysOf(mixed)[0] as string];
-    const templateKeys = [keysOf(mixed)[1] as string, ...keysOf(templateOnly)];
+    const messageKeys = [...keysOfEnvelope(messagesAndStatuses), keysOfEnvelope(mixed)[0] as string];
+    const templateKeys = [keysOfEnvelope(mixed)[1] as string, ...keysOfEnvelope(templateOnly)];
     const records = async () => {
       const { subscribers } = await client.stats();
       return [subscribers.bot?.totals.records ?? 0, subscribers.crm?.totals.records ?? 0];
