@@ -3,6 +3,8 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The test reads the CLI's sources, which import the construct by name: tsconfig.json's paths resolve it.
+  resolve: { tsconfigPaths: true },
   test: {
     root: new URL('../../', import.meta.url).pathname,
     include: ['test/package/installed-app.test.ts'],
