@@ -14,13 +14,13 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import { SDK_TIMEOUTS } from '../../functions/commons/sdk-client-config.ts';
 import type { DynamoDbModel } from '../protocol-checker/dynamodb/dynamodb-model.ts';
 import {
   type ModelRequest,
   modelDocumentClient,
 } from '../protocol-checker/dynamodb/model-document-client.ts';
-import type { Prng } from '../protocol-checker/prng.ts';
 import { withoutWireMiddlewares } from '../protocol-checker/sdk-wire.ts';
 import type { TableThroughput } from './dynamodb-throughput.ts';
 import type { Engine } from './engine.ts';
@@ -152,7 +152,7 @@ export function scaleDocumentClient(options: {
   table: TableThroughput;
   engine: Engine;
   latency: Latency;
-  random: Prng;
+  random: SeededRandom;
   counts: DynamoDbCounts;
 }): DynamoDBDocumentClient {
   const { model, table, engine, latency, random, counts } = options;

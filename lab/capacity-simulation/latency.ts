@@ -3,8 +3,9 @@
  * AWS publishes no percentiles for these APIs; each figure below is the public order of magnitude it cites,
  * the tail an assumption of this model (docs/capacity.md, "Simulation": what is modelled).
  */
+
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import { EVENT_SOURCE_SQS_CALL_MS, LAMBDA_INVOKE_MS } from '../../contract/capacity.ts';
-import type { Prng } from '../protocol-checker/prng.ts';
 
 export interface LatencyFigure {
   readonly p50Ms: number;
@@ -52,9 +53,9 @@ export type LatencyName = keyof typeof LATENCIES;
 export class Latency {
   readonly #mu: number;
   readonly #sigma: number;
-  readonly #random: Prng;
+  readonly #random: SeededRandom;
 
-  constructor(figure: LatencyFigure, random: Prng) {
+  constructor(figure: LatencyFigure, random: SeededRandom) {
     this.#mu = Math.log(figure.p50Ms);
     this.#sigma = Math.log(figure.p99Ms / figure.p50Ms) / Z99;
     this.#random = random;
@@ -69,7 +70,7 @@ export class Latency {
   }
 }
 
-export function latencies(random: Prng): Record<LatencyName, Latency> {
+export function latencies(random: SeededRandom): Record<LatencyName, Latency> {
   const entries = Object.entries(LATENCIES).map(
     ([name, figure]) => [name, new Latency(figure, random.fork(`latency:${name}`))] as const,
   );

@@ -6,7 +6,7 @@
  * at least once: an accepted update is sent again at RESEND_RATE, within minutes (an assumption too).
  */
 import { createHmac } from 'node:crypto';
-import type { Prng } from '../protocol-checker/prng.ts';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import type { Engine } from './engine.ts';
 import type { TrafficEvent } from './traffic.ts';
 
@@ -36,7 +36,7 @@ export interface SenderCounts {
 
 export class MetaSender {
   readonly #engine: Engine;
-  readonly #random: Prng;
+  readonly #random: SeededRandom;
   readonly #endpoint: Endpoint;
   readonly #appSecret: string;
   readonly #onAccepted: (event: TrafficEvent, ack: Answer) => void;
@@ -54,7 +54,7 @@ export class MetaSender {
 
   constructor(options: {
     engine: Engine;
-    random: Prng;
+    random: SeededRandom;
     endpoint: Endpoint;
     appSecret: string;
     resendRate?: number;

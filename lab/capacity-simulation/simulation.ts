@@ -10,6 +10,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { defaultPipeline } from '../../cli/capacity/pipeline.ts';
+import { SeededRandom } from '../../cli/local/seeded-random.ts';
 import {
   API_GATEWAY_ACCOUNT_RPS,
   DEFAULT_HANDLER_MS,
@@ -25,7 +26,6 @@ import { type ReceiverDependencies, receiveWebhook } from '../../functions/recei
 import { SIGNATURE_HEADER } from '../../functions/receiver/signature.ts';
 import { buildConsumer } from '../protocol-checker/consumer-under-test.ts';
 import { DynamoDbModel } from '../protocol-checker/dynamodb/dynamodb-model.ts';
-import { Prng } from '../protocol-checker/prng.ts';
 import { withSeededMathRandom } from '../protocol-checker/seeded-math-random.ts';
 import { type DynamoDbCounts, SqsService, scaleDocumentClient, scaleSqsClient } from './aws-services.ts';
 import { BENCH_FIGURES } from './bench-figures.ts';
@@ -85,11 +85,11 @@ const silentLogger = new Logger({ serviceName: 'scale-simulation', logLevel: 'SI
 const noMetrics = { addMetric: () => undefined };
 
 export async function runScenario(config: ScenarioConfig, seed: number): Promise<ScenarioMeasures> {
-  const random = new Prng(seed);
+  const random = new SeededRandom(seed);
   return withSeededMathRandom(random.fork('math-random'), () => simulate(config, random));
 }
 
-async function simulate(config: ScenarioConfig, random: Prng): Promise<ScenarioMeasures> {
+async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<ScenarioMeasures> {
   const wallStart = performance.now();
   const engine = new Engine(SIMULATION_START_MS);
   const clock = () => engine.now;

@@ -11,6 +11,8 @@
  * is which follows from the customer's serial, not from a draw: the seed's draws, and every figure recorded
  * from them, stay as they were (a customer is one conversation whichever ids name them).
  */
+
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import {
   type CustomerIds,
   contactOf,
@@ -19,7 +21,6 @@ import {
   recipientMembers,
   senderMembers,
 } from '../../cli/outage-drill/customers.ts';
-import type { Prng } from '../protocol-checker/prng.ts';
 
 export interface NumberTraffic {
   /** Index of the number (its phone_number_id is derived from it). */
@@ -141,11 +142,11 @@ function trafficEvent(
 /** Generates each number's events one second at a time (`second(startMs)`), so that memory stays flat. */
 export class TrafficGenerator {
   readonly #numbers: readonly NumberTraffic[];
-  readonly #random: Prng;
+  readonly #random: SeededRandom;
   readonly #sentOutbound = new Map<number, number>();
   #inbound = 0;
 
-  constructor(numbers: readonly NumberTraffic[], random: Prng) {
+  constructor(numbers: readonly NumberTraffic[], random: SeededRandom) {
     this.#numbers = numbers;
     this.#random = random;
   }

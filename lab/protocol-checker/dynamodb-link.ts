@@ -13,11 +13,11 @@
  * - slow: 0.3 to 3 s instead of milliseconds.
  */
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import { type ClaimTableRequest, describeRequest } from './claim-table-requests.ts';
 import type { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
 import type { ModelRequest, RequestInterceptor } from './dynamodb/model-document-client.ts';
 import type { FaultPlan, FaultTally } from './faults.ts';
-import type { Prng } from './prng.ts';
 import type { ProtocolJournal } from './protocol-journal.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { Trace } from './trace.ts';
@@ -32,7 +32,7 @@ export interface DynamoDbLinkOptions {
   readonly model: DynamoDbModel;
   readonly tableName: string;
   readonly plan: FaultPlan;
-  readonly random: Prng;
+  readonly random: SeededRandom;
   readonly faults: FaultTally;
   readonly journal: ProtocolJournal;
   readonly trace: Trace;

@@ -2,7 +2,7 @@
  * The fault model of one schedule: rates drawn from the seed (a schedule may be calm, or harsh on one axis),
  * and a tally of the faults actually injected, by kind, for the runner's summary.
  */
-import type { Prng } from './prng.ts';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 
 export const FAULT_KINDS = [
   /** An invocation died at one of its await points (its requests in flight may or may not have landed). */
@@ -61,7 +61,7 @@ export interface FaultPlan {
   readonly ttlSweeps: number;
 }
 
-export function drawFaultPlan(random: Prng): FaultPlan {
+export function drawFaultPlan(random: SeededRandom): FaultPlan {
   return {
     crashRate: random.pick([0, 0.1, 0.3]),
     dynamodbThrottleRate: random.pick([0, 0.03, 0.15]),

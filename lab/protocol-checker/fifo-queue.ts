@@ -15,7 +15,7 @@
  *   5 minutes is accepted but not stored again.
  * The order in which a receive visits the groups is drawn by seed.
  */
-import type { Prng } from './prng.ts';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import { ReceiptHandles } from './receipt-handles.ts';
 import type {
   Delivery,
@@ -57,14 +57,14 @@ export interface FifoSendResult {
 
 export class FifoQueue implements QueueModel {
   readonly #settings: FifoQueueSettings;
-  readonly #random: Prng;
+  readonly #random: SeededRandom;
   readonly #messages: FifoMessage[] = [];
   readonly #groups = new Map<string, FifoMessage[]>();
   /** `<group> <deduplication id>` → the message stored for it. */
   readonly #deduplication = new Map<string, FifoMessage>();
   readonly #handles: ReceiptHandles<FifoMessage>;
 
-  constructor(settings: FifoQueueSettings, random: Prng) {
+  constructor(settings: FifoQueueSettings, random: SeededRandom) {
     this.#settings = settings;
     this.#random = random;
     this.#handles = new ReceiptHandles('frh', random, settings.staleHandleEffectRate);

@@ -15,9 +15,9 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createLambdaContext } from '../../cli/local/lambda-context.ts';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import type { FaultPlan, FaultTally } from './faults.ts';
 import { FifoQueue, isFifoMessage, type QueueModel } from './fifo-queue.ts';
-import type { Prng } from './prng.ts';
 import type { InvocationFate, ProtocolJournal } from './protocol-journal.ts';
 import type { PendingOperation, Scheduler } from './scheduler.ts';
 import type { Delivery } from './standard-queue.ts';
@@ -40,7 +40,7 @@ export interface LambdaEventSourceOptions {
   readonly batchFunction: BatchFunction;
   readonly settings: EventSourceSettings;
   readonly plan: FaultPlan;
-  readonly random: Prng;
+  readonly random: SeededRandom;
   readonly faults: FaultTally;
   readonly journal: ProtocolJournal;
   readonly trace: Trace;

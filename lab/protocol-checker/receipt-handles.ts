@@ -3,17 +3,17 @@
  * delete or visibility change with a superseded handle of a message still queued succeeds as a call but takes
  * effect only by chance (`staleHandleEffectRate`), as SQS documents.
  */
-import type { Prng } from './prng.ts';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import type { HandleOutcome, QueueMessage } from './standard-queue.ts';
 
 export class ReceiptHandles<Message extends QueueMessage> {
   readonly #prefix: string;
-  readonly #random: Prng;
+  readonly #random: SeededRandom;
   readonly #staleHandleEffectRate: number;
   readonly #byHandle = new Map<string, Message>();
   #issued = 0;
 
-  constructor(prefix: string, random: Prng, staleHandleEffectRate: number) {
+  constructor(prefix: string, random: SeededRandom, staleHandleEffectRate: number) {
     this.#prefix = prefix;
     this.#random = random;
     this.#staleHandleEffectRate = staleHandleEffectRate;

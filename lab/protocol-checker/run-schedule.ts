@@ -14,6 +14,7 @@
  * such a schedule exercises (the ordered message lane gives up on a message within minutes, by design).
  */
 
+import { SeededRandom } from '../../cli/local/seeded-random.ts';
 import {
   FIFO_MAX_BATCH_SIZE,
   ORDERED_LANE_REDRIVE_MARGIN,
@@ -32,7 +33,6 @@ import { type FifoMessage, FifoQueue, type FifoQueueSettings } from './fifo-queu
 import { checkInvariants, type InvariantReport, type Violation } from './invariants.ts';
 import { type EventSourceSettings, LambdaEventSource } from './lambda-event-source.ts';
 import { lanePieces } from './lane-pieces.ts';
-import { Prng } from './prng.ts';
 import { type EffectRecord, ProtocolJournal } from './protocol-journal.ts';
 import { ReceiverArrivals } from './receiver-arrivals.ts';
 import { Scheduler } from './scheduler.ts';
@@ -115,12 +115,12 @@ export interface ScheduleResult {
 }
 
 export function runSchedule(options: ScheduleOptions): Promise<ScheduleResult> {
-  const random = new Prng(options.seed);
+  const random = new SeededRandom(options.seed);
   // Product code draws its completion backoff from Math.random; seeding it keeps the schedule's timing exact.
   return withSeededMathRandom(random.fork('math-random'), () => simulate(options, random));
 }
 
-async function simulate(options: ScheduleOptions, random: Prng): Promise<ScheduleResult> {
+async function simulate(options: ScheduleOptions, random: SeededRandom): Promise<ScheduleResult> {
   const variant = options.variant ?? 'product';
   const drawnPlan = drawFaultPlan(random.fork('plan'));
   const plan =
@@ -323,7 +323,7 @@ async function runToQuiescence(
   return { steps, failures };
 }
 
-function drawSettings(random: Prng, plan: FaultPlan, laneRandom: Prng): ScheduleSettings {
+function drawSettings(random: SeededRandom, plan: FaultPlan, laneRandom: SeededRandom): ScheduleSettings {
   const functionTimeoutMs = random.pick([3000, 5000]);
   return {
     messageLane: drawMessageLane(laneRandom, plan),
@@ -351,7 +351,7 @@ function drawSettings(random: Prng, plan: FaultPlan, laneRandom: Prng): Schedule
  * retry delays; receive budgets short enough for messages to reach the DLQ, and the lane's own; a burst window
  * in some schedules.
  */
-function drawMessageLane(random: Prng, plan: FaultPlan): MessageLaneSettings {
+function drawMessageLane(random: SeededRandom, plan: FaultPlan): MessageLaneSettings {
   const functionTimeoutMs = random.pick([3000, 5000]);
   const maxReceives = random.pick([3, 5, ORDERED_MESSAGE_LANE_RETRY.maxReceiveCount]);
   return {

@@ -10,7 +10,7 @@
  * code that runs during a step belongs to that operation's worker (`currentWorker`): the DynamoDB and SQS
  * interceptors use it to tell which invocation sent a request.
  */
-import type { Prng } from './prng.ts';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 
 export interface OperationSpec<T> {
   readonly worker: string;
@@ -57,11 +57,11 @@ export class Scheduler {
   #current = 'scheduler';
   #sequence = 0;
   readonly #pending: QueuedOperation[] = [];
-  readonly #random: Prng;
+  readonly #random: SeededRandom;
   #guard: FireGuard | undefined;
   #settled: (() => boolean) | undefined;
 
-  constructor(startMs: number, random: Prng) {
+  constructor(startMs: number, random: SeededRandom) {
     this.#now = startMs;
     this.#random = random;
   }

@@ -4,9 +4,9 @@
  * two runs of one seed would drift apart. Schedules run one after another, never concurrently, so the swap
  * is not observed by another schedule.
  */
-import type { Prng } from './prng.ts';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 
-export async function withSeededMathRandom<T>(random: Prng, run: () => Promise<T>): Promise<T> {
+export async function withSeededMathRandom<T>(random: SeededRandom, run: () => Promise<T>): Promise<T> {
   const original = Math.random;
   Math.random = () => random.next();
   try {

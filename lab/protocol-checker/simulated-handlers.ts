@@ -10,6 +10,8 @@
  * turn, effecting each of its messages. Every message handler call's start and return are journaled (the
  * per-conversation order invariant reads them).
  */
+
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import {
   type ConversationTurnContext,
   defineWebhookHandlers,
@@ -18,7 +20,6 @@ import {
   type WebhookHandlers,
 } from '../../functions/consumer/handler-api.ts';
 import type { FaultPlan, FaultTally } from './faults.ts';
-import type { Prng } from './prng.ts';
 import type { ProtocolJournal } from './protocol-journal.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { Trace } from './trace.ts';
@@ -40,7 +41,7 @@ export interface BackendOutage {
 export interface SimulatedHandlersOptions {
   readonly scheduler: Scheduler;
   readonly plan: FaultPlan;
-  readonly random: Prng;
+  readonly random: SeededRandom;
   readonly faults: FaultTally;
   readonly journal: ProtocolJournal;
   readonly trace: Trace;

@@ -20,9 +20,9 @@ import {
   type SendMessageBatchRequestEntry,
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import type { FaultPlan, FaultTally } from './faults.ts';
 import type { QueueModel } from './fifo-queue.ts';
-import type { Prng } from './prng.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { StandardQueue } from './standard-queue.ts';
 import type { Trace } from './trace.ts';
@@ -40,7 +40,7 @@ export interface SqsLinkOptions {
   /** Served at MESSAGE_QUEUE_URL. */
   readonly messageQueue?: QueueModel;
   readonly plan: FaultPlan;
-  readonly random: Prng;
+  readonly random: SeededRandom;
   readonly faults: FaultTally;
   readonly trace: Trace;
 }

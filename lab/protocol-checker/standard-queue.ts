@@ -10,7 +10,7 @@
  *   would hand it out;
  * - no ordering: each receive shuffles the visible messages.
  */
-import type { Prng } from './prng.ts';
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import { ReceiptHandles } from './receipt-handles.ts';
 
 export interface QueueSettings {
@@ -56,11 +56,11 @@ export type HandleOutcome = 'applied' | 'stale-applied' | 'stale-ignored' | 'unk
 
 export class StandardQueue {
   readonly #settings: QueueSettings;
-  readonly #random: Prng;
+  readonly #random: SeededRandom;
   readonly #messages: QueueMessage[] = [];
   readonly #handles: ReceiptHandles<QueueMessage>;
 
-  constructor(settings: QueueSettings, random: Prng) {
+  constructor(settings: QueueSettings, random: SeededRandom) {
     this.#settings = settings;
     this.#random = random;
     this.#handles = new ReceiptHandles('rh', random, settings.staleHandleEffectRate);

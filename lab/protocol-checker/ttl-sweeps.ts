@@ -8,9 +8,10 @@
  * have expired: those sweeps delete them, and each deletion is journalled. Sweeps are background timers: a schedule
  * does not wait for them.
  */
+
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import type { DynamoDbModel } from './dynamodb/dynamodb-model.ts';
 import type { FaultTally } from './faults.ts';
-import type { Prng } from './prng.ts';
 import type { ProtocolJournal } from './protocol-journal.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { Trace } from './trace.ts';
@@ -24,7 +25,7 @@ export function scheduleTtlSweeps(
     scheduler: Scheduler;
     model: DynamoDbModel;
     tableName: string;
-    random: Prng;
+    random: SeededRandom;
     faults: FaultTally;
     journal: ProtocolJournal;
     trace: Trace;

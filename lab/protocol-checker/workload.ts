@@ -14,6 +14,7 @@
  * own (`identities`), so that the other draws of a seed stay as they were.
  */
 
+import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import {
   envelope,
   type InboundMessage,
@@ -24,7 +25,6 @@ import {
 } from '../../cli/local/sender/webhook-bodies.ts';
 import { bsuidOf, CUSTOMER_KINDS, type CustomerKind, customerIds } from '../../cli/outage-drill/customers.ts';
 import { conversationCustomer, conversationId } from '../../contract/lanes.ts';
-import type { Prng } from './prng.ts';
 
 const STATUS_TIMESTAMP = 1_749_416_400;
 const MAX_EVENTS_PER_BODY = 6;
@@ -83,7 +83,7 @@ export interface WorkloadShape {
   readonly unusableBodyRate: number;
 }
 
-export function generateWorkload(random: Prng, startMs: number, shape: WorkloadShape): Workload {
+export function generateWorkload(random: SeededRandom, startMs: number, shape: WorkloadShape): Workload {
   const originals = planOriginalBodies(random, [...planEvents(random).values()], startMs);
   // Only events some body carries exist for the checks (a full body may have left one out).
   const events = new Map(originals.flatMap((body) => body.content).map((event) => [event.key, event]));
@@ -114,7 +114,7 @@ export function outboundLedgers(events: Iterable<PlannedEvent>): Map<string, Pla
   return ledgers;
 }
 
-function planEvents(random: Prng): Map<string, PlannedEvent> {
+function planEvents(random: SeededRandom): Map<string, PlannedEvent> {
   const events = new Map<string, PlannedEvent>();
   const identities = random.fork('identities');
   const inbound = random.int(0, 5);
@@ -193,7 +193,7 @@ const GROUP_SEND_RATE = 0.25;
 function senderIds(
   customer: number,
   kind: CustomerKind,
-  identities: Prng,
+  identities: SeededRandom,
 ): Pick<InboundMessage, 'from' | 'userId' | 'userIdInContactOnly' | 'username'> {
   const phoneCame = kind === 'phone-comes-and-goes' && identities.chance(0.5);
   const ids = customerIds(kind, { serial: customer, phone: `1650555${String(1000 + customer)}` }, phoneCame);
@@ -209,7 +209,7 @@ function senderIds(
 function recipientIds(
   serial: number,
   kind: CustomerKind,
-  identities: Prng,
+  identities: SeededRandom,
 ): Pick<OutboundStatus, 'recipientId' | 'recipientUserId'> {
   const phoneCame = kind === 'phone-comes-and-goes' && identities.chance(0.5);
   const ids = customerIds(kind, { serial, phone: `1650556${String(serial)}` }, phoneCame);
@@ -232,7 +232,11 @@ function conversationOf(message: InboundMessage): string {
   return conversationId(PHONE_NUMBER_ID, customer);
 }
 
-function planOriginalBodies(random: Prng, events: readonly PlannedEvent[], startMs: number): PlannedBody[] {
+function planOriginalBodies(
+  random: SeededRandom,
+  events: readonly PlannedEvent[],
+  startMs: number,
+): PlannedBody[] {
   const count = random.int(2, Math.min(5, Math.max(2, events.length)));
   const groups: PlannedEvent[][] = Array.from({ length: count }, () => []);
   for (const event of random.shuffle(events)) {
@@ -250,7 +254,7 @@ function planOriginalBodies(random: Prng, events: readonly PlannedEvent[], start
 
 /** Some events of one original body, maybe with one event of another, re-sent later in a new body. */
 function planMetaRetry(
-  random: Prng,
+  random: SeededRandom,
   originals: readonly PlannedBody[],
   events: ReadonlyMap<string, PlannedEvent>,
   bodyId: string,
@@ -280,7 +284,7 @@ function planMetaRetry(
  * sweeps before it delete them while the schedule runs. Drawn from a stream of their own (`random`), so that
  * every other draw of the seed stays as it was.
  */
-function moveSomeRetriesToTheLastMinutes(random: Prng, bodies: PlannedBody[]): void {
+function moveSomeRetriesToTheLastMinutes(random: SeededRandom, bodies: PlannedBody[]): void {
   const last = new Set(bodies.filter((body) => body.origin === 'meta-retry' && random.chance(0.15)));
   for (const [index, body] of bodies.entries()) {
     if (!last.has(body)) continue;

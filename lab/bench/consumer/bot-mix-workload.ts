@@ -12,7 +12,7 @@
  * with retried ones is the re-batched probe's subject.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { seededRandom } from '../../../cli/local/seeded-random.ts';
+import { seededRandom, shuffled } from '../../../cli/local/seeded-random.ts';
 import {
   type InboundTextMessage,
   inboundTextMessage,
@@ -24,7 +24,6 @@ import {
   WABA_ID,
   webhookPayload,
 } from '../../../cli/local/sender/webhook-bodies.ts';
-import { shuffle } from '../support/stats.ts';
 import { toQueueRecord } from './workload.ts';
 
 export type BotEventKind = 'message' | 'status';
@@ -110,7 +109,7 @@ export function buildBotMixWorkload(options: BotMixOptions = {}): BotMixWorkload
     });
   }
 
-  const retried = shuffle(
+  const retried = shuffled(
     originals.map((_, i) => i),
     random,
   ).slice(0, Math.round(originals.length * (options.retryRatio ?? 0.1)));
@@ -252,7 +251,7 @@ export function buildEventClassWorkloads(
     status: { records: statuses.map((body) => toQueueRecord(body)), distinctWamids: new Set(), batchSize },
     retry: {
       prime: retried.map((body) => toQueueRecord(body)),
-      records: shuffle(
+      records: shuffled(
         retried.map((body) => toQueueRecord(body)),
         random,
       ),

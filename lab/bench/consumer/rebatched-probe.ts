@@ -7,13 +7,12 @@
  * already-seen companions of a fresh first message.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { seededRandom } from '../../../cli/local/seeded-random.ts';
+import { seededRandom, shuffled } from '../../../cli/local/seeded-random.ts';
 import {
   type InboundTextMessage,
   inboundTextMessage,
   multiMessageBody,
 } from '../../../cli/local/sender/webhook-bodies.ts';
-import { shuffle } from '../support/stats.ts';
 import { toQueueRecord } from './workload.ts';
 
 export interface RebatchedWorkload {
@@ -35,11 +34,11 @@ export function buildRebatchedWorkload(distinct = 300, seed = 11): RebatchedWork
     }
     return bodies;
   };
-  const repeats = shuffle([...originals], random).slice(0, Math.floor(distinct / 3));
+  const repeats = shuffled(originals, random).slice(0, Math.floor(distinct / 3));
   const records = [
     ...groups(originals),
     // Repeats regrouped among themselves and with messages not seen yet.
-    ...groups(shuffle([...repeats, ...late], random)),
+    ...groups(shuffled([...repeats, ...late], random)),
   ].map((group) => toQueueRecord(multiMessageBody(group)));
   return { records, distinctWamids: new Set(messages.map((message) => message.id)) };
 }

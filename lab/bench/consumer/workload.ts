@@ -13,14 +13,13 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
-import { seededRandom } from '../../../cli/local/seeded-random.ts';
+import { seededRandom, shuffled } from '../../../cli/local/seeded-random.ts';
 import {
   type InboundTextMessage,
   inboundTextMessage,
   reserializedMessageBody,
   singleMessageBody,
 } from '../../../cli/local/sender/webhook-bodies.ts';
-import { shuffle } from '../support/stats.ts';
 
 export type DuplicateKind = 'in-batch' | 'cross-batch' | 'rebatched';
 
@@ -64,7 +63,7 @@ export function buildConsumerWorkload(options: ConsumerWorkloadOptions = {}): Co
   const crossBatch = Math.floor((duplicateCount - inBatch) / 2);
   const rebatched = duplicateCount - inBatch - crossBatch;
 
-  const order = shuffle(
+  const order = shuffled(
     messages.map((_, i) => i),
     random,
   );
@@ -80,7 +79,7 @@ export function buildConsumerWorkload(options: ConsumerWorkloadOptions = {}): Co
   }
   const slotCount = total - 2 * inBatch;
   const slots: Slot[] = singles.map((message, i) => ({ message, at: (i / singles.length) * slotCount }));
-  const copied = shuffle(
+  const copied = shuffled(
     singles.map((_, i) => i),
     random,
   ).slice(0, crossBatch + rebatched);
@@ -105,11 +104,10 @@ export function buildConsumerWorkload(options: ConsumerWorkloadOptions = {}): Co
     const take = pair === undefined ? batchSize : singlesPerBatch;
     if (pair !== undefined) batch.push({ message: pair }, { message: pair, copy: 'in-batch' });
     batch.push(...slots.splice(0, take));
-    shuffle(batch, random);
     // Whichever copy of the pair comes first is the original.
     let pairSeen = false;
     layout.push(
-      ...batch.map((entry) => {
+      ...shuffled(batch, random).map((entry) => {
         if (entry.message !== pair || entry.copy === 'cross-batch' || entry.copy === 'rebatched')
           return entry;
         const relabelled = pairSeen

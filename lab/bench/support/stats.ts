@@ -45,15 +45,6 @@ export function round(value: number, digits = 3): number {
   return Math.round(value * factor) / factor;
 }
 
-/** Fisher–Yates shuffle in place with the given random source. */
-export function shuffle<T>(items: T[], random: () => number): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [items[i], items[j]] = [items[j] as T, items[i] as T];
-  }
-  return items;
-}
-
 export interface MedianInterval {
   readonly low: number;
   readonly high: number;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SeededRandom } from '../../../cli/local/seeded-random.ts';
 import {
   DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
   EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE,
@@ -20,14 +21,13 @@ import { LATENCIES, Latency } from '../../capacity-simulation/latency.ts';
 import { percentile } from '../../capacity-simulation/measures.ts';
 import { TokenBucket } from '../../capacity-simulation/token-bucket.ts';
 import { TrafficGenerator } from '../../capacity-simulation/traffic.ts';
-import { Prng } from '../../protocol-checker/prng.ts';
 
 const START = Date.UTC(2026, 0, 1);
 
 describe('engine', () => {
   it('pops a heap in key order whatever the push order', () => {
     const heap = new MinHeap<number>((a, b) => a < b);
-    const random = new Prng(3);
+    const random = new SeededRandom(3);
     const values = Array.from({ length: 500 }, () => random.int(0, 1000));
     for (const value of values) heap.push(value);
     const popped: number[] = [];
@@ -68,7 +68,7 @@ describe('engine', () => {
 
 describe('latency', () => {
   it("draws a log-normal whose median and p99 are the cited figure's", () => {
-    const latency = new Latency(LATENCIES.dynamoDbWrite, new Prng(11));
+    const latency = new Latency(LATENCIES.dynamoDbWrite, new SeededRandom(11));
     const draws = Array.from({ length: 20_000 }, () => latency.draw());
     expect(percentile(draws, 50)).toBeCloseTo(LATENCIES.dynamoDbWrite.p50Ms, 0);
     expect(Math.abs(percentile(draws, 99) / LATENCIES.dynamoDbWrite.p99Ms - 1)).toBeLessThan(0.1);
@@ -142,7 +142,7 @@ describe('DynamoDB throughput', () => {
     // A backlog drained at 12,000 WU/s for 30 s, as Poisson writes of distinct keys.
     const drain = 12_000;
     const throttledAt = (warmWriteUnits: number) => {
-      const random = new Prng(19);
+      const random = new SeededRandom(19);
       const table = new TableThroughput({ warmWriteUnits, startMs: START });
       let at = START;
       for (let index = 0; index < drain * 30; index++) {
@@ -191,7 +191,7 @@ describe('SQS event source', () => {
     const engine = new Engine(START);
     const queue = new StandardLaneQueue('s', { visibilityTimeoutMs: 600_000, maxReceiveCount: 10 }, engine);
     for (let index = 0; index < 200_000; index++) queue.send(`m${index}`, {});
-    const random = new Prng(5);
+    const random = new SeededRandom(5);
     const fast = new Latency({ p50Ms: 1, p99Ms: 2, source: 'test' }, random);
     const source = new EventSource({
       name: 'consumer',
@@ -222,7 +222,7 @@ describe('SQS event source', () => {
 describe('traffic', () => {
   const generator = new TrafficGenerator(
     [{ index: 0, outboundPerSecond: 20, inboundPerSecond: 200, conversations: 20 }],
-    new Prng(1),
+    new SeededRandom(1),
   );
   const events = [0, 1000, 2000].flatMap((startMs) => generator.second(startMs));
   const extracted = (lane: 'message' | 'status') =>

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { SeededRandom } from '../../../cli/local/seeded-random.ts';
 import {
   DEDUPLICATION_INTERVAL_MS,
   type FifoMessage,
   FifoQueue,
   type FifoQueueSettings,
 } from '../../protocol-checker/fifo-queue.ts';
-import { Prng } from '../../protocol-checker/prng.ts';
 
 const SETTINGS: FifoQueueSettings = {
   visibilityTimeoutMs: 30_000,
@@ -14,7 +14,7 @@ const SETTINGS: FifoQueueSettings = {
 };
 
 function queueWith(settings: Partial<FifoQueueSettings> = {}, seed = 7): FifoQueue {
-  return new FifoQueue({ ...SETTINGS, ...settings }, new Prng(seed));
+  return new FifoQueue({ ...SETTINGS, ...settings }, new SeededRandom(seed));
 }
 
 let dedup = 0;

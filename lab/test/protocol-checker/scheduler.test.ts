@@ -1,6 +1,6 @@
 import { setTimeout as realSleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { Prng } from '../../protocol-checker/prng.ts';
+import { SeededRandom } from '../../../cli/local/seeded-random.ts';
 import { Scheduler, SimulationStuckError } from '../../protocol-checker/scheduler.ts';
 
 async function runAll(scheduler: Scheduler): Promise<void> {
@@ -9,7 +9,7 @@ async function runAll(scheduler: Scheduler): Promise<void> {
 
 describe('the virtual-time scheduler', () => {
   it('completes operations in virtual time order and moves the clock to each', async () => {
-    const scheduler = new Scheduler(1000, new Prng(1));
+    const scheduler = new Scheduler(1000, new SeededRandom(1));
     const seen: string[] = [];
     const record = (label: string) => () => seen.push(`${label}@${scheduler.now}`);
     scheduler.schedule({ worker: 'a', label: 'slow', delayMs: 50, complete: record('slow') });
@@ -19,7 +19,7 @@ describe('the virtual-time scheduler', () => {
   });
 
   it('runs a worker on to its next operation within the step, under its own name', async () => {
-    const scheduler = new Scheduler(0, new Prng(1));
+    const scheduler = new Scheduler(0, new SeededRandom(1));
     const workers: string[] = [];
     const worker = async () => {
       await scheduler.sleep('w', 10);
@@ -36,7 +36,7 @@ describe('the virtual-time scheduler', () => {
 
   it('breaks ties at one instant by seed, the same way for the same seed', async () => {
     const order = async (seed: number) => {
-      const scheduler = new Scheduler(0, new Prng(seed));
+      const scheduler = new Scheduler(0, new SeededRandom(seed));
       const seen: string[] = [];
       for (const label of ['a', 'b', 'c', 'd', 'e']) {
         scheduler.schedule({ worker: label, label, delayMs: 1, complete: () => seen.push(label) });
@@ -51,7 +51,7 @@ describe('the virtual-time scheduler', () => {
   });
 
   it('abandons a dead worker: its operations run their abandon instead and never settle', async () => {
-    const scheduler = new Scheduler(0, new Prng(1));
+    const scheduler = new Scheduler(0, new SeededRandom(1));
     const events: string[] = [];
     const dead = scheduler.schedule({
       worker: 'dead',
@@ -77,7 +77,7 @@ describe('the virtual-time scheduler', () => {
   });
 
   it('refuses to go on when a worker waits on something outside the simulation', async () => {
-    const scheduler = new Scheduler(0, new Prng(1));
+    const scheduler = new Scheduler(0, new SeededRandom(1));
     let waitingOnRealTimer = false;
     const realTimer = new AbortController();
     scheduler.setSettledCheck(() => !waitingOnRealTimer);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Prng } from '../../protocol-checker/prng.ts';
+import { SeededRandom } from '../../../cli/local/seeded-random.ts';
 import { type QueueSettings, StandardQueue } from '../../protocol-checker/standard-queue.ts';
 
 const SETTINGS: QueueSettings = {
@@ -10,7 +10,7 @@ const SETTINGS: QueueSettings = {
 };
 
 function queueWith(settings: Partial<QueueSettings> = {}): StandardQueue {
-  return new StandardQueue({ ...SETTINGS, ...settings }, new Prng(7));
+  return new StandardQueue({ ...SETTINGS, ...settings }, new SeededRandom(7));
 }
 
 describe('the simulated SQS standard queue', () => {

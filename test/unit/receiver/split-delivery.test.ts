@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../cli/local/seeded-random.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import { splitDelivery } from '../../../functions/receiver/split-delivery.ts';
 import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';
@@ -134,11 +135,8 @@ const envelopeArb = fc.record({
 
 /** JSON with whitespace at random structural places (seeded), so compact and padded containers mix. */
 function withRandomWhitespace(value: unknown, seed: number): string {
-  let state = seed >>> 0 || 1;
-  const ws = () => {
-    state = (state * 1103515245 + 12345) >>> 0;
-    return [' ', '', '', '', '\n  ', '', '\t'][state % 7] ?? '';
-  };
+  const random = seededRandom(seed);
+  const ws = () => [' ', '', '', '', '\n  ', '', '\t'][Math.floor(random() * 7)] ?? '';
   const write = (node: unknown): string => {
     if (Array.isArray(node))
       return `[${ws()}${node.map((item) => write(item)).join(`${ws()},${ws()}`)}${ws()}]`;
