@@ -1,8 +1,8 @@
-/** What `npm run simulate` prints: a progress bar (on a terminal), one row per interval, and the summary. */
+/** What `npm run outage-drill` prints: a progress bar (on a terminal), a row per interval, the summary. */
 
 import { textBar } from '../tools/text-bar.ts';
 import type { IntervalRow, Progress } from './interval-recorder.ts';
-import type { SimulationResult } from './run-simulation.ts';
+import type { DrillResult } from './run-drill.ts';
 import { subscriberVerdictLines } from './verdict.ts';
 
 export function progressLine(p: Progress): string {
@@ -35,7 +35,7 @@ export function intervalLine(row: IntervalRow): string {
   return `${COLUMNS.map(([, width, value]) => value(row).padStart(width)).join('')}  ${rates || '–'}`;
 }
 
-export function summary(result: SimulationResult, reportPath: string | undefined): string {
+export function summary(result: DrillResult, reportPath: string | undefined): string {
   const { verdict, queueing: q, totals, options: o } = result;
   const ms = (v: number | undefined | null) =>
     v === undefined || v === null ? '–' : Number.isFinite(v) ? `${v.toFixed(0)} ms` : 'unbounded (ρ ≥ 1)';

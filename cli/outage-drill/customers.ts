@@ -1,7 +1,8 @@
 /**
- * Simulated customers as Meta names them since 2026 (docs/design.md §1, "Customers"): by a business-scoped user
- * id (BSUID), the phone number only within 30 days of the last exchange. The simulators' traffic mixes three
- * kinds, so that conversation ids (`<phone_number_id>:<BSUID else phone number>`, §8) come out as they will:
+ * Customers as Meta names them since 2026 (docs/design.md §1, "Customers"): by a business-scoped user id
+ * (BSUID), the phone number only within 30 days of the last exchange. The traffic of the outage drill, the
+ * protocol checker and the capacity simulation mixes three kinds, so that conversation ids
+ * (`<phone_number_id>:<BSUID else phone number>`, §8) come out as they will:
  *
  * - `phone`: the phone number alone, as before BSUIDs (`from`, the contact's `wa_id`, `recipient_id`);
  * - `username`: the BSUID alone (`from_user_id`, the contact's `user_id` and `profile.username`,

@@ -1,16 +1,16 @@
 /**
- * The simulator's report: one self-contained HTML file (Chart.js inlined, no network needed) with the
+ * The outage drill's report: one self-contained HTML file (Chart.js inlined, no network needed) with the
  * duplicate rate over time, throughput, backlog and wait against the model, and the verdict.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { SimulationResult } from './run-simulation.ts';
+import type { DrillResult } from './run-drill.ts';
 import { subscriberVerdictLines } from './verdict.ts';
 
 const RATE_WINDOW_SECONDS = 5;
 
-export function renderReport(result: SimulationResult): string {
+export function renderReport(result: DrillResult): string {
   const chartJs = readFileSync(
     join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js'),
     'utf8',
@@ -54,7 +54,7 @@ export function renderReport(result: SimulationResult): string {
       ? `EXACTLY ONCE: all ${v.distinctEvents} distinct events were effected exactly once.`
       : `FAILED: ${v.effectedOnce}/${v.distinctEvents} effected once, ${v.missing.length} never, ${v.duplicated.length} more than once.`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Outage simulation ${escapeHtml(result.runId)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Outage drill ${escapeHtml(result.runId)}</title>
 <style>
  body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2937;margin:24px 32px;background:#f8f9fb}
  h1{font-size:20px} h2{font-size:15px;margin:24px 0 8px}
@@ -65,7 +65,7 @@ export function renderReport(result: SimulationResult): string {
  table{border-collapse:collapse;font-size:12px;background:#fff} th,td{padding:4px 8px;border-bottom:1px solid #eef0f3;text-align:right} th:last-child,td:last-child,th:nth-child(2),td:nth-child(2){text-align:left}
  dl{display:grid;grid-template-columns:max-content auto;gap:2px 16px;font-size:13px} dt{color:#6b7280}
 </style></head><body>
-<h1>Outage simulation — whatsapp-webhook-dedup local stack</h1>
+<h1>Outage drill — whatsapp-webhook-dedup local stack</h1>
 <p class="verdict" id="verdict">${escapeHtml(verdictText)}</p>
 ${subscriberVerdictLines(v)
   .map((line) => `<p class="subscriber-verdict">${escapeHtml(line)}</p>`)

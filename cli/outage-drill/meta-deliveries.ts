@@ -7,10 +7,10 @@
 import type { LocalStackClient } from '../local/stack/local-stack-client.ts';
 import { type MetaRetrySchedule, retryDelayMs } from './meta-retries.ts';
 import type { ScheduledActions } from './scheduled-actions.ts';
-import { type SimulatedEvent, webhookBody } from './traffic.ts';
+import { type DrillEvent, webhookBody } from './traffic.ts';
 
 export interface EventState {
-  readonly event: SimulatedEvent;
+  readonly event: DrillEvent;
   /** When a delivery holding the event was first answered 2xx. */
   acceptedAt: number | undefined;
 }
@@ -24,7 +24,7 @@ export interface DeliveryCounts {
   redeliveriesSent: number;
 }
 
-/** How Meta sends, as the simulation configures it. */
+/** How Meta sends, as the drill configures it. */
 export interface MetaBehaviour {
   readonly appSecret: string;
   /** How long Meta waits for an answer before counting the delivery as failed. */
@@ -87,7 +87,7 @@ export class MetaDeliveries {
     return this.#pendingRetries.length === 0 && this.#inFlight.size === 0;
   }
 
-  sendLive(event: SimulatedEvent): void {
+  sendLive(event: DrillEvent): void {
     const state: EventState = { event, acceptedAt: undefined };
     this.events.push(state);
     this.#deliver([state], 'live');

@@ -1,7 +1,7 @@
 /**
  * Meta's delivery behaviour, as documented for WhatsApp webhooks: a delivery that is not answered with a
  * 200 (an error status, a timeout, a refused connection) is retried "with decreasing frequency" for up to
- * seven days. The simulator compresses that schedule: exponential backoff from `initialDelayMs`, doubling,
+ * seven days. The outage drill compresses that schedule: exponential backoff from `initialDelayMs`, doubling,
  * capped at `maxDelayMs`, with jitter so that retries of one outage do not arrive in lockstep.
  */
 

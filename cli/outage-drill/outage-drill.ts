@@ -1,9 +1,10 @@
 /**
- * npm run simulate -- [--short] [--url URL] [--rate λ] [--effect-ms S] [--workers c] [--duration s]
- *                     [--outage-start s] [--outage s] [--outage-mode mixed|error|timeout|lost-ack]
- *                     [--interval s] [--target-wait-ms ms] [--seed n] [--report PATH] [--json] [--save PATH]
+ * npm run outage-drill -- [--short] [--url URL] [--rate λ] [--effect-ms S] [--workers c] [--duration s]
+ *                         [--outage-start s] [--outage s] [--outage-mode mixed|error|timeout|lost-ack]
+ *                         [--interval s] [--target-wait-ms ms] [--seed n] [--report PATH] [--json]
+ *                         [--save PATH]
  *
- * Drives the local stack through an outage as Meta would (docs/simulator.md). Without --url it uses the
+ * Drives the local stack through an outage as Meta would (docs/outage-drill.md). Without --url it uses the
  * stack answering on http://localhost:$PORT (3000) if there is one, and otherwise starts its own (with
  * batch size 1 and c pollers, so that the M/M/c comparison holds) and stops it at the end.
  * Exit code 0 when every event was effected exactly once by every subscriber that should have it, 1 otherwise.
@@ -24,8 +25,8 @@ import { INTERVAL_HEADER, intervalLine, progressLine, summary } from './console-
 import { renderReport } from './html-report.ts';
 import { COMPRESSED_META_RETRIES } from './meta-retries.ts';
 import { DEFAULTS, SHORT } from './presets.ts';
-import { simulationRecord, writeSimulationRecord } from './run-record.ts';
-import { runSimulation, type SimulationOptions } from './run-simulation.ts';
+import { type DrillOptions, runDrill } from './run-drill.ts';
+import { drillRecord, writeDrillRecord } from './run-record.ts';
 
 async function main(args: readonly string[], program: string): Promise<number> {
   const commandStartedAt = Date.now();
@@ -48,14 +49,14 @@ async function main(args: readonly string[], program: string): Promise<number> {
       'target-wait-ms': { type: 'string', default: '100' },
       'redeliver-window': { type: 'string', default: '3' },
       seed: { type: 'string' },
-      report: { type: 'string', default: 'cli/local/.data/simulation-report.html' },
+      report: { type: 'string', default: 'cli/local/.data/outage-drill-report.html' },
       json: { type: 'boolean' },
       save: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
-    console.error(simulateHelp(program));
+    console.error(outageDrillHelp(program));
     return 0;
   }
   const preset = values.short ? SHORT : DEFAULTS;
@@ -64,7 +65,7 @@ async function main(args: readonly string[], program: string): Promise<number> {
     if (!Number.isFinite(value) || value < 0) throw new UsageError(`--${name} must be a number >= 0.`);
     return value;
   };
-  const outageMode = values['outage-mode'] as SimulationOptions['outageMode'];
+  const outageMode = values['outage-mode'] as DrillOptions['outageMode'];
   if (!WEBHOOK_FAULT_MODES.includes(outageMode) || (outageMode as string) === 'up') {
     throw new UsageError(
       `--outage-mode must be one of ${WEBHOOK_FAULT_MODES.filter((m) => m !== 'up').join(', ')}.`,
@@ -120,7 +121,7 @@ async function main(args: readonly string[], program: string): Promise<number> {
   };
   try {
     console.log(INTERVAL_HEADER);
-    const result = await runSimulation({
+    const result = await runDrill({
       stackUrl: url,
       appSecret: values.secret ?? process.env[ENV.appSecrets]?.split(',')[0]?.trim() ?? DEV_APP_SECRET,
       ratePerSecond: rate,
@@ -183,16 +184,16 @@ async function main(args: readonly string[], program: string): Promise<number> {
     if (values.save !== undefined) {
       const savePath = resolve(values.save);
       mkdirSync(dirname(savePath), { recursive: true });
-      writeSimulationRecord(
+      writeDrillRecord(
         savePath,
-        simulationRecord(result, {
-          command: `npm run simulate -- ${args.join(' ')}`,
+        drillRecord(result, {
+          command: `npm run outage-drill -- ${args.join(' ')}`,
           cores: availableParallelism(),
           loadAverage: [loadAtStart, loadavg()[0] as number],
           wallSeconds: (Date.now() - commandStartedAt) / 1000,
         }),
       );
-      log(`Run record: ${savePath} (npm run simulate:docs prints it in docs/simulator.md)`);
+      log(`Run record: ${savePath} (npm run docs:runs prints it in docs/outage-drill.md)`);
     }
     return result.verdict.exactlyOnce ? 0 : 1;
   } finally {
@@ -222,11 +223,11 @@ async function stackSettings(url: string): Promise<PipelineSettings | undefined>
 
 class UsageError extends Error {}
 
-/** How this repository's script runs it; the bin passes its own (`whatsapp-webhook-dedup simulate`). */
-export const SIMULATE_PROGRAM = 'npm run simulate --';
+/** How this repository's script runs it; the bin passes its own (`whatsapp-webhook-dedup outage-drill`). */
+export const OUTAGE_DRILL_PROGRAM = 'npm run outage-drill --';
 
-export function simulateHelp(program: string = SIMULATE_PROGRAM): string {
-  return `${program} [options]   (docs/simulator.md)
+export function outageDrillHelp(program: string = OUTAGE_DRILL_PROGRAM): string {
+  return `${program} [options]   (docs/outage-drill.md)
 ${OPTIONS_HELP}`;
 }
 
@@ -235,7 +236,7 @@ const OPTIONS_HELP = `
   --url URL                the local stack to drive (default: localhost:$PORT if running, else start one)
   --rate λ                 live deliveries per second (default ${DEFAULTS.rate})
   --effect-ms S            mean side-effect time, exponential (default ${DEFAULTS.effectMs})
-  --workers c              consumer workers when the simulator starts the stack (default ${DEFAULTS.workers})
+  --workers c              consumer workers when the drill starts the stack (default ${DEFAULTS.workers})
   --duration s             traffic duration (default ${DEFAULTS.duration})
   --outage-start s         (default ${DEFAULTS.outageStart})
   --outage s               outage length T (default ${DEFAULTS.outage})
@@ -245,17 +246,20 @@ const OPTIONS_HELP = `
   --redeliver-window s     events delivered this long before the outage are redelivered (default 3)
   --target-wait-ms ms      target mean queue wait for the maxConcurrency recommendation (default 100)
   --seed n                 replay a run
-  --report PATH            HTML report (default cli/local/.data/simulation-report.html)
+  --report PATH            HTML report (default cli/local/.data/outage-drill-report.html)
   --json                   also print a one-line JSON summary
-  --save PATH              also write the run's record as JSON (docs/simulator.md prints the committed ones)`;
+  --save PATH              also write the run's record as JSON (docs/outage-drill.md prints the committed ones)`;
 
 /** The command's exit code: 0 when every event was effected exactly once, 1 otherwise, 2 for a usage error. */
-export function runSimulate(args: readonly string[], program: string = SIMULATE_PROGRAM): Promise<number> {
+export function runOutageDrill(
+  args: readonly string[],
+  program: string = OUTAGE_DRILL_PROGRAM,
+): Promise<number> {
   return main(args, program).catch((error: unknown) => {
     console.error(
       error instanceof UsageError
-        ? `${error.message}\n\n${simulateHelp(program)}`
-        : `simulate failed: ${error instanceof Error ? error.message : String(error)}`,
+        ? `${error.message}\n\n${outageDrillHelp(program)}`
+        : `outage-drill failed: ${error instanceof Error ? error.message : String(error)}`,
     );
     return error instanceof UsageError ? 2 : 1;
   });
@@ -263,4 +267,4 @@ export function runSimulate(args: readonly string[], program: string = SIMULATE_
 
 const invokedDirectly =
   process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (invokedDirectly) process.exit(await runSimulate(process.argv.slice(2)));
+if (invokedDirectly) process.exit(await runOutageDrill(process.argv.slice(2)));

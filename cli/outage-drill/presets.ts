@@ -1,4 +1,4 @@
-/** `npm run simulate`'s scenarios: the default one and `--short` (docs/simulator.md, "The scenario"). */
+/** `npm run outage-drill`'s scenarios: the default and `--short` (docs/outage-drill.md, "The scenario"). */
 import { COMPRESSED_META_RETRIES } from './meta-retries.ts';
 
 export const DEFAULTS = {

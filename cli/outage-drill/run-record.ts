@@ -1,15 +1,15 @@
 /**
- * What one `npm run simulate -- --save PATH` run leaves behind: the figures docs/simulator.md prints from it
- * (lab/docs/outage-drill-markdown.ts), as JSON. The run drives a real stack, so its timing varies even with
- * `--seed`: the page shows a committed record, not a rerun.
+ * What one `npm run outage-drill -- --save PATH` run leaves behind: the figures docs/outage-drill.md prints
+ * from it (lab/docs/outage-drill-markdown.ts), as JSON. The run drives a real stack, so its timing varies
+ * even with `--seed`: the page shows a committed record, not a rerun.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { SimulationResult } from './run-simulation.ts';
+import type { DrillResult } from './run-drill.ts';
 
 /** A wait or a time as JSON holds it: `unbounded` where the model has no steady state (ρ ≥ 1), null when unmeasured. */
 export type RecordedMs = number | 'unbounded' | null;
 
-export interface SimulationRecord {
+export interface DrillRecord {
   /** The command line that wrote it. */
   readonly command: string;
   readonly recordedAt: string;
@@ -21,7 +21,7 @@ export interface SimulationRecord {
   /** From the command's start to its verdict, the stack's start included when it started its own. */
   readonly wallSeconds: number;
   readonly options: Pick<
-    SimulationResult['options'],
+    DrillResult['options'],
     | 'ratePerSecond'
     | 'effectMeanMs'
     | 'workers'
@@ -33,7 +33,7 @@ export interface SimulationRecord {
     | 'targetWaitMs'
     | 'seed'
   >;
-  readonly totals: SimulationResult['totals'];
+  readonly totals: DrillResult['totals'];
   /** The interval after the outage with the highest duplicate rate of any field, and its rates. */
   readonly peakDuplicateRateAfterOutage: {
     readonly fromSecond: number;
@@ -66,15 +66,15 @@ export interface SimulationRecord {
 const ms = (value: number | undefined): RecordedMs =>
   value === undefined ? null : Number.isFinite(value) ? value : 'unbounded';
 
-export function simulationRecord(
-  result: SimulationResult,
+export function drillRecord(
+  result: DrillResult,
   run: {
     command: string;
     cores: number;
     loadAverage: readonly [number, number];
     wallSeconds: number;
   },
-): SimulationRecord {
+): DrillRecord {
   const { options: o, queueing: q, verdict } = result;
   const afterOutage = result.intervals.filter((row) => row.phase === 'recovery' || row.phase === 'drain');
   const rates = (row: (typeof afterOutage)[number]) =>
@@ -138,10 +138,10 @@ export function simulationRecord(
   };
 }
 
-export function writeSimulationRecord(path: string, record: SimulationRecord): void {
+export function writeDrillRecord(path: string, record: DrillRecord): void {
   writeFileSync(path, `${JSON.stringify(record, null, 2)}\n`);
 }
 
-export function readSimulationRecord(path: string | URL): SimulationRecord {
-  return JSON.parse(readFileSync(path, 'utf8')) as SimulationRecord;
+export function readDrillRecord(path: string | URL): DrillRecord {
+  return JSON.parse(readFileSync(path, 'utf8')) as DrillRecord;
 }

@@ -2,7 +2,7 @@
  * Webhook traffic shaped like WhatsApp Cloud API's: inbound messages, the statuses of outbound messages
  * (sent → delivered → read, sometimes out of order), and the odd template status update, each event in a
  * body of its own as Meta sends them live, or several events re-batched into one body as a retry may be.
- * Keys come from the project's own extractor, so the simulator expects exactly what the consumer claims.
+ * Keys come from the project's own extractor, so the drill expects exactly what the consumer claims.
  *
  * The inbound messages come from `CUSTOMERS` customers named as Meta names them since 2026 (customers.ts): some
  * by their BSUID alone, some by their BSUID with the phone number coming and going, the rest by their phone
@@ -22,7 +22,7 @@ import {
   senderMembers,
 } from './customers.ts';
 
-export interface SimulatedEvent {
+export interface DrillEvent {
   readonly key: string;
   /** Which handler it goes to (`message` → onMessage, …). */
   readonly kind: EventKind;
@@ -75,7 +75,7 @@ export class TrafficGenerator {
     this.#runDigits = String(hash).padStart(8, '0');
   }
 
-  next(): SimulatedEvent {
+  next(): DrillEvent {
     const roll = this.#random();
     if (roll < 0.05) return this.#templateUpdate();
     if (roll < 0.5 && this.#outbound.length > 0) return this.#status();
@@ -87,7 +87,7 @@ export class TrafficGenerator {
     return `${prefix}${this.#runId}.${this.#sequence}`;
   }
 
-  #inboundMessage(): SimulatedEvent {
+  #inboundMessage(): DrillEvent {
     const timestamp = String(Math.floor(this.#clock() / 1000));
     const wamid = this.#id('wamid.SIM.IN.');
     // Each inbound message gets a reply, whose statuses follow later.
@@ -102,14 +102,12 @@ export class TrafficGenerator {
     return this.#event('messages', {
       messaging_product: 'whatsapp',
       metadata: METADATA,
-      contacts: [contactOf(sender, 'Simulated Customer')],
-      messages: [
-        { ...senderMembers(sender), id: wamid, timestamp, type: 'text', text: { body: 'simulated' } },
-      ],
+      contacts: [contactOf(sender, 'Drill Customer')],
+      messages: [{ ...senderMembers(sender), id: wamid, timestamp, type: 'text', text: { body: 'drill' } }],
     });
   }
 
-  #status(): SimulatedEvent {
+  #status(): DrillEvent {
     const index = Math.floor(this.#random() * Math.min(this.#outbound.length, 20));
     const message = this.#outbound[index] as OutboundMessage;
     const status = message.pending.shift() as string;
@@ -128,7 +126,7 @@ export class TrafficGenerator {
     });
   }
 
-  #templateUpdate(): SimulatedEvent {
+  #templateUpdate(): DrillEvent {
     // Template ids are large integers; the sequence keeps every update distinct within a run.
     return this.#event('message_template_status_update', {
       event: this.#random() < 0.8 ? 'APPROVED' : 'REJECTED',
@@ -139,13 +137,13 @@ export class TrafficGenerator {
     });
   }
 
-  #event(field: string, value: Record<string, unknown>): SimulatedEvent {
+  #event(field: string, value: Record<string, unknown>): DrillEvent {
     const entryTime = Math.floor(this.#clock() / 1000);
     const change = { field, value };
     const extraction = extractEvents(webhookBody([{ change, entryTime }]));
     const event = extraction.ok ? extraction.events[0] : undefined;
     if (event === undefined || (extraction.ok && extraction.events.length !== 1)) {
-      throw new Error(`The simulator built a body without exactly one event (field ${field}).`);
+      throw new Error(`The outage drill built a body without exactly one event (field ${field}).`);
     }
     return { key: event.key, kind: event.kind, metricField: event.metricField, change, entryTime };
   }
@@ -166,7 +164,7 @@ function customerOf(n: number): CustomerIds {
  * One webhook body carrying the given events: one entry per distinct entry time (as Meta groups them),
  * one change per event, in the given order.
  */
-export function webhookBody(events: readonly Pick<SimulatedEvent, 'change' | 'entryTime'>[]): string {
+export function webhookBody(events: readonly Pick<DrillEvent, 'change' | 'entryTime'>[]): string {
   const entries = new Map<number, unknown[]>();
   for (const event of events) {
     const changes = entries.get(event.entryTime) ?? [];

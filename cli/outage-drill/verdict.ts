@@ -1,5 +1,5 @@
 /**
- * The simulator's conclusion: every distinct event of the run must have been effected exactly once, by
+ * The outage drill's conclusion: every distinct event of the run must have been effected exactly once, by
  * every subscriber that should have it, and by no other.
  */
 import { wantsField } from 'whatsapp-webhook-dedup/contract/subscribers';

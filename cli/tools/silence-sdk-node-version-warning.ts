@@ -1,6 +1,6 @@
 /**
- * Imported first by every command that may create an AWS SDK client (`npm start`, `send`, `simulate`) and by
- * vitest.config.ts: turns off the AWS SDK's NodeVersionSupportWarning, and nothing else.
+ * Imported first by every command that may create an AWS SDK client (`npm start`, `send`, `outage-drill`) and
+ * by vitest.config.ts: turns off the AWS SDK's NodeVersionSupportWarning, and nothing else.
  *
  * On Node 20 the SDK prints, once per process, a 9-line warning that SDK versions published after January
  * 2027 will need Node 22. This project pins its SDK versions and supports Node 20.19+ until it takes such a

@@ -165,7 +165,7 @@ async function benchReceiver(quick: boolean): Promise<ReceiverResults> {
 /**
  * The receiver with the archive on and off, side by side, for the bodies of the receiver part: the processor
  * time (SQS answered in memory at once), then the acknowledgement's wall-clock latency with SQS answering after
- * the scale simulation's modelled send round trip, and over a real connection to fauxqs, started here: in
+ * the capacity simulation's modelled send round trip, and over a real connection to fauxqs, started here: in
  * another process than the worker's receiver, as SQS is.
  */
 async function benchArchive(quick: boolean): Promise<ArchiveBenchResults> {

@@ -1,7 +1,7 @@
 /**
  * docs/capacity.md's generated regions (`npm run docs`; lab/test/docs/generated-figures.test.ts
  * compares them): the limits the model plans against, the planner's report on the construct's defaults as
- * they are today for three shapes of traffic, and the scale simulation's recorded scenarios
+ * they are today for three shapes of traffic, and the capacity simulation's recorded scenarios
  * (simulation-markdown.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';

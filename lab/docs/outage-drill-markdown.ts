@@ -1,24 +1,20 @@
 /**
- * The generated regions of docs/simulator.md: the worked M/M/c example (contract/erlang-c.ts on the default scenario)
- * and the committed `npm run simulate -- --save` runs (cli/outage-drill/runs/*.json). `npm run docs:runs`
- * writes them; lab/test/docs/generated-figures.test.ts regenerates and compares them.
+ * The generated regions of docs/outage-drill.md: the worked M/M/c example (contract/erlang-c.ts on the
+ * default scenario) and the committed `npm run outage-drill -- --save` runs (cli/outage-drill/runs/*.json).
+ * `npm run docs:runs` writes them; lab/test/docs/generated-figures.test.ts regenerates and compares them.
  */
 
 import { DEFAULTS } from '../../cli/outage-drill/presets.ts';
-import {
-  type RecordedMs,
-  readSimulationRecord,
-  type SimulationRecord,
-} from '../../cli/outage-drill/run-record.ts';
+import { type DrillRecord, type RecordedMs, readDrillRecord } from '../../cli/outage-drill/run-record.ts';
 import { markdownTable } from '../../cli/tools/markdown-table.ts';
 import { erlangB, erlangC, meanWaitSeconds, offeredLoad, utilisation } from '../../contract/erlang-c.ts';
 
-export const SIMULATOR_PAGE = 'docs/simulator.md';
+export const OUTAGE_DRILL_PAGE = 'docs/outage-drill.md';
 export const MMC_EXAMPLE_REGION = 'mmc-example';
-export const SIMULATE_RUNS_REGION = 'simulate-runs';
+export const DRILL_RUNS_REGION = 'outage-drill-runs';
 
 /** The committed runs, in the order the page shows them, from the repository root. */
-export const SIMULATE_RUNS: readonly { readonly name: string; readonly path: string }[] = [
+export const DRILL_RUNS: readonly { readonly name: string; readonly path: string }[] = [
   { name: 'default', path: 'cli/outage-drill/runs/default.json' },
   { name: '`--short`', path: 'cli/outage-drill/runs/short.json' },
 ];
@@ -50,7 +46,15 @@ function waitMs(value: RecordedMs): string {
 
 const percent = (value: number) => `${value.toFixed(0)} %`;
 
-function column(record: SimulationRecord): string[] {
+/**
+ * The command a record names, as a reader would type it now: without `--save PATH`, and under the script's
+ * current name (the committed runs were recorded when `npm run outage-drill` was `npm run simulate`).
+ */
+export function shownCommand(command: string): string {
+  return command.replace(/^npm run simulate --/, 'npm run outage-drill --').replace(/ --save \S+/, '');
+}
+
+function column(record: DrillRecord): string[] {
   const { options: o, totals: t, queueing: q, verdict: v, machine } = record;
   const [loadStart, loadEnd] = machine.loadAverage;
   const measuredRho =
@@ -65,7 +69,7 @@ function column(record: SimulationRecord): string[] {
   const fields = Object.entries(t.duplicateRateByField);
   const peakRate = peak === null ? undefined : Math.max(0, ...Object.values(peak.byField));
   return [
-    `\`${record.command.replace(/ --save \S+/, '')}\``,
+    `\`${shownCommand(record.command)}\``,
     `c = ${o.workers}, λ = ${o.ratePerSecond}/s, S = ${o.effectMeanMs} ms; ${o.durationSeconds} s of traffic, a ${o.outageSeconds} s \`${o.outageMode}\` outage from ${o.outageStartSeconds} s`,
     `${short(loadStart, 1)} → ${short(loadEnd, 1)} on ${machine.cores} cores`,
     `${t.events} / ${t.deliveriesSent} (${t.retriesSent} retries, ${t.redeliveriesSent} redeliveries)`,
@@ -103,7 +107,7 @@ const ROWS = [
   'wall time, the stack’s start included',
 ];
 
-export function simulateRunsMarkdown(runs: readonly { name: string; record: SimulationRecord }[]): string {
+export function drillRunsMarkdown(runs: readonly { name: string; record: DrillRecord }[]): string {
   const columns = runs.map((run) => column(run.record));
   const table = markdownTable(
     ['', ...runs.map((run) => run.name)],
@@ -122,16 +126,16 @@ export function simulateRunsMarkdown(runs: readonly { name: string; record: Simu
   return [table, '', ...notes].join('\n');
 }
 
-export function readSimulateRuns(root: URL): { name: string; record: SimulationRecord }[] {
-  return SIMULATE_RUNS.map(({ name, path }) => ({ name, record: readSimulationRecord(new URL(path, root)) }));
+export function readDrillRuns(root: URL): { name: string; record: DrillRecord }[] {
+  return DRILL_RUNS.map(({ name, path }) => ({ name, record: readDrillRecord(new URL(path, root)) }));
 }
 
-/** docs/simulator.md's regions as their generators write them, from the committed runs under `root`. */
-export function simulatorRegions(root: URL): Record<string, Record<string, string>> {
+/** docs/outage-drill.md's regions as their generators write them, from the committed runs under `root`. */
+export function outageDrillRegions(root: URL): Record<string, Record<string, string>> {
   return {
-    [SIMULATOR_PAGE]: {
+    [OUTAGE_DRILL_PAGE]: {
       [MMC_EXAMPLE_REGION]: mmcExampleMarkdown(),
-      [SIMULATE_RUNS_REGION]: simulateRunsMarkdown(readSimulateRuns(root)),
+      [DRILL_RUNS_REGION]: drillRunsMarkdown(readDrillRuns(root)),
     },
   };
 }

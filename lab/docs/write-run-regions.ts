@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { KILL_RUNS_PATH } from './kill-run-record.ts';
 import { replaceRegion } from './markdown/regions.ts';
-import { SIMULATE_RUNS } from './outage-drill-markdown.ts';
+import { DRILL_RUNS } from './outage-drill-markdown.ts';
 import { RELIABILITY_RUNS } from './reliability-run-record.ts';
 import { runRegions } from './run-regions.ts';
 
@@ -22,7 +22,7 @@ for (const [page, regions] of Object.entries(runRegions(ROOT))) {
 }
 
 const records = [
-  ...SIMULATE_RUNS.map((run) => run.path),
+  ...DRILL_RUNS.map((run) => run.path),
   KILL_RUNS_PATH,
   ...Object.values(RELIABILITY_RUNS).map((run) => run.path),
 ];

@@ -1,5 +1,5 @@
 /**
- * Which function runs each command of the bin: `start`, `send`, `simulate`, `keys`, `ops`, or the usage.
+ * Which function runs each command of the bin: `start`, `send`, `outage-drill`, `keys`, `ops`, or the usage.
  * Returns the command's exit code (2 for an unknown command).
  */
 export const BIN_NAME = 'whatsapp-webhook-dedup';
@@ -19,10 +19,10 @@ const COMMANDS: Readonly<Record<string, { readonly summary: string; readonly run
     summary: 'sign a webhook body file and POST it (FILE [--url URL] [--secret S])',
     run: async (args) => (await import('./send-command.ts')).runSend(args, process.env, `${BIN_NAME} send`),
   },
-  simulate: {
+  'outage-drill': {
     summary: 'drive the local stack through an outage as Meta would (--help for the options)',
     run: async (args) =>
-      (await import('../../outage-drill/outage-drill.ts')).runSimulate(args, `${BIN_NAME} simulate`),
+      (await import('../../outage-drill/outage-drill.ts')).runOutageDrill(args, `${BIN_NAME} outage-drill`),
   },
   keys: {
     summary: 'print the event keys of a webhook body file (FILE)',
@@ -39,7 +39,7 @@ const COMMANDS: Readonly<Record<string, { readonly summary: string; readonly run
 
 export const BIN_USAGE = [
   `usage: ${BIN_NAME} COMMAND [options]`,
-  ...Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(9)} ${summary}`),
+  ...Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(12)} ${summary}`),
 ].join('\n');
 
 export async function dispatchCommand(

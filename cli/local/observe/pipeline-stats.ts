@@ -1,7 +1,7 @@
 /**
  * What the local stack knows about its own pipeline, per second: the consumer's and receiver's metrics
  * (read back from their EMF output), the queue depths, how long records waited in the queue, and the
- * duplicates skipped most recently. Served as `GET /local/stats` to the dashboard and the simulator.
+ * duplicates skipped most recently. Served as `GET /local/stats` to the dashboard and the outage drill.
  */
 import {
   ConsumerFieldMetric,

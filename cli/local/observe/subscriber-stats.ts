@@ -1,6 +1,6 @@
 /**
  * The local stack's statistics with several subscribers: everything summed over the pipeline (the shape of
- * `/local/stats` with one subscriber, which the dashboard's charts and the simulator read), and each
+ * `/local/stats` with one subscriber, which the dashboard's charts and the outage drill read), and each
  * subscriber's own totals, queue depths and skipped duplicates beside it.
  */
 import type { LaneName } from 'whatsapp-webhook-dedup/contract/lanes';

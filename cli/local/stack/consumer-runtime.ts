@@ -2,8 +2,8 @@
  * A subscriber's consumer as the local stack runs it: the same wiring as in Lambda (`createConsumerFromEnv`
  * over the subscriber module's `webhookHandlers`, configured by its own environment), with two local
  * additions around every handler: each side effect can be made to take a while (`/local/faults` →
- * `effect.delayMs`, so that the simulator can load the consumer like a real effect would), and each handler
- * call that returns is journaled as one effect of that subscriber, with when it started and ended
+ * `effect.delayMs`, so that the outage drill can load the consumer like a real effect would), and each
+ * handler call that returns is journaled as one effect of that subscriber, with when it started and ended
  * (`/local/effects`).
  */
 import type { Context, SQSEvent } from 'aws-lambda';
@@ -69,7 +69,7 @@ export function withLocalEffects(handlers: WebhookHandlers, options: LocalEffect
   };
 }
 
-/** The handler names a handler set defines (`onMessage`, …), for `/local/info` and the simulator. */
+/** The handler names a handler set defines (`onMessage`, …), for `/local/info` and the outage drill. */
 export function definedHandlers(handlers: WebhookHandlers): (keyof WebhookHandlers)[] {
   const names = [
     'onMessage',

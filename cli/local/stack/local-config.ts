@@ -49,7 +49,7 @@ export interface LocalStackConfig {
   readonly settings: PipelineSettings;
   /** The settings given through `LOCAL_*` variables, under which each subscriber's own are resolved. */
   readonly settingsInput: PipelineSettingsInput;
-  /** Mean duration of the example side effect (ms); the simulator changes it through `/local/faults`. */
+  /** Mean duration of the example side effect (ms); the outage drill changes it through `/local/faults`. */
   readonly effectDelayMs: number;
   /** Print the handlers' JSON logs and EMF lines as they come (otherwise one summary line per invocation). */
   readonly verbose: boolean;

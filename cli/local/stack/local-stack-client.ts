@@ -1,7 +1,7 @@
 /**
  * The local stack as an HTTP client sees it: webhook POSTs signed as Meta signs them, and the `/local/*`
- * endpoints (docs/design.md §6) for what happened inside. The simulator and the end-to-end tests both drive
- * the stack through this one client.
+ * endpoints (docs/design.md §6) for what happened inside. The outage drill and the end-to-end tests both
+ * drive the stack through this one client.
  */
 import type { PipelineSettings } from 'whatsapp-webhook-dedup/contract/settings';
 import type { LocalInfo } from '../local-stack-api.ts';

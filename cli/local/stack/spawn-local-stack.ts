@@ -1,6 +1,6 @@
 /**
  * Runs the local stack (`whatsapp-webhook-dedup start`, what `npm start` runs too) as a child process in the
- * project's directory and waits until it serves `/local/info`: used by the simulator when no stack is
+ * project's directory and waits until it serves `/local/info`: used by the outage drill when no stack is
  * running, and by the end-to-end tests, which must see the stack exactly as a user starts it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';

@@ -1,8 +1,8 @@
 /**
  * How far `ops replay` is, on stderr: on a terminal a bar with the share of the range's time gone through and
- * an ETA (the simulator's bar, `textBar`), rewritten in place; otherwise one line every few seconds, so that a
- * log keeps a readable trail. The share is by arrival time between the first and the last delivery the archive
- * holds in the range, which needs no count of the records before reading them.
+ * an ETA (the outage drill's bar, `textBar`), rewritten in place; otherwise one line every few seconds, so
+ * that a log keeps a readable trail. The share is by arrival time between the first and the last delivery the
+ * archive holds in the range, which needs no count of the records before reading them.
  */
 import { textBar } from '../../tools/text-bar.ts';
 import type { ArchivePosition } from '../adapters/archive-reader.ts';

@@ -1,7 +1,7 @@
 /**
  * `npm start` with two subscribers (LOCAL_SUBSCRIBERS): `bot` wants only the `messages` field, `crm` every
  * field. One stack for the whole file (a start costs half a minute): routing and effects per subscriber,
- * `/local/info`, the dashboard's subscribers table in headless Chromium, and the simulator's verdict per
+ * `/local/info`, the dashboard's subscribers table in headless Chromium, and the outage drill's verdict per
  * subscriber.
  */
 import { execFile } from 'node:child_process';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   stack = await spawnLocalStack({
     env: {
       LOCAL_SUBSCRIBERS: TWO_SUBSCRIBERS,
-      // Small batches and a short window: the simulator at the end compares with M/M/c over batch size 1.
+      // Small batches and a short window: the outage drill at the end compares with M/M/c over batch size 1.
       LOCAL_BATCH_SIZE: '1',
       LOCAL_BATCHING_WINDOW_SECONDS: '0',
       LOCAL_MAX_CONCURRENCY: '2',
@@ -218,7 +218,7 @@ describe('npm start with two subscribers', () => {
     }
   });
 
-  it('simulates an outage and gives the exactly-once verdict per subscriber', async () => {
+  it('drills an outage and gives the exactly-once verdict per subscriber', async () => {
     const { code, stdout, stderr } = await new Promise<{
       code: number | null;
       stdout: string;

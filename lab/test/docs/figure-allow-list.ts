@@ -149,10 +149,10 @@ export const CONSTANT_FIGURES: readonly AllowedFigures[] = [
       'the argument of the check:protocol command that writes the short report (--schedules 200), the full one (--schedules 5000) and the long run that finds the edge at the retention floor (--schedules 20000), quoted in the prose',
   },
   {
-    page: 'docs/simulator.md',
+    page: 'docs/outage-drill.md',
     figures: ['15 %', '5 %', '8/s', '6/s', '×2', '20 %', '150 ms', '40 ms', '100 ×', '100 ms'],
     reason:
-      "npm run simulate's defaults (cli/outage-drill/outage-drill.ts): status swaps, template share, λ, Meta's backoff factor and jitter, the side effect's S, the quarantine example's 100 × and --target-wait-ms",
+      "npm run outage-drill's defaults (cli/outage-drill/outage-drill.ts): status swaps, template share, λ, Meta's backoff factor and jitter, the side effect's S, the quarantine example's 100 × and --target-wait-ms",
   },
 ];
 

@@ -1,9 +1,10 @@
 /**
- * docs/reliability.md quotes the simulator: an excerpt of one schedule's trace, and the figures of runs of
- * schedules in generated regions. The excerpt's lines must appear, in order, in the replay of its seed. The
- * regions must be what the committed reports generate (`npm run check:protocol -- ... --docs` writes them),
- * and the short report must be what the simulator produces today: this test runs its 200 schedules again and
- * compares the JSON byte for byte. When the simulator's draws change, rerun the two commands the page names.
+ * docs/reliability.md quotes the protocol checker: an excerpt of one schedule's trace, and the figures of
+ * runs of schedules in generated regions. The excerpt's lines must appear, in order, in the replay of its
+ * seed. The regions must be what the committed reports generate (`npm run check:protocol -- ... --docs`
+ * writes them), and the short report must be what the protocol checker produces today: this test runs its 200
+ * schedules again and compares the JSON byte for byte. When the checker's draws change, rerun the two
+ * commands the page names.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -21,10 +22,10 @@ import { runMany } from '../../protocol-checker/run-many.ts';
 import { runSchedule } from '../../protocol-checker/run-schedule.ts';
 
 const doc = readFileSync(RELIABILITY_PAGE, 'utf8');
-const start = doc.indexOf('## Deterministic simulation');
+const start = doc.indexOf('## The protocol checker');
 const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
 
-describe('docs/reliability.md, deterministic simulation', () => {
+describe('docs/reliability.md, the protocol checker', () => {
   it('quotes trace lines that replaying their seed prints, in that order', async () => {
     const seed = Number(/`npm run check:protocol -- --seed (\d+) --trace`:/.exec(section)?.[1]);
     const quoted = section.split('\n').filter((line) => /^ +\d+\.\d{3}s {2}/.test(line));
@@ -43,7 +44,9 @@ describe('docs/reliability.md, deterministic simulation', () => {
 });
 
 describe('docs/reliability.md, figures of runs of schedules', () => {
-  it('the short report is what the simulator writes today, byte for byte', { timeout: 120_000 }, async () => {
+  it('the short report is what the protocol checker writes today, byte for byte', {
+    timeout: 120_000,
+  }, async () => {
     const summary = await runMany({ firstSeed: 1, schedules: SHORT_REPORT_SCHEDULES });
     const committed = readFileSync(SHORT_REPORT_FILE, 'utf8');
     expect(`${JSON.stringify(toReport(summary), null, 2)}\n`).toBe(committed);

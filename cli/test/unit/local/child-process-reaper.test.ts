@@ -2,7 +2,7 @@
  * The reaper (cli/local/emulators/child-process-reaper.ts) on a signal: a registered child that leads its own
  * process group goes with its whole group, so a process it started (the local stack's JVM) ends too; a child
  * registered without the group is killed alone and leaves its own child running, which is what
- * `npm run simulate` did to its stack's DynamoDB Local on SIGTERM.
+ * `npm run outage-drill` did to its stack's DynamoDB Local on SIGTERM.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

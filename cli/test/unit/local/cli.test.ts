@@ -45,7 +45,7 @@ describe('the bin', () => {
       BIN_USAGE.split('\n')
         .slice(1)
         .map((line) => line.trim().split(' ')[0]),
-    ).toEqual(['start', 'send', 'simulate', 'keys', 'ops']);
+    ).toEqual(['start', 'send', 'outage-drill', 'keys', 'ops']);
     expect(await dispatchCommand(['--help'], stderr)).toBe(0);
   });
 });
@@ -70,11 +70,11 @@ describe('each command’s usage names the way it was invoked', () => {
 
   const CASES = [
     {
-      command: 'simulate',
+      command: 'outage-drill',
       args: ['--help'],
       code: 0,
-      usage: 'npm run simulate -- [options]',
-      bin: 'simulate [options]',
+      usage: 'npm run outage-drill -- [options]',
+      bin: 'outage-drill [options]',
     },
     { command: 'keys', args: [], code: 2, usage: 'usage: npm run keys -- FILE', bin: 'keys FILE' },
     { command: 'send', args: [], code: 2, usage: 'usage: npm run send -- FILE', bin: 'send FILE' },
@@ -102,7 +102,8 @@ describe('each command’s usage names the way it was invoked', () => {
     '$command: `npm run $command --` from the npm script',
     async ({ command, args, code, usage }) => {
       const run = {
-        simulate: async () => (await import('../../../outage-drill/outage-drill.ts')).runSimulate(args),
+        'outage-drill': async () =>
+          (await import('../../../outage-drill/outage-drill.ts')).runOutageDrill(args),
         keys: async () => (await import('../../../keys/keys.ts')).runKeysCli(args, process),
         send: async () => (await import('../../../local/cli/send-command.ts')).runSend(args),
         ops: async () => (await import('../../../ops/run-ops.ts')).runOps(args, process),

@@ -1,18 +1,19 @@
 /**
- * The generators of the recorded-run regions (docs/simulator.md, docs/consumer.md) on made-up records: what they
- * print must follow the record, including the cases the committed records do not show.
+ * The generators of the recorded-run regions (docs/outage-drill.md, docs/consumer.md) on made-up records:
+ * what they print must follow the record, including the cases the committed records do not show.
  */
 import { describe, expect, it } from 'vitest';
-import { type KillRun, killRunsMarkdown, killTestLine } from '../../../../../lab/docs/kill-run-record.ts';
-import { mmcExampleMarkdown, simulateRunsMarkdown } from '../../../../../lab/docs/outage-drill-markdown.ts';
-import type { SimulationRecord } from '../../../../outage-drill/run-record.ts';
+import { type KillRun, killRunsMarkdown, killTestLine } from '../../../../lab/docs/kill-run-record.ts';
+import {
+  drillRunsMarkdown,
+  mmcExampleMarkdown,
+  shownCommand,
+} from '../../../../lab/docs/outage-drill-markdown.ts';
+import type { DrillRecord } from '../../../outage-drill/run-record.ts';
 
-const record = (
-  queueing: Partial<SimulationRecord['queueing']>,
-  verdict: Partial<SimulationRecord['verdict']> = {},
-) =>
+const record = (queueing: Partial<DrillRecord['queueing']>, verdict: Partial<DrillRecord['verdict']> = {}) =>
   ({
-    command: 'npm run simulate -- --seed 3 --save x.json',
+    command: 'npm run outage-drill -- --seed 3 --save x.json',
     recordedAt: '2026-01-02T03:04:05.000Z',
     machine: { cores: 4, loadAverage: [0.5, 1.54] },
     wallSeconds: 81.4,
@@ -62,12 +63,12 @@ const record = (
       duplicated: 0,
       ...verdict,
     },
-  }) satisfies SimulationRecord;
+  }) satisfies DrillRecord;
 
-describe('simulateRunsMarkdown', () => {
+describe('drillRunsMarkdown', () => {
   it("prints a run's figures, rounded, and its command without --save", () => {
-    const markdown = simulateRunsMarkdown([{ name: 'run', record: record({}) }]);
-    expect(markdown).toContain('`npm run simulate -- --seed 3`');
+    const markdown = drillRunsMarkdown([{ name: 'run', record: record({}) }]);
+    expect(markdown).toContain('`npm run outage-drill -- --seed 3`');
     expect(markdown).not.toContain('--save');
     expect(markdown).toContain('0.5 → 1.5 on 4 cores');
     expect(markdown).toContain('480 / 700 (210 retries, 6 redeliveries)');
@@ -82,8 +83,14 @@ describe('simulateRunsMarkdown', () => {
     );
   });
 
+  it("names a run recorded under the script's old name, `npm run simulate`, by its current one", () => {
+    expect(
+      shownCommand('npm run simulate -- --short --seed 42 --save cli/outage-drill/runs/short.json'),
+    ).toBe('npm run outage-drill -- --short --seed 42');
+  });
+
   it('gives the measured ρ of a saturated run, and says the workers were saturated', () => {
-    const markdown = simulateRunsMarkdown([
+    const markdown = drillRunsMarkdown([
       { name: 'run', record: record({ measuredServiceMs: 300, predictedFromMeasuredMs: 'unbounded' }) },
     ]);
     expect(markdown).toContain('unbounded (measured ρ ≈ 1.20)');
@@ -92,12 +99,12 @@ describe('simulateRunsMarkdown', () => {
 
   it('prints a failed and an inconclusive verdict as such', () => {
     expect(
-      simulateRunsMarkdown([
+      drillRunsMarkdown([
         { name: 'run', record: record({}, { exactlyOnce: false, missing: 2, duplicated: 1 }) },
       ]),
     ).toContain('**failed**: 2 never effected, 1 effected more than once');
     expect(
-      simulateRunsMarkdown([
+      drillRunsMarkdown([
         { name: 'run', record: record({}, { exactlyOnce: false, inconclusive: true, missing: 7 }) },
       ]),
     ).toContain('inconclusive (7 not effected');

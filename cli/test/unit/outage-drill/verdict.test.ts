@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EventKind } from '../../../../../functions/events/types.ts';
-import { judgeSubscribers, subscriberVerdictLines } from '../../../../outage-drill/verdict.ts';
+import type { EventKind } from '../../../../functions/events/types.ts';
+import { judgeSubscribers, subscriberVerdictLines } from '../../../outage-drill/verdict.ts';
 
 function sent(key: string, kind: EventKind, field: string) {
   return { event: { key, kind, change: { field } } };

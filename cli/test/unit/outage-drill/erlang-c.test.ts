@@ -7,7 +7,7 @@ import {
   recommendServers,
   utilisation,
   waitPercentileSeconds,
-} from '../../../../../contract/erlang-c.ts';
+} from '../../../../contract/erlang-c.ts';
 
 describe('Erlang B and C', () => {
   it.each([

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { conversationOf } from '../../../../../functions/consumer/consumer-batch.ts';
-import { extractEvents } from '../../../../../functions/events/extract-events.ts';
-import type { WebhookEvent } from '../../../../../functions/events/types.ts';
-import { seededRandom } from '../../../../local/seeded-random.ts';
+import { conversationOf } from '../../../../functions/consumer/consumer-batch.ts';
+import { extractEvents } from '../../../../functions/events/extract-events.ts';
+import type { WebhookEvent } from '../../../../functions/events/types.ts';
+import { seededRandom } from '../../../local/seeded-random.ts';
 import {
   COMPRESSED_META_RETRIES,
   nextArrivalGapMs,
   retryDelayMs,
-} from '../../../../outage-drill/meta-retries.ts';
-import { CUSTOMERS, TrafficGenerator, webhookBody } from '../../../../outage-drill/traffic.ts';
-import { judge } from '../../../../outage-drill/verdict.ts';
+} from '../../../outage-drill/meta-retries.ts';
+import { CUSTOMERS, TrafficGenerator, webhookBody } from '../../../outage-drill/traffic.ts';
+import { judge } from '../../../outage-drill/verdict.ts';
 
 describe('TrafficGenerator', () => {
   const generate = (n: number, seed = 1) => {

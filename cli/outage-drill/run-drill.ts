@@ -1,7 +1,7 @@
 /**
  * Drives a running local stack through an outage the way Meta would experience it, then checks that every
  * distinct event had exactly one side effect, and compares the queueing it measured with the M/M/c model.
- * See docs/simulator.md.
+ * See docs/outage-drill.md.
  *
  *   0 ─── live ───▶ outageStart ── outage (T s) ──▶ ── recovery ──▶ duration ── drain ──▶ verdict
  *
@@ -29,7 +29,7 @@ import { ScheduledActions } from './scheduled-actions.ts';
 import { TrafficGenerator } from './traffic.ts';
 import { judgeSubscribers, type Verdict } from './verdict.ts';
 
-export interface SimulationOptions extends MetaBehaviour {
+export interface DrillOptions extends MetaBehaviour {
   /** The local stack, e.g. `http://localhost:3000`. */
   readonly stackUrl: string;
   /** λ: new live deliveries per second. */
@@ -52,11 +52,11 @@ export interface SimulationOptions extends MetaBehaviour {
   readonly onProgress?: (progress: Progress) => void;
 }
 
-export interface SimulationResult {
+export interface DrillResult {
   readonly runId: string;
   readonly startedAt: number;
   readonly finishedAt: number;
-  readonly options: Omit<SimulationOptions, 'onInterval' | 'onProgress'>;
+  readonly options: Omit<DrillOptions, 'onInterval' | 'onProgress'>;
   readonly intervals: readonly IntervalRow[];
   /** Per-second stack statistics over the run (for the report's charts). */
   readonly series: readonly StatsBucket[];
@@ -71,7 +71,7 @@ export interface SimulationResult {
 
 /** Everything the phases share, created once by {@link setUp}. */
 interface Run {
-  readonly options: SimulationOptions;
+  readonly options: DrillOptions;
   readonly runId: string;
   readonly random: () => number;
   readonly stack: LocalStackClient;
@@ -84,7 +84,7 @@ interface Run {
   readonly recorder: IntervalRecorder;
 }
 
-export async function runSimulation(options: SimulationOptions): Promise<SimulationResult> {
+export async function runDrill(options: DrillOptions): Promise<DrillResult> {
   const run = await setUp(options);
   let drained: boolean;
   try {
@@ -95,8 +95,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   return conclude(run, drained);
 }
 
-/** Setup: the seeded randomness, the effect time the stack simulates, and the run's shared state. */
-async function setUp(options: SimulationOptions): Promise<Run> {
+/** Setup: the seeded randomness, the stack's effect time, and the run's shared state. */
+async function setUp(options: DrillOptions): Promise<Run> {
   const random = seededRandom(options.seed);
   const runId = `${Date.now().toString(36)}${Math.floor(random() * 1e6).toString(36)}`;
   const traffic = new TrafficGenerator({ runId, random });
@@ -192,7 +192,7 @@ async function waitForQueue(stack: LocalStackClient, stallTimeoutMs: number): Pr
 }
 
 /** Verdict: each subscriber's effects against the events it should have, the totals, and the queueing against the model. */
-async function conclude(run: Run, drained: boolean): Promise<SimulationResult> {
+async function conclude(run: Run, drained: boolean): Promise<DrillResult> {
   const { options, clock, deliveries, stack } = run;
   const finishedAt = Date.now();
   const [effects, info] = await Promise.all([stack.effects(), stack.info()]);

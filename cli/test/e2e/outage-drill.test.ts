@@ -1,5 +1,5 @@
 /**
- * A short outage simulation, run as a user would (`npm run simulate -- --short`): it starts its own local
+ * A short outage drill, run as a user would (`npm run outage-drill -- --short`): it starts its own local
  * stack, drives it through an outage with Meta-style retries and redeliveries, and must conclude that every
  * distinct event was effected exactly once.
  */
@@ -7,13 +7,13 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { simulateRunsMarkdown } from '../../../lab/docs/outage-drill-markdown.ts';
+import { drillRunsMarkdown } from '../../../lab/docs/outage-drill-markdown.ts';
 import { findFreePort } from '../../local/emulators/free-port.ts';
-import { readSimulationRecord } from '../../outage-drill/run-record.ts';
+import { readDrillRecord } from '../../outage-drill/run-record.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const REPORT = fileURLToPath(new URL('../output/simulation-report.html', import.meta.url));
-const RECORD = fileURLToPath(new URL('../output/simulation-run.json', import.meta.url));
+const REPORT = fileURLToPath(new URL('../output/outage-drill-report.html', import.meta.url));
+const RECORD = fileURLToPath(new URL('../output/outage-drill-run.json', import.meta.url));
 
 interface JsonSummary {
   verdict: { exactlyOnce: boolean; distinctEvents: number; effectedOnce: number; missing: number };
@@ -27,9 +27,9 @@ interface JsonSummary {
   intervals: number;
 }
 
-describe('npm run simulate -- --short', () => {
+describe('npm run outage-drill -- --short', () => {
   it('survives an outage with retries and redeliveries, effecting every event exactly once', async () => {
-    // A free PORT: the simulator must start its own stack, not drive one a developer has running.
+    // A free PORT: the drill must start its own stack, not drive one a developer has running.
     const port = await findFreePort();
     const { code, stdout, stderr } = await new Promise<{
       code: number | null;
@@ -82,10 +82,10 @@ describe('npm run simulate -- --short', () => {
     expect(report).toContain('Duplicate rate per field over time');
     expect(report).not.toMatch(/<script src=/);
 
-    // --save: the record docs/simulator.md prints (npm run docs:runs) holds the run the summary reports.
-    const record = readSimulationRecord(RECORD);
+    // --save: the record docs/outage-drill.md prints (npm run docs:runs) holds the run the summary reports.
+    const record = readDrillRecord(RECORD);
     expect(record.command).toBe(
-      `npm run simulate -- --short --json --seed 42 --report ${REPORT} --save ${RECORD}`,
+      `npm run outage-drill -- --short --json --seed 42 --report ${REPORT} --save ${RECORD}`,
     );
     expect(record.options).toMatchObject({ seed: 42, workers: 2, ratePerSecond: 6, effectMeanMs: 40 });
     expect(record.verdict).toMatchObject({
@@ -100,7 +100,7 @@ describe('npm run simulate -- --short', () => {
     expect(record.queueing.recommendedServers).toBe(summary.queueing.recommendation?.servers);
     expect(record.machine.loadAverage).toHaveLength(2);
     expect(record.wallSeconds).toBeGreaterThan(record.options.durationSeconds);
-    expect(simulateRunsMarkdown([{ name: 'this run', record }])).toContain(
+    expect(drillRunsMarkdown([{ name: 'this run', record }])).toContain(
       `exactly once (${summary.verdict.distinctEvents} events)`,
     );
   }, 180_000);
