@@ -39,8 +39,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createLambdaContext } from './lambda-context.ts';
+import { parseBatchResponse, regionOfArn, toLambdaRecord } from './lambda-sqs-batch.ts';
 import { type QueueCounts, readQueueCounts, totalMessages } from './queue-counts.ts';
-import { regionOfArn, toLambdaRecord } from './sqs-records.ts';
 
 /** The result is checked at run time as Lambda does: an `SQSBatchResponse`, or nothing for full success. */
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<unknown>;
@@ -363,29 +363,6 @@ async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | typeof
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * Lambda's rules for `ReportBatchItemFailures`: nothing, null or an empty list means every record
- * succeeded; a list of known `itemIdentifier`s fails only those; anything malformed fails the whole batch.
- */
-export function parseBatchResponse(
-  result: unknown,
-  records: readonly SQSRecord[],
-): { outcome: 'success' | 'partial-failure' | 'invalid-response'; failedIds: Set<string> } {
-  const all = new Set(records.map((r) => r.messageId));
-  if (result === undefined || result === null) return { outcome: 'success', failedIds: new Set() };
-  if (typeof result !== 'object') return { outcome: 'invalid-response', failedIds: all };
-  const failures = (result as { batchItemFailures?: unknown }).batchItemFailures;
-  if (failures === undefined || failures === null) return { outcome: 'success', failedIds: new Set() };
-  if (!Array.isArray(failures)) return { outcome: 'invalid-response', failedIds: all };
-  const failedIds = new Set<string>();
-  for (const failure of failures) {
-    const id = (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier;
-    if (typeof id !== 'string' || !all.has(id)) return { outcome: 'invalid-response', failedIds: all };
-    failedIds.add(id);
-  }
-  return { outcome: failedIds.size === 0 ? 'success' : 'partial-failure', failedIds };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -11,8 +11,10 @@
  * A throttled invocation (no execution left in the account) is retried by the event source after a second;
  * its records stay in flight meanwhile (an assumption: Lambda documents the retry, not its delay).
  */
+
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createLambdaContext } from '../../cli/local/lambda-context.ts';
+import { parseBatchResponse, toLambdaRecord } from '../../cli/local/lambda-sqs-batch.ts';
 import {
   EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE,
   EVENT_SOURCE_INITIAL_CONCURRENCY,
@@ -182,7 +184,11 @@ export class EventSource {
       account.release(name);
     }
     if (response === undefined) return;
-    const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+    const { outcome, failedIds: failed } = parseBatchResponse(
+      response,
+      batch.map((received) => ({ messageId: received.message.messageId })),
+    );
+    if (outcome === 'invalid-response') return;
     const succeeded = batch.filter((received) => !failed.has(received.message.messageId));
     if (succeeded.length === 0) return;
     await engine.sleep(latency.receive.draw());
@@ -190,6 +196,7 @@ export class EventSource {
   }
 }
 
+/** The received message as ReceiveMessage returns it, so that the record is built as the local stack builds it. */
 function toRecord(received: Received, queueArn: string): SQSRecord {
   const { message } = received;
   const fifo =
@@ -200,30 +207,21 @@ function toRecord(received: Received, queueArn: string): SQSRecord {
           MessageDeduplicationId: message.deduplicationId ?? '',
           SequenceNumber: message.sequenceNumber ?? '',
         };
-  const messageAttributes: SQSRecord['messageAttributes'] = {};
-  for (const [key, value] of Object.entries(message.attributes)) {
-    messageAttributes[key] = {
-      dataType: value.DataType,
-      ...(value.StringValue === undefined ? {} : { stringValue: value.StringValue }),
-      stringListValues: [],
-      binaryListValues: [],
-    };
-  }
-  return {
-    messageId: message.messageId,
-    receiptHandle: received.receiptHandle,
-    body: message.body,
-    attributes: {
-      ApproximateReceiveCount: String(message.receiveCount),
-      SentTimestamp: String(message.sentAt),
-      SenderId: '000000000000',
-      ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? message.sentAt),
-      ...fifo,
+  return toLambdaRecord(
+    {
+      MessageId: message.messageId,
+      ReceiptHandle: received.receiptHandle,
+      Body: message.body,
+      MD5OfBody: '',
+      Attributes: {
+        ApproximateReceiveCount: String(message.receiveCount),
+        SentTimestamp: String(message.sentAt),
+        SenderId: '000000000000',
+        ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? message.sentAt),
+        ...fifo,
+      },
+      MessageAttributes: message.attributes,
     },
-    messageAttributes,
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: queueArn,
-    awsRegion: 'us-east-1',
-  };
+    queueArn,
+  );
 }

@@ -15,6 +15,7 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createLambdaContext } from '../../cli/local/lambda-context.ts';
+import { parseBatchResponse, toLambdaRecord } from '../../cli/local/lambda-sqs-batch.ts';
 import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import type { FaultPlan, FaultTally } from './faults.ts';
 import { FifoQueue, isFifoMessage, type QueueModel } from './fifo-queue.ts';
@@ -263,9 +264,9 @@ export class LambdaEventSource {
     response: SQSBatchResponse,
   ): Promise<void> {
     const { scheduler, queue, random, trace, faults } = this.#options;
-    const ids = new Set(deliveries.map((delivery) => delivery.message.messageId));
-    const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
-    if ([...failed].some((id) => !ids.has(id))) {
+    const records = deliveries.map((delivery) => ({ messageId: delivery.message.messageId }));
+    const { outcome, failedIds: failed } = parseBatchResponse(response, records);
+    if (outcome === 'invalid-response') {
       trace.add(
         scheduler.now,
         poller,
@@ -296,6 +297,7 @@ function describeDelivery(delivery: Delivery): string {
   return `${delivery.message.messageId}(${delivery.message.bodyId},#${delivery.receiveCount}${duplicate})`;
 }
 
+/** The delivery as ReceiveMessage returns it, so that the record is built as the local stack builds it. */
 function toRecord(delivery: Delivery, queueArn: string): SQSRecord {
   const { message } = delivery;
   const fifo = isFifoMessage(message)
@@ -305,21 +307,20 @@ function toRecord(delivery: Delivery, queueArn: string): SQSRecord {
         SequenceNumber: message.sequenceNumber,
       }
     : {};
-  return {
-    messageId: message.messageId,
-    receiptHandle: delivery.receiptHandle,
-    body: message.body,
-    attributes: {
-      ApproximateReceiveCount: String(delivery.receiveCount),
-      SentTimestamp: String(message.sentAt),
-      SenderId: '000000000000',
-      ApproximateFirstReceiveTimestamp: String(message.sentAt),
-      ...fifo,
+  return toLambdaRecord(
+    {
+      MessageId: message.messageId,
+      ReceiptHandle: delivery.receiptHandle,
+      Body: message.body,
+      MD5OfBody: '',
+      Attributes: {
+        ApproximateReceiveCount: String(delivery.receiveCount),
+        SentTimestamp: String(message.sentAt),
+        SenderId: '000000000000',
+        ApproximateFirstReceiveTimestamp: String(message.sentAt),
+        ...fifo,
+      },
     },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: queueArn,
-    awsRegion: 'us-east-1',
-  };
+    queueArn,
+  );
 }

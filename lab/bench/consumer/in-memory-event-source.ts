@@ -7,8 +7,10 @@
  * timeout were zero. Real SQS would hide it for the visibility timeout (minutes), so this is the most
  * favourable redelivery a contestant that fails records can get; its extra requests still count.
  */
+
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createLambdaContext } from '../../../cli/local/lambda-context.ts';
+import { parseBatchResponse } from '../../../cli/local/lambda-sqs-batch.ts';
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
@@ -76,7 +78,7 @@ export async function drainQueue(options: DrainOptions): Promise<DrainResult> {
       const event = JSON.parse(JSON.stringify({ Records: records })) as SQSEvent;
       const response = await handler(event, context);
       invocationMs.push(performance.now() - invoked);
-      failed = new Set((response?.batchItemFailures ?? []).map((item) => item.itemIdentifier));
+      failed = parseBatchResponse(response, records).failedIds;
     } catch {
       // Lambda retries the whole batch of a function error (Powertools throws when every record failed).
       failedInvocations++;

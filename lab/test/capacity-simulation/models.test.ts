@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../../cli/local/seeded-random.ts';
+import { percentile } from '../../../cli/tools/statistics.ts';
 import {
   DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
   EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE,
@@ -18,7 +19,6 @@ import { EventSource } from '../../capacity-simulation/event-source.ts';
 import { LambdaAccount } from '../../capacity-simulation/lambda-account.ts';
 import { FifoLaneQueue, StandardLaneQueue } from '../../capacity-simulation/lane-queues.ts';
 import { LATENCIES, Latency } from '../../capacity-simulation/latency.ts';
-import { percentile } from '../../capacity-simulation/measures.ts';
 import { TokenBucket } from '../../capacity-simulation/token-bucket.ts';
 import { TrafficGenerator } from '../../capacity-simulation/traffic.ts';
 
@@ -197,7 +197,7 @@ describe('SQS event source', () => {
       name: 'consumer',
       engine,
       queue,
-      queueArn: 'arn',
+      queueArn: 'arn:aws:sqs:us-east-1:000000000000:s',
       account: new LambdaAccount(1_000),
       // A slow consumer: every poller stays busy, so the source keeps adding pollers.
       batchFunction: async () => {

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toLambdaRecord } from '../../../cli/local/sqs-records.ts';
+import { toLambdaRecord } from '../../../cli/local/lambda-sqs-batch.ts';
 import { type ArchiveRecord, archivedBodyBytes, decodeArchiveLines } from '../../../contract/archive.ts';
 import { ENV } from '../../../contract/environment.ts';
 import { createArchiverHandler } from '../../../functions/archiver.ts';

@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { parseBatchResponse } from '../../../local/sqs-event-source.ts';
+import { parseBatchResponse } from '../../../local/lambda-sqs-batch.ts';
 
 const records = ['a', 'b', 'c'].map((messageId) => ({ messageId }) as SQSRecord);
 

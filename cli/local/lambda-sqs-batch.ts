@@ -1,3 +1,10 @@
+/**
+ * What Lambda's SQS event source does with a batch, whatever its clock and transport: the records it passes to
+ * the function (`toLambdaRecord`, from a ReceiveMessage result) and what it makes of the answer
+ * (`parseBatchResponse`, the `ReportBatchItemFailures` rules). The local stack's poller over fauxqs, the
+ * protocol checker's and the capacity simulation's event sources in virtual time, and the bench's in-memory
+ * one all use these two, so that the four agree on what a batch is and which of its records to delete.
+ */
 import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSMessageAttribute, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 
@@ -63,4 +70,27 @@ function toLambdaMessageAttributes(attributes: Record<string, MessageAttributeVa
 
 function toBase64(bytes: Uint8Array | string): string {
   return typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('base64');
+}
+
+/**
+ * Lambda's rules for `ReportBatchItemFailures`: nothing, null or an empty list means every record
+ * succeeded; a list of known `itemIdentifier`s fails only those; anything malformed fails the whole batch.
+ */
+export function parseBatchResponse(
+  result: unknown,
+  records: readonly Pick<SQSRecord, 'messageId'>[],
+): { outcome: 'success' | 'partial-failure' | 'invalid-response'; failedIds: Set<string> } {
+  const all = new Set(records.map((r) => r.messageId));
+  if (result === undefined || result === null) return { outcome: 'success', failedIds: new Set() };
+  if (typeof result !== 'object') return { outcome: 'invalid-response', failedIds: all };
+  const failures = (result as { batchItemFailures?: unknown }).batchItemFailures;
+  if (failures === undefined || failures === null) return { outcome: 'success', failedIds: new Set() };
+  if (!Array.isArray(failures)) return { outcome: 'invalid-response', failedIds: all };
+  const failedIds = new Set<string>();
+  for (const failure of failures) {
+    const id = (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier;
+    if (typeof id !== 'string' || !all.has(id)) return { outcome: 'invalid-response', failedIds: all };
+    failedIds.add(id);
+  }
+  return { outcome: failedIds.size === 0 ? 'success' : 'partial-failure', failedIds };
 }
