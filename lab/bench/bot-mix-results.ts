@@ -6,10 +6,10 @@ import {
   referenceShape,
   type StackCost,
 } from '../../cli/cost/stack-cost.ts';
+import { median, round } from '../../cli/tools/statistics.ts';
 import type { BotMixContestantName, BotMixOutput } from './consumer/bot-mix-worker.ts';
 import type { EventClass } from './consumer/bot-mix-workload.ts';
 import type { ConsumerRun } from './consumer/run-once.ts';
-import { median, round } from './support/stats.ts';
 
 export interface BotMixContestant {
   /** Medians over the rounds; per turn = per 4 distinct events, the retries' share included. */

@@ -18,10 +18,10 @@
  */
 
 import { PRICES } from '../../cli/cost/prices.ts';
+import { median, percentile } from '../../cli/tools/statistics.ts';
 import type { BotMixContestant, BotMixResults } from './bot-mix-results.ts';
 import type { ConversationsResults } from './conversations/conversations-results.ts';
 import type { ArchiveBenchResults, ConsumerResults, ReceiverResults } from './results.ts';
-import { median, percentile } from './support/stats.ts';
 
 /** The parts of the results the goals read; a part left out leaves its goals unmeasured. */
 export interface GoalInputs {

@@ -1,5 +1,6 @@
 /** The shape of lab/bench/results.json, from the parts' raw measurements. */
 
+import { median, medianInterval, round } from '../../cli/tools/statistics.ts';
 import type { BotMixResults } from './bot-mix-results.ts';
 import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';
 import type { ConsumerBenchOutput, ConsumerRun, RebatchedProbeResult } from './consumer/worker.ts';
@@ -11,7 +12,6 @@ import type {
   ReceiverBenchOutput,
   ReceiverFanOutResult,
 } from './receiver/worker.ts';
-import { median, medianInterval, round } from './support/stats.ts';
 
 export interface ContestantSummary {
   /** Median over the measured runs. */

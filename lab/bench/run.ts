@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startDynamoDbLocal } from '../../cli/local/emulators/dynamodb-local.ts';
 import { startSqsEmulator } from '../../cli/local/emulators/sqs.ts';
+import { round } from '../../cli/tools/statistics.ts';
 import { powertoolsEnvironment } from '../../contract/environment.ts';
 import { resolveSettings } from '../../contract/settings.ts';
 import { DEFAULT_LOG_LEVEL } from '../../lib/defaults.ts';
@@ -59,7 +60,6 @@ import {
   summarizeReceiver,
 } from './results.ts';
 import { generatedRegions, readResults } from './results-markdown.ts';
-import { round } from './support/stats.ts';
 import { runWorker } from './support/worker-process.ts';
 
 const PARTS = ['consumer', 'botmix', 'receiver', 'archive', 'bundles', 'e2e', 'conversations'] as const;

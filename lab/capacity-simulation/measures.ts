@@ -1,5 +1,7 @@
 /** What a scenario run measured, and the summaries the report prints (percentiles, backlog peaks, drains). */
 
+import { percentile } from '../../cli/tools/statistics.ts';
+
 /** Waits of one lane (ms), kept whole: a run's few million fit a Float64Array. */
 export class LaneSeries {
   #values = new Float64Array(1024);
@@ -18,16 +20,10 @@ export class LaneSeries {
     return this.#length;
   }
 
+  /** The nearest-rank percentile; 0 for no wait. */
   percentile(p: number): number {
-    return percentile(this.#values.subarray(0, this.#length), p);
+    return this.#length === 0 ? 0 : percentile(this.#values.subarray(0, this.#length), p);
   }
-}
-
-export function percentile(values: ArrayLike<number>, p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = Float64Array.from(values as ArrayLike<number>).sort();
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank] as number;
 }
 
 export interface ScenarioMeasures {

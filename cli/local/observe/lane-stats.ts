@@ -5,6 +5,7 @@
  * beside the lane's queue depths. Served in `/local/stats` under each subscriber's `lanes`.
  */
 import type { LaneName } from 'whatsapp-webhook-dedup/contract/lanes';
+import { percentileOfSorted } from '../../tools/statistics.ts';
 import type { QueueSample } from './pipeline-stats.ts';
 
 /** The span the wait percentiles cover. */
@@ -78,12 +79,13 @@ export class LaneStats {
       const ofSubscriber: Partial<Record<LaneName, LaneStatsSnapshot>> = {};
       for (const [lane, state] of lanes) {
         this.#forget(state, now);
-        const sorted = state.waits.map((w) => w.ms).sort((a, b) => a - b);
+        const sorted = Float64Array.from(state.waits, (w) => w.ms).sort();
+        const waitAt = (p: number) => (sorted.length === 0 ? null : percentileOfSorted(sorted, p));
         ofSubscriber[lane] = {
           ordered: state.ordered,
           waitCount: sorted.length,
-          waitP50Ms: nearestRank(sorted, 50),
-          waitP99Ms: nearestRank(sorted, 99),
+          waitP50Ms: waitAt(50),
+          waitP99Ms: waitAt(99),
           queue: state.queue,
         };
       }
@@ -98,11 +100,4 @@ export class LaneStats {
     while (drop < state.waits.length && (state.waits[drop] as { at: number }).at < oldest) drop++;
     if (drop > 0) state.waits.splice(0, drop);
   }
-}
-
-/** The nearest-rank percentile of ascending `sorted` (CloudWatch's pNN is an estimate of the same). */
-export function nearestRank(sorted: readonly number[], percentile: number): number | null {
-  if (sorted.length === 0) return null;
-  const rank = Math.max(1, Math.ceil((percentile / 100) * sorted.length));
-  return sorted[Math.min(rank, sorted.length) - 1] as number;
 }

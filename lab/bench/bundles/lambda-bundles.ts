@@ -11,11 +11,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, build } from 'esbuild';
+import { median } from '../../../cli/tools/statistics.ts';
 import { consumerEnvironment, receiverEnvironment } from '../../../contract/environment.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../../contract/subscribers.ts';
 import { BUNDLING, DEFAULT_LOG_LEVEL, NODE_OPTIONS } from '../../../lib/defaults.ts';
-import { median } from '../support/stats.ts';
 
 const execFileAsync = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

@@ -1,5 +1,5 @@
 /** How the consumer parts order their runs and when they have run enough rounds. */
-import { median, medianInterval } from '../support/stats.ts';
+import { median, medianInterval } from '../../../cli/tools/statistics.ts';
 
 /** Ours between the two others, the order flipped every round: ours is adjacent to both in every round. */
 export function roundOrder<T>(contestants: readonly T[], round: number): T[] {

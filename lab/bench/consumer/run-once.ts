@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
-import { median, percentile } from '../support/stats.ts';
+import { median, percentile } from '../../../cli/tools/statistics.ts';
 import { countStdoutBytes } from '../support/stdout-bytes.ts';
 import { adminClient, type Container, type Contestant, deleteTable, EffectSink } from './contestants.ts';
 import { drainQueue } from './in-memory-event-source.ts';

@@ -3,7 +3,7 @@
  * lines of ./journal-handlers.ts and the times the bench POSTed: pure, so that the unit tests can feed it
  * made-up journals.
  */
-import { median, percentile, round } from '../support/stats.ts';
+import { median, percentile, round } from '../../../cli/tools/statistics.ts';
 
 /** A key's handler run, from its `S` and `E` lines (epoch ms). */
 export interface HandlerRun {

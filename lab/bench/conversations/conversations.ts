@@ -10,8 +10,8 @@ import {
   statusesBody,
 } from '../../../cli/local/sender/webhook-bodies.ts';
 import { spawnLocalStack } from '../../../cli/local/stack/spawn-local-stack.ts';
+import { percentile, round } from '../../../cli/tools/statistics.ts';
 import { signBody } from '../../../functions/receiver/signature.ts';
-import { percentile, round } from '../support/stats.ts';
 import {
   type ConversationsResults,
   foldJournal,

@@ -1,11 +1,11 @@
 /** docs/benchmarks.md's "Conversations" region and the README's conversation figures, from lab/bench/results.json. */
 
 import { markdownTable, n, times, wrap, wrapItem } from '../../../cli/tools/markdown-table.ts';
+import { percentile } from '../../../cli/tools/statistics.ts';
 import { conversationsInput } from '../conversations/conversations-input.ts';
 import type { ConversationsResults, LatencySummary } from '../conversations/conversations-results.ts';
 import { judgeGoals } from '../goals.ts';
 import type { ResultsFile } from '../results.ts';
-import { percentile } from '../support/stats.ts';
 
 const NOT_MEASURED =
   'Not measured yet: `npm run bench -- --only conversations --merge` measures it and merges it into `lab/bench/results.json`.';

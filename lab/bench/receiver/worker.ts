@@ -18,13 +18,13 @@ import { interceptLocalhostDns } from 'fauxqs';
 import { toApiGatewayV2Event } from '../../../cli/local/http/api-gateway-v2.ts';
 import { seededRandom } from '../../../cli/local/seeded-random.ts';
 import { batchedBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { median } from '../../../cli/tools/statistics.ts';
 import { receiverEnvironment } from '../../../contract/environment.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type SubscriberQueue } from '../../../contract/subscribers.ts';
 import { signBody } from '../../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
 import { type Timer as SideBySideTimer, timeSideBySide } from '../support/side-by-side.ts';
-import { median } from '../support/stats.ts';
 import { serveWorker } from '../support/worker-process.ts';
 import { answerSqsInMemory, type SqsInMemory } from './sqs-answered-in-memory.ts';
 

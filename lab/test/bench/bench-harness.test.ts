@@ -1,6 +1,7 @@
 /**
  * The benchmark's own parts that its figures rest on: the consumer workload holds what docs/benchmarks.md
- * says it holds, the bundles are built with the construct's options, and the medians are medians.
+ * says it holds, the bundles are built with the construct's options, and its rounds stop when their median
+ * is narrow enough (the statistics themselves: cli/test/unit/tools/statistics.test.ts).
  * (No timing here: a benchmark is never a timed test.)
  */
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,6 @@ import { narrowEnough, roundOrder } from '../../bench/consumer/rounds.ts';
 import type { ConsumerBenchOutput, ConsumerRun } from '../../bench/consumer/worker.ts';
 import { buildConsumerWorkload } from '../../bench/consumer/workload.ts';
 import { summarizeConsumer } from '../../bench/results.ts';
-import { median, medianInterval, percentile } from '../../bench/support/stats.ts';
 
 function wamidsOf(body: string): string[] {
   const extraction = extractEvents(body);
@@ -108,17 +108,6 @@ describe('esbuildOptionsLikeCdk', () => {
   });
 });
 
-describe('medianInterval', () => {
-  it('takes the order statistics whose binomial coverage reaches 95%', () => {
-    const ranks = (n: number) => Array.from({ length: n }, (_, i) => n - i);
-    expect(medianInterval(ranks(6))).toEqual({ low: 1, high: 6, confidence: 0.96875 });
-    expect(medianInterval(ranks(12))).toMatchObject({ low: 3, high: 10 });
-    expect(medianInterval(ranks(12)).confidence).toBeCloseTo(0.9614, 4);
-    expect(medianInterval(ranks(20))).toMatchObject({ low: 6, high: 15 });
-    expect(medianInterval(ranks(3)).confidence).toBeLessThan(0.95);
-  });
-});
-
 describe('rounds', () => {
   it('keeps the middle contestant next to both others in every round', () => {
     for (let round = 0; round < 4; round++) {
@@ -133,16 +122,6 @@ describe('rounds', () => {
     expect(narrowEnough(tight, 0.05)).toBe(true);
     expect(narrowEnough([...tight.slice(0, 7), 1.6], 0.05)).toBe(false);
     expect(narrowEnough(tight.slice(0, 4), 0.05)).toBe(false);
-  });
-});
-
-describe('median and percentile', () => {
-  it('take the middle and the nearest rank', () => {
-    expect(median([5, 1, 3])).toBe(3);
-    expect(median([4, 1, 3, 2])).toBe(2.5);
-    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90)).toBe(9);
-    expect(percentile([10, 1], 50)).toBe(1);
-    expect(Number.isNaN(median([]))).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LANE_WAIT_WINDOW_MS, LaneStats, nearestRank } from '../../../local/observe/lane-stats.ts';
+import { LANE_WAIT_WINDOW_MS, LaneStats } from '../../../local/observe/lane-stats.ts';
 
 const lanes = [
   { subscriber: 'bot', lane: 'message', ordered: true },
@@ -63,18 +63,5 @@ describe('LaneStats', () => {
     expect(snapshot.bot?.status?.queue).toBeUndefined();
     expect(Object.keys(snapshot)).toEqual(['bot']);
     expect(snapshot.bot?.message?.waitCount).toBe(0);
-  });
-});
-
-describe('nearestRank', () => {
-  it.each([
-    [[7], 50, 7],
-    [[7], 99, 7],
-    [[1, 2], 50, 1],
-    [[1, 2], 99, 2],
-    [[1, 2, 3, 4], 50, 2],
-    [[], 50, null],
-  ])('of %j at p%i is %s', (sorted, percentile, expected) => {
-    expect(nearestRank(sorted, percentile)).toBe(expected);
   });
 });
