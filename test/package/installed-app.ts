@@ -9,8 +9,8 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import getPort from 'get-port';
 import { killOnExit } from '../../cli/local/emulators/child-process-reaper.ts';
-import { findFreePort } from '../../cli/local/emulators/free-port.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -213,7 +213,7 @@ export async function startInstalledLocalStack(
   args: readonly string[],
   readyTimeoutMs = 180_000,
 ): Promise<InstalledLocalStack> {
-  const port = await findFreePort();
+  const port = await getPort();
   const child: ChildProcess = spawn(
     join(appDirectory, 'node_modules', '.bin', 'whatsapp-webhook-dedup'),
     ['start', ...args],

@@ -14,9 +14,9 @@ import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import getPort from 'get-port';
 import { packageRoot } from '../package-root.ts';
 import { killOnExit } from './child-process-reaper.ts';
-import { findFreePort } from './free-port.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -203,7 +203,7 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   const timeoutMs = options.startupTimeoutMs ?? 60_000;
   const maxAttempts = options.port === undefined ? 5 : 1;
   for (let attempt = 1; ; attempt++) {
-    const port = options.port ?? (await findFreePort());
+    const port = options.port ?? (await getPort());
     try {
       return await launch(installation, javaCommand, port, timeoutMs);
     } catch (error) {

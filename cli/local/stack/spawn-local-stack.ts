@@ -6,8 +6,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import getPort from 'get-port';
 import { kill, killOnExit } from '../emulators/child-process-reaper.ts';
-import { findFreePort } from '../emulators/free-port.ts';
 
 /** `.ts` run from this repository's sources, `.js` in the installed package: the CLI entry has the same. */
 const OWN_EXTENSION = extname(fileURLToPath(import.meta.url));
@@ -38,7 +38,7 @@ export interface SpawnLocalStackOptions {
 }
 
 export async function spawnLocalStack(options: SpawnLocalStackOptions = {}): Promise<SpawnedLocalStack> {
-  const port = Number(options.env?.PORT ?? (await findFreePort()));
+  const port = Number(options.env?.PORT ?? (await getPort()));
   const child = spawn(process.execPath, [...TYPESCRIPT_LOADER, CLI_ENTRY, 'start', ...(options.args ?? [])], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, ...options.env, PORT: String(port) },

@@ -7,10 +7,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import getPort from 'get-port';
 import { describe, expect, it } from 'vitest';
 import { descendants, isRunning, type ProcessEntry } from '../../../test/support/process-tree.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
-import { findFreePort } from '../../local/emulators/free-port.ts';
 import { INTERVAL_HEADER } from '../../outage-drill/console-output.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -18,7 +18,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 describe('npm run outage-drill, signalled', () => {
   it('stops the DynamoDB Local of the stack it started on SIGTERM', async () => {
     // A free PORT: the drill must start its own stack, not drive one a developer has running.
-    const port = await findFreePort();
+    const port = await getPort();
     const drill = spawn(
       process.execPath,
       [

@@ -6,9 +6,9 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import getPort from 'get-port';
 import { describe, expect, it } from 'vitest';
 import { drillRunsMarkdown } from '../../../lab/docs/outage-drill-markdown.ts';
-import { findFreePort } from '../../local/emulators/free-port.ts';
 import { readDrillRecord } from '../../outage-drill/run-record.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -30,7 +30,7 @@ interface JsonSummary {
 describe('npm run outage-drill -- --short', () => {
   it('survives an outage with retries and redeliveries, effecting every event exactly once', async () => {
     // A free PORT: the drill must start its own stack, not drive one a developer has running.
-    const port = await findFreePort();
+    const port = await getPort();
     const { code, stdout, stderr } = await new Promise<{
       code: number | null;
       stdout: string;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import getPort from 'get-port';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_DYNAMODB_LOCAL_DIRECTORY,
@@ -17,7 +18,6 @@ import {
   JavaNotFoundError,
   startDynamoDbLocal,
 } from '../../../cli/local/emulators/dynamodb-local.ts';
-import { findFreePort } from '../../../cli/local/emulators/free-port.ts';
 import { createDynamoDbClient, TEST_CREDENTIALS, TEST_REGION } from '../../support/aws-clients.ts';
 
 const execFileAsync = promisify(execFile);
@@ -67,7 +67,7 @@ describe('DynamoDB Local launcher', () => {
   }, 180_000);
 
   it('starts on a requested port, and stop() ends the JVM so the port no longer answers', async () => {
-    const port = await findFreePort();
+    const port = await getPort();
     const emulator = await startDynamoDbLocal({ port });
     const client = new DynamoDBClient({
       endpoint: emulator.endpoint,
