@@ -69,9 +69,7 @@ function deployed(
   return {
     throttlingRateLimit: sizing.throttlingRateLimit,
     throttlingBurstLimit: sizing.throttlingBurstLimit,
-    ...(sizing.warmWriteUnitsPerSecond === undefined
-      ? {}
-      : { warmWriteUnits: sizing.warmWriteUnitsPerSecond }),
+    warmWriteUnits: sizing.warmWriteUnitsPerSecond,
     subscribers: sizing.subscribers.map((subscriber) => planned(subscriber, handlersOf(subscriber))),
   };
 }

@@ -116,14 +116,14 @@ export function parseCapacityArguments(argv: readonly string[]): CapacityCommand
     kind: 'plan',
     peak: {
       messagesPerSecond,
-      ...(inbound === undefined ? {} : { inboundPerSecond: inbound }),
-      ...(numbers === undefined ? {} : { numbers }),
-      ...(conversations === undefined ? {} : { activeConversations: conversations }),
+      inboundPerSecond: inbound,
+      numbers,
+      activeConversations: conversations,
     },
     subscribers,
     handlerMs: handlerMs(values['handler-ms']),
-    ...(receiverMs === undefined ? {} : { receiverMs }),
-    ...(claimWriteMs === undefined ? {} : { claimWriteMs }),
+    receiverMs,
+    claimWriteMs,
     json: values.json ?? false,
   };
 }

@@ -76,7 +76,7 @@ export async function runMany(options: RunManyOptions): Promise<RunSummary> {
   let extraEffects = 0;
   let schedules = 0;
   for (let seed = options.firstSeed; seed < options.firstSeed + options.schedules; seed++) {
-    const result = await runSchedule({ seed, ...(options.variant ? { variant: options.variant } : {}) });
+    const result = await runSchedule({ seed, variant: options.variant });
     schedules++;
     faults.merge(result.faults);
     steps += result.steps;

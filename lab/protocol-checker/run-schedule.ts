@@ -134,9 +134,7 @@ async function simulate(options: ScheduleOptions, random: SeededRandom): Promise
       ? undefined
       : {
           downUntil: SCHEDULE_START_MS + options.outage.durationMs,
-          ...(options.outage.retryAfterSeconds === undefined
-            ? {}
-            : { retryAfterSeconds: options.outage.retryAfterSeconds }),
+          retryAfterSeconds: options.outage.retryAfterSeconds,
         };
   const scheduler = new Scheduler(SCHEDULE_START_MS, random.fork('ties'));
   const shared = {
@@ -157,7 +155,7 @@ async function simulate(options: ScheduleOptions, random: SeededRandom): Promise
   const pieces = lanePieces(workload.bodies, lane !== undefined, receiverConversationRule(variant));
   const arrivals = new ReceiverArrivals(pieces, {
     ...shared,
-    queues: { status: queue, ...(messageQueue === undefined ? {} : { message: messageQueue }) },
+    queues: { status: queue, message: messageQueue },
   });
   scheduleTtlSweeps(
     plan.ttlSweeps,
@@ -167,7 +165,7 @@ async function simulate(options: ScheduleOptions, random: SeededRandom): Promise
   const sqsLink = new SqsLink({
     ...shared,
     queue,
-    ...(messageQueue === undefined ? {} : { messageQueue }),
+    messageQueue,
     random: random.fork('sqs'),
   });
   const clients = route({
@@ -194,7 +192,7 @@ async function simulate(options: ScheduleOptions, random: SeededRandom): Promise
           handlers: simulatedHandlers({
             ...shared,
             random: random.fork('handlers'),
-            ...(outage === undefined ? {} : { outage }),
+            outage,
           }),
         }),
         settings,

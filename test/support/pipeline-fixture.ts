@@ -296,7 +296,7 @@ export async function createPipeline(
       (plan, index): SubscriberQueue => ({
         name: plan.options.name,
         queueUrl: (queuesOf[index] as PipelineQueues).queueUrl,
-        ...(plan.options.fields === undefined ? {} : { fields: plan.options.fields }),
+        fields: plan.options.fields,
       }),
     ),
     quarantineQueueUrl,
@@ -333,9 +333,7 @@ export async function createPipeline(
       documentClient: plan.options.documentClient ?? documentClient,
       sqs,
       handlers: plan.handlers,
-      ...(plan.options.completionRetry === undefined
-        ? {}
-        : { completionRetry: plan.options.completionRetry }),
+      completionRetry: plan.options.completionRetry,
     });
     const ownKey = (pk: string): string | undefined => {
       if (plan.keyNamespace !== undefined) {
@@ -365,8 +363,8 @@ export async function createPipeline(
           pollers: chosen.pollers ?? 2,
           waitTimeSeconds: 1,
           functionName: `consumer-${plan.options.name}`,
-          ...(chosen.onInvocation === undefined ? {} : { onInvocation: chosen.onInvocation }),
-          ...(chosen.log === undefined ? {} : { log: chosen.log }),
+          onInvocation: chosen.onInvocation,
+          log: chosen.log,
         });
         await source.start();
         sources.push(source);

@@ -119,7 +119,7 @@ async function startUntilStopped(
         stack,
         config,
         startedInMs: Date.now() - startedAt,
-        ...(sendCommand === undefined ? {} : { sendCommand }),
+        sendCommand,
       }),
     );
     const signal = await stopSignal;

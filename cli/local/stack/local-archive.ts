@@ -80,7 +80,7 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
     functionTimeoutSeconds: ARCHIVER_TIMEOUT_SECONDS,
     pollers: 1,
     functionName: 'archiver',
-    ...(options.onInvocation !== undefined && { onInvocation: options.onInvocation }),
+    onInvocation: options.onInvocation,
     log: options.log,
   });
   await eventSource.start();

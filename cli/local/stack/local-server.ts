@@ -260,7 +260,7 @@ export function createLocalServer(dependencies: LocalServerDependencies): LocalS
       rawHeaders: request.rawHeaders,
       body,
       receivedAt,
-      ...(request.socket.remoteAddress === undefined ? {} : { sourceIp: request.socket.remoteAddress }),
+      sourceIp: request.socket.remoteAddress,
     });
     const timeoutMs = pipeline.receiverTimeoutSeconds * 1000;
     const context = createLambdaContext({

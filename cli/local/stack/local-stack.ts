@@ -246,7 +246,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
           return {
             name,
             queueUrl: queues(name).queueUrl,
-            ...(fields === undefined ? {} : { fields }),
+            fields,
             ...(messageLane === undefined
               ? {}
               : { messageQueueUrl: messageLane.queues.queueUrl, messageLaneOrdered: messageLane.ordered }),
@@ -493,10 +493,8 @@ function consumerVariables(
       ? { queueUrl: lane.queues.dlqUrl, maxReceives: settings.maxReceiveCount }
       : undefined,
     logDigest: { key: logDigestKey },
-    ...(subscriber.statusLedger === undefined ? {} : { statusLedger: subscriber.statusLedger }),
-    ...(subscriber.claimUnhandledEvents === undefined
-      ? {}
-      : { claimUnhandledEvents: subscriber.claimUnhandledEvents }),
+    statusLedger: subscriber.statusLedger,
+    claimUnhandledEvents: subscriber.claimUnhandledEvents,
   });
 }
 
@@ -602,7 +600,7 @@ function observeHandlerOutput(
   if (entry.message === 'Duplicate event skipped' && typeof entry.key === 'string') {
     stats.addDuplicate({
       key: entry.key,
-      ...(invoked !== undefined && { subscriber: invoked }),
+      subscriber: invoked,
       ...(typeof entry.field === 'string' && { field: entry.field }),
       at: typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) || Date.now() : Date.now(),
       inFlight: entry.outcome === 'duplicate-in-flight',

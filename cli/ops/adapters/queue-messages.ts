@@ -212,8 +212,8 @@ function sendableAttributes(
       name,
       {
         DataType,
-        ...(StringValue === undefined ? {} : { StringValue }),
-        ...(BinaryValue === undefined ? {} : { BinaryValue }),
+        StringValue,
+        BinaryValue,
       },
     ]),
   );

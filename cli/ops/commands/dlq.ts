@@ -55,7 +55,7 @@ export async function dlqStatsCommand(
       ordered: lane.ordered,
       dlq,
       queue,
-      ...(task === undefined ? {} : { lastRedrive: task }),
+      lastRedrive: task,
     });
   }
   context.output.result({ subscriber: subscriber.name, lanes }, [

@@ -89,7 +89,7 @@ export async function forgetClaim(
   };
   context.output.record('forget', {
     ...forgotten,
-    ...(options.by === undefined ? {} : { by: options.by }),
+    by: options.by,
     target: target.description,
   });
   return { forgotten };

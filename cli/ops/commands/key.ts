@@ -42,7 +42,7 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
       {
         found: false,
         key,
-        ...(loggedAs === undefined ? {} : { loggedAs }),
+        loggedAs,
         subscriber: subscriber.name,
         tableName: context.target.tableName,
         pk: state.pk,
@@ -58,7 +58,7 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
       found: true,
       subscriber: subscriber.name,
       tableName: context.target.tableName,
-      ...(loggedAs === undefined ? {} : { loggedAs }),
+      loggedAs,
       ...state,
     },
     [...heading, ...claimLines(state), ...ledgerLines(state)],

@@ -113,7 +113,7 @@ export async function quarantineRequeueCommand(
       return {
         name: subscriber.name,
         queueUrl: statusLane(subscriber).queueUrl,
-        ...(subscriber.fields === undefined ? {} : { fields: subscriber.fields }),
+        fields: subscriber.fields,
         ...(messages === undefined
           ? {}
           : { messageQueueUrl: messages.queueUrl, messageLaneOrdered: messages.ordered }),

@@ -173,7 +173,7 @@ function subscriberQueues(subscriber: SubscriberTarget, fields: readonly string[
   return {
     name: subscriber.name,
     queueUrl: statusLane(subscriber).queueUrl,
-    ...(fields === undefined ? {} : { fields }),
+    fields,
     ...(messages === undefined
       ? {}
       : { messageQueueUrl: messages.queueUrl, messageLaneOrdered: messages.ordered }),
@@ -212,7 +212,7 @@ function summaryFields(
     subscriber: subscriber.name,
     since: new Date(range.sinceMs).toISOString(),
     until: new Date(range.untilMs).toISOString(),
-    ...(args.fields === undefined ? {} : { fields: args.fields }),
+    fields: args.fields,
     rerun: args.rerun,
   };
 }

@@ -131,7 +131,7 @@ async function runSmokeTest(
       })),
       skippedSubscribers: skipped.map((subscriber) => subscriber.name),
       alarms: alarms ?? null,
-      ...(alarmProblem === undefined ? {} : { alarmProblem }),
+      alarmProblem,
     },
     textLines(
       deployment,

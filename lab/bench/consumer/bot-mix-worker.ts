@@ -112,7 +112,7 @@ serveWorker<BotMixInput, BotMixOutput>(async (input, progress) => {
     ][]) {
       byClass[eventClass] = await runOnce(contestant, classWorkload, input, {
         strict: strict(name),
-        ...(classWorkload.prime ? { prime: classWorkload.prime } : {}),
+        prime: classWorkload.prime,
       });
     }
     classRuns[name] = byClass;

@@ -26,7 +26,7 @@ function message(
     visibleAt: 0,
     latestHandle: undefined,
     state,
-    ...(deadLetteredAt === undefined ? {} : { deadLetteredAt }),
+    deadLetteredAt,
     groupId,
     deduplicationId: bodyId,
     sequenceNumber: String(position),

@@ -16,8 +16,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inboundMessages, messagesBody, statusesBody } from '../../../cli/local/sender/webhook-bodies.ts';
 import { toLambdaRecord } from '../../../cli/local/lambda-sqs-batch.ts';
+import { inboundMessages, messagesBody, statusesBody } from '../../../cli/local/sender/webhook-bodies.ts';
 import { SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { type ConsumerConfig, createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import type { StatusContext, WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
@@ -59,7 +59,7 @@ function consumer(
     sqs,
     handlers,
     logger: silent(),
-    ...(overrides.clock === undefined ? {} : { clock: overrides.clock }),
+    clock: overrides.clock,
   });
   return (event: SQSEvent): Promise<SQSBatchResponse> =>
     handler(event, { getRemainingTimeInMillis: () => REMAINING_MS });

@@ -66,7 +66,7 @@ async function receive(queueUrl: string, visibilityTimeout?: number): Promise<Me
       MaxNumberOfMessages: 10,
       WaitTimeSeconds: 0,
       MessageSystemAttributeNames: ['All'],
-      ...(visibilityTimeout === undefined ? {} : { VisibilityTimeout: visibilityTimeout }),
+      VisibilityTimeout: visibilityTimeout,
     }),
   );
   return Messages ?? [];

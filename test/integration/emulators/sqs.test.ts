@@ -53,7 +53,7 @@ async function receiveOne(
       MaxNumberOfMessages: 1,
       WaitTimeSeconds: waitSeconds,
       MessageSystemAttributeNames: ['ApproximateReceiveCount'],
-      ...(visibilityTimeout === undefined ? {} : { VisibilityTimeout: visibilityTimeout }),
+      VisibilityTimeout: visibilityTimeout,
     }),
   );
   return Messages?.[0];

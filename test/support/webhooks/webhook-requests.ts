@@ -36,7 +36,7 @@ export function httpApiEvent(options: {
       time: '01/Jan/2026:00:00:00 +0000',
       timeEpoch: 1767225600000,
     },
-    ...(options.body !== undefined && { body: options.body }),
+    body: options.body,
     isBase64Encoded: options.isBase64Encoded ?? false,
   };
 }

@@ -51,7 +51,7 @@ function conditionFailed(item?: Record<string, { S: string } | { N: string }>) {
   return new ConditionalCheckFailedException({
     message: 'The conditional request failed',
     $metadata: { httpStatusCode: 400 },
-    ...(item ? { Item: item } : {}),
+    Item: item,
   });
 }
 

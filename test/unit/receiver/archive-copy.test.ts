@@ -49,7 +49,7 @@ function setup(
     subscribers,
     fanOut: queue,
     quarantine: queue,
-    ...(archive !== undefined && { archive }),
+    archive,
     metrics: {
       addMetric: (name, _unit, value) => {
         metrics[name] = (metrics[name] ?? 0) + value;

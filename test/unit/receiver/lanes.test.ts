@@ -51,7 +51,7 @@ function storedIn(queue: RecordingQueues, queueUrl: string) {
     parts: delivery.parts.map((part) => ({
       conversation: part.conversationId,
       keys: keysOfEnvelope(part.body),
-      ...(part.eventKeys !== undefined && { eventKeys: part.eventKeys }),
+      eventKeys: part.eventKeys,
     })),
   };
 }

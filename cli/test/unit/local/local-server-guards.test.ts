@@ -63,7 +63,7 @@ async function start(host?: string): Promise<Running> {
     faults,
     chartJsPath: '/dev/null',
     log: () => undefined,
-    ...(host === undefined ? {} : { host }),
+    host,
   });
   await listenLocalServer(local.server, 0, host ?? DEFAULT_LOCAL_HOST);
   const server = { local, port: (local.server.address() as AddressInfo).port, faults, paused, webhookCalls };

@@ -159,9 +159,7 @@ export class FakeGraphApi {
           link: `https://www.facebook.com/games/?app_id=${appId}`,
           name: 'Test app',
         },
-        ...(form.override_callback_uri === undefined
-          ? {}
-          : { override_callback_uri: form.override_callback_uri }),
+        override_callback_uri: form.override_callback_uri,
       };
       this.subscribedApps.set(id ?? '', [
         ...apps.filter((app) => app.whatsapp_business_api_data.id !== appId),
@@ -179,7 +177,7 @@ function graphError(message: string, type: string, code: number, subcode?: numbe
       message,
       type,
       code,
-      ...(subcode === undefined ? {} : { error_subcode: subcode }),
+      error_subcode: subcode,
       fbtrace_id: 'AbCdEfGh123',
     },
   };
