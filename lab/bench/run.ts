@@ -365,7 +365,7 @@ async function main(): Promise<void> {
   }
 }
 
-/** The fields first, then ours. */
+/** results.json's keys in a fixed order: each part's measurements, then the goals, the machine and the run. */
 function orderedResults(results: BenchResults): BenchResults {
   return {
     ...(results.consumer ? { consumer: results.consumer } : {}),
