@@ -321,7 +321,7 @@ export function summarizeArchive(
   modelledRoundTrip?: ArchiveBenchResults['modelledRoundTrip'],
 ): ArchiveBenchResults {
   return {
-    ...(modelledRoundTrip !== undefined && { modelledRoundTrip }),
+    modelledRoundTrip,
     bodies: results.map((body) => {
       const cpuRatios = pairedRatios(body.samples.cpu);
       return {

@@ -65,7 +65,7 @@ export function esbuildOptionsLikeCdk(
     entryPoints: [entry],
     bundle: true,
     platform: 'node',
-    ...(bundling.target === undefined ? {} : { target: bundling.target }),
+    target: bundling.target,
     format,
     // The construct's asset holds index.mjs for ESM output, index.js otherwise.
     outfile: join(outdir, format === 'esm' ? 'index.mjs' : 'index.js'),
@@ -73,7 +73,7 @@ export function esbuildOptionsLikeCdk(
     sourcemap: bundling.sourceMap ?? false,
     sourcesContent: bundling.sourcesContent ?? true,
     external: bundling.externalModules ?? (bundling.bundleAwsSDK ? [] : ['@aws-sdk/*']),
-    ...(bundling.mainFields === undefined ? {} : { mainFields: bundling.mainFields }),
+    mainFields: bundling.mainFields,
     ...(bundling.banner === undefined ? {} : { banner: { js: bundling.banner } }),
     absWorkingDir: ROOT,
     logLevel: 'error',

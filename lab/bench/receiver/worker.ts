@@ -423,8 +423,8 @@ async function measureArchive(
     archiveMessages: sent.entries / (warmup + iterations),
     samples: {
       cpu: { offMs, onMs },
-      ...(modelled !== undefined && { modelled }),
-      ...(networkSamples !== undefined && { network: networkSamples }),
+      modelled,
+      network: networkSamples,
     },
   };
 }
@@ -495,7 +495,7 @@ serveWorker<ReceiverBenchInput, ReceiverBenchOutput>(async (input, progress) => 
   sqs.restore();
   return {
     bodies,
-    ...(fanOut !== undefined && { fanOut }),
+    fanOut,
     ...(archive.length > 0 && { archive }),
   };
 });
