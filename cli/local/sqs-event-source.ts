@@ -211,7 +211,7 @@ export function createSqsEventSource(options: SqsEventSourceOptions): SqsEventSo
       durationMs: Date.now() - startedAt,
       outcome,
       failedMessageIds: [...failedIds],
-      ...(error === undefined ? {} : { error }),
+      error,
     });
   }
 
