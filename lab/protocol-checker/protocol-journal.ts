@@ -3,7 +3,7 @@
  * status handler call saw, which writes DynamoDB applied (and the claim or ledger item each left behind),
  * what answer each request got, which messages each invocation received and how it ended, what TTL deleted,
  * every move of a ledger item's current rank, and when each inbound-message handler call started and finished. Every record carries `seq`, its place in the one order in
- * which the single-threaded simulator did things (virtual times tie).
+ * which the single-threaded checker did things (virtual times tie).
  */
 
 import type { ClaimTableOperation } from './claim-table-requests.ts';

@@ -1,6 +1,6 @@
 /**
  * The simulated clients never touch a wire, so the SDK middlewares that only dress an HTTP request (signing,
- * user agent, content length, host header, recursion detection) or retry it (the simulator decides about
+ * user agent, content length, host header, recursion detection) or retry it (the checker decides about
  * retries: `maxAttempts` is 1) are dropped. What the code under test relies on stays: the commands, the
  * document client's marshalling and unmarshalling, the SDK's error classes. Signing alone costs more than
  * the rest of a simulated request.

@@ -1,6 +1,6 @@
 /**
- * The consumer's AWS clients in the simulator: one DynamoDB document client and one SQS client for the whole
- * process, real SDK v3 clients whose requests a middleware hands to the schedule that runs now (its
+ * The consumer's AWS clients in the protocol checker: one DynamoDB document client and one SQS client for the
+ * whole process, real SDK v3 clients whose requests a middleware hands to the schedule that runs now (its
  * DynamoDB link and model, its SQS link) instead of the network. Built once, they do their lazy setup
  * (configuration providers, endpoint rules) once, outside any schedule, and cost nothing per schedule.
  * Schedules run one after another; `route` refuses a second one while the first runs.

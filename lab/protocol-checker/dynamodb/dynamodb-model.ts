@@ -1,5 +1,5 @@
 /**
- * An in-memory DynamoDB for the protocol simulator: single-item PutItem, UpdateItem, DeleteItem and GetItem
+ * An in-memory DynamoDB for the protocol checker: single-item PutItem, UpdateItem, DeleteItem and GetItem
  * with DynamoDB's conditional-write semantics, on raw (marshalled) requests as the SDK sends them. Each
  * request applies atomically, in the order `execute` is called; there is one copy of every item, so every
  * read is strongly consistent. `differential.test.ts` holds it to DynamoDB Local, request by request.
@@ -144,7 +144,7 @@ export class DynamoDbModel {
   /**
    * Deletes what DynamoDB's TTL process may delete by `nowSeconds`: items whose `ttlAttribute` is a number of
    * epoch seconds before it (and no more than five years before it). DynamoDB does this days late at the
-   * earliest convenience; the simulator decides when. Returns the deleted items.
+   * earliest convenience; the checker decides when. Returns the deleted items.
    */
   expireItems(
     tableName: string,

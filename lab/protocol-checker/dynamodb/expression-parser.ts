@@ -101,7 +101,7 @@ const TOKEN =
   /\s+|(?<identifier>[A-Za-z][A-Za-z0-9_]*)|(?<name>#[A-Za-z0-9_]+)|(?<value>:[A-Za-z0-9_]+)|(?<number>\d+)|(?<symbol><>|<=|>=|[=<>()[\],.+-])/y;
 const TOKEN_TYPES = ['identifier', 'name', 'value', 'number', 'symbol'] as const;
 
-/** The simulator sends the same few expressions many thousand times: their tokens are kept. */
+/** The checker sends the same few expressions many thousand times: their tokens are kept. */
 const tokenCache = new Map<string, readonly Token[]>();
 const TOKEN_CACHE_LIMIT = 1000;
 

@@ -24,7 +24,7 @@ export interface ModelRequest {
 }
 
 /**
- * Decides when and how a request reaches the model: the simulator makes every request an await point it
+ * Decides when and how a request reaches the model: the checker makes every request an await point it
  * schedules (delay, reorder, apply-then-lose-answer, throttle). Default: apply at once.
  */
 export type RequestInterceptor = (
@@ -43,7 +43,7 @@ export function modelDocumentClient(
   const client = new DynamoDBClient({
     region: 'us-east-1',
     credentials: { accessKeyId: 'model', secretAccessKey: 'model' },
-    // The simulator decides about retries itself; the SDK's own would hide its faults.
+    // The checker decides about retries itself; the SDK's own would hide its faults.
     maxAttempts: 1,
   });
   const shortCircuit: DeserializeMiddleware<ServiceInputTypes, ServiceOutputTypes> =

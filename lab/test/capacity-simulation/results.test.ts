@@ -12,7 +12,7 @@ import { readSimulationResults, simulationMarkdown } from '../../capacity-simula
 import { CAPACITY_PAGE } from '../../docs/capacity-markdown.ts';
 import { readRegion } from '../../docs/markdown/regions.ts';
 
-describe('recorded scale simulation', () => {
+describe('recorded capacity simulation', () => {
   const results = readSimulationResults();
 
   it('holds a report of each scenario', () => {

@@ -80,7 +80,7 @@ describe('scale scenarios, short versions, on the defaults', () => {
   );
 });
 
-describe('scale simulation', () => {
+describe('capacity simulation', () => {
   it(
     'same seed, same report; another seed, other draws',
     async () => {

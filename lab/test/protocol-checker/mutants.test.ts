@@ -1,10 +1,10 @@
 /**
- * The simulator has teeth: each mutant (the real wiring, `createConsumerHandler`, with one port wrapped to
- * break one rule, see consumer-under-test.ts) is found within the default run of 2000 schedules, by the
- * invariant it targets, and the same wiring without the mutation passes the same schedules (the control).
- * The seeds kept below fail for the mutant, with exactly the invariants listed, and pass for the product.
- * Seeds move when the simulator's draws change; `npm run check:protocol -- --variant <mutant> --schedules 300`
- * lists the new ones.
+ * The protocol checker has teeth: each mutant (the real wiring, `createConsumerHandler`, with one port
+ * wrapped to break one rule, see consumer-under-test.ts) is found within the default run of 2000 schedules,
+ * by the invariant it targets, and the same wiring without the mutation passes the same schedules (the
+ * control). The seeds kept below fail for the mutant, with exactly the invariants listed, and pass for the
+ * product. Seeds move when the checker's draws change;
+ * `npm run check:protocol -- --variant <mutant> --schedules 300` lists the new ones.
  */
 import { describe, expect, it } from 'vitest';
 import type { ConsumerVariant } from '../../protocol-checker/consumer-under-test.ts';

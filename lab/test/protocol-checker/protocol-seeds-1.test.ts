@@ -1,6 +1,7 @@
 /**
- * The real consumer under the deterministic simulator, seeds 1–1000 (the other thousand of the default 2000 run in
- * protocol-seeds-2.test.ts, in parallel). Replay a failing seed with `npm run check:protocol -- --seed S --trace`.
+ * The real consumer under the protocol checker, seeds 1–1000 (the other thousand of the default 2000 run in
+ * protocol-seeds-2.test.ts, in parallel). Replay a failing seed with
+ * `npm run check:protocol -- --seed S --trace`.
  */
 import { describe, it } from 'vitest';
 import { runMany } from '../../protocol-checker/run-many.ts';
