@@ -1,28 +1,27 @@
 /** What a scenario run measured, and the summaries the report prints (percentiles, backlog peaks, drains). */
 
-import { percentile } from '../../cli/tools/statistics.ts';
+import { build, type Histogram } from 'hdr-histogram-js';
 
-/** Waits of one lane (ms), kept whole: a run's few million fit a Float64Array. */
-export class LaneSeries {
-  #values = new Float64Array(1024);
-  #length = 0;
+/**
+ * Latencies of one series (ms: a lane's waits, the POSTs' acknowledgements) in an HDR histogram, whose memory
+ * grows with the logarithm of the largest latency and not with their count (a full steady run records millions).
+ * Virtual time is whole milliseconds, and at four significant digits every value below 32,768 ms has a bucket
+ * of its own: percentiles up there are the samples' own nearest-rank ones; above, within 1/16,384 of them.
+ */
+export class LatencySeries {
+  readonly #histogram: Histogram = build({ numberOfSignificantValueDigits: 4 });
 
-  add(value: number): void {
-    if (this.#length === this.#values.length) {
-      const grown = new Float64Array(this.#values.length * 2);
-      grown.set(this.#values);
-      this.#values = grown;
-    }
-    this.#values[this.#length++] = value;
+  add(ms: number): void {
+    this.#histogram.recordValue(Math.round(ms));
   }
 
   get count(): number {
-    return this.#length;
+    return this.#histogram.totalCount;
   }
 
-  /** The nearest-rank percentile; 0 for no wait. */
+  /** The nearest-rank percentile; 0 for none. */
   percentile(p: number): number {
-    return this.#length === 0 ? 0 : percentile(this.#values.subarray(0, this.#length), p);
+    return this.count === 0 ? 0 : this.#histogram.getValueAtPercentile(p);
   }
 }
 
@@ -43,10 +42,11 @@ export interface ScenarioMeasures {
     readonly resends: number;
     readonly pending: number;
   };
-  readonly ackLatencies: readonly number[];
-  readonly waits: { readonly message: LaneSeries; readonly status: LaneSeries };
+  /** The acknowledgement latency of every POST answered 200. */
+  readonly ackLatencies: LatencySeries;
+  readonly waits: { readonly message: LatencySeries; readonly status: LatencySeries };
   /** Message-lane waits per business number. */
-  readonly waitsByNumber: ReadonlyMap<number, LaneSeries>;
+  readonly waitsByNumber: ReadonlyMap<number, LatencySeries>;
   /** Each lane's messages not yet deleted, every second. */
   readonly backlog: { readonly message: readonly number[]; readonly status: readonly number[] };
   readonly dynamoDb: {

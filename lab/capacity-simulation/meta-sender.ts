@@ -8,6 +8,7 @@
 import { createHmac } from 'node:crypto';
 import type { SeededRandom } from '../../cli/local/seeded-random.ts';
 import type { Engine } from './engine.ts';
+import { LatencySeries } from './measures.ts';
 import type { TrafficEvent } from './traffic.ts';
 
 /** Seconds between Meta's attempts after a failure (assumed), then hourly up to 7 days. */
@@ -41,7 +42,7 @@ export class MetaSender {
   readonly #appSecret: string;
   readonly #onAccepted: (event: TrafficEvent, ack: Answer) => void;
   readonly #resendRate: number;
-  readonly ackLatencies: number[] = [];
+  readonly ackLatencies = new LatencySeries();
   readonly counts: SenderCounts = {
     posts: 0,
     accepted: 0,
@@ -79,7 +80,7 @@ export class MetaSender {
     const signature = `sha256=${createHmac('sha256', this.#appSecret).update(event.body).digest('hex')}`;
     const answer = await this.#endpoint.post(event.body, signature);
     if (answer.status === 200) {
-      this.ackLatencies.push(answer.ackMs);
+      this.ackLatencies.add(answer.ackMs);
       this.counts.accepted++;
       if (!resend) this.counts.pending--;
       this.#onAccepted(event, answer);

@@ -10,7 +10,6 @@ import { capacityReport } from '../../cli/capacity/report.ts';
 import { PRICES } from '../../cli/cost/prices.ts';
 import { ASSUMPTIONS } from '../../cli/cost/stack-cost.ts';
 import { markdownTable } from '../../cli/tools/markdown-table.ts';
-import { percentile } from '../../cli/tools/statistics.ts';
 import { type ExpectedPeak, sizedConcurrency } from '../../contract/capacity.ts';
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../lib/defaults.ts';
 import { backlogPeak, type ScenarioMeasures } from './measures.ts';
@@ -244,8 +243,8 @@ export function scaleReport(
     posts: m.sender.posts,
     responses429: m.sender.throttled429,
     responses5xx: m.sender.serverErrors,
-    ackP50Ms: round(percentile(m.ackLatencies, 50)),
-    ackP99Ms: round(percentile(m.ackLatencies, 99)),
+    ackP50Ms: round(m.ackLatencies.percentile(50)),
+    ackP99Ms: round(m.ackLatencies.percentile(99)),
     lanes: { message: lane(m, 'message'), status: lane(m, 'status') },
     throttledWriteAttempts: m.dynamoDb.throttledAttempts,
     writesFailedAfterRetries: m.dynamoDb.throttledCalls,

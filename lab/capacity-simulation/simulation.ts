@@ -35,7 +35,7 @@ import { EventSource } from './event-source.ts';
 import { LambdaAccount } from './lambda-account.ts';
 import { FifoLaneQueue, type LaneQueue, StandardLaneQueue } from './lane-queues.ts';
 import { latencies } from './latency.ts';
-import { LaneSeries, type ScenarioMeasures } from './measures.ts';
+import { LatencySeries, type ScenarioMeasures } from './measures.ts';
 import { type Answer, MetaSender } from './meta-sender.ts';
 import { API_GATEWAY_ACCOUNT_BURST, ApiGatewayThrottle } from './token-bucket.ts';
 import { type NumberTraffic, type TrafficEvent, TrafficGenerator } from './traffic.ts';
@@ -148,15 +148,15 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
   const numberOf = new Map<string, number>();
   const effects = new Map<string, number>();
   const acceptances = new Map<string, number>();
-  const waits = { message: new LaneSeries(), status: new LaneSeries() };
-  const waitsByNumber = new Map<number, LaneSeries>();
+  const waits = { message: new LatencySeries(), status: new LatencySeries() };
+  const waitsByNumber = new Map<number, LatencySeries>();
   const handlerRandom = random.fork('handlers');
   const effect = async (key: string, lane: 'message' | 'status') => {
     const wait = engine.now - (firstAcceptedAt.get(key) ?? engine.now);
     waits[lane].add(wait);
     if (lane === 'message') {
       const number = numberOf.get(key) ?? -1;
-      const series = waitsByNumber.get(number) ?? new LaneSeries();
+      const series = waitsByNumber.get(number) ?? new LatencySeries();
       waitsByNumber.set(number, series);
       series.add(wait);
     }

@@ -19,6 +19,7 @@ import { EventSource } from '../../capacity-simulation/event-source.ts';
 import { LambdaAccount } from '../../capacity-simulation/lambda-account.ts';
 import { FifoLaneQueue, StandardLaneQueue } from '../../capacity-simulation/lane-queues.ts';
 import { LATENCIES, Latency } from '../../capacity-simulation/latency.ts';
+import { LatencySeries } from '../../capacity-simulation/measures.ts';
 import { TokenBucket } from '../../capacity-simulation/token-bucket.ts';
 import { TrafficGenerator } from '../../capacity-simulation/traffic.ts';
 
@@ -72,6 +73,30 @@ describe('latency', () => {
     const draws = Array.from({ length: 20_000 }, () => latency.draw());
     expect(percentile(draws, 50)).toBeCloseTo(LATENCIES.dynamoDbWrite.p50Ms, 0);
     expect(Math.abs(percentile(draws, 99) / LATENCIES.dynamoDbWrite.p99Ms - 1)).toBeLessThan(0.1);
+  });
+});
+
+describe('latency series', () => {
+  it("gives whole milliseconds below 32,768 ms the samples' own nearest-rank percentiles", () => {
+    const random = new SeededRandom(23);
+    const samples = Array.from({ length: 5_000 }, () => random.int(0, 32_767));
+    const series = new LatencySeries();
+    for (const sample of samples) series.add(sample);
+    expect(series.count).toBe(samples.length);
+    for (const p of [0, 1, 25, 50, 90, 99, 100]) expect(series.percentile(p)).toBe(percentile(samples, p));
+  });
+
+  it('keeps longer waits within 1/16,384 of theirs, rounds to the millisecond, and gives 0 for none', () => {
+    const series = new LatencySeries();
+    expect(series.percentile(99)).toBe(0);
+    for (const ms of [40_000, 1_000_000, 3_600_000]) {
+      const one = new LatencySeries();
+      one.add(ms);
+      expect(Math.abs(one.percentile(50) - ms) / ms).toBeLessThanOrEqual(1 / 16_384);
+    }
+    series.add(12.4);
+    series.add(12.6);
+    expect([series.percentile(50), series.percentile(100)]).toEqual([12, 13]);
   });
 });
 
