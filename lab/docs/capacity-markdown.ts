@@ -1,11 +1,4 @@
-/**
- * docs/capacity.md's generated regions (`npm run docs`; lab/test/docs/generated-figures.test.ts
- * compares them): the limits the model plans against, the planner's report on the construct's defaults as
- * they are today for three shapes of traffic, and the capacity simulation's recorded scenarios
- * (simulation-markdown.ts).
- */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { defaultPipeline, PROJECT_ROOT } from '../../cli/capacity/pipeline.ts';
+import { defaultPipeline } from '../../cli/capacity/pipeline.ts';
 import { capacityReport, reportMarkdown } from '../../cli/capacity/report.ts';
 import { markdownTable } from '../../cli/tools/markdown-table.ts';
 import {
@@ -27,7 +20,6 @@ import {
   POSTS_PER_OUTBOUND_MESSAGE,
 } from '../../contract/capacity.ts';
 import { simulationMarkdown } from '../capacity-simulation/simulation-markdown.ts';
-import { replaceRegion } from './markdown/regions.ts';
 
 export const CAPACITY_PAGE = 'docs/capacity.md';
 
