@@ -74,6 +74,20 @@ export function isLeaseLapsed(record: Pick<ClaimSnapshot, 'state' | 'leaseUntil'
  *   out, possibly AFTER running its side effect (see docs/consumer.md, "the effect→complete window"). A
  *   handler whose effect must not happen twice can check its own system here, or pass `key` as an
  *   idempotency key to the API it calls.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onMessage({ key, claimedAs }) {
+ *     // A takeover may follow a run that did the effect but died before completing: look first.
+ *     const url = `https://crm.example.com/tickets/${encodeURIComponent(key)}`;
+ *     if (claimedAs === 'takeover' && (await fetch(url)).ok) return;
+ *     await fetch(url, { method: 'PUT' });
+ *   },
+ * });
+ * ```
  */
 export type ClaimedAs = 'fresh' | 'takeover' | 'reclaimed';
 export type DuplicateOutcome = 'duplicate-done' | 'duplicate-in-flight';

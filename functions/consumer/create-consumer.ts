@@ -228,6 +228,22 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
  * that importing a subscriber module (`handler = createConsumerFromEnv(webhookHandlers)`) has no side effect;
  * the local stack imports them for their handlers. A missing variable fails that first invocation (and every
  * later one), naming the variable. `functions/consumer.ts`, the subscriber modules and the local stack run this.
+ *
+ * @param handlers - The subscriber's handlers, from {@link defineWebhookHandlers}.
+ * @param env - Where the configuration is read from; the construct sets these variables on the consumer.
+ * @returns The Lambda handler: export it as `handler` from the module the construct bundles (`entry`).
+ *
+ * @example
+ * ```typescript
+ * import { createConsumerFromEnv, defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onMessage({ payload, logger }) {
+ *     logger.info('Message received', { type: String(payload.type) });
+ *   },
+ * });
+ * export const handler = createConsumerFromEnv(webhookHandlers);
+ * ```
  */
 export function createConsumerFromEnv(
   handlers: WebhookHandlers,

@@ -20,6 +20,17 @@ export type LogDetails = Readonly<Record<string, string | number | boolean | und
 /**
  * A structured JSON logger whose every line already carries the event's `key`, `field` and `kind`. Log ids
  * and counts; never message texts, names or phone numbers.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onMessage({ payload, logger }) {
+ *     logger.info('Message received', { type: String(payload.type) });
+ *   },
+ * });
+ * ```
  */
 export interface HandlerLogger {
   debug(message: string, details?: LogDetails): void;
@@ -29,11 +40,26 @@ export interface HandlerLogger {
 }
 
 interface EventContextBase<K extends EventKind> {
+  /** The event as the consumer extracted it: key, field, kind, payload and value together. */
   readonly event: WebhookEvent;
-  /** The dedup key (docs/design.md §1), stable across Meta's retries and re-batching: a good idempotency key. */
+  /**
+   * The dedup key (docs/design.md §1), stable across Meta's retries and re-batching: a good idempotency key.
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onMessage({ key }) {
+   *     const headers = { 'Idempotency-Key': key };
+   *     await fetch('https://crm.example.com/tickets', { method: 'POST', headers });
+   *   },
+   * });
+   * ```
+   */
   readonly key: string;
   /** The webhook field (`messages`, `calls`, `account_update`, …). */
   readonly field: string;
+  /** `message`, `status`, `error` or `management`: which handler runs. */
   readonly kind: K;
   /** The item the key was derived from: the message, the status, the error, the list item or the value. */
   readonly payload: JsonObject;
@@ -45,21 +71,76 @@ interface EventContextBase<K extends EventKind> {
    * `customer.address`, never to `payload.from`: a customer with a username may come without a phone number.
    */
   readonly customer: Customer | undefined;
+  /** How this run got the claim: `fresh`, `reclaimed`, or `takeover` of a lapsed lease ({@link ClaimedAs}). */
   readonly claimedAs: ClaimedAs;
   /**
    * True for the synthetic message and status of `npm run ops -- smoke` (a wamid starting with
    * `wamid.SMOKE_TEST.`, contract/smoke-test.ts): return without the side effect; never reply to it.
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onMessage({ smokeTest, logger }) {
+   *     if (smokeTest) return;
+   *     logger.info('Replying');
+   *   },
+   * });
+   * ```
    */
   readonly smokeTest: boolean;
-  /** Milliseconds left in this invocation (the lease ends `leaseMarginMs` later); keep the effect well inside. */
+  /**
+   * Milliseconds left in this invocation (the lease ends `leaseMarginMs` later); keep the effect well inside.
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onMessage({ remainingTimeMs }) {
+   *     const signal = AbortSignal.timeout(Math.max(0, remainingTimeMs() - 5_000));
+   *     await fetch('https://crm.example.com/tickets', { method: 'POST', signal });
+   *   },
+   * });
+   * ```
+   */
   remainingTimeMs(): number;
+  /** A logger whose lines carry the event's `key`, `field` and `kind` (see {@link HandlerLogger}). */
   readonly logger: HandlerLogger;
 }
 
-/** A `value.messages[i]` item: an inbound message of any type. */
+/**
+ * A `value.messages[i]` item: an inbound message of any type.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers, type MessageContext } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * async function openTicket({ key, customer, payload }: MessageContext): Promise<void> {
+ *   if (customer === undefined) return;
+ *   const body = JSON.stringify({ customer: customer.address, type: payload.type });
+ *   const headers = { 'Idempotency-Key': key };
+ *   await fetch('https://crm.example.com/tickets', { method: 'POST', headers, body });
+ * }
+ * export const webhookHandlers = defineWebhookHandlers({ onMessage: openTicket });
+ * ```
+ */
 export type MessageContext = EventContextBase<'message'>;
 
-/** A `value.statuses[j]` item, with the status ledger's view after merging it. */
+/**
+ * A `value.statuses[j]` item, with the status ledger's view after merging it.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onStatus({ ledger, ledgerChange, logger }) {
+ *     if (ledgerChange === 'merged') return; // a late status: the current one did not move
+ *     logger.info('Message status', { wamid: ledger.wamid, status: ledger.current });
+ *   },
+ * });
+ * ```
+ */
 export interface StatusContext extends EventContextBase<'status'> {
   /** Current status (by rank; `failed` only until a `delivered`/`read`/`played`) and every status's time. */
   readonly ledger: StatusLedgerView;
@@ -67,10 +148,38 @@ export interface StatusContext extends EventContextBase<'status'> {
   readonly ledgerChange: StatusLedgerChange;
 }
 
-/** A value-level `value.errors[k]` item of the `messages` field. */
+/**
+ * A value-level `value.errors[k]` item of the `messages` field.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onError({ payload, logger }) {
+ *     logger.error('WhatsApp error', { code: Number(payload.code), title: String(payload.title) });
+ *   },
+ * });
+ * ```
+ */
 export type ErrorContext = EventContextBase<'error'>;
 
-/** Any other documented field (templates, phone numbers, account, flows, calls, …). */
+/**
+ * Any other documented field (templates, phone numbers, account, flows, calls, …).
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onManagementEvent({ field, value, logger }) {
+ *     if (field !== 'message_template_status_update') return;
+ *     const template = String(value.message_template_name);
+ *     logger.warn('Template status changed', { template, event: String(value.event) });
+ *   },
+ * });
+ * ```
+ */
 export type ManagementEventContext = EventContextBase<'management'>;
 
 /**
@@ -81,10 +190,18 @@ export type ManagementEventContext = EventContextBase<'management'>;
  * `payload`.
  *
  * @example
- * onGroupEvent: async ({ field, type, groupId, customers }) => {
- *   if (field !== 'group_participants_update' || type !== 'group_participants_add') return;
- *   for (const customer of customers) await crm.markGroupMember(groupId, customer.userId ?? customer.phoneNumber);
- * }
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onGroupEvent({ field, type, groupId, customers }) {
+ *     if (field !== 'group_participants_update' || type !== 'group_participants_add') return;
+ *     const members = customers.map((customer) => customer.userId ?? customer.phoneNumber);
+ *     const body = JSON.stringify({ groupId, members });
+ *     await fetch('https://crm.example.com/group-members', { method: 'POST', body });
+ *   },
+ * });
+ * ```
  */
 export interface GroupEventContext extends EventContextBase<'management'> {
   /** `group_id`; `undefined` on a failed `group_create`, which made no group. */
@@ -105,6 +222,19 @@ export interface GroupEventContext extends EventContextBase<'management'> {
   readonly customers: readonly GroupCustomer[];
 }
 
+/**
+ * Any event's context: one function can serve several handlers and tell them apart by `kind`.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers, type WebhookEventContext } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * function logEvent({ kind, field, logger }: WebhookEventContext): void {
+ *   logger.info('Event handled', { kind, field });
+ * }
+ * export const webhookHandlers = defineWebhookHandlers({ onMessage: logEvent, onStatus: logEvent });
+ * ```
+ */
 export type WebhookEventContext =
   | MessageContext
   | StatusContext
@@ -112,6 +242,20 @@ export type WebhookEventContext =
   | ManagementEventContext
   | GroupEventContext;
 
+/**
+ * A handler: return (or resolve) when the side effect is done, throw to have the event retried.
+ *
+ * @example
+ * ```typescript
+ * import type { StatusContext, WebhookHandler } from 'whatsapp-webhook-dedup/handlers';
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * const onStatus: WebhookHandler<StatusContext> = async ({ ledger, logger }) => {
+ *   logger.info('Status', { status: ledger.current });
+ * };
+ * export const webhookHandlers = defineWebhookHandlers({ onStatus });
+ * ```
+ */
 export type WebhookHandler<C> = (context: C) => void | Promise<void>;
 
 /**
@@ -119,6 +263,20 @@ export type WebhookHandler<C> = (context: C) => void | Promise<void>;
  * that arrived within `burstWindowMs` of the first, in the order the receiver accepted them, handed over
  * together and once. Their keys were claimed together and are completed together when the handler returns;
  * when it throws, every claim is released and the whole turn comes back as one.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   burstWindowMs: 2_000,
+ *   async onConversationTurn({ messages, logger }) {
+ *     const texts = messages.map(({ payload }) => (payload.text as { body?: string } | undefined)?.body);
+ *     await fetch('https://bot.example.com/reply', { method: 'POST', body: JSON.stringify({ texts }) });
+ *     logger.info('Turn answered', { messages: messages.length });
+ *   },
+ * });
+ * ```
  */
 export interface ConversationTurnContext {
   /** `<phone_number_id>:<customer wa_id>` (`-` for a part that could not be read). */
@@ -134,42 +292,168 @@ export interface ConversationTurnContext {
 /**
  * Leave a handler out and its events are acknowledged with no side effect: recorded as done in one write and
  * counted, so their duplicates are counted too (or not claimed at all with `claimUnhandledEvents: false`).
+ * Give them to {@link defineWebhookHandlers}, which checks them.
  */
 export interface WebhookHandlers {
+  /**
+   * Inbound messages (`value.messages[]` of the `messages` field), one call per message.
+   * @default - inbound messages are acknowledged with no side effect
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onMessage({ key, payload, smokeTest }) {
+   *     if (smokeTest) return; // `ops smoke`: the pipeline is checked, no effect runs
+   *     const body = JSON.stringify({ type: payload.type });
+   *     const headers = { 'Idempotency-Key': key };
+   *     await fetch('https://crm.example.com/tickets', { method: 'POST', headers, body });
+   *   },
+   * });
+   * ```
+   */
   readonly onMessage?: WebhookHandler<MessageContext>;
   /**
    * Instead of `onMessage`: one call per conversation turn, every message a person typed in a burst together
    * (three lines typed in a row get one reply). Needs the ordered message lane for bursts to form; elsewhere
-   * each queued record's messages make a turn of their own.
+   * each queued record's messages make a turn of their own. Refused together with `onMessage`.
+   * @default - none: inbound messages go to `onMessage`
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   burstWindowMs: 3_000,
+   *   async onConversationTurn({ conversationId, messages }) {
+   *     const ids = messages.map(({ payload }) => payload.id);
+   *     const body = JSON.stringify({ conversationId, ids });
+   *     await fetch('https://bot.example.com/turns', { method: 'POST', body });
+   *   },
+   * });
+   * ```
    */
   readonly onConversationTurn?: WebhookHandler<ConversationTurnContext>;
   /**
    * How long after a conversation's first fresh message later ones still join its turn, in ms. The turn is
    * handed over once the window has passed (so the first reply waits this long); 0 hands over whatever the
-   * batch holds at once. Only with `onConversationTurn`.
+   * batch holds at once. Only with `onConversationTurn`; whole milliseconds up to 60000.
    * @default 0
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   burstWindowMs: 5_000, // three lines typed within 5 s get one reply
+   *   async onConversationTurn({ messages, logger }) {
+   *     logger.info('Turn', { messages: messages.length });
+   *   },
+   * });
+   * ```
    */
   readonly burstWindowMs?: number;
+  /**
+   * Message statuses (`value.statuses[]`: sent, delivered, read, failed, …), each with the status ledger's
+   * view.
+   * @default - statuses are acknowledged with no side effect (and recorded in the ledger only with
+   *   `statusLedger: 'always'`)
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onStatus({ ledger, logger }) {
+   *     if (ledger.current === 'failed') logger.warn('Message failed', { wamid: ledger.wamid });
+   *   },
+   * });
+   * ```
+   */
   readonly onStatus?: WebhookHandler<StatusContext>;
+  /**
+   * Value-level errors of the `messages` field (`value.errors[]`): Meta could not deliver a webhook's
+   * content.
+   * @default - errors are acknowledged with no side effect
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onError({ payload, logger }) {
+   *     logger.error('WhatsApp error', { code: Number(payload.code), title: String(payload.title) });
+   *   },
+   * });
+   * ```
+   */
   readonly onError?: WebhookHandler<ErrorContext>;
   /**
    * Every other documented field (templates, phone numbers, account, flows, calls, standby, handovers, …), and
    * the Groups API fields when `onGroupEvent` is left out (then with the item as `payload`, as for any list
    * item).
+   * @default - these events are acknowledged with no side effect
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onManagementEvent({ field, logger }) {
+   *     if (field === 'account_update') logger.warn('WhatsApp account updated');
+   *   },
+   * });
+   * ```
    */
   readonly onManagementEvent?: WebhookHandler<ManagementEventContext>;
   /**
    * The Groups API fields, one call per item of `value.groups[]`, with the group, the type, the request ids
    * and every customer the item names. Without it, group events go to `onManagementEvent` if there is one,
    * else they are acknowledged with no side effect. They travel with statuses (no person waits for them).
+   * @default - group events go to `onManagementEvent`, if there is one
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onGroupEvent({ field, type, groupId, logger }) {
+   *     logger.info('Group event', { field, type: type ?? '-', groupId: groupId ?? '-' });
+   *   },
+   * });
+   * ```
    */
   readonly onGroupEvent?: WebhookHandler<GroupEventContext>;
 }
 
+/** What {@link RetryLater} asks for: when to try the event again, and why. */
 export interface RetryLaterOptions {
-  /** Seconds until the event should be tried again (a `Retry-After`); at most `retryMaxDelaySeconds` is kept. */
+  /**
+   * Seconds until the event should be tried again (a `Retry-After`); at most `retryMaxDelaySeconds` is kept.
+   * Required, at least 0.
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers, RetryLater } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onMessage({ key }) {
+   *     const headers = { 'Idempotency-Key': key };
+   *     const response = await fetch('https://crm.example.com/tickets', { method: 'POST', headers });
+   *     if (response.status === 503) throw new RetryLater({ afterSeconds: 120 });
+   *   },
+   * });
+   * ```
+   */
   readonly afterSeconds: number;
-  /** A short code for logs (`whatsapp-131056`, `crm-429`): never message text. */
+  /**
+   * A short code for logs (`whatsapp-131056`, `crm-429`): never message text.
+   * @default - none: the log line says only when
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers, RetryLater } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onMessage() {
+   *     // WhatsApp's pair rate limit (error 131056): wait before writing to the same customer again.
+   *     throw new RetryLater({ afterSeconds: 60, reason: 'whatsapp-131056' });
+   *   },
+   * });
+   * ```
+   */
   readonly reason?: string;
 }
 
@@ -179,6 +463,22 @@ export interface RetryLaterOptions {
  * after `afterSeconds` (capped at `retryMaxDelaySeconds`), counted as `RetriesDeferred`, not as a handler
  * error. Each return is a receive: a record that keeps being deferred reaches the DLQ after
  * `maxReceiveCount` receives, like one that keeps failing.
+ *
+ * @throws RangeError when `afterSeconds` is not a finite number of at least 0.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers, RetryLater } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onMessage({ key }) {
+ *     const headers = { 'Idempotency-Key': key };
+ *     const response = await fetch('https://crm.example.com/tickets', { method: 'POST', headers });
+ *     const afterSeconds = Number(response.headers.get('Retry-After') ?? 60);
+ *     if (response.status === 429) throw new RetryLater({ afterSeconds, reason: 'crm-429' });
+ *   },
+ * });
+ * ```
  */
 export class RetryLater extends Error {
   readonly afterSeconds: number;
@@ -195,6 +495,21 @@ export class RetryLater extends Error {
   }
 }
 
+/**
+ * What {@link defineWebhookHandlers} throws for handlers the consumer cannot honour, at import time.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers, InvalidHandlersError } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * try {
+ *   defineWebhookHandlers({ burstWindowMs: 2_000, onMessage: () => {} });
+ * } catch (error) {
+ *   // 'burstWindowMs only applies with onConversationTurn.'
+ *   if (error instanceof InvalidHandlersError) console.error(error.message);
+ * }
+ * ```
+ */
 export class InvalidHandlersError extends Error {
   constructor(message: string) {
     super(message);
@@ -208,6 +523,23 @@ export const MAX_BURST_WINDOW_MS = 60_000;
 /**
  * Gives the object literal its types (and editor completion), and refuses combinations the consumer cannot
  * honour, at import, so a unit test or `npm start` shows the mistake before a deploy does.
+ *
+ * @param handlers - The handlers, by event kind; leave out those whose events need no side effect.
+ * @returns The same object, typed.
+ * @throws InvalidHandlersError with both `onMessage` and `onConversationTurn`, or a `burstWindowMs` without
+ *   `onConversationTurn` or outside 0 to 60000 whole milliseconds.
+ *
+ * @example
+ * ```typescript
+ * import { createConsumerFromEnv, defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onMessage({ payload, logger }) {
+ *     logger.info('Message received', { type: String(payload.type) });
+ *   },
+ * });
+ * export const handler = createConsumerFromEnv(webhookHandlers);
+ * ```
  */
 export function defineWebhookHandlers<const H extends WebhookHandlers>(handlers: H): H {
   if (handlers.onConversationTurn !== undefined && handlers.onMessage !== undefined) {

@@ -6,17 +6,36 @@
 import { isJsonObject } from './key-parts.ts';
 import type { JsonObject, JsonValue, WebhookEvent } from './types.ts';
 
-/** Where Meta's send API takes a customer: `to` for a phone number, `recipient` for a BSUID. */
+/**
+ * Where Meta's send API takes a customer: `to` for a phone number, `recipient` for a BSUID.
+ *
+ * @example
+ * ```typescript
+ * import type { SendAddress } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * function textMessage(address: SendAddress, body: string) {
+ *   return { messaging_product: 'whatsapp', ...address, type: 'text', text: { body } };
+ * }
+ * ```
+ */
 export type SendAddress = { readonly to: string } | { readonly recipient: string };
 
 /**
  * A customer as the event names them. Either `phoneNumber` or `userId` is always there.
  *
  * @example
- * onMessage: async ({ customer, payload }) => {
- *   if (customer === undefined) return;
- *   await sendText({ messaging_product: 'whatsapp', ...customer.address, type: 'text', text: { body: 'Hi' } });
- * }
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onMessage({ customer }) {
+ *     if (customer === undefined) return;
+ *     const message = { ...customer.address, type: 'text', text: { body: 'Hi' } };
+ *     const body = JSON.stringify({ messaging_product: 'whatsapp', ...message });
+ *     await fetch('https://graph.facebook.com/v26.0/PHONE_NUMBER_ID/messages', { method: 'POST', body });
+ *   },
+ * });
+ * ```
  */
 export interface Customer {
   /** The phone number (`wa_id`, `from`, `recipient_id`), when Meta sent it. */

@@ -91,7 +91,21 @@ export function groupCustomersKeyPart(item: JsonObject): string {
   return customers.length === 0 ? '-' : customers.sort().join(',');
 }
 
-/** A customer a group item names, with where it names them. */
+/**
+ * A customer a group item names, with where it names them.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onGroupEvent({ groupId, customers, logger }) {
+ *     const removed = customers.filter(({ list }) => list === 'removed');
+ *     logger.info('Group members removed', { groupId: groupId ?? '-', count: removed.length });
+ *   },
+ * });
+ * ```
+ */
 export interface GroupCustomer extends Customer {
   readonly list: GroupCustomerList;
   /** `input`: the phone number or BSUID the business's request named the customer by, when Meta echoes it. */

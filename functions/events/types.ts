@@ -3,8 +3,22 @@
  */
 import type { LosslessNumber } from 'lossless-json';
 
-/** A JSON value as decoded by the lossless parser: numbers that do not round-trip through a JS number
- * (ids above 2^53, `1.50`, `1e3`) keep their lexeme in a `LosslessNumber`. */
+/**
+ * A JSON value as decoded by the lossless parser: numbers that do not round-trip through a JS number
+ * (ids above 2^53, `1.50`, `1e3`) keep their lexeme in a `LosslessNumber`. `String()` gives either kind's
+ * digits as Meta sent them; `JSON.stringify` would write a `LosslessNumber` as an object.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onError({ payload, logger }) {
+ *     logger.error('WhatsApp error', { code: String(payload.code) });
+ *   },
+ * });
+ * ```
+ */
 export type JsonValue = string | number | boolean | null | LosslessNumber | JsonObject | JsonValue[];
 export interface JsonObject {
   [key: string]: JsonValue;
@@ -13,6 +27,21 @@ export interface JsonObject {
 /** `messages` splits into three kinds; every other documented field is a management event. */
 export type EventKind = 'message' | 'status' | 'error' | 'management';
 
+/**
+ * One event of a webhook body, as every handler context carries it in `event`.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers, type WebhookEvent } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * function describe(event: WebhookEvent): string {
+ *   return `${event.kind} of ${event.field}, key ${event.key}`;
+ * }
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   onManagementEvent: ({ event, logger }) => logger.info(describe(event)),
+ * });
+ * ```
+ */
 export interface WebhookEvent {
   /** The dedup key of docs/design.md §1, e.g. `msg:wamid.HBg…` or `st:wamid.HBg…:read`. */
   readonly key: string;

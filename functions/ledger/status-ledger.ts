@@ -35,7 +35,23 @@ import {
  * status. So nothing waits for those items to expire, and a deploy needs no migration.
  */
 
+/**
+ * A sent message's statuses as the ledger holds them, handed to `onStatus` as `ledger`.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onStatus({ ledger, logger }) {
+ *     const readAt = ledger.times.read;
+ *     if (readAt !== undefined) logger.info('Read', { wamid: ledger.wamid, readAt });
+ *   },
+ * });
+ * ```
+ */
 export interface StatusLedgerView {
+  /** The sent message's id, as Meta returned it to the send call. */
   readonly wamid: string;
   /** Group sends: the participant's phone number, else their BSUID (docs/design.md §1), as in the event key. */
   readonly recipientParticipantId: string | undefined;
@@ -51,6 +67,18 @@ export interface StatusLedgerView {
  * - `advanced`: the status became current.
  * - `merged`: a status ranked no higher than the current one arrived (a late `delivered` after `read`, a
  *   `failed` after `delivered`); its time is recorded, current unchanged.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onStatus({ ledger, ledgerChange }) {
+ *     if (ledgerChange === 'merged') return; // a late status: nothing to show
+ *     await fetch('https://crm.example.com/deliveries', { method: 'POST', body: JSON.stringify(ledger) });
+ *   },
+ * });
+ * ```
  */
 export type StatusLedgerChange = 'advanced' | 'merged';
 
