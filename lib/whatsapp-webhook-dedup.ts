@@ -37,9 +37,9 @@ import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.t
 export type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.ts';
 
 /**
- * The whole pipeline as one construct: the webhook API and receiver, each subscriber's queues and consumer, the
- * claim table, the quarantine queue, the archive, the dashboard and the alarms. Every prop is optional; the
- * defaults deploy one consumer over this package's default handlers, which only log each event
+ * The whole pipeline as one construct: the webhook API and receiver, each subscriber's queues and consumer,
+ * the claim table, the quarantine queue, the archive, the dashboard and the alarms. Every prop is optional;
+ * the defaults deploy one consumer over this package's default handlers, which only log each event
  * (`consumerEntry` or `subscribers` name yours). The props are checked before anything is built: a setting
  * that could lose or hide events fails synth with an `UnsafeSettingsError` naming what to change.
  *
