@@ -8,7 +8,12 @@
  * Same timers in the same order, same run: ties fire in the order they were set.
  */
 
-type Timer = { readonly at: number; readonly sequence: number; readonly fire: () => void };
+type Timer = { readonly at: number; readonly sequence: number; fire: () => void };
+
+/** A timer set by `after` or `at`, for `cancel`. */
+export type TimerHandle = { readonly at: number };
+
+const cancelled = () => undefined;
 
 export class MinHeap<T> {
   readonly #items: T[] = [];
@@ -89,13 +94,24 @@ export class Engine {
   }
 
   /** Runs `fire` `delayMs` from now (rounded to the millisecond, never in the past). */
-  after(delayMs: number, fire: () => void): void {
+  after(delayMs: number, fire: () => void): TimerHandle {
     const at = this.#now + Math.max(0, Math.round(delayMs));
-    this.#timers.push({ at, sequence: this.#sequence++, fire });
+    const timer: Timer = { at, sequence: this.#sequence++, fire };
+    this.#timers.push(timer);
+    return timer;
   }
 
-  at(timeMs: number, fire: () => void): void {
-    this.after(timeMs - this.#now, fire);
+  at(timeMs: number, fire: () => void): TimerHandle {
+    return this.after(timeMs - this.#now, fire);
+  }
+
+  /**
+   * The timer will do nothing, and what `fire` held (a queue message and its body, kept by a visibility
+   * timeout's return) is free at once. The timer itself stays in the heap until its time, so that every other
+   * timer fires at the same instant in the same order as without the cancel.
+   */
+  cancel(handle: TimerHandle): void {
+    (handle as Timer).fire = cancelled;
   }
 
   sleep(delayMs: number): Promise<void> {

@@ -9,7 +9,7 @@
  * The protocol simulator's queues (../standard-queue.ts, ../fifo-queue.ts) model SQS's duplicate deliveries and
  * stale handles for a few messages; these model throughput and waits, not those faults.
  */
-import type { Engine } from './engine.ts';
+import type { Engine, TimerHandle } from './engine.ts';
 
 export interface LaneMessage {
   readonly messageId: string;
@@ -24,8 +24,12 @@ export interface LaneMessage {
   handle: string | undefined;
   /** Which scheduled return is current (a visibility change supersedes the earlier one). */
   returnToken: number;
+  /** The current return's timer, cancelled when the message is deleted or its visibility changed. */
+  returnTimer: TimerHandle | undefined;
   firstReceivedAt: number | undefined;
   deleted: boolean;
+  /** What its sender tracks it by (the simulation: the event key it carries); the queue never reads it. */
+  tag: string | undefined;
 }
 
 export interface Received {
@@ -52,6 +56,8 @@ export abstract class LaneQueue {
   /** Messages sent and not yet deleted or dead-lettered. */
   backlog = 0;
   #onArrival: (() => void) | undefined;
+  #onSent: ((message: LaneMessage) => void) | undefined;
+  #onLeft: ((message: LaneMessage) => void) | undefined;
 
   constructor(name: string, settings: QueueSettings, engine: Engine) {
     this.name = name;
@@ -62,6 +68,16 @@ export abstract class LaneQueue {
   /** Called once per message that becomes visible (the event source wakes a waiting poller). */
   onArrival(listener: () => void): void {
     this.#onArrival = listener;
+  }
+
+  /** Called once per message sent (not for a copy its FIFO deduplication id dropped), before it is visible. */
+  onSent(listener: (message: LaneMessage) => void): void {
+    this.#onSent = listener;
+  }
+
+  /** Called once per message that left the queue: deleted, or moved to the DLQ. */
+  onLeft(listener: (message: LaneMessage) => void): void {
+    this.#onLeft = listener;
   }
 
   get inFlight(): number {
@@ -82,7 +98,7 @@ export abstract class LaneQueue {
     this.sent++;
     this.backlog++;
     const id = ++this.#ids;
-    return {
+    const message: LaneMessage = {
       messageId: `${this.name}-${id}`,
       body,
       attributes,
@@ -93,9 +109,13 @@ export abstract class LaneQueue {
       receiveCount: 0,
       handle: undefined,
       returnToken: 0,
+      returnTimer: undefined,
       firstReceivedAt: undefined,
       deleted: false,
+      tag: undefined,
     };
+    this.#onSent?.(message);
+    return message;
   }
 
   protected arrived(): void {
@@ -110,6 +130,7 @@ export abstract class LaneQueue {
       this.deadLettered++;
       this.backlog--;
       this.forget(message, false);
+      this.#onLeft?.(message);
       return undefined;
     }
     message.receiveCount++;
@@ -123,8 +144,10 @@ export abstract class LaneQueue {
 
   #returnAfter(message: LaneMessage, delayMs: number): void {
     const token = ++message.returnToken;
-    this.engine.after(delayMs, () => {
+    if (message.returnTimer !== undefined) this.engine.cancel(message.returnTimer);
+    message.returnTimer = this.engine.after(delayMs, () => {
       if (message.returnToken !== token || message.deleted || message.handle === undefined) return;
+      message.returnTimer = undefined;
       this.#inFlight.delete(message.handle);
       message.handle = undefined;
       this.makeVisible(message);
@@ -137,8 +160,12 @@ export abstract class LaneQueue {
     this.#inFlight.delete(receiptHandle);
     message.deleted = true;
     message.handle = undefined;
+    // Its return would do nothing now; cancelled, the timer no longer holds the message and its body.
+    if (message.returnTimer !== undefined) this.engine.cancel(message.returnTimer);
+    message.returnTimer = undefined;
     this.backlog--;
     this.forget(message, true);
+    this.#onLeft?.(message);
     return true;
   }
 

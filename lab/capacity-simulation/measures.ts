@@ -74,6 +74,16 @@ export interface ScenarioMeasures {
     /** Messages still in the lanes' queues (visible or in flight) when the run stopped. */
     readonly queuedAtEnd: number;
   };
+  /** The exactly-once bookkeeping (event-book.ts): what it held, and the checks that it dropped nothing early. */
+  readonly bookkeeping: {
+    /** Event keys with a live record at once, at most: what its memory follows. */
+    readonly peakLiveEvents: number;
+    readonly liveEventsAtEnd: number;
+    /** Effects of keys already folded: counted as violations; 0 when no record was dropped early. */
+    readonly lateEffects: number;
+    /** Claim-table items of no followed event once every record was folded: 0 when none was forgotten. */
+    readonly unaccountedItems: number;
+  };
   readonly lambda: {
     readonly peak: number;
     readonly receiverPeak: number;

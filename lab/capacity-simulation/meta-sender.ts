@@ -21,7 +21,8 @@ export const RESEND_DELAY_MS = [1_000, 5 * 60_000] as const;
 export type Answer = { readonly status: number; readonly ackMs: number };
 
 export interface Endpoint {
-  post(body: string, signature: string): Promise<Answer>;
+  /** `event`: which update the body carries, for the simulation's own bookkeeping (the receiver gets the body). */
+  post(body: string, signature: string, event: TrafficEvent): Promise<Answer>;
 }
 
 export interface SenderCounts {
@@ -41,6 +42,7 @@ export class MetaSender {
   readonly #endpoint: Endpoint;
   readonly #appSecret: string;
   readonly #onAccepted: (event: TrafficEvent, ack: Answer) => void;
+  readonly #onDone: (event: TrafficEvent) => void;
   readonly #resendRate: number;
   readonly ackLatencies = new LatencySeries();
   readonly counts: SenderCounts = {
@@ -60,6 +62,8 @@ export class MetaSender {
     appSecret: string;
     resendRate?: number;
     onAccepted: (event: TrafficEvent, ack: Answer) => void;
+    /** Meta will not POST the update again: accepted and not to be re-sent, or given up after 7 days. */
+    onDone?: (event: TrafficEvent) => void;
   }) {
     this.#engine = options.engine;
     this.#random = options.random;
@@ -67,6 +71,7 @@ export class MetaSender {
     this.#appSecret = options.appSecret;
     this.#resendRate = options.resendRate ?? RESEND_RATE;
     this.#onAccepted = options.onAccepted;
+    this.#onDone = options.onDone ?? (() => undefined);
   }
 
   /** Schedules the update's first POST at `event.at`. */
@@ -77,8 +82,10 @@ export class MetaSender {
 
   async #attempt(event: TrafficEvent, failures: number, firstAt: number, resend: boolean): Promise<void> {
     this.counts.posts++;
-    const signature = `sha256=${createHmac('sha256', this.#appSecret).update(event.body).digest('hex')}`;
-    const answer = await this.#endpoint.post(event.body, signature);
+    // Built for this POST (traffic.ts): an update waiting for its retry holds no body.
+    const body = event.body;
+    const signature = `sha256=${createHmac('sha256', this.#appSecret).update(body).digest('hex')}`;
+    const answer = await this.#endpoint.post(body, signature, event);
     if (answer.status === 200) {
       this.ackLatencies.add(answer.ackMs);
       this.counts.accepted++;
@@ -92,14 +99,19 @@ export class MetaSender {
           this.counts.pending--;
           void this.#attempt(event, 0, this.#engine.now, true);
         });
+        return;
       }
+      this.#onDone(event);
       return;
     }
     if (answer.status === 429) this.counts.throttled429++;
     else this.counts.serverErrors++;
     const base = RETRY_DELAYS_S[Math.min(failures, RETRY_DELAYS_S.length - 1)] as number;
     const delay = base * 1000 * (0.8 + 0.4 * this.#random.next());
-    if (this.#engine.now + delay - firstAt > RETRY_WINDOW_MS) return;
+    if (this.#engine.now + delay - firstAt > RETRY_WINDOW_MS) {
+      this.#onDone(event);
+      return;
+    }
     this.counts.retries++;
     this.#engine.after(delay, () => void this.#attempt(event, failures + 1, firstAt, resend));
   }

@@ -17,9 +17,12 @@ import {
   defaultWarmWriteUnits,
   LAMBDA_ACCOUNT_CONCURRENCY,
 } from '../../contract/capacity.ts';
+import { CLAIM_TABLE_SCHEMA } from '../../contract/claim-table-schema.ts';
 import { ORDERED_LANE_REDRIVE_MARGIN } from '../../contract/lanes.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
+import { storageKey } from '../../functions/claims/storage-key.ts';
 import { defineWebhookHandlers, type WebhookHandlers } from '../../functions/consumer/handler-api.ts';
+import { ledgerKey } from '../../functions/ledger/status-ledger.ts';
 import { SqsQuarantineQueue } from '../../functions/queue/sqs-quarantine-queue.ts';
 import { SubscriberFanOut } from '../../functions/queue/subscriber-fan-out.ts';
 import { type ReceiverDependencies, receiveWebhook } from '../../functions/receiver/receive-webhook.ts';
@@ -31,9 +34,10 @@ import { type DynamoDbCounts, SqsService, scaleDocumentClient, scaleSqsClient } 
 import { BENCH_FIGURES } from './bench-figures.ts';
 import { TableThroughput } from './dynamodb-throughput.ts';
 import { Engine } from './engine.ts';
+import { EventBook } from './event-book.ts';
 import { EventSource } from './event-source.ts';
 import { LambdaAccount } from './lambda-account.ts';
-import { FifoLaneQueue, type LaneQueue, StandardLaneQueue } from './lane-queues.ts';
+import { FifoLaneQueue, type LaneMessage, type LaneQueue, StandardLaneQueue } from './lane-queues.ts';
 import { latencies } from './latency.ts';
 import { LatencySeries, type ScenarioMeasures } from './measures.ts';
 import { type Answer, MetaSender } from './meta-sender.ts';
@@ -113,8 +117,9 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
   const account = new LambdaAccount(LAMBDA_ACCOUNT_CONCURRENCY);
   const table = new TableThroughput({ warmWriteUnits, startMs: SIMULATION_START_MS });
   const dynamoDbCounts: DynamoDbCounts = { writes: 0, reads: 0, throttledAttempts: 0, throttledCalls: 0 };
+  const model = new DynamoDbModel();
   const documentClient = scaleDocumentClient({
-    model: new DynamoDbModel(),
+    model,
     table,
     engine,
     latency: lat.dynamoDbWrite,
@@ -143,26 +148,39 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
   sqsService.addDeadLetterQueue(MESSAGE_DLQ_URL);
   const sqs = scaleSqsClient(sqsService);
 
-  // Effects and waits, per key, from the handlers themselves.
-  const firstAcceptedAt = new Map<string, number>();
-  const numberOf = new Map<string, number>();
-  const effects = new Map<string, number>();
-  const acceptances = new Map<string, number>();
+  // Effects and waits, per key, from the handlers themselves; a key's record is kept while a copy of it can
+  // still reach a handler (event-book.ts), then folded into counters and its claim-table items deleted: the
+  // simulator's housekeeping, outside the table's modelled throughput, for items no request can touch again.
+  const deleteItem = (pk: string) =>
+    model.execute('DeleteItemCommand', {
+      TableName: TABLE_NAME,
+      Key: { [CLAIM_TABLE_SCHEMA.partitionKey]: { S: pk } },
+    });
+  const book = new EventBook({
+    engine,
+    graceMs: Math.max(statusSettings.consumerTimeoutSeconds, laneSettings.consumerTimeoutSeconds) * 1000,
+    onRetired: (key, lastOfWamid) => {
+      deleteItem(storageKey(key, undefined));
+      if (lastOfWamid !== undefined) deleteItem(ledgerKey(lastOfWamid));
+    },
+  });
   const waits = { message: new LatencySeries(), status: new LatencySeries() };
   const waitsByNumber = new Map<number, LatencySeries>();
   const handlerRandom = random.fork('handlers');
   const effect = async (key: string, lane: 'message' | 'status') => {
-    const wait = engine.now - (firstAcceptedAt.get(key) ?? engine.now);
+    const event = book.effectStarts(key);
+    const acceptedAt = event?.acceptedAt;
+    const wait = engine.now - (acceptedAt ?? engine.now);
     waits[lane].add(wait);
     if (lane === 'message') {
-      const number = numberOf.get(key) ?? -1;
+      const number = acceptedAt === undefined ? -1 : (event?.number ?? -1);
       const series = waitsByNumber.get(number) ?? new LatencySeries();
       waitsByNumber.set(number, series);
       series.add(wait);
     }
     // Exponential service times, as the planner's M/M/c assumes, with its DEFAULT_HANDLER_MS means.
     await sleep(-Math.log(1 - handlerRandom.next()) * DEFAULT_HANDLER_MS[lane]);
-    effects.set(key, (effects.get(key) ?? 0) + 1);
+    book.effectEnds(key);
   };
   const handlers: WebhookHandlers = defineWebhookHandlers({
     onMessage: (context) => effect(context.key, 'message'),
@@ -270,11 +288,27 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
     clock,
   };
   const outage = config.outage;
+  // The event each POST under way carries, by request id (the receiver's messages carry it as `deliveryId`).
+  const deliveries = new Map<string, string>();
+  const tag = (message: LaneMessage) => {
+    const key = deliveries.get(message.attributes.deliveryId?.StringValue ?? '');
+    if (key === undefined) {
+      const error = new Error(`A lane message ${message.messageId} of no POST under way.`);
+      engine.failure ??= error;
+      throw error;
+    }
+    message.tag = key;
+    book.enqueued(key);
+  };
+  for (const queue of [statusQueue, messageQueue]) {
+    queue.onSent(tag);
+    queue.onLeft((message) => book.left(message.tag as string));
+  }
   let requestIds = 0;
   let receiverMs = 0;
   let receiverInvocations = 0;
   const endpoint = {
-    post: async (body: string, signature: string): Promise<Answer> => {
+    post: async (body: string, signature: string, event: TrafficEvent): Promise<Answer> => {
       const start = engine.now;
       const offset = start - SIMULATION_START_MS;
       if (outage !== undefined && offset >= outage.fromMs && offset < outage.fromMs + outage.durationMs) {
@@ -291,8 +325,11 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
       }
       const invokedAt = engine.now;
       let status: number;
+      let requestId: string | undefined;
       try {
         await sleep(lat.lambdaInvoke.draw() + BENCH_FIGURES.receiverCpuMsPerPost);
+        requestId = `req-${++requestIds}`;
+        deliveries.set(requestId, event.key);
         const response = await receiveWebhook(
           {
             method: 'POST',
@@ -300,12 +337,13 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
             query: {},
             headers: { [SIGNATURE_HEADER]: signature, 'content-type': 'application/json' },
             body,
-            requestId: `req-${++requestIds}`,
+            requestId,
           },
           receiverDeps,
         );
         status = response.statusCode;
       } finally {
+        if (requestId !== undefined) deliveries.delete(requestId);
         receiverMs += engine.now - invokedAt;
         receiverInvocations++;
         account.release('receiver');
@@ -320,14 +358,13 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
     endpoint,
     appSecret: APP_SECRET,
     ...(config.resendRate === undefined ? {} : { resendRate: config.resendRate }),
-    onAccepted: (event: TrafficEvent) => {
-      acceptances.set(event.key, (acceptances.get(event.key) ?? 0) + 1);
-      if (!firstAcceptedAt.has(event.key)) {
-        firstAcceptedAt.set(event.key, engine.now);
-        numberOf.set(event.key, event.number);
-      }
-    },
+    onAccepted: (event: TrafficEvent) => book.accepted(event.key),
+    onDone: (event: TrafficEvent) => book.metaDone(event.key),
   });
+  const send = (event: TrafficEvent) => {
+    book.register(event);
+    sender.schedule(event);
+  };
 
   // Traffic, one second ahead at a time; backlogs sampled every second.
   const generator = new TrafficGenerator(config.numbers, random.fork('traffic'));
@@ -340,19 +377,19 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
     const startMs = SIMULATION_START_MS + second * 1000;
     if (startMs >= trafficEnds) return;
     engine.at(startMs, () => {
-      for (const event of generator.second(startMs)) if (within(event)) sender.schedule(event);
+      for (const event of generator.second(startMs)) if (within(event)) send(event);
       planSecond(second + 1);
     });
   };
   // Meta sent these before the run began: only their updates due from its start on are POSTed.
   for (let second = -Math.ceil((config.warmUpMs ?? 0) / 1000); second < 0; second++) {
-    for (const event of generator.second(SIMULATION_START_MS + second * 1000))
-      if (within(event)) sender.schedule(event);
+    for (const event of generator.second(SIMULATION_START_MS + second * 1000)) if (within(event)) send(event);
   }
   planSecond(0);
   const sample = () => {
     backlog.message.push(queues.message.backlog);
     backlog.status.push(queues.status.backlog);
+    book.sweep();
     if (engine.now < SIMULATION_START_MS + config.trafficMs + config.drainLimitMs) engine.after(1000, sample);
   };
   engine.after(0, sample);
@@ -366,17 +403,11 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
   const outcome = await engine.run({ untilMs: trafficEnds + config.drainLimitMs, stop: quiet });
   for (const source of sources) source.stop();
 
-  let violations = 0;
-  let missing = 0;
-  let repeated = 0;
-  for (const key of firstAcceptedAt.keys()) {
-    const count = effects.get(key) ?? 0;
-    if (count === 0) missing++;
-    if (count > 1) repeated++;
-    if (count !== 1) violations++;
-  }
-  let duplicateAcceptances = 0;
-  for (const count of acceptances.values()) duplicateAcceptances += count - 1;
+  const totals = book.totals();
+  const liveAtEnd = book.live;
+  // Every item the run wrote belongs to an event the bookkeeping followed: none is left once all are folded.
+  book.retireAll();
+  const unaccountedItems = model.items(TABLE_NAME).length;
   const [statusSource, messageSource] = sources as [EventSource, EventSource];
   return {
     scenario: config.name,
@@ -397,14 +428,20 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
       quarantined: sqsService.quarantined,
     },
     fifoDeduplicated: messageQueue.deduplicated,
-    duplicateAcceptances,
+    duplicateAcceptances: totals.duplicateAcceptances,
     effects: {
-      keys: firstAcceptedAt.size,
-      effected: effects.size,
-      missing,
-      repeated,
-      violations,
+      keys: totals.keys,
+      effected: totals.effected,
+      missing: totals.missing,
+      repeated: totals.repeated,
+      violations: totals.violations,
       queuedAtEnd: statusQueue.backlog + messageQueue.backlog,
+    },
+    bookkeeping: {
+      peakLiveEvents: book.peakLive,
+      liveEventsAtEnd: liveAtEnd,
+      lateEffects: totals.lateEffects,
+      unaccountedItems,
     },
     lambda: {
       peak: account.peak,

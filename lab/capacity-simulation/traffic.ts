@@ -38,7 +38,12 @@ export interface TrafficEvent {
   readonly key: string;
   readonly lane: 'message' | 'status';
   readonly number: number;
-  /** Built when first read: a warmed-up run draws a minute of events it never sends. */
+  /** The WhatsApp message it is about: an inbound message's own id, a status's outbound message. */
+  readonly wamid: string;
+  /**
+   * Built on each read, which each POST does once: a warmed-up run draws a minute of events it never sends, and
+   * an update Meta retries through a 40-minute outage holds no body meanwhile.
+   */
   readonly body: string;
   /** Virtual ms at which Meta first POSTs it. */
   readonly at: number;
@@ -123,18 +128,18 @@ function trafficEvent(
   key: string,
   lane: TrafficEvent['lane'],
   number: number,
+  wamid: string,
   at: number,
   build: () => string,
 ): TrafficEvent {
-  let body: string | undefined;
   return {
     key,
     lane,
     number,
+    wamid,
     at,
     get body() {
-      body ??= build();
-      return body;
+      return build();
     },
   };
 }
@@ -168,7 +173,7 @@ export class TrafficGenerator {
           lag += low + this.#random.next() * (high - low);
           const at = Math.round(lag);
           events.push(
-            trafficEvent(`st:${wamid}:${status}`, 'status', number.index, at, () =>
+            trafficEvent(`st:${wamid}:${status}`, 'status', number.index, wamid, at, () =>
               statusBody(number.index, wamid, status, idsOf(recipient, sent + i), at),
             ),
           );
@@ -183,7 +188,7 @@ export class TrafficGenerator {
         const sender = this.#random.int(0, number.conversations - 1);
         const at = Math.round(t);
         events.push(
-          trafficEvent(`msg:${wamid}`, 'message', number.index, at, () =>
+          trafficEvent(`msg:${wamid}`, 'message', number.index, wamid, at, () =>
             inboundBody(number.index, wamid, idsOf(sender, serial), at),
           ),
         );
