@@ -2,33 +2,34 @@
  * Where an ops command writes: its result on stdout (text, or JSON with `--json`), progress of long
  * operations and the record of what it changed on stderr, so that `--json` output stays parseable.
  */
+import { type ProgressBar, type ProgressBarOptions, progressBar } from '../tools/progress-bar.ts';
+
 export interface OpsStreams {
   readonly stdout: { write(text: string): unknown };
-  /** `isTTY`, `columns`: a terminal, where progress is one line rewritten in place. */
+  /** `isTTY`, `columns`: a terminal, where a long operation shows a progress bar. */
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean; readonly columns?: number };
 }
 
 export class Output {
   readonly json: boolean;
   readonly #streams: OpsStreams;
-  #statusShown = false;
+  #bar: ProgressBar | undefined;
 
   constructor(streams: OpsStreams, json: boolean) {
     this.#streams = streams;
     this.json = json;
   }
 
-  /** The command's result: `value` as JSON, or the text lines. */
+  /** The command's result: `value` as JSON, or the text lines; a progress bar is cleared first. */
   result(value: unknown, textLines: readonly string[]): void {
-    this.clearStatusLine();
+    this.#bar?.stop();
     this.#streams.stdout.write(
       this.json ? `${JSON.stringify(value, null, 2)}\n` : `${textLines.join('\n')}\n`,
     );
   }
 
   progress(line: string): void {
-    this.clearStatusLine();
-    this.#streams.stderr.write(`${line}\n`);
+    this.#stderrLine(line);
   }
 
   /** Whether stderr is a terminal (a progress bar), or a file or pipe (progress lines). */
@@ -36,16 +37,14 @@ export class Output {
     return this.#streams.stderr.isTTY === true;
   }
 
-  /** On a terminal: one status line (a progress bar) rewritten in place, cut to the terminal's width. */
-  statusLine(text: string): void {
-    const width = (this.#streams.stderr.columns || 120) - 1;
-    this.#streams.stderr.write(`\r\x1b[K${text.slice(0, width)}`);
-    this.#statusShown = true;
-  }
-
-  clearStatusLine(): void {
-    if (this.#statusShown) this.#streams.stderr.write('\r\x1b[K');
-    this.#statusShown = false;
+  /**
+   * A progress bar on stderr (cli/tools/progress-bar.ts), drawn on a terminal only; progress and records are
+   * written above it while it runs.
+   */
+  progressBar(options: Omit<ProgressBarOptions, 'stream'>): ProgressBar {
+    this.#bar?.stop();
+    this.#bar = progressBar({ ...options, stream: this.#streams.stderr });
+    return this.#bar;
   }
 
   /**
@@ -53,10 +52,19 @@ export class Output {
    * counts only, never message content.
    */
   record(action: string, fields: Record<string, unknown>): void {
-    this.clearStatusLine();
-    this.#streams.stderr.write(
-      `${JSON.stringify({ level: 'INFO', message: `ops ${action}`, timestamp: new Date().toISOString(), ...fields })}\n`,
+    this.#stderrLine(
+      JSON.stringify({
+        level: 'INFO',
+        message: `ops ${action}`,
+        timestamp: new Date().toISOString(),
+        ...fields,
+      }),
     );
+  }
+
+  #stderrLine(line: string): void {
+    if (this.#bar === undefined) this.#streams.stderr.write(`${line}\n`);
+    else this.#bar.log(line);
   }
 }
 

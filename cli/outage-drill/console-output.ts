@@ -1,13 +1,15 @@
-/** What `npm run outage-drill` prints: a progress bar (on a terminal), a row per interval, the summary. */
+/**
+ * What `npm run outage-drill` prints: a progress bar (on a terminal: cli/tools/progress-bar.ts, with this detail
+ * after it), a row per interval, the summary.
+ */
 
-import { textBar } from '../tools/text-bar.ts';
 import type { IntervalRow, Progress } from './interval-recorder.ts';
 import type { DrillResult } from './run-drill.ts';
 import { subscriberVerdictLines } from './verdict.ts';
 
-export function progressLine(p: Progress): string {
-  const bar = textBar(p.elapsedSeconds / p.totalSeconds);
-  return `${bar} ${Math.floor(p.elapsedSeconds)}/${p.totalSeconds} s  ${p.phase.padEnd(8)} events ${p.events}  deliveries ${p.deliveriesSent}  retrying ${p.pendingRetries}  backlog ${p.backlog ?? '–'}  effects ${p.effects ?? '–'}`;
+/** After the bar: the phase and the counts so far. */
+export function progressDetail(p: Progress): string {
+  return `${p.phase.padEnd(8)} events ${p.events}  deliveries ${p.deliveriesSent}  retrying ${p.pendingRetries}  backlog ${p.backlog ?? '–'}  effects ${p.effects ?? '–'}`;
 }
 
 const COLUMNS: readonly [string, number, (row: IntervalRow) => string][] = [

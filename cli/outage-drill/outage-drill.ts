@@ -21,7 +21,8 @@ import { DEFAULT_PORT } from '../local/local-stack-api.ts';
 import { WEBHOOK_FAULT_MODES } from '../local/stack/fault-switch.ts';
 import { DEV_APP_SECRET } from '../local/stack/local-config.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../local/stack/spawn-local-stack.ts';
-import { INTERVAL_HEADER, intervalLine, progressLine, summary } from './console-output.ts';
+import { progressBar } from '../tools/progress-bar.ts';
+import { INTERVAL_HEADER, intervalLine, progressDetail, summary } from './console-output.ts';
 import { renderReport } from './html-report.ts';
 import { COMPRESSED_META_RETRIES } from './meta-retries.ts';
 import { DEFAULTS, SHORT } from './presets.ts';
@@ -113,14 +114,13 @@ async function main(args: readonly string[], program: string): Promise<number> {
     log(`Driving the local stack at ${url}.`);
   }
 
-  const tty = process.stderr.isTTY === true;
-  let barShown = false;
-  const clearBar = () => {
-    if (barShown) process.stderr.write('\r\x1b[K');
-    barShown = false;
-  };
+  const bar = progressBar({
+    label: 'drill',
+    total: duration,
+    formatValue: (seconds) => `${Math.floor(seconds)} s`,
+  });
   try {
-    console.log(INTERVAL_HEADER);
+    bar.aside(() => console.log(INTERVAL_HEADER));
     const result = await runDrill({
       stackUrl: url,
       appSecret: values.secret ?? process.env[ENV.appSecrets]?.split(',')[0]?.trim() ?? DEV_APP_SECRET,
@@ -144,19 +144,10 @@ async function main(args: readonly string[], program: string): Promise<number> {
       targetWaitMs: number(values['target-wait-ms'], 100, 'target-wait-ms'),
       drainTimeoutSeconds: preset.drain,
       seed: number(values.seed, Date.now() % 1_000_000, 'seed'),
-      onInterval: (row) => {
-        clearBar();
-        console.log(intervalLine(row));
-      },
-      onProgress: (progress) => {
-        if (!tty) return;
-        process.stderr.write(
-          `\r\x1b[K${progressLine(progress).slice(0, (process.stderr.columns || 120) - 1)}`,
-        );
-        barShown = true;
-      },
+      onInterval: (row) => bar.aside(() => console.log(intervalLine(row))),
+      onProgress: (progress) => bar.update(progress.elapsedSeconds, progressDetail(progress)),
     });
-    clearBar();
+    bar.stop();
     const reportPath = resolve(values.report);
     mkdirSync(dirname(reportPath), { recursive: true });
     writeFileSync(reportPath, renderReport(result));
@@ -197,7 +188,7 @@ async function main(args: readonly string[], program: string): Promise<number> {
     }
     return result.verdict.exactlyOnce ? 0 : 1;
   } finally {
-    clearBar();
+    bar.stop();
     if (own) {
       log('Stopping the local stack started for this run…');
       await own.stop();

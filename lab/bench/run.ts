@@ -19,7 +19,8 @@
  * HMAC + JSON.parse, and one body to three subscriber queues vs one), bundles (esbuild as the CDK construct,
  * size and load time), e2e (the local stack under autocannon), conversations (the local stack's reply latency
  * against its pass-through floor, a live message during a status storm, a customer's messages in order).
- * Progress goes to stderr, the table to stdout. Aborts if the two consumers' effects differ.
+ * Progress goes to stderr (under a bar of the parts done when it is a terminal), the table to stdout. Aborts if
+ * the two consumers' effects differ.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -28,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startDynamoDbLocal } from '../../cli/local/emulators/dynamodb-local.ts';
 import { startSqsEmulator } from '../../cli/local/emulators/sqs.ts';
+import { type ProgressBar, progressBar } from '../../cli/tools/progress-bar.ts';
 import { round } from '../../cli/tools/statistics.ts';
 import { powertoolsEnvironment } from '../../contract/environment.ts';
 import { resolveSettings } from '../../contract/settings.ts';
@@ -68,8 +70,12 @@ type Part = (typeof PARTS)[number];
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const OUT_DIR = join(BENCH_DIR, 'out');
 
+/** The parts' progress bar (on a terminal), above which progress lines are written. */
+let bar: ProgressBar | undefined;
+
 function log(line: string): void {
-  process.stderr.write(`${line}\n`);
+  if (bar === undefined) process.stderr.write(`${line}\n`);
+  else bar.log(line);
 }
 
 /** The Powertools variables the construct gives both functions, for the in-process parts. */
@@ -278,9 +284,12 @@ async function main(): Promise<void> {
   const results: BenchResults = { goals: {}, machine: machine(), run: {} };
   const failures: string[] = [];
   const timings: Record<string, number> = {};
+  bar = progressBar({ label: 'bench parts', total: parts.length, formatValue: String });
+  let partsDone = 0;
   const attempt = async (part: Part, work: () => Promise<void>) => {
     if (!parts.includes(part)) return;
     const partStarted = Date.now();
+    bar?.update(partsDone, part);
     try {
       await work();
     } catch (error) {
@@ -291,6 +300,7 @@ async function main(): Promise<void> {
       log(`${part} FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     }
     timings[part] = round((Date.now() - partStarted) / 1000, 1);
+    bar?.update(++partsDone);
   };
   await attempt('consumer', async () => {
     const consumer = await benchConsumer(values.quick, contestant);
@@ -318,6 +328,7 @@ async function main(): Promise<void> {
   await attempt('conversations', async () => {
     results.conversations = await benchConversations(values.quick);
   });
+  bar.stop();
   if (values.merge) {
     if (failures.length > 0) throw new Error(`Nothing merged: ${failures.join('; ')}`);
     const committed = JSON.parse(await readFile(committedFile, 'utf8')) as BenchResults;
@@ -384,6 +395,7 @@ function orderedResults(results: BenchResults): BenchResults {
 }
 
 main().catch((error: unknown) => {
+  bar?.stop();
   log(`npm run bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
 });

@@ -1,9 +1,10 @@
 /**
  * `npm run check:protocol -- [--schedules N] [--seed S] [--variant V] [--trace] [--report FILE]`
  *
- * Runs N schedules from seed S (default: 2000 from seed 1; `--seed S` alone runs that one schedule), prints a
- * summary (faults injected by kind, effect→complete windows, double effects and why, failing seeds) and the
- * trace of the first failing schedule; exits 1 when a schedule failed. `--trace` prints every schedule's
+ * Runs N schedules from seed S (default: 2000 from seed 1; `--seed S` alone runs that one schedule), with a
+ * progress bar on stderr when it is a terminal, prints a summary (faults injected by kind, effect→complete
+ * windows, double effects and why, failing seeds) and the trace of the first failing schedule; exits 1 when a
+ * schedule failed. `--trace` prints every schedule's
  * trace (meant for one seed). `--variant` runs a mutant (a reverted fix) instead of the product.
  * `--report FILE` writes the summary as JSON (docs/reliability.md, "Figures", says what it holds). `--docs`
  * then rewrites docs/reliability.md's generated regions from the two committed reports
@@ -12,6 +13,7 @@
 import '../../cli/tools/silence-sdk-node-version-warning.ts';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { progressBar } from '../../cli/tools/progress-bar.ts';
 import { CONSUMER_VARIANTS, type ConsumerVariant } from './consumer-under-test.ts';
 import { describeFailure, describeViolations } from './failure-report.ts';
 import { formatReport, toReport, writeReliabilityRegions } from './protocol-report.ts';
@@ -48,7 +50,13 @@ if (values.trace) {
   }
 }
 
-const summary = await runMany({ firstSeed, schedules, variant });
+const bar = progressBar({ label: 'schedules', total: schedules, formatValue: String });
+const summary = await runMany({
+  firstSeed,
+  schedules,
+  variant,
+  onSchedule: (done, failed) => bar.update(done, failed === 0 ? undefined : `${failed} failing`),
+}).finally(() => bar.stop());
 const report = toReport(summary);
 console.log(formatReport(report));
 const seconds = summary.elapsedMs / 1000;

@@ -15,6 +15,8 @@ export interface RunManyOptions {
   readonly variant?: ConsumerVariant;
   /** Stop at the first failing schedule. @default false */
   readonly stopAtFailure?: boolean;
+  /** After each schedule: how many have run, and how many of them failed. */
+  readonly onSchedule?: (done: number, failed: number) => void;
 }
 
 export interface ScheduleFailure {
@@ -97,8 +99,9 @@ export async function runMany(options: RunManyOptions): Promise<RunSummary> {
     if (result.violations.length > 0) {
       failures.push({ seed, violations: result.violations });
       firstFailure ??= result;
-      if (options.stopAtFailure) break;
     }
+    options.onSchedule?.(schedules, failures.length);
+    if (result.violations.length > 0 && options.stopAtFailure) break;
   }
   return {
     variant: options.variant ?? 'product',
