@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
+import type { ProgressStream } from '../../cli/tools/progress-bar.ts';
 import { capacityRegions } from '../docs/capacity-markdown.ts';
 import { writeRegions } from '../docs/generated-regions.ts';
 import {
@@ -79,7 +80,8 @@ function parse(argv: readonly string[]) {
 
 export interface CapacitySimulationIo {
   readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
+  /** Advice, usage errors, and on a terminal (`isTTY`) each scenario's progress bar. */
+  readonly stderr: ProgressStream;
   /** @default this process's V8 heap limit */
   readonly heapLimitBytes?: number;
 }
@@ -103,9 +105,13 @@ export async function runCapacitySimulation(
   const advice = fullRunHeapAdvice(command.short, io.heapLimitBytes ?? getHeapStatistics().heap_size_limit);
   if (advice !== undefined) io.stderr.write(`${advice}\n`);
   const { json } = command;
-  const reports = await simulateScenarios(command.scenarios, command, (report) => {
-    io.stdout.write(`${json ? JSON.stringify(report, null, 2) : scaleReportMarkdown(report)}\n\n`);
-  });
+  const reports = await simulateScenarios(
+    command.scenarios,
+    { ...command, progress: io.stderr },
+    (report) => {
+      io.stdout.write(`${json ? JSON.stringify(report, null, 2) : scaleReportMarkdown(report)}\n\n`);
+    },
+  );
   if (command.record) {
     writeSimulationResults(reports, `npm run capacity-simulation -- ${argv.join(' ')}`);
     writeRegions(capacityRegions());

@@ -3,6 +3,7 @@
  * runs the scenarios, prints each report and returns whether every verdict held.
  */
 
+import { type ProgressStream, progressBar } from '../../cli/tools/progress-bar.ts';
 import { type ScaleReport, scaleReport, scaleReportMarkdown } from './scale-report.ts';
 import { SCENARIO_NAMES, type ScenarioName, scenario } from './scenarios.ts';
 import { runScenario } from './simulation.ts';
@@ -26,15 +27,32 @@ export function fullRunHeapAdvice(short: boolean, heapLimitBytes: number): strin
   );
 }
 
+/**
+ * Runs each scenario, with a progress bar of its virtual time on `progress` when that is a terminal: up to its
+ * traffic and drain limit, which a run that drains sooner stops short of.
+ */
 export async function simulateScenarios(
   names: readonly ScenarioName[],
-  options: { short: boolean; seed: number },
+  options: { short: boolean; seed: number; progress?: ProgressStream },
   print: (report: ScaleReport) => void,
 ): Promise<ScaleReport[]> {
   const reports: ScaleReport[] = [];
   for (const name of names) {
     const config = scenario(name, options.short);
-    const report = scaleReport(name, config, options.short, await runScenario(config, options.seed));
+    const trafficSeconds = config.trafficMs / 1000;
+    const bar = progressBar({
+      label: name,
+      total: trafficSeconds + config.drainLimitMs / 1000,
+      formatValue: (seconds) => `${Math.floor(seconds)} s`,
+      ...(options.progress === undefined ? {} : { stream: options.progress }),
+    });
+    const measures = await runScenario(config, options.seed, (virtualMs, backlog) =>
+      bar.update(
+        virtualMs / 1000,
+        `${virtualMs / 1000 < trafficSeconds ? 'traffic' : 'draining'}, backlog ${backlog}`,
+      ),
+    ).finally(() => bar.stop());
+    const report = scaleReport(name, config, options.short, measures);
     print(report);
     reports.push(report);
   }

@@ -88,12 +88,23 @@ export interface ScenarioConfig {
 const silentLogger = new Logger({ serviceName: 'scale-simulation', logLevel: 'SILENT' });
 const noMetrics = { addMetric: () => undefined };
 
-export async function runScenario(config: ScenarioConfig, seed: number): Promise<ScenarioMeasures> {
+/** Each virtual second: the virtual ms gone since the start, and the lanes' backlog. */
+export type ScenarioProgress = (virtualMs: number, backlog: number) => void;
+
+export async function runScenario(
+  config: ScenarioConfig,
+  seed: number,
+  onProgress?: ScenarioProgress,
+): Promise<ScenarioMeasures> {
   const random = new SeededRandom(seed);
-  return withSeededMathRandom(random.fork('math-random'), () => simulate(config, random));
+  return withSeededMathRandom(random.fork('math-random'), () => simulate(config, random, onProgress));
 }
 
-async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<ScenarioMeasures> {
+async function simulate(
+  config: ScenarioConfig,
+  random: SeededRandom,
+  onProgress: ScenarioProgress | undefined,
+): Promise<ScenarioMeasures> {
   const wallStart = performance.now();
   const engine = new Engine(SIMULATION_START_MS);
   const clock = () => engine.now;
@@ -390,6 +401,7 @@ async function simulate(config: ScenarioConfig, random: SeededRandom): Promise<S
     backlog.message.push(queues.message.backlog);
     backlog.status.push(queues.status.backlog);
     book.sweep();
+    onProgress?.(engine.now - SIMULATION_START_MS, queues.message.backlog + queues.status.backlog);
     if (engine.now < SIMULATION_START_MS + config.trafficMs + config.drainLimitMs) engine.after(1000, sample);
   };
   engine.after(0, sample);
