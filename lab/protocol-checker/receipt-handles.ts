@@ -4,7 +4,25 @@
  * effect only by chance (`staleHandleEffectRate`), as SQS documents.
  */
 import type { SeededRandom } from '../../cli/local/seeded-random.ts';
-import type { HandleOutcome, QueueMessage } from './standard-queue.ts';
+
+export type MessageState = 'queued' | 'deleted' | 'dead-letter';
+
+export interface QueueMessage {
+  readonly messageId: string;
+  readonly body: string;
+  /** The workload's id of the body, to know which events a dead-lettered message carried. */
+  readonly bodyId: string;
+  readonly sentAt: number;
+  receiveCount: number;
+  visibleAt: number;
+  latestHandle: string | undefined;
+  state: MessageState;
+  /** When the redrive moved it to the dead-letter queue. */
+  deadLetteredAt?: number;
+}
+
+/** What a call with a receipt handle did. */
+export type HandleOutcome = 'applied' | 'stale-applied' | 'stale-ignored' | 'unknown-handle';
 
 export class ReceiptHandles<Message extends QueueMessage> {
   readonly #prefix: string;

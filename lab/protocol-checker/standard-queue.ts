@@ -11,7 +11,9 @@
  * - no ordering: each receive shuffles the visible messages.
  */
 import type { SeededRandom } from '../../cli/local/seeded-random.ts';
-import { ReceiptHandles } from './receipt-handles.ts';
+import { type HandleOutcome, type QueueMessage, ReceiptHandles } from './receipt-handles.ts';
+
+export type { HandleOutcome, MessageState, QueueMessage } from './receipt-handles.ts';
 
 export interface QueueSettings {
   readonly visibilityTimeoutMs: number;
@@ -20,22 +22,6 @@ export interface QueueSettings {
   readonly duplicateDeliveryRate: number;
   /** Chance that a delete or visibility change with a superseded receipt handle takes effect. */
   readonly staleHandleEffectRate: number;
-}
-
-export type MessageState = 'queued' | 'deleted' | 'dead-letter';
-
-export interface QueueMessage {
-  readonly messageId: string;
-  readonly body: string;
-  /** The workload's id of the body, to know which events a dead-lettered message carried. */
-  readonly bodyId: string;
-  readonly sentAt: number;
-  receiveCount: number;
-  visibleAt: number;
-  latestHandle: string | undefined;
-  state: MessageState;
-  /** When the redrive moved it to the dead-letter queue. */
-  deadLetteredAt?: number;
 }
 
 export interface Delivery {
@@ -50,9 +36,6 @@ export interface ReceiveResult {
   readonly deliveries: readonly Delivery[];
   readonly deadLettered: readonly QueueMessage[];
 }
-
-/** What a call with a receipt handle did. */
-export type HandleOutcome = 'applied' | 'stale-applied' | 'stale-ignored' | 'unknown-handle';
 
 export class StandardQueue {
   readonly #settings: QueueSettings;

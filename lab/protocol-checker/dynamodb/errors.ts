@@ -3,7 +3,6 @@
  * DynamoDB error response, so that code under test sees exactly what it sees in production.
  */
 import { ConditionalCheckFailedException, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
-import type { RawItem } from './attribute-value.ts';
 
 const CLIENT_FAULT_METADATA = { httpStatusCode: 400 } as const;
 
@@ -35,7 +34,9 @@ export function validationError(message: string): DynamoDBServiceException {
 }
 
 /** `item` is the raw old item, present only for ReturnValuesOnConditionCheckFailure ALL_OLD and an existing item. */
-export function conditionalCheckFailed(item: RawItem | undefined): ConditionalCheckFailedException {
+export function conditionalCheckFailed(
+  item: ConditionalCheckFailedException['Item'],
+): ConditionalCheckFailedException {
   return withoutStack(
     () =>
       new ConditionalCheckFailedException({
