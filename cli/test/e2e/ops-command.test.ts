@@ -152,7 +152,8 @@ describe('npm run ops, against the local stack', () => {
     expectOneLineFailure(await ops('key', 'msg:x', '--yes'), 2, /key takes no --yes option/);
     expectOneLineFailure(await ops('dlq', 'stats'), 2, /several subscribers \(bot, crm\).*--subscriber/);
     expectOneLineFailure(await ops('dlq', 'stats', '--subscriber', 'erp'), 2, /no subscriber "erp"/);
-  });
+    // Six processes, each compiling the CLI with tsx: a loaded machine takes seconds for each.
+  }, 90_000);
 
   it('key: the claim of an event per subscriber, in its namespace; a field a subscriber does not get', async () => {
     const body = envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]);
