@@ -11,18 +11,21 @@ import { runScenario } from './simulation.ts';
 export const DEFAULT_SEED = 1;
 
 /**
- * The Node heap the recorded full runs had (`--max-old-space-size`): a full run holds every key it sent, and the
- * steady and outage ones outgrow Node's default heap, which fails only after most of an hour.
+ * The Node heap a full run needs, with room (`--max-old-space-size`). A run keeps the events in flight, not the
+ * events sent (event-book.ts), so its heap stops growing once the queues' windows have filled (the FIFO
+ * deduplication's 5 minutes, the visibility timeout's 3): the full steady run then stays well within it, and
+ * Node's default heap on a 64-bit machine with 16 GB of memory or more (4 GB) is above it. A smaller default
+ * heap, or a smaller --max-old-space-size, gets the advice below.
  */
-export const FULL_RUN_HEAP_MB = 12_000;
+export const FULL_RUN_HEAP_MB = 2_048;
 
-/** What to tell someone starting a full run on a smaller heap, before it runs for an hour; short runs fit. */
+/** What to tell someone starting a full run on a heap smaller than it needs, before it runs for most of an hour. */
 export function fullRunHeapAdvice(short: boolean, heapLimitBytes: number): string | undefined {
   const heapMb = Math.floor(heapLimitBytes / 2 ** 20);
   if (short || heapMb >= FULL_RUN_HEAP_MB) return undefined;
   return (
-    `This Node's heap is ${heapMb} MB; the recorded full runs had ${FULL_RUN_HEAP_MB} MB, and the steady and outage ` +
-    `ones need more than the default. If it runs out, run it as NODE_OPTIONS=--max-old-space-size=${FULL_RUN_HEAP_MB} ` +
+    `This Node's heap is ${heapMb} MB; a full run needs up to ${FULL_RUN_HEAP_MB} MB (it keeps the events in flight, ` +
+    `not every event sent). If it runs out, run it as NODE_OPTIONS=--max-old-space-size=${FULL_RUN_HEAP_MB} ` +
     'npm run capacity-simulation -- … (or add --short).'
   );
 }
