@@ -22,8 +22,8 @@ import {
   modelDocumentClient,
 } from '../protocol-checker/dynamodb/model-document-client.ts';
 import { withoutWireMiddlewares } from '../protocol-checker/sdk-wire.ts';
+import type { Engine } from '../virtual-time/engine.ts';
 import type { TableThroughput } from './dynamodb-throughput.ts';
-import type { Engine } from './engine.ts';
 import { FifoLaneQueue, type LaneQueue, StandardLaneQueue } from './lane-queues.ts';
 import type { Latency } from './latency.ts';
 

@@ -13,7 +13,7 @@
  * effects: it is counted as a violation, so that a wrong retirement fails the exactly-once verdict instead of
  * passing unseen.
  */
-import type { Engine } from './engine.ts';
+import type { Engine } from '../virtual-time/engine.ts';
 import type { TrafficEvent } from './traffic.ts';
 
 export interface EventTotals {

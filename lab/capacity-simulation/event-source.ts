@@ -19,7 +19,7 @@ import {
   EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE,
   EVENT_SOURCE_INITIAL_CONCURRENCY,
 } from '../../contract/capacity.ts';
-import type { Engine } from './engine.ts';
+import type { Engine } from '../virtual-time/engine.ts';
 import type { LambdaAccount } from './lambda-account.ts';
 import type { LaneQueue, Received } from './lane-queues.ts';
 import type { Latency } from './latency.ts';

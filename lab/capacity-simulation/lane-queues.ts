@@ -9,7 +9,7 @@
  * The protocol simulator's queues (../standard-queue.ts, ../fifo-queue.ts) model SQS's duplicate deliveries and
  * stale handles for a few messages; these model throughput and waits, not those faults.
  */
-import type { Engine, TimerHandle } from './engine.ts';
+import type { Engine, Timer } from '../virtual-time/engine.ts';
 
 export interface LaneMessage {
   readonly messageId: string;
@@ -25,7 +25,7 @@ export interface LaneMessage {
   /** Which scheduled return is current (a visibility change supersedes the earlier one). */
   returnToken: number;
   /** The current return's timer, cancelled when the message is deleted or its visibility changed. */
-  returnTimer: TimerHandle | undefined;
+  returnTimer: Timer | undefined;
   firstReceivedAt: number | undefined;
   deleted: boolean;
   /** What its sender tracks it by (the simulation: the event key it carries); the queue never reads it. */

@@ -7,7 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { SeededRandom } from '../../cli/local/seeded-random.ts';
-import type { Engine } from './engine.ts';
+import type { Engine } from '../virtual-time/engine.ts';
 import { LatencySeries } from './measures.ts';
 import type { TrafficEvent } from './traffic.ts';
 

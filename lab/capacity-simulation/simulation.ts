@@ -3,7 +3,7 @@
  * throttle and the account's Lambda concurrency into the real receiver (`receiveWebhook` with the real
  * `SubscriberFanOut`, signatures checked with HMAC), the lanes' SQS queues, Lambda's event sources and the
  * real consumer (`createConsumerHandler`, as buildConsumer('product') wires it) over the DynamoDB model with
- * the table's throughput, all in virtual time (engine.ts). The settings are what a stack with default props
+ * the table's throughput, all in virtual time (../virtual-time/engine.ts). The settings are what a stack with default props
  * deploys (cli/capacity/pipeline.ts defaultPipeline: contract/settings.ts and contract/lanes.ts sized for
  * DEFAULT_EXPECTED_PEAK by lib/capacity-sizing.ts, as synth does) unless a scenario overrides one on purpose
  * (a control).
@@ -30,10 +30,10 @@ import { SIGNATURE_HEADER } from '../../functions/receiver/signature.ts';
 import { buildConsumer } from '../protocol-checker/consumer-under-test.ts';
 import { DynamoDbModel } from '../protocol-checker/dynamodb/dynamodb-model.ts';
 import { withSeededMathRandom } from '../protocol-checker/seeded-math-random.ts';
+import { Engine } from '../virtual-time/engine.ts';
 import { type DynamoDbCounts, SqsService, scaleDocumentClient, scaleSqsClient } from './aws-services.ts';
 import { BENCH_FIGURES } from './bench-figures.ts';
 import { TableThroughput } from './dynamodb-throughput.ts';
-import { Engine } from './engine.ts';
 import { EventBook } from './event-book.ts';
 import { EventSource } from './event-source.ts';
 import { LambdaAccount } from './lambda-account.ts';
@@ -106,7 +106,7 @@ async function simulate(
   onProgress: ScenarioProgress | undefined,
 ): Promise<ScenarioMeasures> {
   const wallStart = performance.now();
-  const engine = new Engine(SIMULATION_START_MS);
+  const engine = new Engine(SIMULATION_START_MS, { wholeMilliseconds: true });
   const clock = () => engine.now;
   const sleep = (ms: number) => engine.sleep(ms);
   const lat = latencies(random.fork('latency'));

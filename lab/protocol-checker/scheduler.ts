@@ -9,8 +9,12 @@
  * Only one operation completes per step, and only the continuations of its promise run in that step, so the
  * code that runs during a step belongs to that operation's worker (`currentWorker`): the DynamoDB and SQS
  * interceptors use it to tell which invocation sent a request.
+ *
+ * The timers are the lab's one engine's (../virtual-time/engine.ts), each with a seeded tie; this module adds
+ * the workers: whose operation completes, which are busy, and what dies with a worker.
  */
 import type { SeededRandom } from '../../cli/local/seeded-random.ts';
+import { Engine, type Timer } from '../virtual-time/engine.ts';
 
 export interface OperationSpec<T> {
   readonly worker: string;
@@ -34,8 +38,8 @@ export interface PendingOperation {
 }
 
 interface QueuedOperation extends PendingOperation {
-  readonly tie: number;
-  fire(): void;
+  readonly timer: Timer;
+  complete(): void;
   abandon(): void;
 }
 
@@ -53,22 +57,25 @@ export class SimulationStuckError extends Error {
 const EXTRA_SETTLE_ROUNDS = 20;
 
 export class Scheduler {
-  #now: number;
+  readonly #engine: Engine;
   #current = 'scheduler';
   #sequence = 0;
-  readonly #pending: QueuedOperation[] = [];
+  #pendingCount = 0;
+  /** Each worker's operations in flight, in the order they were scheduled. */
+  readonly #byWorker = new Map<string, Set<QueuedOperation>>();
   readonly #random: SeededRandom;
   #guard: FireGuard | undefined;
   #settled: (() => boolean) | undefined;
+  #last: QueuedOperation | undefined;
 
   constructor(startMs: number, random: SeededRandom) {
-    this.#now = startMs;
+    this.#engine = new Engine(startMs);
     this.#random = random;
   }
 
   /** Virtual epoch ms. */
   get now(): number {
-    return this.#now;
+    return this.#engine.now;
   }
 
   /** The worker whose operation completed in the current step. */
@@ -87,14 +94,16 @@ export class Scheduler {
 
   schedule<T>(spec: OperationSpec<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({
+      const delayMs = Math.max(0, spec.delayMs);
+      const timer = this.#engine.after(delayMs, () => this.#fire(operation), this.#random.next());
+      const operation: QueuedOperation = {
         id: ++this.#sequence,
         worker: spec.worker,
         label: spec.label,
-        at: this.#now + Math.max(0, spec.delayMs),
+        at: timer.at,
         background: spec.background ?? false,
-        tie: this.#random.next(),
-        fire: () => {
+        timer,
+        complete: () => {
           try {
             resolve(spec.complete());
           } catch (error) {
@@ -102,7 +111,11 @@ export class Scheduler {
           }
         },
         abandon: () => spec.abandon?.(),
-      });
+      };
+      const operations = this.#byWorker.get(spec.worker) ?? new Set();
+      operations.add(operation);
+      this.#byWorker.set(spec.worker, operations);
+      this.#pendingCount++;
     });
   }
 
@@ -123,29 +136,32 @@ export class Scheduler {
 
   /** Whether `worker` waits on an operation that is not a background timer. */
   isBusy(worker: string): boolean {
-    return this.#pending.some((operation) => operation.worker === worker && !operation.background);
+    for (const operation of this.#byWorker.get(worker) ?? []) if (!operation.background) return true;
+    return false;
   }
 
   pendingCount(): number {
-    return this.#pending.length;
+    return this.#pendingCount;
   }
 
   /** Completes the earliest pending operation and lets the workers run on. False when nothing is pending. */
   async step(): Promise<boolean> {
-    const operation = this.#earliest();
-    if (operation === undefined) return false;
-    this.#now = Math.max(this.#now, operation.at);
-    this.#current = operation.worker;
-    if (this.#guard === undefined || this.#guard(operation)) {
-      const index = this.#pending.indexOf(operation);
-      if (index >= 0) {
-        this.#pending.splice(index, 1);
-        operation.fire();
-      }
-    }
-    await this.#settle(operation);
+    const timer = this.#engine.takeNext();
+    if (timer === undefined) return false;
+    timer.fire();
+    await this.#settle(this.#last as QueuedOperation);
     this.#current = 'scheduler';
     return true;
+  }
+
+  #fire(operation: QueuedOperation): void {
+    this.#last = operation;
+    this.#current = operation.worker;
+    if (this.#guard !== undefined && !this.#guard(operation)) return;
+    // The guard may have ended the worker, and this operation with it.
+    if (!this.#byWorker.get(operation.worker)?.has(operation)) return;
+    this.#remove(operation);
+    operation.complete();
   }
 
   async #settle(operation: PendingOperation): Promise<void> {
@@ -161,23 +177,18 @@ export class Scheduler {
     }
   }
 
-  #earliest(): QueuedOperation | undefined {
-    let best: QueuedOperation | undefined;
-    for (const operation of this.#pending) {
-      if (
-        best === undefined ||
-        operation.at < best.at ||
-        (operation.at === best.at && operation.tie < best.tie)
-      ) {
-        best = operation;
-      }
-    }
-    return best;
+  #remove(operation: QueuedOperation): void {
+    const operations = this.#byWorker.get(operation.worker);
+    if (operations?.delete(operation)) this.#pendingCount--;
+    if (operations?.size === 0) this.#byWorker.delete(operation.worker);
   }
 
   #take(worker: string): QueuedOperation[] {
-    const taken = this.#pending.filter((operation) => operation.worker === worker);
-    for (const operation of taken) this.#pending.splice(this.#pending.indexOf(operation), 1);
+    const taken = [...(this.#byWorker.get(worker) ?? [])];
+    for (const operation of taken) {
+      this.#remove(operation);
+      this.#engine.cancel(operation.timer);
+    }
     return taken;
   }
 }

@@ -4,11 +4,11 @@
  * still reach a handler, then folds it into counters and deletes its claim-table items.
  */
 import { describe, expect, it } from 'vitest';
-import { Engine } from '../../capacity-simulation/engine.ts';
 import { EventBook } from '../../capacity-simulation/event-book.ts';
 import { StandardLaneQueue } from '../../capacity-simulation/lane-queues.ts';
 import { runScenario } from '../../capacity-simulation/simulation.ts';
 import type { TrafficEvent } from '../../capacity-simulation/traffic.ts';
+import { Engine } from '../../virtual-time/engine.ts';
 
 const START = Date.UTC(2026, 0, 1);
 const LONG = 180_000;
@@ -25,7 +25,7 @@ const event = (key: string, lane: TrafficEvent['lane'], wamid: string): TrafficE
 describe('engine: cancel', () => {
   it('a cancelled timer does nothing, and every other timer fires at the same instants as without it', async () => {
     const run = async (cancel: boolean) => {
-      const engine = new Engine(START);
+      const engine = new Engine(START, { wholeMilliseconds: true });
       const seen: string[] = [];
       engine.after(10, () => seen.push('a'));
       const b = engine.after(20, () => seen.push('b'));
@@ -43,7 +43,7 @@ describe('engine: cancel', () => {
 
 describe('lane queues: what leaves', () => {
   it('reports each message sent and each that left (deleted, or to the DLQ), and a deleted one never comes back', async () => {
-    const engine = new Engine(START);
+    const engine = new Engine(START, { wholeMilliseconds: true });
     const queue = new StandardLaneQueue('s', { visibilityTimeoutMs: 1_000, maxReceiveCount: 1 }, engine);
     const sent: string[] = [];
     const left: string[] = [];
@@ -69,7 +69,7 @@ describe('lane queues: what leaves', () => {
 
 describe('exactly-once bookkeeping', () => {
   const book = (graceMs = 1_000) => {
-    const engine = new Engine(START);
+    const engine = new Engine(START, { wholeMilliseconds: true });
     const retired: [string, string | undefined][] = [];
     const events = new EventBook({
       engine,

@@ -14,7 +14,6 @@ import {
   PEAK_ADAPTATION_MS,
   TableThroughput,
 } from '../../capacity-simulation/dynamodb-throughput.ts';
-import { Engine, MinHeap } from '../../capacity-simulation/engine.ts';
 import { EventSource } from '../../capacity-simulation/event-source.ts';
 import { LambdaAccount } from '../../capacity-simulation/lambda-account.ts';
 import { FifoLaneQueue, StandardLaneQueue } from '../../capacity-simulation/lane-queues.ts';
@@ -22,50 +21,9 @@ import { LATENCIES, Latency } from '../../capacity-simulation/latency.ts';
 import { LatencySeries } from '../../capacity-simulation/measures.ts';
 import { TokenBucket } from '../../capacity-simulation/token-bucket.ts';
 import { TrafficGenerator } from '../../capacity-simulation/traffic.ts';
+import { Engine } from '../../virtual-time/engine.ts';
 
 const START = Date.UTC(2026, 0, 1);
-
-describe('engine', () => {
-  it('pops a heap in key order whatever the push order', () => {
-    const heap = new MinHeap<number>((a, b) => a < b);
-    const random = new SeededRandom(3);
-    const values = Array.from({ length: 500 }, () => random.int(0, 1000));
-    for (const value of values) heap.push(value);
-    const popped: number[] = [];
-    while (heap.size > 0) popped.push(heap.pop() as number);
-    expect(popped).toEqual([...values].sort((a, b) => a - b));
-  });
-
-  it('fires timers by virtual time, ties in the order they were set, and resumes awaiting code at its instant', async () => {
-    const engine = new Engine(START);
-    const seen: string[] = [];
-    engine.after(20, () => seen.push('b@20'));
-    engine.after(10, () => seen.push('a@10'));
-    engine.after(20, () => seen.push('c@20'));
-    const sleeper = (async () => {
-      await engine.sleep(15);
-      seen.push(`slept@${engine.now - START}`);
-      await engine.sleep(0);
-      seen.push(`again@${engine.now - START}`);
-    })();
-    const outcome = await engine.run();
-    await sleeper;
-    expect(seen).toEqual(['a@10', 'slept@15', 'again@15', 'b@20', 'c@20']);
-    expect(outcome.endedAt - START).toBe(20);
-    // 10, 15 (the sleep, then its zero-delay sleep at the same ms), 20.
-    expect(outcome.instants).toBe(4);
-  });
-
-  it('stops at untilMs and on stop()', async () => {
-    const engine = new Engine(START);
-    let fired = 0;
-    for (let index = 1; index <= 10; index++) engine.after(index * 100, () => fired++);
-    await engine.run({ untilMs: START + 450 });
-    expect(fired).toBe(4);
-    await engine.run({ stop: () => fired >= 7 });
-    expect(fired).toBe(7);
-  });
-});
 
 describe('latency', () => {
   it("draws a log-normal whose median and p99 are the cited figure's", () => {
@@ -183,7 +141,7 @@ describe('DynamoDB throughput', () => {
 
 describe('lane queues', () => {
   it('a FIFO group is handed out again only once its message in flight is deleted', () => {
-    const engine = new Engine(START);
+    const engine = new Engine(START, { wholeMilliseconds: true });
     const queue = new FifoLaneQueue('m', { visibilityTimeoutMs: 30_000, maxReceiveCount: 5 }, engine);
     queue.send('a1', {}, { groupId: 'a', deduplicationId: 'a1' });
     queue.send('a2', {}, { groupId: 'a', deduplicationId: 'a2' });
@@ -198,7 +156,7 @@ describe('lane queues', () => {
   });
 
   it('a standard message comes back after its visibility timeout and goes to the DLQ past maxReceiveCount', async () => {
-    const engine = new Engine(START);
+    const engine = new Engine(START, { wholeMilliseconds: true });
     const queue = new StandardLaneQueue('s', { visibilityTimeoutMs: 1_000, maxReceiveCount: 2 }, engine);
     queue.send('x', {});
     expect(queue.receive(10)).toHaveLength(1);
@@ -213,7 +171,7 @@ describe('lane queues', () => {
 
 describe('SQS event source', () => {
   it(`starts at ${EVENT_SOURCE_INITIAL_CONCURRENCY} pollers and adds up to ${EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE} a minute while messages wait`, async () => {
-    const engine = new Engine(START);
+    const engine = new Engine(START, { wholeMilliseconds: true });
     const queue = new StandardLaneQueue('s', { visibilityTimeoutMs: 600_000, maxReceiveCount: 10 }, engine);
     for (let index = 0; index < 200_000; index++) queue.send(`m${index}`, {});
     const random = new SeededRandom(5);
