@@ -72,7 +72,7 @@ ${subscriberVerdictLines(v)
   .join('\n')}
 <dl>
  <dt>Traffic</dt><dd>λ = ${o.ratePerSecond} deliveries/s for ${o.durationSeconds} s, ${result.totals.events} events, ${result.totals.deliveriesSent} deliveries (${result.totals.retriesSent} retries, ${result.totals.redeliveriesSent} redeliveries)</dd>
- <dt>Outage</dt><dd>${o.outageSeconds} s from ${o.outageStartSeconds} s, mode <code>${o.outageMode}</code>; Meta timeout ${o.metaTimeoutMs} ms; retries from ${o.retry.initialDelayMs} ms ×${o.retry.factor} up to ${o.retry.maxDelayMs} ms; redelivery of the last ${o.redeliverWindowSeconds} s before the outage</dd>
+ <dt>Outage</dt><dd>${o.outageSeconds} s from ${o.outageStartSeconds} s, mode <code>${o.outageMode}</code>; Meta timeout ${o.metaTimeoutMs} ms; retries after ${o.retry.delaysMs.join(', ')} ms (the last repeating, ± ${o.retry.jitter * 100} %); redelivery of the last ${o.redeliverWindowSeconds} s before the outage</dd>
  <dt>Consumer</dt><dd>c = ${o.workers} workers, side effect S = ${o.effectMeanMs} ms mean (exponential)</dd>
  <dt>Model (steady live phase)</dt><dd>ρ = ${q.utilisation.toFixed(2)}; Erlang C mean wait ${ms(q.predictedMeanWaitMs)} (configured λ, S), ${ms(q.predictedFromMeasuredMs)} (measured λ = ${q.measuredArrivalsPerSecond.toFixed(2)}/s, S = ${ms(q.measuredServiceMs)}), ${ms(q.predictedMgcMs)} (M/G/c, Allen–Cunneen, Cs² = ${q.measuredServiceCv2 === undefined ? '–' : q.measuredServiceCv2.toFixed(2)}); measured ${ms(q.measuredMeanWaitMs)}</dd>
  <dt>Recommendation</dt><dd>${q.recommendation ? `maxConcurrency ${q.recommendation.servers} for a mean wait ≤ ${q.recommendation.targetWaitMs} ms (predicted ${ms(q.recommendation.meanWaitSeconds * 1000)}, ρ = ${q.recommendation.utilisation.toFixed(2)})` : '–'}</dd>

@@ -5,7 +5,7 @@
  * are delivered again (at-least-once delivery: they arrive as duplicates).
  */
 import type { LocalStackClient } from '../local/stack/local-stack-client.ts';
-import { type MetaRetrySchedule, retryDelayMs } from './meta-retries.ts';
+import { type MetaRetrySchedule, retryDelayMs } from '../meta-traffic/retries.ts';
 import type { ScheduledActions } from './scheduled-actions.ts';
 import { type DrillEvent, webhookBody } from './traffic.ts';
 

@@ -21,10 +21,10 @@ import { DEFAULT_PORT } from '../local/local-stack-api.ts';
 import { WEBHOOK_FAULT_MODES } from '../local/stack/fault-switch.ts';
 import { DEV_APP_SECRET } from '../local/stack/local-config.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../local/stack/spawn-local-stack.ts';
+import { compressedMetaRetries } from '../meta-traffic/retries.ts';
 import { progressBar } from '../tools/progress-bar.ts';
 import { INTERVAL_HEADER, intervalLine, progressDetail, summary } from './console-output.ts';
 import { renderReport } from './html-report.ts';
-import { COMPRESSED_META_RETRIES } from './meta-retries.ts';
 import { DEFAULTS, SHORT } from './presets.ts';
 import { type DrillOptions, runDrill } from './run-drill.ts';
 import { drillRecord, writeDrillRecord } from './run-record.ts';
@@ -133,11 +133,7 @@ async function main(args: readonly string[], program: string): Promise<number> {
       outageMode,
       intervalSeconds: number(values.interval, preset.interval, 'interval') || 1,
       metaTimeoutMs: number(values['meta-timeout-ms'], preset.metaTimeoutMs, 'meta-timeout-ms'),
-      retry: {
-        ...COMPRESSED_META_RETRIES,
-        initialDelayMs: preset.retryInitialMs,
-        maxDelayMs: preset.retryMaxMs,
-      },
+      retry: compressedMetaRetries(preset.retryInitialMs, preset.retryMaxMs),
       redeliverWindowSeconds: number(values['redeliver-window'], 3, 'redeliver-window'),
       rebatchProbability: 0.5,
       maxEventsPerBody: 5,

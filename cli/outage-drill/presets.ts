@@ -1,5 +1,7 @@
-/** `npm run outage-drill`'s scenarios: the default and `--short` (docs/outage-drill.md, "The scenario"). */
-import { COMPRESSED_META_RETRIES } from './meta-retries.ts';
+/**
+ * `npm run outage-drill`'s scenarios: the default and `--short` (docs/outage-drill.md, "The scenario"). Meta's retries
+ * are compressed into seconds (compressedMetaRetries): from `retryInitialMs`, doubling, capped at `retryMaxMs`.
+ */
 
 export const DEFAULTS = {
   rate: 8,
@@ -10,8 +12,8 @@ export const DEFAULTS = {
   outage: 15,
   interval: 5,
   metaTimeoutMs: 3_000,
-  retryInitialMs: COMPRESSED_META_RETRIES.initialDelayMs,
-  retryMaxMs: COMPRESSED_META_RETRIES.maxDelayMs,
+  retryInitialMs: 1_000,
+  retryMaxMs: 16_000,
   drain: 45,
 };
 

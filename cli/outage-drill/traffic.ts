@@ -13,14 +13,14 @@
 import { extractEvents } from 'whatsapp-webhook-dedup/functions/events/extract-events';
 import type { EventKind } from 'whatsapp-webhook-dedup/functions/events/types';
 import { seededRandom } from '../local/seeded-random.ts';
+import { type CustomerIds, customerIds, customerKindOf } from '../meta-traffic/customers.ts';
 import {
-  type CustomerIds,
-  contactOf,
-  customerIds,
-  customerKindOf,
-  recipientMembers,
-  senderMembers,
-} from './customers.ts';
+  messagesValue,
+  type NumberMetadata,
+  recipientNamedBy,
+  senderNamedBy,
+  statusesValue,
+} from '../meta-traffic/webhook-bodies.ts';
 
 export interface DrillEvent {
   readonly key: string;
@@ -34,7 +34,7 @@ export interface DrillEvent {
 }
 
 const WABA_ID = '100000000000001';
-const METADATA = { display_phone_number: '15550000000', phone_number_id: '200000000000001' };
+const METADATA: NumberMetadata = { display_phone_number: '15550000000', phone_number_id: '200000000000001' };
 const STATUS_ORDER = ['sent', 'delivered', 'read'] as const;
 /** Customers writing in: 4 by their BSUID alone, 4 whose phone number comes and goes, 12 by their phone number. */
 export const CUSTOMERS = 20;
@@ -99,12 +99,8 @@ export class TrafficGenerator {
     }
     const sender = customerOf(this.#inbound++);
     this.#outbound.push({ wamid: this.#id('wamid.SIM.OUT.'), recipient: sender, pending });
-    return this.#event('messages', {
-      messaging_product: 'whatsapp',
-      metadata: METADATA,
-      contacts: [contactOf(sender, 'Drill Customer')],
-      messages: [{ ...senderMembers(sender), id: wamid, timestamp, type: 'text', text: { body: 'drill' } }],
-    });
+    const message = { ...senderNamedBy(sender), id: wamid, name: 'Drill Customer', text: 'drill', timestamp };
+    return this.#event('messages', messagesValue([message], METADATA));
   }
 
   #status(): DrillEvent {
@@ -112,18 +108,9 @@ export class TrafficGenerator {
     const message = this.#outbound[index] as OutboundMessage;
     const status = message.pending.shift() as string;
     if (message.pending.length === 0) this.#outbound.splice(index, 1);
-    return this.#event('messages', {
-      messaging_product: 'whatsapp',
-      metadata: METADATA,
-      statuses: [
-        {
-          id: message.wamid,
-          status,
-          timestamp: String(Math.floor(this.#clock() / 1000)),
-          ...recipientMembers(message.recipient),
-        },
-      ],
-    });
+    const timestamp = String(Math.floor(this.#clock() / 1000));
+    const update = { ...recipientNamedBy(message.recipient), id: message.wamid, status, timestamp };
+    return this.#event('messages', statusesValue([update], METADATA));
   }
 
   #templateUpdate(): DrillEvent {

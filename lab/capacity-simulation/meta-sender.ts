@@ -1,19 +1,16 @@
 /**
  * Meta's side of the webhook: each update POSTed once, signed with the app secret; a 200 ends it, anything
- * else (a 429 from the throttle, a 5xx, a timeout) is retried "with decreasing frequency until the request
- * succeeds, for up to 7 days" (https://developers.facebook.com/docs/whatsapp/cloud-api/guides/set-up-webhooks).
- * Meta publishes no schedule; RETRY_DELAYS_S is this model's assumption (each delay ± 20 %). Meta also delivers
- * at least once: an accepted update is sent again at RESEND_RATE, within minutes (an assumption too).
+ * else (a 429 from the throttle, a 5xx, a timeout) is retried on the house's one model of Meta's retries
+ * (cli/meta-traffic/retries.ts, META_RETRIES). Meta also delivers at least once: an accepted update is sent
+ * again at RESEND_RATE, within minutes (an assumption: Meta publishes no rate).
  */
 import { createHmac } from 'node:crypto';
 import type { SeededRandom } from '../../cli/local/seeded-random.ts';
+import { META_RETRIES, retryDelayMs } from '../../cli/meta-traffic/retries.ts';
 import type { Engine } from '../virtual-time/engine.ts';
 import { LatencySeries } from './measures.ts';
 import type { TrafficEvent } from './traffic.ts';
 
-/** Seconds between Meta's attempts after a failure (assumed), then hourly up to 7 days. */
-export const RETRY_DELAYS_S = [15, 60, 120, 300, 600, 1_200, 1_800, 3_600] as const;
-export const RETRY_WINDOW_MS = 7 * 24 * 3600 * 1000;
 /** Share of accepted updates Meta sends once more (assumed: "at least once", no published rate). */
 export const RESEND_RATE = 0.001;
 export const RESEND_DELAY_MS = [1_000, 5 * 60_000] as const;
@@ -106,9 +103,8 @@ export class MetaSender {
     }
     if (answer.status === 429) this.counts.throttled429++;
     else this.counts.serverErrors++;
-    const base = RETRY_DELAYS_S[Math.min(failures, RETRY_DELAYS_S.length - 1)] as number;
-    const delay = base * 1000 * (0.8 + 0.4 * this.#random.next());
-    if (this.#engine.now + delay - firstAt > RETRY_WINDOW_MS) {
+    const delay = retryDelayMs(failures + 1, META_RETRIES, () => this.#random.next());
+    if (this.#engine.now + delay - firstAt > META_RETRIES.windowMs) {
       this.#onDone(event);
       return;
     }

@@ -6,10 +6,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PROJECT_ROOT } from '../../cli/capacity/pipeline.ts';
+import { META_RETRIES } from '../../cli/meta-traffic/retries.ts';
 import { markdownTable } from '../../cli/tools/markdown-table.ts';
 import { BENCH_FIGURES } from './bench-figures.ts';
 import { LATENCIES } from './latency.ts';
-import { RESEND_RATE, RETRY_DELAYS_S } from './meta-sender.ts';
+import { RESEND_RATE } from './meta-sender.ts';
 import { type ScaleReport, scaleReportMarkdown } from './scale-report.ts';
 import { SCENARIO_NAMES } from './scenarios.ts';
 
@@ -64,7 +65,7 @@ function modelledMarkdown(): string {
       ],
       [
         "Meta's retry delays after a failure (assumed)",
-        `${RETRY_DELAYS_S.join(', ')} s, then hourly, ± 20 %`,
+        `${META_RETRIES.delaysMs.map((ms) => ms / 1000).join(', ')} s, then hourly, ± ${META_RETRIES.jitter * 100} %`,
         'https://developers.facebook.com/docs/whatsapp/cloud-api/guides/set-up-webhooks',
       ],
       [

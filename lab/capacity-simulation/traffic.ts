@@ -3,9 +3,9 @@
  * (a campaign, or a bot's replies), each followed by its `sent`, `delivered` and `read` statuses, and inbound
  * messages from its customers (Poisson arrivals over its conversations). One update per POST (Meta does not
  * batch; contract/capacity.ts POSTS_PER_OUTBOUND_MESSAGE). Bodies are shaped like Meta's examples
- * (cli/local/sender/webhook-bodies.ts) with one number's metadata each.
+ * (cli/meta-traffic/webhook-bodies.ts) with one number's metadata each.
  *
- * Customers are named as Meta names them since 2026 (cli/outage-drill/customers.ts): of every ten, two by their
+ * Customers are named as Meta names them since 2026 (cli/meta-traffic/customers.ts): of every ten, two by their
  * BSUID alone (a username), two by their BSUID with the phone number in every other event (by the event's
  * serial), six by their phone number, so that the message lane's conversations are keyed as they will be. Who
  * is which follows from the customer's serial, not from a draw: the seed's draws, and every figure recorded
@@ -13,14 +13,16 @@
  */
 
 import type { SeededRandom } from '../../cli/local/seeded-random.ts';
+import { type CustomerIds, customerIds, customerKindOf } from '../../cli/meta-traffic/customers.ts';
+import { nextArrivalGapMs } from '../../cli/meta-traffic/retries.ts';
 import {
-  type CustomerIds,
-  contactOf,
-  customerIds,
-  customerKindOf,
-  recipientMembers,
-  senderMembers,
-} from '../../cli/outage-drill/customers.ts';
+  messagesChange,
+  type NumberMetadata,
+  recipientNamedBy,
+  senderNamedBy,
+  statusesChange,
+  webhookPayload,
+} from '../../cli/meta-traffic/webhook-bodies.ts';
 
 export interface NumberTraffic {
   /** Index of the number (its phone_number_id is derived from it). */
@@ -57,30 +59,9 @@ const STATUS_LAGS_MS = {
 } as const;
 
 export const phoneNumberId = (index: number) => `10654035224${String(2900 + index)}`;
-const WABA_ID = '102290129340398';
 
-function envelope(index: number, value: Record<string, unknown>): string {
-  return JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: WABA_ID,
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: {
-                display_phone_number: `1555078${String(3800 + index)}`,
-                phone_number_id: phoneNumberId(index),
-              },
-              ...value,
-            },
-          },
-        ],
-      },
-    ],
-  });
+function metadataOf(index: number): NumberMetadata {
+  return { display_phone_number: `1555078${String(3800 + index)}`, phone_number_id: phoneNumberId(index) };
 }
 
 /** The ids an event of customer `serial` carries; `eventSerial` says whether a phone that comes and goes came. */
@@ -90,18 +71,14 @@ function idsOf(serial: number, eventSerial: number): CustomerIds {
 }
 
 function inboundBody(index: number, wamid: string, sender: CustomerIds, at: number): string {
-  return envelope(index, {
-    contacts: [contactOf(sender, 'Customer')],
-    messages: [
-      {
-        ...senderMembers(sender),
-        id: wamid,
-        timestamp: String(Math.floor(at / 1000)),
-        type: 'text',
-        text: { body: 'Hello, my results please' },
-      },
-    ],
-  });
+  const message = {
+    ...senderNamedBy(sender),
+    id: wamid,
+    name: 'Customer',
+    text: 'Hello, my results please',
+    timestamp: String(Math.floor(at / 1000)),
+  };
+  return JSON.stringify(webhookPayload([messagesChange([message], metadataOf(index))]));
 }
 
 function statusBody(
@@ -111,17 +88,13 @@ function statusBody(
   recipient: CustomerIds,
   at: number,
 ): string {
-  return envelope(index, {
-    statuses: [
-      {
-        id: wamid,
-        status,
-        timestamp: String(Math.floor(at / 1000)),
-        ...recipientMembers(recipient),
-        pricing: { billable: true, pricing_model: 'PMP', category: 'utility' },
-      },
-    ],
-  });
+  const update = {
+    ...recipientNamedBy(recipient),
+    id: wamid,
+    status,
+    timestamp: String(Math.floor(at / 1000)),
+  };
+  return JSON.stringify(webhookPayload([statusesChange([update], metadataOf(index))]));
 }
 
 /**
@@ -202,14 +175,16 @@ export class TrafficGenerator {
       }
       this.#sentOutbound.set(number.index, sent + outbound);
       // Poisson arrivals: exponential gaps within the second.
-      let t = startMs - Math.log(1 - this.#random.next()) * (1000 / Math.max(1e-9, number.inboundPerSecond));
+      const draw = () => this.#random.next();
+      // A number with no inbound traffic still takes its one draw, as every seed's recorded runs did.
+      let t = startMs + nextArrivalGapMs(Math.max(1e-9, number.inboundPerSecond), draw);
       while (number.inboundPerSecond > 0 && t < startMs + 1000) {
         const serial = this.#inbound++;
         const wamid = `wamid.n${number.index}.in${serial}`;
         const sender = this.#random.int(0, number.conversations - 1);
         const at = Math.round(t);
         events.push(new Update(wamid, undefined, number.index, at, sender, serial));
-        t -= Math.log(1 - this.#random.next()) * (1000 / number.inboundPerSecond);
+        t += nextArrivalGapMs(number.inboundPerSecond, draw);
       }
     }
     return events;

@@ -27,7 +27,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { PHONE_NUMBER_ID } from '../../cli/local/sender/webhook-bodies.ts';
+import { PHONE_NUMBER_ID } from '../../cli/meta-traffic/webhook-bodies.ts';
 import { conversationId } from '../../contract/lanes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../contract/metric-names.ts';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';

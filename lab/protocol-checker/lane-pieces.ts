@@ -11,7 +11,7 @@
  * rule instead, each group in a body of its own, as a receiver with that rule would enqueue them.
  */
 
-import { envelope, type InboundMessage, messagesChange } from '../../cli/local/sender/webhook-bodies.ts';
+import { envelope, type InboundMessage, messagesChange } from '../../cli/meta-traffic/webhook-bodies.ts';
 import { type FifoIds, fifoIds } from '../../functions/queue/outgoing-message.ts';
 import { type ConversationPart, splitByLane } from '../../functions/receiver/split-by-lane.ts';
 import type { PlannedBody, PlannedMessage } from './workload.ts';

@@ -15,6 +15,8 @@
  */
 
 import type { SeededRandom } from '../../cli/local/seeded-random.ts';
+import { bsuidOf, CUSTOMER_KINDS, type CustomerKind, customerIds } from '../../cli/meta-traffic/customers.ts';
+import { META_RETRIES } from '../../cli/meta-traffic/retries.ts';
 import {
   envelope,
   type InboundMessage,
@@ -22,8 +24,7 @@ import {
   type OutboundStatus,
   PHONE_NUMBER_ID,
   statusesChange,
-} from '../../cli/local/sender/webhook-bodies.ts';
-import { bsuidOf, CUSTOMER_KINDS, type CustomerKind, customerIds } from '../../cli/outage-drill/customers.ts';
+} from '../../cli/meta-traffic/webhook-bodies.ts';
 import { conversationCustomer, conversationId } from '../../contract/lanes.ts';
 
 const STATUS_TIMESTAMP = 1_749_416_400;
@@ -31,9 +32,6 @@ const MAX_EVENTS_PER_BODY = 6;
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-/** Meta retries a delivery for up to 7 days. */
-export const META_RETRY_WINDOW_MS = 7 * DAY;
 
 export type PlannedEvent = PlannedMessage | PlannedStatus;
 
@@ -189,7 +187,7 @@ function planEvents(random: SeededRandom): Map<string, PlannedEvent> {
 /** A share of outbound messages sent to a group. */
 const GROUP_SEND_RATE = 0.25;
 
-/** The ids one message of `customer` carries (cli/outage-drill/customers.ts). */
+/** The ids one message of `customer` carries (cli/meta-traffic/customers.ts). */
 function senderIds(
   customer: number,
   kind: CustomerKind,
@@ -272,7 +270,7 @@ function planMetaRetry(
     () => random.int(SECOND, 10 * SECOND),
     () => random.int(10 * SECOND, MINUTE),
     () => random.int(MINUTE, HOUR),
-    () => random.int(HOUR, META_RETRY_WINDOW_MS),
+    () => random.int(HOUR, META_RETRIES.windowMs),
   ])();
   const content = random.shuffle([...keys].map((key) => events.get(key) as PlannedEvent));
   return planBody(bodyId, content.slice(0, MAX_EVENTS_PER_BODY), firstSentAt + delay, 'meta-retry');
@@ -294,7 +292,7 @@ function moveSomeRetriesToTheLastMinutes(random: SeededRandom, bodies: PlannedBo
         .filter((other) => !last.has(other) && other.keys.some((key) => keys.has(key)))
         .map((other) => other.sendAt),
     );
-    bodies[index] = { ...body, sendAt: firstSentAt + META_RETRY_WINDOW_MS - random.int(0, 5 * MINUTE) };
+    bodies[index] = { ...body, sendAt: firstSentAt + META_RETRIES.windowMs - random.int(0, 5 * MINUTE) };
   }
 }
 

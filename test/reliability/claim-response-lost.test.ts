@@ -6,7 +6,7 @@
  */
 import '../support/quiet-logs.ts';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type InboundMessage, inboundMessages, messagesBody } from '../../cli/local/sender/webhook-bodies.ts';
+import { type InboundMessage, inboundMessages, messagesBody } from '../../cli/meta-traffic/webhook-bodies.ts';
 import { ClaimStore } from '../../functions/claims/claim-store.ts';
 import { createDocumentClient, createDynamoDbClient, createTestClaimTable } from '../support/aws-clients.ts';
 import { clientLosingFirstAnswer } from '../support/dynamodb-faults.ts';

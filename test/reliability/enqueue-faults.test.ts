@@ -8,7 +8,7 @@
  */
 import '../support/quiet-logs.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { inboundMessages, messagesBody } from '../../cli/local/sender/webhook-bodies.ts';
+import { inboundMessages, messagesBody } from '../../cli/meta-traffic/webhook-bodies.ts';
 import { ENV } from '../../contract/environment.ts';
 import { decodeSubscriberQueues, encodeSubscriberQueues } from '../../contract/subscribers.ts';
 import { recordRunIfAsked, startRun } from '../../lab/docs/reliability-run-record.ts';

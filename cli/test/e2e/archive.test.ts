@@ -14,15 +14,15 @@ import {
 } from '../../../contract/archive.ts';
 import { createEmulatorS3Client } from '../../../test/support/archive-objects.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
+import type { ArchiveObjectListing } from '../../local/stack/local-archive.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
+import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   inboundMessagesWithIds,
   messagesBody,
   privateMessagesBody,
   wamidFactory,
-} from '../../local/sender/webhook-bodies.ts';
-import type { ArchiveObjectListing } from '../../local/stack/local-archive.ts';
-import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+} from '../../meta-traffic/webhook-bodies.ts';
 
 const SECRET = 'e2e-archive-secret';
 let stack: SpawnedLocalStack;

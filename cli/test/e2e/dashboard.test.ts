@@ -13,6 +13,9 @@ import { conversationId } from '../../../contract/lanes.ts';
 import { DEFAULT_SETTINGS } from '../../../contract/settings.ts';
 import { keyedDigest } from '../../../functions/commons/log-digest.ts';
 import { launchHeadlessChromium } from '../../../test/support/headless-chromium.ts';
+import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
+import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   envelope,
   inboundMessagesWithIds,
@@ -20,10 +23,7 @@ import {
   PHONE_NUMBER_ID,
   statusesChange,
   wamidFactory,
-} from '../../local/sender/webhook-bodies.ts';
-import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
-import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+} from '../../meta-traffic/webhook-bodies.ts';
 
 const SCREENSHOT = new URL('../output/dashboard.png', import.meta.url);
 const PRIVATE_TEXT = 'please call me back about my diagnosis';

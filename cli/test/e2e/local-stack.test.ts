@@ -15,6 +15,8 @@ import type { StatusLedgerView } from '../../../functions/ledger/status-ledger.t
 import { signBody } from '../../../functions/receiver/signature.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import type { LocalStatsSnapshot } from '../../local/observe/subscriber-stats.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
+import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   envelope,
   type InboundMessage,
@@ -24,9 +26,7 @@ import {
   PHONE_NUMBER_ID,
   statusesChange,
   wamidFactory,
-} from '../../local/sender/webhook-bodies.ts';
-import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+} from '../../meta-traffic/webhook-bodies.ts';
 
 const SDK_WARNING_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
 const SECRET_A = 'e2e-app-secret-a';

@@ -21,6 +21,8 @@ import { PAUSE_TEST_TIMEOUT_MS, waitFor } from '../../../test/support/wait-for.t
 import { keysOfBody } from '../../../test/support/webhooks/event-keys.ts';
 import type { LocalInfo } from '../../local/local-stack-api.ts';
 import { readQueueCounts } from '../../local/queue-counts.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
+import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   envelope,
   inboundMessagesWithIds,
@@ -28,9 +30,7 @@ import {
   PHONE_NUMBER_ID,
   statusesBody,
   wamidFactory,
-} from '../../local/sender/webhook-bodies.ts';
-import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+} from '../../meta-traffic/webhook-bodies.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -20,16 +20,16 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import { keysOfBody } from '../../../test/support/webhooks/event-keys.ts';
 import type { LocalInfo } from '../../local/local-stack-api.ts';
+import type { ArchiveObjectListing } from '../../local/stack/local-archive.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
+import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   envelope,
   inboundMessagesWithIds,
   messagesChange,
   statusesChange,
   wamidFactory,
-} from '../../local/sender/webhook-bodies.ts';
-import type { ArchiveObjectListing } from '../../local/stack/local-archive.ts';
-import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+} from '../../meta-traffic/webhook-bodies.ts';
 import { resolveTarget, runOps } from '../../ops/run-ops.ts';
 
 const SECRET = 'replay-e2e-app-secret';

@@ -11,16 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchHeadlessChromium } from '../../../test/support/headless-chromium.ts';
 import { keysOfEnvelope } from '../../../test/support/webhooks/event-keys.ts';
 import type { LocalStatsSnapshot } from '../../local/observe/subscriber-stats.ts';
+import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
+import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   envelope,
   inboundMessagesWithIds,
   messagesChange,
   statusesChange,
   wamidFactory,
-} from '../../local/sender/webhook-bodies.ts';
-import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
-import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+} from '../../meta-traffic/webhook-bodies.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const TWO_SUBSCRIBERS = 'test/support/local-subscribers/two-subscribers.ts';

@@ -23,7 +23,7 @@ import {
   statusesValue,
   WABA_ID,
   webhookPayload,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { toQueueRecord } from './workload.ts';
 
 export type BotEventKind = 'message' | 'status';

@@ -12,7 +12,7 @@ import {
   type InboundTextMessage,
   inboundTextMessage,
   multiMessageBody,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { toQueueRecord } from './workload.ts';
 
 export interface RebatchedWorkload {

@@ -19,7 +19,7 @@ import {
   inboundTextMessage,
   reserializedMessageBody,
   singleMessageBody,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 
 export type DuplicateKind = 'in-batch' | 'cross-batch' | 'rebatched';
 

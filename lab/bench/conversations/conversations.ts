@@ -3,13 +3,13 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seededRandom } from '../../../cli/local/seeded-random.ts';
+import { spawnLocalStack } from '../../../cli/local/stack/spawn-local-stack.ts';
 import {
   type InboundTextMessage,
   outboundStatus,
   singleMessageBody,
   statusesBody,
-} from '../../../cli/local/sender/webhook-bodies.ts';
-import { spawnLocalStack } from '../../../cli/local/stack/spawn-local-stack.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { percentile, round } from '../../../cli/tools/statistics.ts';
 import { signBody } from '../../../functions/receiver/signature.ts';
 import {

@@ -8,9 +8,9 @@
  */
 import autocannon from 'autocannon';
 import { seededRandom } from '../../../cli/local/seeded-random.ts';
-import { inboundTextMessage, singleMessageBody } from '../../../cli/local/sender/webhook-bodies.ts';
 import type { EffectsView } from '../../../cli/local/stack/effects-journal.ts';
 import { spawnLocalStack } from '../../../cli/local/stack/spawn-local-stack.ts';
+import { inboundTextMessage, singleMessageBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { signBody } from '../../../functions/receiver/signature.ts';
 
 export interface EndToEndInput {

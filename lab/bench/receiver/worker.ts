@@ -17,7 +17,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda
 import { interceptLocalhostDns } from 'fauxqs';
 import { toApiGatewayV2Event } from '../../../cli/local/http/api-gateway-v2.ts';
 import { seededRandom } from '../../../cli/local/seeded-random.ts';
-import { batchedBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { batchedBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { median } from '../../../cli/tools/statistics.ts';
 import { receiverEnvironment } from '../../../contract/environment.ts';
 import { resolveSettings } from '../../../contract/settings.ts';

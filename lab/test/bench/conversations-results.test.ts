@@ -1,6 +1,6 @@
 /** The conversations bench's figures from made-up journals: handler runs, waits, order inversions. */
 import { describe, expect, it } from 'vitest';
-import { singleMessageBody, statusesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { singleMessageBody, statusesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { defineWebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import {
   foldJournal,

@@ -5,7 +5,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inboundMessages, messagesBody, statusesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { inboundMessages, messagesBody, statusesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { type ConsumerConfig, createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import type { WebhookHandlers } from '../../../functions/consumer/handler-api.ts';

@@ -17,7 +17,7 @@ import {
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toLambdaRecord } from '../../../cli/local/lambda-sqs-batch.ts';
-import { inboundMessages, messagesBody, statusesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { inboundMessages, messagesBody, statusesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { type ConsumerConfig, createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import type { StatusContext, WebhookHandlers } from '../../../functions/consumer/handler-api.ts';

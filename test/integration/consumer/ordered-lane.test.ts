@@ -16,7 +16,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { toLambdaRecord } from '../../../cli/local/lambda-sqs-batch.ts';
-import { messagesBody, PHONE_NUMBER_ID } from '../../../cli/local/sender/webhook-bodies.ts';
+import { messagesBody, PHONE_NUMBER_ID } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { conversationId } from '../../../contract/lanes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';

@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toLambdaRecord } from '../../../cli/local/lambda-sqs-batch.ts';
-import { inboundMessages, messagesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { inboundMessages, messagesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import { RetryLater } from '../../../functions/consumer/handler-api.ts';

@@ -5,7 +5,7 @@ import {
   PHONE_NUMBER_ID,
   statusesBody,
   webhookPayload,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { createConsumerHandler } from '../../../functions/consumer/create-consumer.ts';
 import type { StatusContext } from '../../../functions/consumer/handler-api.ts';
 import type { StatusObservation } from '../../../functions/ledger/status-event.ts';

@@ -6,7 +6,7 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { envelope, inboundMessages, messagesChange } from '../../../cli/local/sender/webhook-bodies.ts';
+import { envelope, inboundMessages, messagesChange } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import {
   appendKillRun,
   KILL_RUNS_PATH,

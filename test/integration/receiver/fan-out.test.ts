@@ -8,7 +8,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { interceptLocalhostDns } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readQueueCounts, totalMessages } from '../../../cli/local/queue-counts.ts';
-import { envelope, inboundMessages, messagesChange } from '../../../cli/local/sender/webhook-bodies.ts';
+import { envelope, inboundMessages, messagesChange } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { receiverEnvironment } from '../../../contract/environment.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';

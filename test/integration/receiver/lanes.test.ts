@@ -16,7 +16,7 @@ import {
   messagesChange,
   PHONE_NUMBER_ID,
   statusesChange,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { receiverEnvironment } from '../../../contract/environment.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';

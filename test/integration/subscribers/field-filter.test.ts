@@ -13,7 +13,7 @@ import {
   messagesChange,
   statusesBody,
   wamidFactory,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import type { WebhookEventContext, WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../../support/pipeline-fixture.ts';
 import {

@@ -4,7 +4,7 @@
  * records.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { envelope, inboundMessages, messagesChange } from '../../../cli/local/sender/webhook-bodies.ts';
+import { envelope, inboundMessages, messagesChange } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import type { WebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import { createPipeline, type Pipeline, restoreEnvironment } from '../../support/pipeline-fixture.ts';
 import {

@@ -14,7 +14,7 @@ import {
   statusesChange,
   WABA_ID,
   wamidFactory,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import type { InvocationReport } from '../../../cli/local/sqs-event-source.ts';
 import { createSqsClient } from '../../support/aws-clients.ts';
 import {

@@ -11,7 +11,7 @@ import {
   messagesChange,
   statusesChange,
   wamidFactory,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { defineWebhookHandlers } from '../../../functions/consumer/handler-api.ts';
 import { webhookHandlers as bot } from '../../../functions/examples/subscribers/bot.ts';
 import { webhookHandlers as crm } from '../../../functions/examples/subscribers/crm.ts';

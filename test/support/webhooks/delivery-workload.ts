@@ -15,7 +15,7 @@ import {
   messagesChange,
   type OutboundStatus,
   statusesChange,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 
 export const STATUS_SEQUENCE = ['sent', 'delivered', 'read'] as const;
 

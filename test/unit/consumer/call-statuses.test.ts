@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { envelope, statusesChange, WABA_ID } from '../../../cli/local/sender/webhook-bodies.ts';
+import { envelope, statusesChange, WABA_ID } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import type { ManagementEventContext } from '../../../functions/consumer/handler-api.ts';
 import {
   captureOutput,

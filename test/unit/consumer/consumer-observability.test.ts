@@ -10,7 +10,7 @@ import {
   messagesChange,
   statusesBody,
   statusesChange,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { keyedDigest, useLogDigestKey } from '../../../functions/commons/log-digest.ts';
 import { defineWebhookHandlers, type LogDetails } from '../../../functions/consumer/handler-api.ts';

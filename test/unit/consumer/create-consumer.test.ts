@@ -17,7 +17,7 @@ import {
 import type { Context, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { inboundMessages, messagesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { inboundMessages, messagesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { consumerEnvironment, ENV } from '../../../contract/environment.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { resolveSettings, UnsafeSettingsError } from '../../../contract/settings.ts';

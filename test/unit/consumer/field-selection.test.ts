@@ -5,7 +5,7 @@ import {
   inboundMessages,
   messagesChange,
   statusesChange,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { selectFields } from '../../../functions/consumer/field-selection.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import {

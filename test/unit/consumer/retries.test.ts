@@ -9,7 +9,7 @@ import { ChangeMessageVisibilityBatchCommand, SQSServiceException } from '@aws-s
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { inboundMessages, messagesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { inboundMessages, messagesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { backoffCeilingSeconds, backoffFloorSeconds } from '../../../contract/retry-budget.ts';
 import { DEFAULT_SETTINGS } from '../../../contract/settings.ts';
 import { logDigest } from '../../../functions/commons/log-digest.ts';

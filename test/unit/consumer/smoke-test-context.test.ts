@@ -1,6 +1,6 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { inboundMessages, messagesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { inboundMessages, messagesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { smokeBody } from '../../../cli/ops/smoke/smoke-body.ts';
 import { isSmokeTestWamid, SMOKE_TEST_WAMID_PREFIX } from '../../../contract/smoke-test.ts';
 import type { WebhookEventContext } from '../../../functions/consumer/handler-api.ts';

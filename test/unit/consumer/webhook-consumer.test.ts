@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { DeleteCommand, PutCommand, type PutCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { inboundMessages, messagesBody, statusesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { inboundMessages, messagesBody, statusesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { logDigest } from '../../../functions/commons/log-digest.ts';
 import type { WebhookEventContext } from '../../../functions/consumer/handler-api.ts';
 import {

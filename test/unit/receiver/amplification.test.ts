@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../cli/local/seeded-random.ts';
-import { metaJson, metaShapedWamid } from '../../../cli/local/sender/webhook-bodies.ts';
+import { metaJson, metaShapedWamid } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
 import {
   AMPLIFICATION_ALLOWANCE_BYTES,

@@ -1,6 +1,6 @@
 /** The receiver's archive copy (docs/design.md, "Archive"): what it hands the archive lane, and when it fails. */
 import { describe, expect, it } from 'vitest';
-import { envelope, inboundMessages, messagesChange } from '../../../cli/local/sender/webhook-bodies.ts';
+import { envelope, inboundMessages, messagesChange } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
 import type { ArchiveCopy, ArchivePort, DeliveryMeta } from '../../../functions/queue/delivery-queue-port.ts';
 import { EnqueueFailedError } from '../../../functions/queue/errors.ts';

@@ -6,7 +6,7 @@ import {
   messagesChange,
   PHONE_NUMBER_ID,
   statusesChange,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
 import { RecordingQueues } from '../../support/recording-queues.ts';
 import { deliverSigned } from '../../support/signed-delivery.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { privateMessagesBody } from '../../../cli/local/sender/webhook-bodies.ts';
+import { privateMessagesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { MAX_LOSSLESS_NESTING } from '../../../functions/events/parse-json.ts';
 import { escapeForQueue, readDelivery } from '../../../functions/receiver/read-delivery.ts';
 

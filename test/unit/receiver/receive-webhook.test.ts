@@ -7,7 +7,7 @@ import {
   messagesBody,
   messagesChange,
   privateMessagesBody,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import type { SubscriberQueue } from '../../../contract/subscribers.ts';
 import { WebhookSecretsUnavailableError } from '../../../functions/receiver/errors.ts';
 import {

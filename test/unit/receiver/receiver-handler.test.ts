@@ -14,7 +14,7 @@ import {
   PROFILE_NAME,
   privateMessagesBody,
   SENDER_PHONE,
-} from '../../../cli/local/sender/webhook-bodies.ts';
+} from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { encodeSubscriberQueues, type SubscriberQueue } from '../../../contract/subscribers.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
 import { keysOfEnvelope } from '../../support/webhooks/event-keys.ts';

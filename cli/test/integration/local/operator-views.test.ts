@@ -25,16 +25,16 @@ import { createPipelineQueues, createQuarantineQueue } from '../../../local/emul
 import type { LocalInfo, LocalSubscriberInfo } from '../../../local/local-stack-api.ts';
 import { readQueueCounts } from '../../../local/queue-counts.ts';
 import {
-  envelope,
-  inboundMessagesWithIds,
-  messagesChange,
-  wamidFactory,
-} from '../../../local/sender/webhook-bodies.ts';
-import {
   createOperatorViews,
   inProcessTarget,
   type OperatorViews,
 } from '../../../local/stack/operator-views.ts';
+import {
+  envelope,
+  inboundMessagesWithIds,
+  messagesChange,
+  wamidFactory,
+} from '../../../meta-traffic/webhook-bodies.ts';
 import { UsageError } from '../../../ops/errors.ts';
 import { runOps } from '../../../ops/run-ops.ts';
 import type { OpsTarget } from '../../../ops/target/ops-target.ts';

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { defineWebhookHandlers } from '../../../../functions/consumer/handler-api.ts';
 import { sqsEvent } from '../../../../test/support/consumer-harness.ts';
 import { createLambdaContext } from '../../../local/lambda-context.ts';
-import { messagesBody } from '../../../local/sender/webhook-bodies.ts';
 import { createLocalConsumer, SubscriberModuleError } from '../../../local/stack/consumer-runtime.ts';
 import { readLocalConfig } from '../../../local/stack/local-config.ts';
 import { projectModules } from '../../../local/stack/project-modules.ts';
+import { messagesBody } from '../../../meta-traffic/webhook-bodies.ts';
 
 const ROOT = new URL('../../../../', import.meta.url).pathname;
 const compiled = (path: string) => ({ path, import: () => projectModules(ROOT).import(path) });

@@ -65,7 +65,7 @@ import {
   inboundMessagesWithIds,
   messagesBody,
   statusesBody,
-} from '../../../local/sender/webhook-bodies.ts';
+} from '../../../meta-traffic/webhook-bodies.ts';
 import { OpsError } from '../../../ops/errors.ts';
 import { runOps } from '../../../ops/run-ops.ts';
 import { resolveStackTarget, type StackClients } from '../../../ops/target/stack-target.ts';

@@ -4,10 +4,11 @@ import { extractEvents } from '../../../../functions/events/extract-events.ts';
 import type { WebhookEvent } from '../../../../functions/events/types.ts';
 import { seededRandom } from '../../../local/seeded-random.ts';
 import {
-  COMPRESSED_META_RETRIES,
+  compressedMetaRetries,
+  META_RETRIES,
   nextArrivalGapMs,
   retryDelayMs,
-} from '../../../outage-drill/meta-retries.ts';
+} from '../../../meta-traffic/retries.ts';
 import { CUSTOMERS, TrafficGenerator, webhookBody } from '../../../outage-drill/traffic.ts';
 import { judge } from '../../../outage-drill/verdict.ts';
 
@@ -88,16 +89,26 @@ describe('TrafficGenerator', () => {
 
 describe('Meta-style retries', () => {
   it('retry with decreasing frequency, up to the cap', () => {
-    const noJitter = { ...COMPRESSED_META_RETRIES, jitter: 0 };
+    const noJitter = { ...compressedMetaRetries(1_000, 16_000), jitter: 0 };
     expect([1, 2, 3, 4, 5, 6, 7].map((n) => retryDelayMs(n, noJitter))).toEqual([
       1_000, 2_000, 4_000, 8_000, 16_000, 16_000, 16_000,
     ]);
+    expect(compressedMetaRetries(500, 4_000).delaysMs).toEqual([500, 1_000, 2_000, 4_000]);
+    expect(compressedMetaRetries(1_000, 10_000).delaysMs).toEqual([1_000, 2_000, 4_000, 8_000, 10_000]);
+  });
+
+  it("the assumed schedule: minutes apart, then hourly, within Meta's seven days", () => {
+    const noJitter = { ...META_RETRIES, jitter: 0 };
+    expect([1, 2, 8, 9, 100].map((n) => retryDelayMs(n, noJitter) / 1000)).toEqual([
+      15, 60, 3_600, 3_600, 3_600,
+    ]);
+    expect(META_RETRIES.windowMs).toBe(7 * 24 * 3600 * 1000);
   });
 
   it('jitter stays within its bounds', () => {
     const random = seededRandom(3);
     for (let i = 0; i < 1000; i++) {
-      const delay = retryDelayMs(2, COMPRESSED_META_RETRIES, random);
+      const delay = retryDelayMs(2, compressedMetaRetries(1_000, 16_000), random);
       expect(delay).toBeGreaterThanOrEqual(1_600);
       expect(delay).toBeLessThanOrEqual(2_400);
     }

@@ -13,7 +13,7 @@ import {
   inboundMessagesWithIds,
   messagesChange,
   statusesChange,
-} from '../../../../local/sender/webhook-bodies.ts';
+} from '../../../../meta-traffic/webhook-bodies.ts';
 import type { ArchivePosition } from '../../../../ops/adapters/archive-reader.ts';
 import type { ClaimView } from '../../../../ops/inspect/claim-view.ts';
 import { ReplayCursorStore } from '../../../../ops/replay/replay-cursor.ts';

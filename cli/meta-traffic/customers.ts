@@ -50,27 +50,11 @@ export function customerIds(
   return kind === 'phone-comes-and-goes' && phoneCame ? { phone: customer.phone, ...named } : named;
 }
 
-/** An inbound message's sender members: `from` when the phone number came, `from_user_id` with a BSUID. */
-export function senderMembers(ids: CustomerIds): { from?: string; from_user_id?: string } {
-  return {
-    ...(ids.phone !== undefined && { from: ids.phone }),
-    ...(ids.bsuid !== undefined && { from_user_id: ids.bsuid }),
-  };
-}
-
 /** The message's contact, as Meta lists it: `wa_id` only when the phone number came. */
 export function contactOf(ids: CustomerIds, name: string): Record<string, unknown> {
   return {
     profile: { name, ...(ids.username !== undefined && { username: ids.username }) },
     ...(ids.phone !== undefined && { wa_id: ids.phone }),
     ...(ids.bsuid !== undefined && { user_id: ids.bsuid }),
-  };
-}
-
-/** A one-to-one status's recipient members: `recipient_id` when the phone number came, `recipient_user_id`. */
-export function recipientMembers(ids: CustomerIds): { recipient_id?: string; recipient_user_id?: string } {
-  return {
-    ...(ids.phone !== undefined && { recipient_id: ids.phone }),
-    ...(ids.bsuid !== undefined && { recipient_user_id: ids.bsuid }),
   };
 }

@@ -1,10 +1,11 @@
 /**
- * Builders of WhatsApp Cloud API webhook bodies for the tests and the benchmarks, shaped like Meta's examples:
+ * The house's one builder of WhatsApp Cloud API webhook bodies, for every tool that plays Meta (the tests, the
+ * benchmarks, the outage drill, the protocol checker, the capacity simulation), shaped like Meta's examples:
  * a WABA entry, `messages` changes with metadata, contacts and text messages, or delivery statuses with
  * pricing. They carry names, phone numbers and message texts, so that tests can check none of them leaks into
  * logs. The random builders are deterministic for a given random source.
  */
-import { contactOf } from '../../outage-drill/customers.ts';
+import { type CustomerIds, contactOf } from './customers.ts';
 
 export const DISPLAY_PHONE_NUMBER = '15550783881';
 export const PHONE_NUMBER_ID = '106540352242922';
@@ -49,13 +50,35 @@ export interface OutboundStatus {
   readonly conversationId?: string;
 }
 
-const METADATA = { display_phone_number: DISPLAY_PHONE_NUMBER, phone_number_id: PHONE_NUMBER_ID };
+/** The business number a `messages` change is about. */
+export interface NumberMetadata {
+  readonly display_phone_number: string;
+  readonly phone_number_id: string;
+}
+
+const METADATA: NumberMetadata = {
+  display_phone_number: DISPLAY_PHONE_NUMBER,
+  phone_number_id: PHONE_NUMBER_ID,
+};
+
+/** An inbound message's sender fields for a customer named by `ids` (customers.ts). */
+export function senderNamedBy(ids: CustomerIds): Pick<InboundMessage, 'from' | 'userId' | 'username'> {
+  return { from: ids.phone, userId: ids.bsuid, username: ids.username };
+}
+
+/** A one-to-one status's recipient fields for a customer named by `ids` (customers.ts). */
+export function recipientNamedBy(ids: CustomerIds): Pick<OutboundStatus, 'recipientId' | 'recipientUserId'> {
+  return { recipientId: ids.phone, recipientUserId: ids.bsuid };
+}
 
 /** The `value` of a `messages` change holding inbound text messages (several: a batched delivery). */
-export function messagesValue(messages: readonly InboundMessage[]): object {
+export function messagesValue(
+  messages: readonly InboundMessage[],
+  metadata: NumberMetadata = METADATA,
+): Record<string, unknown> {
   return {
     messaging_product: 'whatsapp',
-    metadata: METADATA,
+    metadata,
     contacts: contactsOf(messages),
     messages: messages.map((m) => ({
       ...(m.from !== undefined && { from: m.from }),
@@ -90,10 +113,13 @@ function contactsOf(messages: readonly InboundMessage[]): object[] {
 }
 
 /** The `value` of a `messages` change holding delivery statuses of outbound messages. */
-export function statusesValue(statuses: readonly OutboundStatus[]): object {
+export function statusesValue(
+  statuses: readonly OutboundStatus[],
+  metadata: NumberMetadata = METADATA,
+): Record<string, unknown> {
   return {
     messaging_product: 'whatsapp',
-    metadata: METADATA,
+    metadata,
     statuses: statuses.map((s) => ({
       id: s.id,
       status: s.status,
@@ -115,12 +141,12 @@ export function statusesValue(statuses: readonly OutboundStatus[]): object {
   };
 }
 
-export function messagesChange(messages: readonly InboundMessage[]): object {
-  return { field: 'messages', value: messagesValue(messages) };
+export function messagesChange(messages: readonly InboundMessage[], metadata?: NumberMetadata): object {
+  return { field: 'messages', value: messagesValue(messages, metadata) };
 }
 
-export function statusesChange(statuses: readonly OutboundStatus[]): object {
-  return { field: 'messages', value: statusesValue(statuses) };
+export function statusesChange(statuses: readonly OutboundStatus[], metadata?: NumberMetadata): object {
+  return { field: 'messages', value: statusesValue(statuses, metadata) };
 }
 
 /** The whole webhook payload: one WABA entry (`id` WABA_ID unless `entry` names another) holding `changes`. */
