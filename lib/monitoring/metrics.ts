@@ -25,6 +25,9 @@ import {
 } from '../../contract/metric-names.ts';
 
 /** Every known value of the `Field` dimension: the three kinds of `messages`, then the management fields. */
+/** SQS's CloudWatch metric of sends a FIFO queue deduplicated (AWS/SQS, by QueueName). */
+export const SQS_DEDUPLICATED_SENDS_METRIC = 'NumberOfDeduplicatedSentMessages';
+
 export const ALL_FIELD_DIMENSIONS: readonly string[] = [...MESSAGES_FIELD_DIMENSIONS, ...MANAGEMENT_FIELDS];
 
 /**
@@ -124,19 +127,43 @@ function metricId(prefix: string, field: string): string {
 /**
  * 100 × duplicates / (fresh + duplicates) for one field (docs/design.md §5). `FILL(…, 0)` turns a period in which only
  * one of the two counts was emitted into a real 0 instead of a gap; a period with no events at all stays
- * empty (the division is undefined, not 0 %).
+ * empty (the division is undefined, not 0 %). With `absorbedByQueue` (the message lane's FIFO queue's
+ * `NumberOfDeduplicatedSentMessages`), the repeats the queue absorbed before any claim saw them count as
+ * duplicates too.
  */
-export function duplicateRatePercent(field: string, window: ConsumerMetricWindow): MathExpression {
+export function duplicateRatePercent(
+  field: string,
+  window: ConsumerMetricWindow,
+  absorbedByQueue?: IMetric,
+): MathExpression {
   const fresh = metricId('fresh', field);
   const duplicate = metricId('dup', field);
+  const absorbed = metricId('absorbed', field);
+  const duplicates =
+    absorbedByQueue === undefined
+      ? `FILL(${duplicate}, 0)`
+      : `(FILL(${duplicate}, 0) + FILL(${absorbed}, 0))`;
   return new MathExpression({
-    expression: `100 * FILL(${duplicate}, 0) / (FILL(${fresh}, 0) + FILL(${duplicate}, 0))`,
+    expression: `100 * ${duplicates} / (FILL(${fresh}, 0) + ${duplicates})`,
     usingMetrics: {
       [fresh]: consumerFieldMetric(ConsumerFieldMetric.EventsFresh, field, window),
       [duplicate]: consumerFieldMetric(ConsumerFieldMetric.EventsDuplicate, field, window),
+      ...(absorbedByQueue !== undefined && { [absorbed]: absorbedByQueue }),
     },
-    label: `${field} duplicate %`,
+    label: absorbedByQueue === undefined ? `${field} duplicate %` : `${field} duplicate % (claims and queue)`,
     period: window.period,
+  });
+}
+
+/**
+ * Sends the message lane's FIFO queue accepted and did not enqueue: repeats of an event within its 5-minute
+ * deduplication window, absorbed before any claim saw them (SQS's own metric).
+ */
+export function absorbedByFifoQueue(queue: IQueue, window: MetricWindow): IMetric {
+  return queue.metric(SQS_DEDUPLICATED_SENDS_METRIC, {
+    statistic: Stats.SUM,
+    period: window.period,
+    label: 'message: absorbed by the FIFO queue',
   });
 }
 

@@ -33,6 +33,7 @@ import {
 import type { ResolvedThresholds } from './alarms.ts';
 import { ARCHIVE_BACKLOG_AGE_SECONDS, type ArchiveAlarmSources } from './archive-alarms.ts';
 import {
+  absorbedByFifoQueue,
   claimTableSystemErrors,
   claimTableThrottledWrites,
   combinedHandlerErrorRatePercent,
@@ -251,15 +252,20 @@ function subscriberRow(
   const mine = { ...window, subscriber: name };
   const oneMinute = { period: Duration.minutes(1) };
   const percent = { min: 0, max: 100, showUnits: false };
+  const absorbed =
+    sources.messageLane === undefined ? undefined : absorbedByFifoQueue(sources.messageLane.queue, window);
   return [
     new GraphWidget({
-      title: `${name}: fresh, duplicate and filtered-out events per field; duplicate %`,
+      title: `${name}: fresh, duplicate and filtered-out events per field, and repeats the message lane's queue absorbed; duplicate %`,
       left: [
         perFieldSearch(ConsumerFieldMetric.EventsFresh, mine),
         perFieldSearch(ConsumerFieldMetric.EventsDuplicate, mine),
         perFieldSearch(ConsumerFieldMetric.EventsFilteredOut, mine),
+        ...(absorbed === undefined ? [] : [absorbed]),
       ],
-      right: MESSAGES_FIELD_DIMENSIONS.map((field) => duplicateRatePercent(field, mine)),
+      right: MESSAGES_FIELD_DIMENSIONS.map((field) =>
+        duplicateRatePercent(field, mine, field === 'message' ? absorbed : undefined),
+      ),
       leftYAxis: { min: 0 },
       rightYAxis: percent,
       width: QUARTER,

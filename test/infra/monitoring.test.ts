@@ -459,6 +459,29 @@ describe('dashboard', () => {
     ]);
   });
 
+  it("counts the repeats the message lane's FIFO queue absorbed beside the claims' duplicates, and in the message duplicate %", () => {
+    const rows = rowsOf(
+      "default: fresh, duplicate and filtered-out events per field, and repeats the message lane's queue absorbed; duplicate %",
+    );
+    expect(rows).toContainEqual([
+      'AWS/SQS',
+      'NumberOfDeduplicatedSentMessages',
+      'QueueName',
+      'TOKEN',
+      expect.objectContaining({ label: 'message: absorbed by the FIFO queue', id: 'absorbed_message' }),
+    ]);
+    const messageRate = rows.find((row) =>
+      row.some((part) => (part as { label?: string })?.label === 'message duplicate % (claims and queue)'),
+    );
+    expect(JSON.stringify(messageRate)).toContain(
+      '100 * (FILL(dup_message, 0) + FILL(absorbed_message, 0)) / (FILL(fresh_message, 0) + (FILL(dup_message, 0) + FILL(absorbed_message, 0)))',
+    );
+    const statusRate = rows.find((row) =>
+      row.some((part) => (part as { label?: string })?.label === 'status duplicate %'),
+    );
+    expect(JSON.stringify(statusRate)).not.toContain('absorbed');
+  });
+
   it('shows claim failures and malformed parts', () => {
     const names = (title: string) => rowsOf(title).map((row) => row[1]);
     expect(

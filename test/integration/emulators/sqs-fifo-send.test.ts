@@ -3,7 +3,8 @@
  * one group are stored in batch order; a deduplication id seen within 5 minutes is absorbed, answered as a
  * success with the original message id; its scope is the queue by default and the message group in
  * high-throughput mode (`DeduplicationScope: messageGroup`), where the same id in two groups names two
- * messages. fauxqs 1.9.2 deduplicated per queue whatever the scope: patched (patches/fauxqs+1.9.2.patch).
+ * messages. fauxqs 1.9.2 deduplicated per queue whatever the scope, and counted no absorbed send (CloudWatch's
+ * `NumberOfDeduplicatedSentMessages`): both patched (cli/patches/fauxqs+1.9.2.patch).
  */
 import {
   CreateQueueCommand,
@@ -15,7 +16,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readQueueCounts, totalMessages } from '../../../cli/local/queue-counts.ts';
-import { createSqsClient, uniqueName } from '../../support/aws-clients.ts';
+import { createSqsClient, sqsEndpoint, uniqueName } from '../../support/aws-clients.ts';
 
 let sqs: SQSClient;
 
@@ -56,6 +57,13 @@ const send = (queueUrl: string, group: string, deduplicationId: string, body: st
 
 const depth = async (queueUrl: string) => totalMessages(await readQueueCounts(sqs, queueUrl));
 
+/** fauxqs's own inspection of a queue (patched to carry what CloudWatch's NumberOfDeduplicatedSentMessages counts). */
+async function deduplicatedSends(queueUrl: string): Promise<number> {
+  const name = new URL(queueUrl).pathname.split('/').pop() ?? '';
+  const response = await fetch(`${sqsEndpoint()}/_fauxqs/queues/${encodeURIComponent(name)}`);
+  return ((await response.json()) as { deduplicatedSentMessages: number }).deduplicatedSentMessages;
+}
+
 async function receiveAll(queueUrl: string): Promise<Message[]> {
   const { Messages = [] } = await sqs.send(
     new ReceiveMessageCommand({
@@ -83,6 +91,7 @@ describe('FIFO sends on the SQS emulator', () => {
     expect(batch.Successful?.map((entry) => entry.MessageId)).toEqual([first.MessageId]);
     expect(batch.Failed ?? []).toEqual([]);
     expect(await depth(queueUrl)).toBe(1);
+    expect(await deduplicatedSends(queueUrl)).toBe(2);
   });
 
   it('deduplicates per message group in high-throughput mode', async () => {
@@ -91,6 +100,7 @@ describe('FIFO sends on the SQS emulator', () => {
     await send(queueUrl, 'b', 'same', 'in b');
     await send(queueUrl, 'a', 'same', 'in a again');
     expect(await depth(queueUrl)).toBe(2);
+    expect(await deduplicatedSends(queueUrl)).toBe(1);
     const bodies = (await receiveAll(queueUrl)).map((message) => message.Body).sort();
     expect(bodies).toEqual(['in a', 'in b']);
   });
