@@ -21,13 +21,11 @@ import {
   type ReceiverMetricName,
   SERVICE_DIMENSION,
   SERVICE_NAME,
+  SQS_DEDUPLICATED_SENDS_METRIC,
   SUBSCRIBER_DIMENSION,
 } from '../../contract/metric-names.ts';
 
 /** Every known value of the `Field` dimension: the three kinds of `messages`, then the management fields. */
-/** SQS's CloudWatch metric of sends a FIFO queue deduplicated (AWS/SQS, by QueueName). */
-export const SQS_DEDUPLICATED_SENDS_METRIC = 'NumberOfDeduplicatedSentMessages';
-
 export const ALL_FIELD_DIMENSIONS: readonly string[] = [...MESSAGES_FIELD_DIMENSIONS, ...MANAGEMENT_FIELDS];
 
 /**

@@ -64,9 +64,10 @@ export function dashboardHtml(): string {
 </header>
 <section class="tiles">
   <div class="tile"><div class="label">Fresh events</div><div class="value" id="tile-fresh">0</div></div>
-  <div class="tile"><div class="label">Duplicates skipped</div><div class="value" id="tile-duplicates">0</div></div>
-  <div class="tile"><div class="label">Duplicate rate</div><div class="value" id="tile-rate">0 %</div></div>
-  <div class="tile"><div class="label">Deliveries accepted</div><div class="value" id="tile-accepted">0</div></div>
+  <div class="tile"><div class="label">Duplicates skipped by claims</div><div class="value" id="tile-duplicates">0</div></div>
+  <div class="tile" title="A repeat within 5 minutes never reaches a claim: the message lane's FIFO queue drops it (SQS's NumberOfDeduplicatedSentMessages)"><div class="label">Duplicates absorbed by the FIFO queue</div><div class="value" id="tile-absorbed">0</div></div>
+  <div class="tile"><div class="label">Duplicate rate (claims and queue)</div><div class="value" id="tile-rate">0 %</div></div>
+  <div class="tile"><div class="label">Deliveries accepted (each holds one or more events)</div><div class="value" id="tile-accepted">0</div></div>
   <div class="tile"><div class="label">Queue backlog</div><div class="value" id="tile-backlog">0</div></div>
   <div class="tile"><div class="label">DLQ depth</div><div class="value" id="tile-dlq">0</div></div>
   <div class="tile"><div class="label">Quarantined</div><div class="value" id="tile-quarantine">0</div></div>
@@ -74,7 +75,7 @@ export function dashboardHtml(): string {
 </section>
 <section class="card subscribers">
   <h2>Subscribers</h2>
-  <table><thead><tr><th>subscriber</th><th>fields</th><th>effects</th><th>fresh</th><th>duplicates skipped</th><th>backlog</th><th>in flight</th><th>DLQ</th></tr></thead><tbody id="subscribers"></tbody></table>
+  <table><thead><tr><th>subscriber</th><th>fields</th><th>effects</th><th>fresh</th><th>duplicates skipped</th><th>absorbed by queue</th><th>backlog</th><th>in flight</th><th>DLQ</th></tr></thead><tbody id="subscribers"></tbody></table>
 </section>
 <section class="card lanes">
   <h2>Lanes: wait before the handler (last minute) and oldest message</h2>
@@ -203,11 +204,12 @@ function renderSubscribers(subscribers) {
         s.effects,
         sumFields(s.totals.byField, 'fresh'),
         sumFields(s.totals.byField, 'duplicate'),
+        s.totals.absorbedByQueue,
         s.queue ? s.queue.backlog : '–',
         s.queue ? s.queue.inFlight : '–',
         s.queue ? s.queue.dlq : '–',
       ],
-      ['name', 'fields', 'number effects', 'number fresh', 'number duplicates', 'number', 'number', 'number'],
+      ['name', 'fields', 'number effects', 'number fresh', 'number duplicates', 'number absorbed', 'number', 'number', 'number'],
     );
     row.dataset.subscriber = name;
     return row;
@@ -252,9 +254,13 @@ function render(stats) {
   const fields = Object.keys(stats.totals.byField).sort();
   const fresh = sumFields(stats.totals.byField, 'fresh');
   const duplicates = sumFields(stats.totals.byField, 'duplicate');
+  const absorbed = stats.totals.absorbedByQueue;
+  const repeats = duplicates + absorbed;
   document.getElementById('tile-fresh').textContent = fresh;
   document.getElementById('tile-duplicates').textContent = duplicates;
-  document.getElementById('tile-rate').textContent = (fresh + duplicates === 0 ? 0 : (100 * duplicates) / (fresh + duplicates)).toFixed(1) + ' %';
+  document.getElementById('tile-absorbed').textContent = absorbed;
+  document.getElementById('tile-rate').textContent = (fresh + repeats === 0 ? 0 : (100 * repeats) / (fresh + repeats)).toFixed(1) + ' %';
+  document.body.dataset.absorbedByQueue = String(absorbed);
   document.getElementById('tile-accepted').textContent = stats.totals.counters.DeliveriesAccepted || 0;
   document.getElementById('tile-backlog').textContent = stats.queue ? stats.queue.backlog : '–';
   document.getElementById('tile-dlq').textContent = stats.queue ? stats.queue.dlq : '–';

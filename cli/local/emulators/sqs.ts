@@ -18,6 +18,11 @@ export interface SqsEmulator {
    * from fauxqs's own inspection, which neither receives nor hides a message, and never returns a body.
    */
   oldestMessageSentAt(queueUrl: string): number | undefined;
+  /**
+   * The sends a FIFO queue accepted and did not enqueue (a repeat of a deduplication id within 5 minutes), since
+   * it was created: CloudWatch's `NumberOfDeduplicatedSentMessages`, from fauxqs's inspection (patched).
+   */
+  deduplicatedSentMessages(queueUrl: string): number;
   stop(): Promise<void>;
 }
 
@@ -28,9 +33,11 @@ export async function startSqsEmulator(options: { port?: number } = {}): Promise
   return {
     endpoint: server.address,
     port: server.port,
+    deduplicatedSentMessages(queueUrl) {
+      return server.inspectQueue(queueName(queueUrl))?.deduplicatedSentMessages ?? 0;
+    },
     oldestMessageSentAt(queueUrl) {
-      const name = decodeURIComponent(new URL(queueUrl).pathname.split('/').pop() ?? '');
-      const messages = server.inspectQueue(name)?.messages;
+      const messages = server.inspectQueue(queueName(queueUrl))?.messages;
       if (messages === undefined) return undefined;
       let oldest: number | undefined;
       for (const message of [
@@ -47,6 +54,10 @@ export async function startSqsEmulator(options: { port?: number } = {}): Promise
       return stopping;
     },
   };
+}
+
+function queueName(queueUrl: string): string {
+  return decodeURIComponent(new URL(queueUrl).pathname.split('/').pop() ?? '');
 }
 
 export interface PipelineQueueNames {

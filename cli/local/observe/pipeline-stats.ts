@@ -8,6 +8,7 @@ import {
   ConsumerMetric,
   FIELD_DIMENSION,
   ReceiverMetric,
+  SQS_DEDUPLICATED_SENDS_METRIC,
 } from 'whatsapp-webhook-dedup/contract/metric-names';
 import type { InvocationReport } from '../sqs-event-source.ts';
 import type { MetricPoint } from './emf.ts';
@@ -67,6 +68,8 @@ export interface StatsSnapshot {
     readonly meanWaitMs: number;
     readonly invocations: number;
     readonly meanInvocationMs: number;
+    /** Repeats the message lane's FIFO queue absorbed before any claim saw them (SQS_DEDUPLICATED_SENDS_METRIC). */
+    readonly absorbedByQueue: number;
   };
   readonly queue: QueueSample | undefined;
   /** One bucket per second, oldest first; seconds without activity are filled in. */
@@ -85,6 +88,7 @@ const KNOWN_COUNTERS = new Set<string>([
   ...Object.values(ConsumerMetric),
   ...Object.values(ReceiverMetric),
   ...Object.values(ConsumerFieldMetric),
+  SQS_DEDUPLICATED_SENDS_METRIC,
 ]);
 
 export class PipelineStats {
@@ -183,6 +187,7 @@ export class PipelineStats {
         meanWaitMs: totals.records === 0 ? 0 : totals.waitMsSum / totals.records,
         invocations: totals.invocations,
         meanInvocationMs: totals.invocations === 0 ? 0 : totals.invocationMsSum / totals.invocations,
+        absorbedByQueue: totals.counters[SQS_DEDUPLICATED_SENDS_METRIC] ?? 0,
       },
       queue: this.#queue,
       series,

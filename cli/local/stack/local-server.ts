@@ -27,7 +27,7 @@ import { createLambdaContext } from '../lambda-context.ts';
 import type { LocalInfo } from '../local-stack-api.ts';
 import type { LocalStatsSnapshot } from '../observe/subscriber-stats.ts';
 import type { ConsumerPoller } from './consumer-poller.ts';
-import type { EffectsView } from './effects-journal.ts';
+import type { EffectEntry, EffectsView } from './effects-journal.ts';
 import { type FaultSwitch, InvalidFaultsError } from './fault-switch.ts';
 import type { ArchiveObjectListing } from './local-archive.ts';
 import type { OperatorViews } from './operator-views.ts';
@@ -43,16 +43,26 @@ export type LocalLedgerView =
   | (StatusLedgerView & { readonly participants: readonly StatusLedgerView[] })
   | { readonly wamid: string; readonly participants: readonly StatusLedgerView[] };
 
-/** One subscriber's effects, and the duplicates its consumer skipped. */
+/** One subscriber's effects, and the duplicates its consumer skipped and its message lane's queue absorbed. */
 export interface SubscriberEffectsView extends EffectsView {
+  /** Repeats a claim caught: the handler was not called. */
   readonly duplicatesSkipped: number;
+  /** Repeats the message lane's FIFO queue absorbed within 5 minutes, before any claim saw them. */
+  readonly duplicatesAbsorbedByQueue: number;
+}
+
+/** A key's effects over every subscriber: `count` in all, `bySubscriber` each one's (one each is no double effect). */
+export interface SummedEffectEntry extends EffectEntry {
+  readonly bySubscriber: Readonly<Record<string, number>>;
 }
 
 /**
  * `/local/effects`: `total` and `effects` summed over every subscriber (a key two subscribers effected counts
- * 2), which with a single subscriber are its own; `subscribers` holds each one's.
+ * 2, with 1 for each in `bySubscriber`); `subscribers` holds each one's.
  */
-export interface LocalEffectsView extends EffectsView {
+export interface LocalEffectsView {
+  readonly total: number;
+  readonly effects: readonly SummedEffectEntry[];
   readonly subscribers: Readonly<Record<string, SubscriberEffectsView>>;
 }
 

@@ -18,7 +18,11 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { interceptLocalhostDns } from 'fauxqs';
 import { consumerEnvironment, ENV, receiverEnvironment } from 'whatsapp-webhook-dedup/contract/environment';
 import { LANE_DIMENSION, type LaneName, redriveMaxReceiveCount } from 'whatsapp-webhook-dedup/contract/lanes';
-import { ConsumerLaneMetric, SUBSCRIBER_DIMENSION } from 'whatsapp-webhook-dedup/contract/metric-names';
+import {
+  ConsumerLaneMetric,
+  SQS_DEDUPLICATED_SENDS_METRIC,
+  SUBSCRIBER_DIMENSION,
+} from 'whatsapp-webhook-dedup/contract/metric-names';
 import type { PipelineSettings } from 'whatsapp-webhook-dedup/contract/settings';
 import {
   DEFAULT_SUBSCRIBER_NAME,
@@ -38,12 +42,17 @@ import {
 } from '../emulators/sqs.ts';
 import type { LocalInfo, LocalSubscriberInfo } from '../local-stack-api.ts';
 import { parseEmf, parseJsonLine } from '../observe/emf.ts';
+import {
+  countInvocationEvents,
+  type InvocationEvents,
+  summariseInvocation,
+} from '../observe/invocation-summary.ts';
 import { type LaneQueueSample, LaneStats } from '../observe/lane-stats.ts';
 import type { QueueSample } from '../observe/pipeline-stats.ts';
 import { type StdoutTap, tapStdout } from '../observe/stdout-tap.ts';
 import { SubscriberStats } from '../observe/subscriber-stats.ts';
 import { readQueueCounts } from '../queue-counts.ts';
-import { createSqsEventSource, type InvocationReport, type SqsEventSource } from '../sqs-event-source.ts';
+import { createSqsEventSource, type SqsEventSource } from '../sqs-event-source.ts';
 import type { ConsumerPoller } from './consumer-poller.ts';
 import type { LocalConsumerModule } from './consumer-runtime.ts';
 import {
@@ -52,7 +61,7 @@ import {
   importSubscriberHandlers,
   withLocalEffects,
 } from './consumer-runtime.ts';
-import { type EffectEntry, EffectsJournal } from './effects-journal.ts';
+import { EffectsJournal } from './effects-journal.ts';
 import { FaultSwitch } from './fault-switch.ts';
 import { ledgerParticipants } from './ledger-participants.ts';
 import { startLocalArchive } from './local-archive.ts';
@@ -65,6 +74,7 @@ import {
   listenLocalServer,
   type ReceiverHandler,
   type SubscriberEffectsView,
+  type SummedEffectEntry,
 } from './local-server.ts';
 import type { LocalSubscribers } from './local-subscribers.ts';
 import { createOperatorViews, inProcessTarget } from './operator-views.ts';
@@ -280,6 +290,8 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     // Which subscriber's consumer, and which of its lanes, printed a line: every consumer invocation runs
     // inside its own scope.
     const invoked = new AsyncLocalStorage<InvocationScope>();
+    /** Each running invocation's scope, by request id, for its summary line. */
+    const scopes = new Map<string, InvocationScope>();
     const tap: StdoutTap = tapStdout({
       onLine: (line) => observeHandlerOutput(line, stats, laneStats, invoked.getStore()),
       echo: (line) => config.verbose || !isRoutineHandlerOutput(line),
@@ -319,16 +331,21 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         const eventSource: SqsEventSource = createSqsEventSource({
           sqs,
           queueUrl: laneQueueUrls.queueUrl,
-          handler: (event, context) =>
-            invoked.run({ subscriber: name, lane }, () => consumer(event, context)),
+          handler: (event, context) => {
+            const scope: InvocationScope = { subscriber: name, lane, fresh: 0, duplicates: 0 };
+            scopes.set(context.awsRequestId, scope);
+            return invoked.run(scope, () => consumer(event, context));
+          },
           batchSize: laneSettings.batchSize,
           maxBatchingWindowSeconds: laneSettings.maxBatchingWindowSeconds,
           functionTimeoutSeconds: laneSettings.consumerTimeoutSeconds,
           pollers: laneSettings.maxConcurrency,
           functionName,
           onInvocation: (report) => {
+            const scope = scopes.get(report.awsRequestId);
+            scopes.delete(report.awsRequestId);
             stats.addInvocation(report, name);
-            if (!config.verbose) log(summariseInvocation(functionName, report));
+            if (!config.verbose) log(summariseInvocation(functionName, report, scope));
           },
           log,
         });
@@ -371,7 +388,11 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     }
 
     const sampler = startQueueSampler(
-      { sqs, oldestMessageSentAt: (url) => sqsEmulator.oldestMessageSentAt(url) },
+      {
+        sqs,
+        oldestMessageSentAt: (url) => sqsEmulator.oldestMessageSentAt(url),
+        deduplicatedSentMessages: (url) => sqsEmulator.deduplicatedSentMessages(url),
+      },
       running,
       quarantineQueueUrl,
       { stats, laneStats },
@@ -520,12 +541,13 @@ function lanesPoller(lanes: readonly RunningLane[]): ConsumerPoller {
 }
 
 /**
- * Each subscriber's effects, and all of them summed (a single subscriber's, when it is the only one); a key's
- * summed `startedAt`/`endedAt` are those of its earliest effect among the subscribers.
+ * Each subscriber's effects, and all of them summed (a single subscriber's, when it is the only one), each key
+ * with its count per subscriber: two subscribers effecting one key is one effect each, not a double effect. A
+ * key's summed `startedAt`/`endedAt` are those of its earliest effect among the subscribers.
  */
 function effectsView(running: readonly RunningSubscriber[], stats: SubscriberStats): LocalEffectsView {
   const perSubscriber = stats.snapshot(Math.floor(Date.now() / 1000)).subscribers;
-  const summed = new Map<string, EffectEntry>();
+  const summed = new Map<string, SummedEffectEntry>();
   let total = 0;
   const subscribers: Record<string, SubscriberEffectsView> = {};
   for (const { subscriber, journal } of running) {
@@ -533,19 +555,21 @@ function effectsView(running: readonly RunningSubscriber[], stats: SubscriberSta
     total += view.total;
     for (const entry of view.effects) {
       const seen = summed.get(entry.key);
-      if (seen === undefined) {
-        summed.set(entry.key, entry);
-        continue;
-      }
+      const bySubscriber = { ...seen?.bySubscriber, [subscriber.name]: entry.count };
       const earlier =
-        entry.startedAt !== undefined && (seen.startedAt === undefined || entry.startedAt < seen.startedAt)
+        seen === undefined ||
+        (entry.startedAt !== undefined && (seen.startedAt === undefined || entry.startedAt < seen.startedAt))
           ? entry
           : seen;
-      summed.set(entry.key, { ...earlier, count: seen.count + entry.count });
+      summed.set(entry.key, { ...earlier, count: (seen?.count ?? 0) + entry.count, bySubscriber });
     }
-    const byField = perSubscriber[subscriber.name]?.totals.byField ?? {};
-    const duplicatesSkipped = Object.values(byField).reduce((sum, c) => sum + c.duplicate, 0);
-    subscribers[subscriber.name] = { ...view, duplicatesSkipped };
+    const totals = perSubscriber[subscriber.name]?.totals;
+    const duplicatesSkipped = Object.values(totals?.byField ?? {}).reduce((sum, c) => sum + c.duplicate, 0);
+    subscribers[subscriber.name] = {
+      ...view,
+      duplicatesSkipped,
+      duplicatesAbsorbedByQueue: totals?.absorbedByQueue ?? 0,
+    };
   }
   return { total, effects: [...summed.values()], subscribers };
 }
@@ -559,8 +583,8 @@ function isRoutineHandlerOutput(line: string): boolean {
   return line.startsWith('{"_aws"') || /^\{"level":"(INFO|DEBUG|TRACE)"/.test(line);
 }
 
-/** The consumer invocation a line was printed in. */
-interface InvocationScope {
+/** The consumer invocation a line was printed in, and the events its metrics counted so far. */
+interface InvocationScope extends InvocationEvents {
   readonly subscriber: string;
   readonly lane: LaneName;
 }
@@ -587,6 +611,8 @@ function observeHandlerOutput(
         continue;
       }
       stats.addMetric(point, subscriber);
+      if (scope === undefined) continue;
+      countInvocationEvents(scope, point);
     }
     return;
   }
@@ -608,15 +634,10 @@ function observeHandlerOutput(
   }
 }
 
-function summariseInvocation(functionName: string, report: InvocationReport): string {
-  const failed = report.failedMessageIds.length;
-  const records = report.records.length;
-  return `${functionName}: ${records} record${records === 1 ? '' : 's'} in ${report.durationMs} ms, ${report.outcome}${failed > 0 ? ` (${failed} left for retry)` : ''}`;
-}
-
 interface QueueReader {
   readonly sqs: SQSClient;
   readonly oldestMessageSentAt: (queueUrl: string) => number | undefined;
+  readonly deduplicatedSentMessages: (queueUrl: string) => number;
 }
 
 function startQueueSampler(
@@ -629,6 +650,26 @@ function startQueueSampler(
   const { sqs } = reader;
   let active = true;
   let warned = false;
+  const absorbedSoFar = new Map<string, number>();
+  /**
+   * What SQS would count in CloudWatch's NumberOfDeduplicatedSentMessages, as a metric of the subscriber, and a
+   * terminal line: a repeat the FIFO queue absorbed never reaches a claim, so nothing else would show it.
+   */
+  const countAbsorbed = ({ subscriber, lanes }: RunningSubscriber): void => {
+    const absorbed = lanes.reduce(
+      (sum, { queues }) => sum + reader.deduplicatedSentMessages(queues.queueUrl),
+      0,
+    );
+    const added = absorbed - (absorbedSoFar.get(subscriber.name) ?? 0);
+    if (added <= 0) return;
+    absorbedSoFar.set(subscriber.name, absorbed);
+    const point = { namespace: 'AWS/SQS', name: SQS_DEDUPLICATED_SENDS_METRIC, value: added, dimensions: {} };
+    sinks.stats.addMetric({ ...point, timestamp: Date.now() }, subscriber.name);
+    log(
+      `${subscriber.name}: ${added} duplicate${added === 1 ? '' : 's'} absorbed by the message lane's FIFO queue ` +
+        '(the same event again within 5 minutes: no claim, no handler call)',
+    );
+  };
   const sampleLane = async ({ queues }: RunningLane): Promise<LaneQueueSample> => {
     const [queue, dlq] = await Promise.all([
       readQueueCounts(sqs, queues.queueUrl),
@@ -666,6 +707,7 @@ function startQueueSampler(
           readQueueCounts(sqs, quarantineQueueUrl),
         ]);
         sinks.stats.addQueueSamples(Object.fromEntries(samples), quarantine.visible + quarantine.inFlight);
+        for (const subscriber of running) countAbsorbed(subscriber);
       } catch (error) {
         if (active && !warned)
           log(`queue sampler: ${error instanceof Error ? error.message : String(error)}`);

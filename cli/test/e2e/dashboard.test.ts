@@ -66,17 +66,19 @@ describe('dashboard at /', () => {
 
     // The repeated body's status reaches the status lane's consumer, which skips it as a duplicate; its two
     // messages never reach a consumer: the message lane's FIFO queue drops each conversation's repeated part
-    // (same deduplication id, from its event keys, within SQS's 5 minutes).
+    // (same deduplication id, from its event keys, within SQS's 5 minutes), and the page shows both counts.
     await page.waitForFunction(
-      'Number(document.body.dataset.freshEvents) === 3 && Number(document.body.dataset.duplicateEvents) === 1',
+      'Number(document.body.dataset.freshEvents) === 3 && Number(document.body.dataset.duplicateEvents) === 1 && Number(document.body.dataset.absorbedByQueue) === 2',
       undefined,
       { timeout: 15_000 },
     );
+    expect(await page.textContent('#tile-absorbed')).toBe('2');
     // As the consumer logged it: the keyed digest under the run's log digest key, never the key.
     const { logDigestKey } = await client.info();
     const duplicateKeys = await page.$$eval('#duplicates td.key', (cells) => cells.map((c) => c.textContent));
     expect(duplicateKeys).toEqual([keyedDigest(logDigestKey, `st:${wamid(9)}:delivered`)]);
-    expect(await page.textContent('#tile-rate')).toBe('25.0 %');
+    // 3 repeats (1 skipped by a claim, 2 absorbed by the queue) of 6 events seen.
+    expect(await page.textContent('#tile-rate')).toBe('50.0 %');
     const fieldLabels = await page.evaluate(() => {
       const chart = (globalThis as { Chart?: { getChart(id: string): { data: { labels: string[] } } } })
         .Chart;
@@ -86,9 +88,9 @@ describe('dashboard at /', () => {
     // The single default subscriber's row: its effects (3 events) and every field.
     expect(
       await page.$$eval('#subscribers tr', (rows) =>
-        rows.map((row) => [...row.querySelectorAll('td')].slice(0, 3).map((cell) => cell.textContent)),
+        rows.map((row) => [...row.querySelectorAll('td')].slice(0, 6).map((cell) => cell.textContent)),
       ),
-    ).toEqual([['default', 'all', '3']]);
+    ).toEqual([['default', 'all', '3', '3', '1', '2']]);
     expect(failedRequests).toEqual([]);
 
     mkdirSync(new URL('.', SCREENSHOT), { recursive: true });

@@ -181,6 +181,31 @@ describe('npm start, end to end', () => {
     });
   });
 
+  it('shows a body sent twice as one effect and one duplicate the message lane queue absorbed, on every view', async () => {
+    const wamid = wamidFactory('twice');
+    const body = envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]);
+    const absorbedBefore = (await client.effects()).subscribers.default?.duplicatesAbsorbedByQueue ?? 0;
+
+    expect((await client.postWebhook(body, SECRET_A)).status).toBe(200);
+    expect(await client.effectCounts([`msg:${wamid(1)}`])).toEqual({ [`msg:${wamid(1)}`]: 1 });
+    expect((await client.postWebhook(body, SECRET_A)).status).toBe(200);
+
+    await waitFor(
+      async () =>
+        (await client.effects()).subscribers.default?.duplicatesAbsorbedByQueue === absorbedBefore + 1,
+      10_000,
+      () => `the repeat was not counted as absorbed by the queue:\n${stack.output()}`,
+    );
+    const effects = await client.effects();
+    expect(effects.effects.find((entry) => entry.key === `msg:${wamid(1)}`)).toMatchObject({
+      count: 1,
+      bySubscriber: { default: 1 },
+    });
+    const stats = (await (await fetch(`${stack.url}/local/stats`)).json()) as LocalStatsSnapshot;
+    expect(stats.totals.absorbedByQueue).toBeGreaterThanOrEqual(absorbedBefore + 1);
+    expect(stack.output()).toContain("default: 1 duplicate absorbed by the message lane's FIFO queue");
+  });
+
   it('effects 5 concurrent identical deliveries once', async () => {
     const wamid = wamidFactory('concurrent');
     const body = envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchHeadlessChromium } from '../../../test/support/headless-chromium.ts';
+import { waitFor } from '../../../test/support/wait-for.ts';
 import { keysOfEnvelope } from '../../../test/support/webhooks/event-keys.ts';
 import type { LocalStatsSnapshot } from '../../local/observe/subscriber-stats.ts';
 import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
@@ -164,6 +165,16 @@ describe('npm start with two subscribers', () => {
     expect(effects.subscribers.bot?.duplicatesSkipped).toBeLessThanOrEqual(2);
     expect(effects.subscribers.crm?.duplicatesSkipped).toBeGreaterThanOrEqual(2);
     expect(effects.subscribers.crm?.duplicatesSkipped).toBeLessThanOrEqual(4);
+    // The repeated messages: each subscriber's message lane queue absorbed them, and says so once its queues
+    // are next sampled (every second, as CloudWatch reads SQS's metric every minute).
+    await waitFor(async () => {
+      const { subscribers } = await client.effects();
+      return [subscribers.bot, subscribers.crm].every((view) => (view?.duplicatesAbsorbedByQueue ?? 0) >= 1);
+    }, 10_000);
+    // A key both effected counts 2 in all, one for each: no double effect.
+    for (const key of messageKeys) {
+      expect(effects.effects.find((entry) => entry.key === key)?.bySubscriber).toEqual({ bot: 1, crm: 1 });
+    }
     // The mixed delivery's template part never reached bot: the receiver sent it only the conversation's part.
     const botCounters = (await client.stats()).subscribers.bot?.totals.counters ?? {};
     expect(Object.keys(botCounters).filter((name) => name.startsWith('EventsFilteredOut'))).toEqual([]);
