@@ -1,11 +1,12 @@
 /**
  * `npm run keys -- FILE`: prints the docs/design.md §1 keys of one webhook body file, one per line, in order.
- * An unparseable or non-WhatsApp body prints nothing and succeeds; a missing or unreadable FILE exits 2.
+ * A file that is not a WhatsApp webhook body (not JSON, or not its envelope) says so on stderr and exits 1;
+ * a missing or unreadable FILE exits 2.
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { extractEvents } from 'whatsapp-webhook-dedup/functions/events/extract-events';
-import type { EventExtraction } from 'whatsapp-webhook-dedup/functions/events/types';
+import type { BodyRejection, EventExtraction } from 'whatsapp-webhook-dedup/functions/events/types';
 
 /** How this repository's script runs it; the bin passes its own (`whatsapp-webhook-dedup keys`). */
 export const KEYS_PROGRAM = 'npm run keys --';
@@ -39,11 +40,20 @@ export function runKeysCli(
     streams.stderr.write(`${error.message}\n${usage}\n`);
     return 2;
   }
-  if (extraction.ok && extraction.events.length > 0) {
+  if (!extraction.ok) {
+    streams.stderr.write(`${file} is not a WhatsApp webhook body: ${NOT_A_BODY[extraction.reason]}\n`);
+    return 1;
+  }
+  if (extraction.events.length > 0) {
     streams.stdout.write(`${extraction.events.map((event) => event.key).join('\n')}\n`);
   }
   return 0;
 }
+
+const NOT_A_BODY: Record<BodyRejection, string> = {
+  'invalid-json': 'it is not UTF-8 JSON',
+  'not-whatsapp-envelope': 'it is JSON, but not {"object": "whatsapp_business_account", "entry": [...]}',
+};
 
 export class BodyFileError extends Error {
   constructor(file: string, reason: string) {

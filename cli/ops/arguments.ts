@@ -32,7 +32,7 @@ resume and dlq). --lane message|status picks one of its lanes for pause, resume 
 
 Commands:
   key EVENT_KEY                 the claim of one event (and, for st: keys, the status ledger)
-  keys --file BODY.json         the same for every event of a webhook body
+  keys BODY.json                the same for every event of a webhook body (or --file BODY.json)
   forget EVENT_KEY --yes        delete a done claim, so that the next delivery runs the effect again
                                 (a claim in flight only with --force)
   pause | resume                stop / restart the subscriber's lane consumers (event source mappings)
@@ -228,9 +228,13 @@ function command(
       expect(1, 'EVENT_KEY');
       return { name, key: eventKeyShape(operands[0] as string).key };
     case 'keys': {
-      expect(0, '');
-      if (values.file === undefined) throw new UsageError('keys needs --file BODY.json');
-      const file = nonEmpty('--file', values.file);
+      // The body as an operand, as `npm run keys -- FILE` takes it, or as --file.
+      if (operands.length > 1 || (operands.length === 1 && values.file !== undefined)) {
+        throw new UsageError('keys takes one BODY.json, as an operand or as --file');
+      }
+      const given = operands[0] ?? values.file;
+      if (given === undefined) throw new UsageError('keys needs BODY.json (or --file BODY.json)');
+      const file = nonEmpty('BODY.json', given);
       return { name, file, events: bodyFileEvents(file) };
     }
     case 'forget':

@@ -25,6 +25,7 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ReceiverMetric } from '../../contract/metric-names.ts';
+import { QUARANTINED_ANSWER_PREFIX } from '../../contract/receiver-answers.ts';
 import type { SubscriberQueue } from '../../contract/subscribers.ts';
 import type {
   ArchiveCopy,
@@ -250,7 +251,9 @@ async function quarantineWhole(
   }
   deps.metrics.addMetric(ReceiverMetric.DeliveriesQuarantined, MetricUnit.Count, 1);
   deps.logger.warn('Signed body quarantined', { ...logKeys, ...summary, reason, detail });
-  return respond(200);
+  // Meta reads only the status; a person sending a test body reads why it went nowhere. The reason, never the
+  // detail: a JSON parser's message can quote the body.
+  return respond(200, `${QUARANTINED_ANSWER_PREFIX}${reason}`);
 }
 
 /** Resolves at once when no archive is wired, without encoding the body. */

@@ -2,12 +2,14 @@
  * `send` (`npm run send`, `whatsapp-webhook-dedup send`) FILE [--url URL] [--secret S]: signs FILE's exact
  * bytes with the app secret and POSTs them to the webhook; prints the answer's status. The secret is --secret,
  * else the first of WHATSAPP_APP_SECRETS, else the local stack's development default. Exit code 0 for a 2xx
- * answer, 1 otherwise, 2 for a usage error; in this repository the usage lists the sample bodies.
+ * answer, 1 for a body the receiver quarantined (said in a second line) or any other answer, 2 for a usage
+ * error; in this repository the usage lists the sample bodies.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ENV } from 'whatsapp-webhook-dedup/contract/environment';
+import { quarantineReasonOf } from 'whatsapp-webhook-dedup/contract/receiver-answers';
 import { DEFAULT_PORT } from '../local-stack-api.ts';
 import { SEND_SAMPLES } from '../sender/send-samples.ts';
 import { sendWebhook } from '../sender/send-webhook.ts';
@@ -68,5 +70,13 @@ async function send(args: readonly string[], env: NodeJS.ProcessEnv, program: st
   console.log(
     `${result.status} ${result.statusText} (${body.length} bytes, ${Math.round(result.durationMs)} ms)${excerpt ? ` ${excerpt}` : ''}`,
   );
+  const quarantined = quarantineReasonOf(result.body);
+  if (quarantined !== undefined) {
+    console.log(
+      `The receiver kept this body in the quarantine queue (${quarantined}): Meta would get its 200, and no ` +
+        'handler runs. See it with: npm run ops -- quarantine list',
+    );
+    return 1;
+  }
   return result.status >= 200 && result.status < 300 ? 0 : 1;
 }

@@ -2,6 +2,9 @@
  * The local stack exactly as `npm start` runs it (a child process on a free port): HTTP in, `/local/*` out.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,6 +164,29 @@ describe('npm start, end to end', () => {
     // Node.js prints every process warning (the AWS SDK's NodeVersionSupportWarning included) as "(node:PID) …".
     expect(stack.output()).not.toMatch(/\(node:\d+\)/);
     expect(stack.output()).toContain('Local stack ready');
+  });
+
+  it('`npm run send` of a body the receiver quarantines says so and why, and exits 1', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'send-quarantined-'));
+    const notJson = join(directory, 'not-json.json');
+    writeFileSync(notJson, '{"object": "whatsapp_business_account", "entry": [');
+    const send = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(
+        'npm',
+        ['run', '--silent', 'send', '--', notJson, '--url', `${stack.url}/webhook`, '--secret', SECRET_A],
+        {
+          cwd: fileURLToPath(new URL('../../../', import.meta.url)),
+          env: { ...process.env, [SDK_WARNING_SWITCH]: '' },
+          timeout: 60_000,
+        },
+        (error, stdout) => resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout }),
+      );
+    });
+    rmSync(directory, { recursive: true, force: true });
+
+    expect(send.code).toBe(1);
+    expect(send.stdout).toMatch(/^200 OK \(\d+ bytes, \d+ ms\) quarantined: invalid-json\n/);
+    expect(send.stdout).toContain('The receiver kept this body in the quarantine queue (invalid-json)');
   });
 
   it('effects a re-batched retry once: the same event in two different bodies', async () => {

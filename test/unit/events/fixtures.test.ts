@@ -155,7 +155,8 @@ describe('npm run keys -- FILE', () => {
     return { code, stdout, stderr };
   }
 
-  it.each(fixtures.map((fixture) => [fixture.name, fixture] as const))(
+  const bodies = fixtures.filter((fixture) => extractEvents(fixture.body).ok);
+  it.each(bodies.map((fixture) => [fixture.name, fixture] as const))(
     '%s: prints the keys, one per line',
     (_, fixture) => {
       const { code, stdout, stderr } = runInProcess([fixture.bodyPath]);
@@ -164,6 +165,21 @@ describe('npm run keys -- FILE', () => {
       expect(stdout).toBe(fixture.expectedKeys.map((key) => `${key}\n`).join(''));
     },
   );
+
+  it('says on stderr what a file that is not a webhook body is not, and exits 1', () => {
+    const truncated = byName.get('truncated-body')?.bodyPath ?? '';
+    expect(runInProcess([truncated])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `${truncated} is not a WhatsApp webhook body: it is not UTF-8 JSON\n`,
+    });
+    const readme = join(REPO_ROOT, 'README.md');
+    expect(runInProcess([readme])).toMatchObject({ code: 1, stdout: '' });
+    const notEnvelope = join(REPO_ROOT, 'package.json');
+    expect(runInProcess([notEnvelope]).stderr).toBe(
+      `${notEnvelope} is not a WhatsApp webhook body: it is JSON, but not {"object": "whatsapp_business_account", "entry": [...]}\n`,
+    );
+  });
 
   it('exits 2 with the usage line when FILE is missing or unreadable', () => {
     expect(runInProcess([])).toMatchObject({ code: 2, stdout: '', stderr: 'usage: npm run keys -- FILE\n' });
@@ -201,9 +217,10 @@ describe('npm run keys -- FILE', () => {
     },
   );
 
-  it('script prints nothing and exits 0 for an unparseable body, exits 2 without FILE', () => {
+  it('script says an unparseable body is not a webhook body and exits 1, exits 2 without FILE', () => {
     const unparseable = runScript([join(FIXTURES, 'truncated-body.json')]);
-    expect(unparseable).toEqual({ status: 0, stdout: '', stderr: '' });
+    expect(unparseable).toMatchObject({ status: 1, stdout: '' });
+    expect(unparseable.stderr).toContain('is not a WhatsApp webhook body: it is not UTF-8 JSON');
     const usage = runScript([]);
     expect(usage.status).toBe(2);
     expect(usage.stdout).toBe('');

@@ -340,6 +340,16 @@ describe('receiveWebhook, fanned out to subscribers', () => {
     expect(metrics).toEqual({ DeliveriesQuarantined: 1 });
   });
 
+  it("tells the sender in the 200's body that the body was quarantined and why, never quoting it", async () => {
+    const { deps } = setup(new RecordingQueues(100_000));
+    const notJson = await receiveWebhook(post('{"secret text": "hello'), deps);
+    expect(notJson).toMatchObject({ statusCode: 200, body: 'quarantined: invalid-json' });
+    const notEnvelope = await receiveWebhook(post('{"object":"page"}'), deps);
+    expect(notEnvelope).toMatchObject({ statusCode: 200, body: 'quarantined: not-whatsapp-envelope' });
+    const accepted = await receiveWebhook(post(envelope([messagesChange(inboundMessages(1))])), deps);
+    expect(accepted).toMatchObject({ statusCode: 200, body: '' });
+  });
+
   it('quarantines an event too large for a queue message once, and sends the rest to every subscriber', async () => {
     const small = inboundMessages(3);
     const [big] = inboundMessages(1, 'big');

@@ -18,6 +18,7 @@ describe('ops arguments', () => {
   it.each([
     [['key', KEY], { name: 'key', key: KEY }],
     [['keys', '--file', TEXT_BODY], { name: 'keys', file: TEXT_BODY, events: [{ field: 'messages' }] }],
+    [['keys', TEXT_BODY], { name: 'keys', file: TEXT_BODY, events: [{ field: 'messages' }] }],
     [['forget', KEY, '--yes'], { name: 'forget', key: KEY, force: false }],
     [['forget', '--force', KEY, '--yes'], { name: 'forget', key: KEY, force: true }],
     [['pause'], { name: 'pause' }],
@@ -67,7 +68,8 @@ describe('ops arguments', () => {
     [['key', 'msg:'], 'unknown event key "msg:"'],
     [['key', 'st:wamid.X'], 'status key "st:wamid.X" must look like st:<wamid>:<status>'],
     [['key', KEY, '--yes'], 'key takes no --yes option'],
-    [['keys'], 'keys needs --file BODY.json'],
+    [['keys'], 'keys needs BODY.json (or --file BODY.json)'],
+    [['keys', TEXT_BODY, '--file', TEXT_BODY], 'keys takes one BODY.json, as an operand or as --file'],
     [['keys', '--file', '/no/such/body.json'], 'cannot read /no/such/body.json'],
     [['keys', '--file', fixture('not-whatsapp-envelope.json')], 'holds no events'],
     [['forget', KEY], 'add --yes to confirm'],
