@@ -6,6 +6,7 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { InvocationReport } from '../../../cli/local/sqs-event-source.ts';
 import {
   envelope,
   type InboundMessage,
@@ -15,7 +16,6 @@ import {
   WABA_ID,
   wamidFactory,
 } from '../../../cli/meta-traffic/webhook-bodies.ts';
-import type { InvocationReport } from '../../../cli/local/sqs-event-source.ts';
 import { createSqsClient } from '../../support/aws-clients.ts';
 import {
   createPipeline,
