@@ -1,7 +1,8 @@
 /**
- * Listens to everything this process writes to stdout, line by line. The handlers run in-process and
- * Powertools writes their EMF metrics and JSON logs to stdout (as in Lambda, where CloudWatch reads them),
- * so this is where the local stack picks them up for its dashboard, without changing the handlers.
+ * Listens to everything this process writes to stdout (or another stream), line by line, and decides what of
+ * each line reaches the terminal. The handlers run in-process and Powertools writes their EMF metrics and JSON
+ * logs to stdout, warnings and errors to stderr (as in Lambda, where CloudWatch reads them), so this is where
+ * the local stack picks them up for its dashboard, without changing the handlers.
  */
 
 export interface StdoutTap {
@@ -10,17 +11,20 @@ export interface StdoutTap {
 }
 
 export interface StdoutTapOptions {
-  /** Every complete line written to stdout, without its newline. Must not throw or write to stdout. */
-  readonly onLine: (line: string) => void;
-  /** Whether a line still reaches the terminal. @default every line */
-  readonly echo?: (line: string) => boolean;
+  /** Every complete line written, without its newline. Must not throw or write to the stream. */
+  readonly onLine?: (line: string) => void;
+  /** @default process.stdout (Powertools writes warnings and errors to process.stderr) */
+  readonly stream?: NodeJS.WriteStream;
+  /** What of a line reaches the terminal: the line, another line, or nothing (undefined). @default the line */
+  readonly show?: (line: string) => string | undefined;
 }
 
 export function tapStdout(options: StdoutTapOptions): StdoutTap {
-  const original = process.stdout.write;
+  const stream = options.stream ?? process.stdout;
+  const original = stream.write;
   let pending = '';
-  const write = original.bind(process.stdout) as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+  const write = original.bind(stream) as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
+  stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
     const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     pending += text;
     let echoed = '';
@@ -29,11 +33,12 @@ export function tapStdout(options: StdoutTapOptions): StdoutTap {
       const line = pending.slice(0, newline);
       pending = pending.slice(newline + 1);
       try {
-        options.onLine(line);
+        options.onLine?.(line);
       } catch {
         // An observer's bug must not break the handler that printed.
       }
-      if (options.echo?.(line) ?? true) echoed += `${line}\n`;
+      const shown = options.show === undefined ? line : options.show(line);
+      if (shown !== undefined) echoed += `${shown}\n`;
       newline = pending.indexOf('\n');
     }
     if (echoed === '') {
@@ -43,10 +48,10 @@ export function tapStdout(options: StdoutTapOptions): StdoutTap {
       return true;
     }
     return write(echoed, ...rest);
-  }) as typeof process.stdout.write;
+  }) as typeof stream.write;
   return {
     restore() {
-      process.stdout.write = original;
+      stream.write = original;
     },
   };
 }

@@ -51,6 +51,7 @@ import { type LaneQueueSample, LaneStats } from '../observe/lane-stats.ts';
 import type { QueueSample } from '../observe/pipeline-stats.ts';
 import { type StdoutTap, tapStdout } from '../observe/stdout-tap.ts';
 import { SubscriberStats } from '../observe/subscriber-stats.ts';
+import { terminalLines } from '../observe/terminal-lines.ts';
 import { readQueueCounts } from '../queue-counts.ts';
 import { createSqsEventSource, type SqsEventSource } from '../sqs-event-source.ts';
 import type { ConsumerPoller } from './consumer-poller.ts';
@@ -292,11 +293,15 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     const invoked = new AsyncLocalStorage<InvocationScope>();
     /** Each running invocation's scope, by request id, for its summary line. */
     const scopes = new Map<string, InvocationScope>();
+    const show = terminalLines(config.verbose);
     const tap: StdoutTap = tapStdout({
       onLine: (line) => observeHandlerOutput(line, stats, laneStats, invoked.getStore()),
-      echo: (line) => config.verbose || !isRoutineHandlerOutput(line),
+      show,
     });
     cleanups.push(() => tap.restore());
+    // Powertools writes warnings and errors to stderr: one line each there too.
+    const stderrTap = tapStdout({ stream: process.stderr, show });
+    cleanups.push(() => stderrTap.restore());
 
     const { handler: receiver } = (await import('whatsapp-webhook-dedup/functions/receiver')) as {
       handler: ReceiverHandler;
@@ -572,15 +577,6 @@ function effectsView(running: readonly RunningSubscriber[], stats: SubscriberSta
     };
   }
   return { total, effects: [...summed.values()], subscribers };
-}
-
-/**
- * What Powertools prints for every event and invocation (EMF documents, INFO and DEBUG log entries): the
- * dashboard shows it, the terminal gets one summary line per invocation instead. Warnings and errors still
- * reach the terminal.
- */
-function isRoutineHandlerOutput(line: string): boolean {
-  return line.startsWith('{"_aws"') || /^\{"level":"(INFO|DEBUG|TRACE)"/.test(line);
 }
 
 /** The consumer invocation a line was printed in, and the events its metrics counted so far. */

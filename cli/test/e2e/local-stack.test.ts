@@ -304,6 +304,11 @@ describe('npm start, end to end', () => {
     expect(statuses).toEqual([401, 401, 401, 401]);
     expect(await client.effectCounts([`msg:${wamid(1)}`])).toEqual({ [`msg:${wamid(1)}`]: 0 });
     await waitFor(async () => ((await client.stats()).totals.counters.SignatureRejected ?? 0) - before === 4);
+    // One line each in the terminal, not the receiver's JSON entry (LOCAL_VERBOSE prints that).
+    for (const problem of ['mismatch', 'malformed', 'missing']) {
+      expect(stack.output()).toContain(`warn: Delivery refused: bad signature (${problem})`);
+    }
+    expect(stack.output()).not.toContain('"message":"Delivery refused: bad signature"');
   });
 
   it('quarantines a truncated signed body to the quarantine queue, not the DLQ, and effects nothing', async () => {
