@@ -107,9 +107,31 @@ async function run(context: CommandContext, command: OpsCommand): Promise<unknow
   }
 }
 
-/** Our errors are written as one line; an SDK's may hold several: the first, with its name. */
+/**
+ * Our errors are written as one line; an SDK's may hold several: the first, with its name. The AWS setup
+ * problems every first deployed run meets say what to set instead of the SDK's words.
+ */
 function oneLine(error: unknown): string {
   if (error instanceof UsageError || error instanceof OpsError) return error.message;
+  const awsSetup = awsSetupProblem(error);
+  if (awsSetup !== undefined) return awsSetup;
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return text.split('\n')[0] ?? text;
+}
+
+function awsSetupProblem(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  if (error.message === 'Region is missing') {
+    return 'no AWS region: set AWS_REGION (e.g. AWS_REGION=eu-west-1), or AWS_PROFILE to a profile with a region';
+  }
+  if (error.name === 'CredentialsProviderError') {
+    return (
+      'no AWS credentials: set AWS_PROFILE to a configured profile (aws configure, or aws sso login --profile ' +
+      'NAME), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY'
+    );
+  }
+  if (['ExpiredToken', 'ExpiredTokenException', 'TokenRefreshRequired'].includes(error.name)) {
+    return 'your AWS credentials have expired: renew them (aws sso login --profile NAME) and run it again';
+  }
+  return undefined;
 }
