@@ -78,7 +78,7 @@ export function dashboardHtml(): string {
   <table><thead><tr><th>subscriber</th><th>fields</th><th>effects</th><th>fresh</th><th>duplicates skipped</th><th>absorbed by queue</th><th>backlog</th><th>in flight</th><th>DLQ</th></tr></thead><tbody id="subscribers"></tbody></table>
 </section>
 <section class="card lanes">
-  <h2>Lanes: wait before the handler (last minute) and oldest message</h2>
+  <h2>Lanes: wait before the handler (last minute; a quiet lane shows its last busy minute and its age) and oldest message</h2>
   <table><thead><tr><th>subscriber</th><th>lane</th><th>order</th><th>wait p50</th><th>wait p99</th><th>records</th><th>oldest message</th><th>backlog</th><th>in flight</th><th>DLQ</th></tr></thead><tbody id="lanes"></tbody></table>
 </section>
 <section class="grid operator">
@@ -220,6 +220,14 @@ function renderSubscribers(subscribers) {
 const LANE_TEXT = { message: 'message (inbound messages)', status: 'status (statuses, other fields)' };
 const ms = (value) => (value === null || value === undefined ? '–' : Math.round(value) + ' ms');
 
+// A lane quiet for a minute keeps showing what it last did, and how long ago.
+function lastActive(l, figure) {
+  const last = l.lastActive;
+  if (!last) return figure === 'waitCount' ? 0 : '–';
+  const value = figure === 'waitCount' ? last.waitCount : ms(last[figure]);
+  return value + ' (' + span(last.ageMs) + ' ago)';
+}
+
 function renderLanes(subscribers) {
   const rows = [];
   for (const [name, s] of Object.entries(subscribers || {})) {
@@ -232,9 +240,9 @@ function renderLanes(subscribers) {
           name,
           LANE_TEXT[lane],
           l.ordered ? 'per conversation (FIFO)' : 'none',
-          ms(l.waitP50Ms),
-          ms(l.waitP99Ms),
-          l.waitCount,
+          l.waitCount > 0 ? ms(l.waitP50Ms) : lastActive(l, 'waitP50Ms'),
+          l.waitCount > 0 ? ms(l.waitP99Ms) : lastActive(l, 'waitP99Ms'),
+          l.waitCount > 0 ? l.waitCount : lastActive(l, 'waitCount'),
           q ? (q.oldestMessageAgeMs === null ? 'none waiting' : span(q.oldestMessageAgeMs)) : '–',
           q ? q.backlog : '–',
           q ? q.inFlight : '–',

@@ -35,6 +35,18 @@ export interface LaneStatsSnapshot {
   readonly waitP99Ms: number | null;
   /** The latest queue sample; undefined before the first. */
   readonly queue: LaneQueueSample | undefined;
+  /**
+   * When the last minute holds no wait: the figures of the last minute that did, and how long ago its latest
+   * wait arrived, so that a quiet lane keeps showing what it last did. Undefined before any wait.
+   */
+  readonly lastActive: LastActiveWaits | undefined;
+}
+
+export interface LastActiveWaits {
+  readonly waitCount: number;
+  readonly waitP50Ms: number;
+  readonly waitP99Ms: number;
+  readonly ageMs: number;
 }
 
 interface LaneState {
@@ -42,6 +54,8 @@ interface LaneState {
   /** Arrival time and value of each wait, oldest first. */
   readonly waits: { at: number; ms: number }[];
   queue: LaneQueueSample | undefined;
+  /** The figures of the lane's waits when they last expired, and when the latest of them arrived. */
+  last: (Omit<LastActiveWaits, 'ageMs'> & { readonly at: number }) | undefined;
 }
 
 export class LaneStats {
@@ -52,7 +66,7 @@ export class LaneStats {
     this.#clock = options.clock ?? Date.now;
     for (const { subscriber, lane, ordered } of lanes) {
       const ofSubscriber = this.#lanes.get(subscriber) ?? new Map<LaneName, LaneState>();
-      ofSubscriber.set(lane, { ordered, waits: [], queue: undefined });
+      ofSubscriber.set(lane, { ordered, waits: [], queue: undefined, last: undefined });
       this.#lanes.set(subscriber, ofSubscriber);
     }
   }
@@ -79,14 +93,24 @@ export class LaneStats {
       const ofSubscriber: Partial<Record<LaneName, LaneStatsSnapshot>> = {};
       for (const [lane, state] of lanes) {
         this.#forget(state, now);
-        const sorted = Float64Array.from(state.waits, (w) => w.ms).sort();
-        const waitAt = (p: number) => (sorted.length === 0 ? null : percentileOfSorted(sorted, p));
+        const empty = state.waits.length === 0;
+        const current = empty ? undefined : figures(state.waits);
+        const { last } = state;
         ofSubscriber[lane] = {
           ordered: state.ordered,
-          waitCount: sorted.length,
-          waitP50Ms: waitAt(50),
-          waitP99Ms: waitAt(99),
+          waitCount: state.waits.length,
+          waitP50Ms: current?.waitP50Ms ?? null,
+          waitP99Ms: current?.waitP99Ms ?? null,
           queue: state.queue,
+          lastActive:
+            empty && last !== undefined
+              ? {
+                  waitCount: last.waitCount,
+                  waitP50Ms: last.waitP50Ms,
+                  waitP99Ms: last.waitP99Ms,
+                  ageMs: now - last.at,
+                }
+              : undefined,
         };
       }
       result[subscriber] = ofSubscriber;
@@ -98,6 +122,21 @@ export class LaneStats {
     const oldest = now - LANE_WAIT_WINDOW_MS;
     let drop = 0;
     while (drop < state.waits.length && (state.waits[drop] as { at: number }).at < oldest) drop++;
-    if (drop > 0) state.waits.splice(0, drop);
+    if (drop === 0) return;
+    // The lane goes quiet: keep what its last minute of waits looked like.
+    if (drop === state.waits.length) {
+      state.last = { ...figures(state.waits), at: (state.waits.at(-1) as { at: number }).at };
+    }
+    state.waits.splice(0, drop);
   }
+}
+
+/** Count and nearest-rank percentiles of a non-empty window of waits. */
+function figures(waits: readonly { ms: number }[]): Omit<LastActiveWaits, 'ageMs'> {
+  const sorted = Float64Array.from(waits, (w) => w.ms).sort();
+  return {
+    waitCount: sorted.length,
+    waitP50Ms: percentileOfSorted(sorted, 50),
+    waitP99Ms: percentileOfSorted(sorted, 99),
+  };
 }

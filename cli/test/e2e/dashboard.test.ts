@@ -229,4 +229,32 @@ describe('dashboard at /', () => {
       fullPage: true,
     });
   });
+
+  it('keeps showing what a lane that went quiet last did, with its age', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    // The stack's own answer, with its message lane a minute and a half past its last wait (the lane
+    // statistics' unit test shows the stack computing exactly this).
+    await page.route('**/local/stats*', async (route) => {
+      const stats = (await (await route.fetch()).json()) as {
+        subscribers: Record<string, { lanes: Record<string, Record<string, unknown>> }>;
+      };
+      Object.assign(stats.subscribers.default?.lanes.message ?? {}, {
+        waitCount: 0,
+        waitP50Ms: null,
+        waitP99Ms: null,
+        lastActive: { waitCount: 4, waitP50Ms: 12, waitP99Ms: 40, ageMs: 90_000 },
+      });
+      await route.fulfill({ json: stats });
+    });
+    await page.goto(`${stack.url}/`);
+    await page.waitForFunction(
+      `document.querySelector('#lanes tr[data-lane="message"] td.waits')?.textContent === '4 (90 s ago)'`,
+      undefined,
+      { timeout: 15_000 },
+    );
+    const message = await page.$$eval('#lanes tr[data-lane="message"] td', (cells) =>
+      cells.map((cell) => cell.textContent),
+    );
+    expect(message.slice(3, 6)).toEqual(['12 ms (90 s ago)', '40 ms (90 s ago)', '4 (90 s ago)']);
+  });
 });

@@ -45,6 +45,28 @@ describe('LaneStats', () => {
     expect(later).toMatchObject({ waitCount: 2, waitP50Ms: 20, waitP99Ms: 40 });
   });
 
+  it('keeps what a lane that went quiet last did, with its age, until it is busy again', () => {
+    let now = 0;
+    const stats = new LaneStats(lanes, { clock: () => now });
+    expect(stats.snapshot().bot?.status?.lastActive).toBeUndefined();
+    stats.addWaits('bot', 'status', [10, 30]);
+    now = 5_000;
+    stats.addWaits('bot', 'status', [20]);
+    expect(stats.snapshot().bot?.status?.lastActive).toBeUndefined();
+
+    now = 5_000 + LANE_WAIT_WINDOW_MS + 1_000;
+    expect(stats.snapshot().bot?.status).toMatchObject({
+      waitCount: 0,
+      waitP50Ms: null,
+      lastActive: { waitCount: 3, waitP50Ms: 20, waitP99Ms: 30, ageMs: LANE_WAIT_WINDOW_MS + 1_000 },
+    });
+    now += 120_000;
+    expect(stats.snapshot().bot?.status?.lastActive?.ageMs).toBe(LANE_WAIT_WINDOW_MS + 121_000);
+
+    stats.addWaits('bot', 'status', [7]);
+    expect(stats.snapshot().bot?.status).toMatchObject({ waitCount: 1, waitP50Ms: 7, lastActive: undefined });
+  });
+
   it('keeps the latest queue sample of each lane and ignores unknown subscribers and lanes', () => {
     const stats = new LaneStats(lanes);
     stats.addQueueSample('bot', 'message', { backlog: 3, inFlight: 1, dlq: 0, oldestMessageAgeMs: 1_200 });
