@@ -127,7 +127,11 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('the package, installed in a CDK app of its own', () => {
   it('ships compiled ESM with declarations only: no TypeScript source, no repository path', () => {
-    const shipped = packed.files.filter((file) => file !== 'package.json' && file !== 'README.md');
+    // npm ships a LICENSE by itself whatever `files` says: here it must be there, MIT as package.json says.
+    expect(packed.files).toContain('LICENSE');
+    const shipped = packed.files.filter(
+      (file) => file !== 'package.json' && file !== 'README.md' && file !== 'LICENSE',
+    );
     expect(shipped.length).toBeGreaterThan(20);
     expect(shipped.filter((file) => !file.startsWith('dist/'))).toEqual([]);
     expect(shipped.filter((file) => /(?<!\.d)\.ts$/.test(file))).toEqual([]);
@@ -157,7 +161,10 @@ describe('the package, installed in a CDK app of its own', () => {
     expect(installedPackages(app)).toEqual(
       expect.arrayContaining(['fauxqs', 'chart.js', 'whatsapp-webhook-dedup-cli']),
     );
-    const cliFiles = packedCli.files.filter((file) => file !== 'package.json' && file !== 'README.md');
+    expect(packedCli.files).toContain('LICENSE');
+    const cliFiles = packedCli.files.filter(
+      (file) => file !== 'package.json' && file !== 'README.md' && file !== 'LICENSE',
+    );
     // Beside dist/, only the emulator patch the bin's local stack applies (cli/local/emulators/fauxqs-patch.ts).
     expect(cliFiles.filter((file) => !file.startsWith('dist/'))).toEqual(['patches/fauxqs+1.9.2.patch']);
     expect(cliFiles).toContain('dist/local/cli/main.js');
