@@ -27,7 +27,7 @@ export function readSimulationResults(): SimulationResults | undefined {
 }
 
 /** What recorded a file whose reports come from more than one command. */
-const EACH_SCENARIO_COMMAND = 'npm run capacity-simulation -- SCENARIO [--short] --write-docs, each scenario';
+const EACH_SCENARIO_COMMAND = 'npm run capacity-simulation -- SCENARIO [--short] --record, each scenario';
 
 /** Keeps the other scenarios' reports and replaces those run now. */
 export function writeSimulationResults(reports: readonly ScaleReport[], command: string): void {
