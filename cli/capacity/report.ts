@@ -1,6 +1,6 @@
 /**
- * The planner's report: the model's plan (contract/capacity.ts) with its cost, as markdown (what the command
- * prints and docs/capacity.md holds) or as JSON.
+ * The planner's report: the model's plan (contract/capacity.ts) with its cost, as markdown (what
+ * `--markdown` prints and docs/capacity.md holds) or as JSON; report-text.ts lays it out for a terminal.
  */
 
 import {
@@ -71,11 +71,11 @@ export function reportJson(report: CapacityReport): string {
   );
 }
 
-const count = (value: number) => Math.round(value).toLocaleString('en-US');
-const money = (value: number) =>
+export const count = (value: number) => Math.round(value).toLocaleString('en-US');
+export const money = (value: number) =>
   `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
-function duration(seconds: number | undefined): string {
+export function duration(seconds: number | undefined): string {
   if (seconds === undefined) return '∞';
   if (seconds < 1) return `${Number((seconds * 1000).toFixed(1))} ms`;
   return `${Number(seconds.toFixed(2))} s`;

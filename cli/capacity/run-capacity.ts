@@ -1,7 +1,7 @@
 /**
  * `npm run capacity -- --messages-per-second N [--inbound-per-second M] [--numbers K]
- * [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE] [--json]`: the
- * capacity planner. Exit 0 when every limit carries the peak, 1 when one does not, 2 for bad arguments.
+ * [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE] [--json | --markdown]`:
+ * the capacity planner, as text for a terminal unless asked for JSON or markdown. Exit 0 when every limit carries the peak, 1 when one does not, 2 for bad arguments.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -12,9 +12,10 @@ import { UnsafeSettingsError } from 'whatsapp-webhook-dedup/contract/settings';
 import { UsageError } from '../ops/errors.ts';
 import { defaultPipeline, type PlannedPipeline, PROJECT_ROOT, pipelineFromModule } from './pipeline.ts';
 import { capacityReport, reportJson, reportMarkdown } from './report.ts';
+import { reportText } from './report-text.ts';
 
 export const CAPACITY_USAGE = `usage: npm run capacity -- --messages-per-second N [--inbound-per-second M] [--numbers K]
-  [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE] [--json]
+  [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE] [--json | --markdown]
 
 --messages-per-second  outbound messages/s per number (each brings 3 status webhooks)
 --inbound-per-second   inbound messages/s per number (default: the outbound rate)
@@ -22,6 +23,7 @@ export const CAPACITY_USAGE = `usage: npm run capacity -- --messages-per-second 
 --handler-ms           a handler's milliseconds per record, for both lanes or per lane
 --subscribers          N copies of the default subscriber, or a module exporting subscribers (like bin/subscribers.ts)
 --receiver-ms, --claim-ms, --conversations   the receiver's duration, one claim-table write, active conversations
+--json, --markdown     the report as JSON, or as the markdown docs/capacity.md holds (default: text for a terminal)
 Exit 0: every limit carries the peak; 1: a setting or quota does not; 2: bad arguments.`;
 
 const OPTIONS = {
@@ -34,6 +36,7 @@ const OPTIONS = {
   'claim-ms': { type: 'string' },
   conversations: { type: 'string' },
   json: { type: 'boolean', default: false },
+  markdown: { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -46,7 +49,7 @@ export type CapacityCommand =
       readonly handlerMs: Partial<Record<LaneName, number>>;
       readonly receiverMs?: number;
       readonly claimWriteMs?: number;
-      readonly json: boolean;
+      readonly format: 'text' | 'json' | 'markdown';
     };
 
 function number(name: string, raw: string | undefined, rule: 'positive' | 'whole'): number | undefined {
@@ -124,12 +127,13 @@ export function parseCapacityArguments(argv: readonly string[]): CapacityCommand
     handlerMs: handlerMs(values['handler-ms']),
     receiverMs,
     claimWriteMs,
-    json: values.json ?? false,
+    format: values.json ? 'json' : values.markdown ? 'markdown' : 'text',
   };
 }
 
 export interface CapacityIo {
-  readonly stdout: { write(text: string): unknown };
+  /** Colour only on a terminal (`isTTY`), and never with NO_COLOR set. */
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown };
   /** @default this process's V8 heap limit */
   readonly heapLimitBytes?: number;
@@ -154,7 +158,13 @@ export async function runCapacity(argv: readonly string[], io: CapacityIo): Prom
       ...(command.claimWriteMs === undefined ? {} : { claimWriteMs: command.claimWriteMs }),
     };
     const report = capacityReport(command.peak, pipeline);
-    io.stdout.write(`${command.json ? reportJson(report) : reportMarkdown(report)}\n`);
+    const colour = io.stdout.isTTY === true && !process.env.NO_COLOR;
+    const rendered = {
+      json: () => reportJson(report),
+      markdown: () => reportMarkdown(report),
+      text: () => reportText(report, { colour }),
+    }[command.format]();
+    io.stdout.write(`${rendered}\n`);
     return report.carries ? 0 : 1;
   } catch (error) {
     if (error instanceof UsageError || error instanceof UnsafeSettingsError || error instanceof RangeError) {

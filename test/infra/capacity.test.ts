@@ -85,7 +85,7 @@ describe('the default template', () => {
       ['--messages-per-second', String(DEFAULT_EXPECTED_PEAK.messagesPerSecond)],
       io,
     );
-    expect(stdout).toContain('**Every limit carries this peak.**');
+    expect(stdout).toContain('Every limit carries this peak.');
     expect(code).toBe(0);
   });
 });

@@ -8,14 +8,20 @@ import { DEFAULT_THROTTLING_RATE_LIMIT } from '../../../../lib/defaults.ts';
 import { runCapacity } from '../../../capacity/run-capacity.ts';
 
 async function run(...argv: string[]) {
+  return runOn({ isTTY: false }, ...argv);
+}
+
+async function runOn(terminal: { isTTY: boolean }, ...argv: string[]) {
   let stdout = '';
   let stderr = '';
   const code = await runCapacity(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
+    stdout: { write: (text: string) => (stdout += text), isTTY: terminal.isTTY },
     stderr: { write: (text: string) => (stderr += text) },
   });
   return { code, stdout, stderr };
 }
+
+const ESCAPE = String.fromCharCode(27);
 
 describe('npm run capacity', () => {
   it('exits 1 at two numbers at the top tier on the defaults (sized for one), naming the throttle that fails', async () => {
@@ -23,13 +29,47 @@ describe('npm run capacity', () => {
     expect(code).toBe(1);
     expect(stderr).toBe('');
     expect(stdout).toContain(`- throttlingRateLimit ${DEFAULT_THROTTLING_RATE_LIMIT} < 8000 POSTs/s`);
-    expect(stdout).toContain('**Cannot carry this peak:**');
+    expect(stdout).toContain('Cannot carry this peak:');
+    expect(stdout).toMatch(/^ 1 {2}HTTP API route throttle, rate +4,000 POSTs\/s +8,000 POSTs\/s {2}NO$/m);
   });
 
   it('exits 0 when every limit carries the peak', async () => {
     const { code, stdout } = await run('--messages-per-second', '1');
     expect(code).toBe(0);
+    expect(stdout).toContain('Every limit carries this peak.');
+  });
+
+  it('prints text for a terminal: no markdown, every line within 100 columns, colour only on a TTY', async () => {
+    for (const argv of [
+      ['--messages-per-second', '80'],
+      ['--messages-per-second', '1000', '--numbers', '4'],
+      ['--messages-per-second', '80', '--subscribers', '3', '--handler-ms', '2000'],
+    ]) {
+      const { stdout } = await run(...argv);
+      const lines = stdout.trimEnd().split('\n');
+      expect(lines.filter((line) => [...line].length > 100)).toEqual([]);
+      expect(stdout).not.toMatch(/\*\*|^\|/m);
+      expect(stdout).not.toContain(ESCAPE);
+    }
+    const { stdout } = await run('--messages-per-second', '80');
+    // Why a limit can need far more than the peak's mean, said where the figure is.
+    expect(stdout).toMatch(/Claim table, warm write throughput +13,791 WU\/s +13,791 WU\/s {2}yes/);
+    expect(stdout).toContain("the peak's mean is 880 WU/s");
+    expect(stdout).toContain('when they drain a backlog at full concurrency');
+    const previous = process.env.NO_COLOR;
+    delete process.env.NO_COLOR;
+    try {
+      expect((await runOn({ isTTY: true }, '--messages-per-second', '80')).stdout).toContain(ESCAPE);
+    } finally {
+      if (previous !== undefined) process.env.NO_COLOR = previous;
+    }
+  });
+
+  it('prints the markdown docs/capacity.md holds with --markdown', async () => {
+    const { code, stdout } = await run('--messages-per-second', '1', '--markdown');
+    expect(code).toBe(0);
     expect(stdout).toContain('**Every limit carries this peak.**');
+    expect(stdout).toMatch(/^\| +# \| limit/m);
   });
 
   it('prints JSON with the traffic, the limits, the lanes, the cost and the problems', async () => {
