@@ -41,7 +41,12 @@ async function ops(args: string[]): Promise<{ code: number; stderr: string }> {
   let stderr = '';
   const code = await runOps(args, {
     stdout: { write: () => true },
-    stderr: { write: (text: string) => ((stderr += text), true) },
+    stderr: {
+      write: (text: string) => {
+        stderr += text;
+        return true;
+      },
+    },
   });
   return { code, stderr };
 }
