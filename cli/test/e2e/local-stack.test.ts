@@ -142,22 +142,33 @@ describe('npm start, its lanes', () => {
   });
 });
 
+/** `npm run send -- FILE` against this stack, as a user runs it: its exit code and output. */
+function npmSend(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'npm',
+      ['run', '--silent', 'send', '--', file, '--url', `${stack.url}/webhook`, '--secret', SECRET_A],
+      {
+        cwd: fileURLToPath(new URL('../../../', import.meta.url)),
+        env: { ...process.env, [SDK_WARNING_SWITCH]: '' },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1,
+          stdout,
+          stderr,
+        }),
+    );
+  });
+}
+
 describe('npm start, end to end', () => {
   it('prints no warnings, and `npm run send` prints its one status line and nothing else', async () => {
     const fixture = 'test/fixtures/webhooks/message-text.json';
-    const send = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-      execFile(
-        'npm',
-        ['run', '--silent', 'send', '--', fixture, '--url', `${stack.url}/webhook`, '--secret', SECRET_A],
-        {
-          cwd: fileURLToPath(new URL('../../../', import.meta.url)),
-          env: { ...process.env, [SDK_WARNING_SWITCH]: '' },
-          timeout: 60_000,
-        },
-        (error, stdout, stderr) => (error ? reject(error) : resolve({ stdout, stderr })),
-      );
-    });
+    const send = await npmSend(fixture);
 
+    expect(send.code).toBe(0);
     expect(send.stderr).toBe('');
     expect(send.stdout).toMatch(/^200 OK \(\d+ bytes, \d+ ms\)\n$/);
     await client.drained();
@@ -170,18 +181,7 @@ describe('npm start, end to end', () => {
     const directory = mkdtempSync(join(tmpdir(), 'send-quarantined-'));
     const notJson = join(directory, 'not-json.json');
     writeFileSync(notJson, '{"object": "whatsapp_business_account", "entry": [');
-    const send = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(
-        'npm',
-        ['run', '--silent', 'send', '--', notJson, '--url', `${stack.url}/webhook`, '--secret', SECRET_A],
-        {
-          cwd: fileURLToPath(new URL('../../../', import.meta.url)),
-          env: { ...process.env, [SDK_WARNING_SWITCH]: '' },
-          timeout: 60_000,
-        },
-        (error, stdout) => resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout }),
-      );
-    });
+    const send = await npmSend(notJson);
     rmSync(directory, { recursive: true, force: true });
 
     expect(send.code).toBe(1);
