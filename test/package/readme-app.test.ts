@@ -3,14 +3,27 @@
  * of at most 20 lines and a handler module, each a file the installed-path test writes verbatim. The handler
  * module imports the runtime export only, so that a user's Lambda bundle holds no aws-cdk-lib.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { README_STACK_MAX_LINES, readmeApp } from './readme-app.ts';
 
-const { install, files } = readmeApp();
+const { install, fromTarball, files } = readmeApp();
+const manifest = (path: string) =>
+  JSON.parse(readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')) as {
+    name: string;
+    version: string;
+  };
 
 describe('README: Use it in your own CDK app', () => {
   it('installs the package by name', () => {
     expect(install).toMatch(/^npm install whatsapp-webhook-dedup\b/m);
+  });
+
+  it('until then, packs both packages in the clone and installs the tarballs npm pack names', () => {
+    expect(fromTarball).toMatch(/^npm ci && npm pack && npm pack --workspace cli\b/m);
+    for (const { name, version } of [manifest('package.json'), manifest('cli/package.json')]) {
+      expect(fromTarball).toMatch(new RegExp(`^npm install .*/${name}-${version}\\.tgz`, 'm'));
+    }
   });
 
   it('shows a CDK app of at most 20 lines over the construct, then its handler module', () => {

@@ -11,8 +11,10 @@ export const README_APP_HEADING = '## Use it in your own CDK app';
 export const README_STACK_MAX_LINES = 20;
 
 export interface ReadmeApp {
-  /** The install commands, as shown. */
+  /** The install commands by name, for once the packages are on the registry, as shown. */
   readonly install: string;
+  /** The commands that build the tarballs from a clone and install them, as shown (until then). */
+  readonly fromTarball: string;
   /** Path in the user's project → content, in README order: the CDK app first, then its handler module. */
   readonly files: Readonly<Record<string, string>>;
 }
@@ -28,8 +30,11 @@ export function readmeApp(
     [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map(
       (match) => match[1] as string,
     );
-  const [install] = blocks('bash');
-  if (install === undefined) throw new Error(`"${README_APP_HEADING}" shows no install line`);
+  const install = blocks('bash').find((block) => /^npm install whatsapp-webhook-dedup\b/m.test(block));
+  const fromTarball = blocks('bash').find((block) => /\bnpm pack\b/.test(block));
+  if (install === undefined || fromTarball === undefined) {
+    throw new Error(`"${README_APP_HEADING}" shows no install line by name, or none from the tarballs`);
+  }
   const files: Record<string, string> = {};
   for (const block of blocks('ts')) {
     const path = /^\/\/ (\S+\.ts)\n/.exec(block)?.[1];
@@ -37,5 +42,5 @@ export function readmeApp(
       throw new Error(`a ts block of "${README_APP_HEADING}" does not start with // PATH`);
     files[path] = block;
   }
-  return { install, files };
+  return { install, fromTarball, files };
 }
