@@ -102,7 +102,7 @@ export function dashboardHtml(): string {
 </section>
 <section class="grid">
   <div class="card"><h2>Fresh vs duplicate events per field</h2><div class="chart"><canvas id="chart-fields"></canvas></div></div>
-  <div class="card"><h2>Events per second</h2><div class="chart"><canvas id="chart-events"></canvas></div></div>
+  <div class="card"><h2>Events per second <span id="events-age"></span></h2><div class="chart"><canvas id="chart-events"></canvas></div></div>
   <div class="card"><h2>Duplicate rate per field (10 s window, %)</h2><div class="chart"><canvas id="chart-rate"></canvas></div></div>
   <div class="card"><h2>Queue backlog and DLQ depth</h2><div class="chart"><canvas id="chart-queue"></canvas></div></div>
   <div class="card"><h2>Recent skipped duplicates</h2>
@@ -282,7 +282,16 @@ function render(stats) {
   fieldsChart.data.datasets[1].data = fields.map((f) => stats.totals.byField[f].duplicate);
   fieldsChart.update();
 
-  const series = stats.series.slice(-WINDOW_SECONDS);
+  // The charts reach back to the last second with events (within the stats' window), so that a quiet
+  // minute after a test run does not leave them flat.
+  const busy = (b) => sumFields(b.byField, 'fresh') + sumFields(b.byField, 'duplicate') > 0;
+  let lastBusy = stats.series.length - 1;
+  while (lastBusy >= 0 && !busy(stats.series[lastBusy])) lastBusy--;
+  const quietSeconds = lastBusy < 0 ? 0 : stats.series.length - 1 - lastBusy;
+  const series = stats.series.slice(-Math.max(WINDOW_SECONDS, quietSeconds + 30));
+  document.getElementById('events-age').textContent =
+    lastBusy >= 0 && quietSeconds >= 60 ? '(last event ' + span(quietSeconds * 1000) + ' ago)' : '';
+  document.body.dataset.chartSeconds = String(series.length);
   const labels = series.map((b) => timeLabel(b.t));
   eventsChart.data.labels = labels;
   eventsChart.data.datasets[0].data = series.map((b) => sumFields(b.byField, 'fresh'));

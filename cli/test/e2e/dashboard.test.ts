@@ -257,4 +257,40 @@ describe('dashboard at /', () => {
     );
     expect(message.slice(3, 6)).toEqual(['12 ms (90 s ago)', '40 ms (90 s ago)', '4 (90 s ago)']);
   });
+
+  it('reaches back in its time charts to the last second with events, and says how long ago it was', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    // The stack's own answer with its per-second series replaced: one busy second, then 350 quiet ones.
+    await page.route('**/local/stats*', async (route) => {
+      const stats = (await (await route.fetch()).json()) as { now: number; series: unknown[] };
+      const now = Math.floor(stats.now / 1000);
+      const empty = {
+        counters: {},
+        records: 0,
+        waitMsSum: 0,
+        invocations: 0,
+        invocationMsSum: 0,
+        invocationMsSquaredSum: 0,
+      };
+      stats.series = Array.from({ length: 400 }, (_, i) => ({
+        ...empty,
+        t: now - 399 + i,
+        byField:
+          i === 49 ? { message: { fresh: 2, duplicate: 1, duplicateInFlight: 0, handlerErrors: 0 } } : {},
+      }));
+      await route.fulfill({ json: stats });
+    });
+    await page.goto(`${stack.url}/`);
+    await page.waitForFunction("document.body.dataset.chartSeconds === '380'", undefined, {
+      timeout: 15_000,
+    });
+    expect(await page.textContent('#events-age')).toBe('(last event 6 min ago)');
+    const fresh = await page.evaluate(() => {
+      const chart = (
+        globalThis as { Chart?: { getChart(id: string): { data: { datasets: { data: number[] }[] } } } }
+      ).Chart;
+      return chart?.getChart('chart-events')?.data.datasets[0]?.data;
+    });
+    expect(fresh?.filter((value) => value > 0)).toEqual([2]);
+  });
 });
