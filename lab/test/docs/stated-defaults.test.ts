@@ -20,7 +20,10 @@ function statedDefaults(): Map<string, string> {
   const rows = table.split('\n').filter((line) => /^\| `[A-Z_]+`/.test(line));
   return new Map(
     rows.map((row) => {
-      const [variable = '', stated = ''] = row.split('|').slice(1, 3).map((cell) => cell.trim());
+      const [variable = '', stated = ''] = row
+        .split('|')
+        .slice(1, 3)
+        .map((cell) => cell.trim());
       return [variable.replaceAll('`', ''), stated.replaceAll('`', '')];
     }),
   );
