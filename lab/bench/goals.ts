@@ -1,6 +1,6 @@
 /**
  * The goals of `npm run bench`, judged from the figures of lab/bench/results.json. `npm run bench` stores the verdicts
- * in the file's `goals`; docs/benchmarks.md and the README print them recomputed from the figures, and
+ * in the file's `goals`; docs/benchmarks.md's table and summary print them recomputed from the figures, and
  * lab/test/docs/generated-figures.test.ts checks that both agree.
  *
  * A threshold is applied to the quotient of the stored measurements, never to a stored rounded ratio: the
@@ -67,7 +67,7 @@ export interface Goal {
   readonly name: string;
   /** What it asks, for docs/benchmarks.md's goals table. */
   readonly asks: string;
-  /** A few words for the README's paragraph. */
+  /** A few words for the benchmarks summary. */
   readonly short: string;
   /** How the measured figure reads on the pages. */
   readonly format: (measured: number) => string;

@@ -1,13 +1,12 @@
 /**
- * The bench's regions of README.md, docs/benchmarks.md, docs/cost.md and docs/receiver.md, generated from
+ * The bench's regions of docs/benchmarks.md, docs/cost.md and docs/receiver.md, generated from
  * lab/bench/results.json and cli/cost/prices.ts, so that no figure is typed by hand. `npm run docs` writes them
  * with every other region (lab/docs/generated-regions.ts); `npm run docs -- --check` finds a stale one.
  */
 import { readFile } from 'node:fs/promises';
-import { machineRegion, readmeRegion, resultsRegion } from './markdown/benchmarks-page.ts';
+import { machineRegion, resultsRegion, summaryRegion } from './markdown/benchmarks-page.ts';
 import { conversationsRegion } from './markdown/conversations-page.ts';
 import { costRegions } from './markdown/cost-page.ts';
-import { readmeFanOutRegion } from './markdown/fan-out-table.ts';
 import {
   INSTALLED_PACKAGE_PAGE,
   INSTALLED_PACKAGE_REGION,
@@ -22,8 +21,8 @@ export const RESULTS_FILE = new URL('lab/bench/results.json', ROOT);
 /** Every generated region, per page (paths from the repository root). */
 export function generatedRegions(results: ResultsFile): Record<string, Record<string, string>> {
   return {
-    'README.md': { 'bench-summary': readmeRegion(results), 'fan-out-cost': readmeFanOutRegion() },
     'docs/benchmarks.md': {
+      summary: summaryRegion(results),
       machine: machineRegion(results),
       results: resultsRegion(results),
       conversations: conversationsRegion(results),

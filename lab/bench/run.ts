@@ -2,7 +2,7 @@
  * npm run bench: the figures of docs/benchmarks.md, measured side by side in one run.
  *
  *   npm run bench                         all five parts, writes lab/bench/results.json and regenerates the figures
- *                                         of README.md, docs/benchmarks.md and docs/cost.md from it
+ *                                         of docs/benchmarks.md and docs/cost.md from it
  *   npm run bench -- --only receiver      some parts (comma-separated), writes lab/bench/out/results.json
  *   npm run bench -- --quick              fewer runs and iterations (a smoke test), writes lab/bench/out/
  *   npm run bench -- --out FILE           write the results elsewhere

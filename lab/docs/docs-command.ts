@@ -1,5 +1,5 @@
 /**
- * `npm run docs` regenerates every generated region of README.md and docs/ from the files the tools wrote
+ * `npm run docs` regenerates every generated region of docs/ from the files the tools wrote
  * (lab/bench/results.json, the protocol reports, the recorded runs, the capacity simulation's results);
  * `npm run docs -- --check` changes nothing and exits 1 when a region is stale.
  */

@@ -1,4 +1,4 @@
-/** The generated regions of docs/benchmarks.md and the README's benchmark paragraph, from lab/bench/results.json. */
+/** The generated regions of docs/benchmarks.md, its summary paragraph included, from lab/bench/results.json. */
 
 import { dollars, markdownTable, n, times, wrap } from '../../../cli/tools/markdown-table.ts';
 import { CONSUMER_CPU_MS_PER_RECORD } from '../../../contract/capacity.ts';
@@ -390,29 +390,28 @@ function goalsSentence(r: ResultsFile): string {
   const met = GOALS.filter((goal) => verdicts[goal.name]?.met === true).length;
   const unmeasured = GOALS.filter((goal) => verdicts[goal.name] == null).map((goal) => goal.short);
   return (
-    `**Goals** ([docs/benchmarks.md](docs/benchmarks.md#goals)): ${met} of ${judged} met. ` +
+    `**Goals** ([below](#goals)): ${met} of ${judged} met. ` +
     `Met: ${list(true)}. Not met: ${list(false)}.` +
     (unmeasured.length > 0 ? ` Not measured yet: ${unmeasured.join('; ')}.` : '')
   );
 }
 
 /**
- * The README's numbers: cost per million events against Powertools, drain rate, receiver vs its floor, and the
+ * The page's summary: cost per million events against Powertools, drain rate, receiver vs its floor, and the
  * goals met and not met.
  */
-export function readmeRegion(r: ResultsFile): string {
+export function summaryRegion(r: ResultsFile): string {
   const b = r.botMix;
   const c = r.consumer;
   const thousand = r.receiver.bodies.find((body) => body.updates === 1000);
   if (thousand === undefined) throw new Error('The receiver part has no 1000-update body.');
   return wrap(
-    `Measured by \`npm run bench\` on DynamoDB Local (method, intervals and caveats in ` +
-      `[docs/benchmarks.md](docs/benchmarks.md)). **Cost**: a bot's traffic (per turn a handled message and three ` +
+    `Measured by \`npm run bench\` on DynamoDB Local (method, intervals and caveats below). **Cost**: a bot's traffic (per turn a handled message and three ` +
       `statuses without handler, 10% retried) costs **${dollars(b.ours.dollarsPerMillionEvents)} per million events** ` +
       `for the whole stack (${dollars(b.oursNoUnhandledClaims.dollarsPerMillionEvents)} with \`claimUnhandledEvents: false\`), ` +
       `against ${dollars(b.powertools.dollarsPerMillionEvents)} with Powertools Idempotency's SQS recipe and ` +
       `${dollars(b.powertoolsPerMessage.dollarsPerMillionEvents)} with Powertools around the per-message function ` +
-      `([docs/cost.md](docs/cost.md)). **Drain**: ${times(c.speedup)} Powertools' rate ` +
+      `([cost.md](cost.md)). **Drain**: ${times(c.speedup)} Powertools' rate ` +
       `(${times(c.speedupInterval.low)}–${times(c.speedupInterval.high)}). **Receiver**: a 1000-update body in ` +
       `${times(thousand.ratio)} the time of HMAC + one \`JSON.parse\`. ${readmeConversationsClause(r)}${goalsSentence(r)}`,
   );

@@ -1,4 +1,4 @@
-/** docs/benchmarks.md's "Conversations" region and the README's conversation figures, from lab/bench/results.json. */
+/** docs/benchmarks.md's "Conversations" region and its summary's conversation figures, from lab/bench/results.json. */
 
 import { markdownTable, n, times, wrap, wrapItem } from '../../../cli/tools/markdown-table.ts';
 import { percentile } from '../../../cli/tools/statistics.ts';
@@ -141,7 +141,7 @@ export function conversationsRegion(r: ResultsFile): string {
   ].join('\n');
 }
 
-/** The README's clause on conversations, empty until they were measured. */
+/** The benchmarks summary's clause on conversations, empty until they were measured. */
 export function readmeConversationsClause(r: ResultsFile): string {
   const c = r.conversations;
   if (c === undefined) return '';

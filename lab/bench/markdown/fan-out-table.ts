@@ -1,6 +1,5 @@
 /**
- * The cost of several subscribers, for docs/cost.md ("Several subscribers") and the README ("Several systems on
- * one number"): both regions come from `fanOutTable`, so the two pages cannot show different figures.
+ * The cost of several subscribers, for docs/cost.md ("Several subscribers"), from the price table.
  */
 
 import { PRICES } from '../../../cli/cost/prices.ts';
@@ -60,19 +59,6 @@ export function fanOutTable(): string {
     rows,
     ['left', 'right', 'right', 'right', 'right', 'right'],
   );
-}
-
-/** The README's region: the table and where its assumptions are. */
-export function readmeFanOutRegion(): string {
-  return [
-    fanOutTable(),
-    '',
-    wrap(
-      'Per million deliveries of one event each, every subscriber wanting every delivery, from the price table ' +
-        "and docs/cost.md's busy shape; what each column holds and the SNS assumptions: " +
-        '[docs/cost.md](docs/cost.md#several-subscribers).',
-    ),
-  ].join('\n');
 }
 
 /** The smallest subscriber count from which SNS's fan-out costs less than the receiver's sends. */
