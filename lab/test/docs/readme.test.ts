@@ -55,6 +55,11 @@ function anchorsOf(markdown: string): Set<string> {
 }
 
 describe('README', () => {
+  it('fits its journey in 1,500 words, as wc counts them, with no scoreboard', () => {
+    expect(readme.split(/\s+/).filter((word) => word !== '').length).toBeLessThanOrEqual(1_500);
+    expect(readme).not.toMatch(/Goals.*of \d+ met|Not met:/);
+  });
+
   it('shows the two newcomer commands on its first screen', () => {
     const firstScreen = readme.split('\n').slice(0, 25).join('\n');
     expect(firstScreen).toContain('npm start');
