@@ -429,7 +429,10 @@ function groupRecorder(options: {
 }) {
   const inFlight = new Map<string, number>();
   const overlaps: string[] = [];
-  const runs = new Map<string, { body: string; at: number; receiveCount: number; failed: boolean }[]>();
+  const runs = new Map<
+    string,
+    { body: string; at: number; firstReceivedAt: number; receiveCount: number; failed: boolean }[]
+  >();
   const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const groups = [...new Set(event.Records.map((r) => r.attributes.MessageGroupId as string))];
     for (const group of groups) {
@@ -449,7 +452,8 @@ function groupRecorder(options: {
         const receiveCount = Number(record.attributes.ApproximateReceiveCount);
         const failed = options.fails?.(record.body, receiveCount) === true;
         const list = runs.get(group) ?? [];
-        list.push({ body: record.body, at: Date.now(), receiveCount, failed });
+        const firstReceivedAt = Number(record.attributes.ApproximateFirstReceiveTimestamp);
+        list.push({ body: record.body, at: Date.now(), firstReceivedAt, receiveCount, failed });
         runs.set(group, list);
         if (failed) {
           failedGroups.add(group);
@@ -535,9 +539,11 @@ describe('SQS event source on a FIFO queue of fauxqs', () => {
     expect(b.map((r) => r.body)).toEqual(expectedBodies('b', perGroup));
     expect(failure?.body).toBe('a1');
     expect(retry?.receiveCount).toBe(2);
-    // Nothing of group a ran between the failure and the retry; group b finished in between.
-    expect((retry?.at ?? 0) - (failure?.at ?? 0)).toBeGreaterThanOrEqual(
-      visibilityTimeoutSeconds * 1000 - 50,
+    // The retry came once the visibility timeout, counted from the failed record's receive (not from its
+    // handler, which may start late on a busy machine), had passed. Nothing of group a ran between the failure
+    // and the retry; group b finished in between.
+    expect((retry?.at ?? 0) - (failure?.firstReceivedAt ?? Number.NaN)).toBeGreaterThanOrEqual(
+      visibilityTimeoutSeconds * 1000 - 5,
     );
     expect(a.filter((r) => r.at > (failure?.at ?? 0) && r.at < (retry?.at ?? 0))).toEqual([]);
     expect(Math.max(...b.map((r) => r.at))).toBeLessThan(retry?.at ?? 0);
