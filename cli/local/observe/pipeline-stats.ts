@@ -218,7 +218,8 @@ function emptyCounts(): FieldCounts {
   return { fresh: 0, duplicate: 0, duplicateInFlight: 0, handlerErrors: 0 };
 }
 
-function emptyBucket(t: number): StatsBucket {
+/** A second with nothing in it. */
+export function emptyBucket(t: number): StatsBucket {
   return {
     t,
     byField: {},

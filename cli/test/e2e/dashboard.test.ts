@@ -13,6 +13,7 @@ import { conversationId } from '../../../contract/lanes.ts';
 import { DEFAULT_SETTINGS } from '../../../contract/settings.ts';
 import { keyedDigest } from '../../../functions/commons/log-digest.ts';
 import { launchHeadlessChromium } from '../../../test/support/headless-chromium.ts';
+import { emptyBucket } from '../../local/observe/pipeline-stats.ts';
 import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
@@ -264,17 +265,8 @@ describe('dashboard at /', () => {
     await page.route('**/local/stats*', async (route) => {
       const stats = (await (await route.fetch()).json()) as { now: number; series: unknown[] };
       const now = Math.floor(stats.now / 1000);
-      const empty = {
-        counters: {},
-        records: 0,
-        waitMsSum: 0,
-        invocations: 0,
-        invocationMsSum: 0,
-        invocationMsSquaredSum: 0,
-      };
       stats.series = Array.from({ length: 400 }, (_, i) => ({
-        ...empty,
-        t: now - 399 + i,
+        ...emptyBucket(now - 399 + i),
         byField:
           i === 49 ? { message: { fresh: 2, duplicate: 1, duplicateInFlight: 0, handlerErrors: 0 } } : {},
       }));
