@@ -626,8 +626,6 @@ describe('three subscribers', () => {
     expect(read('docs/deploy.md')).toContain(
       `its alarms (${inWords(withOne)} with one subscriber, ${inWords(perSubscriber)} more for each further subscriber, ${inWords(withoutMessageLane)} for one without \`messages\`)`,
     );
-    expect(read('README.md')).toContain(`${inWords(withOne)} alarms with one subscriber`);
-    expect(read('README.md')).toContain(`${inWords(perSubscriber)} more per further subscriber`);
     const row = read('docs/cost.md')
       .split('| ')
       .find((cell) => cell.startsWith('Each subscriber beyond the first, its alarms:'));

@@ -11,7 +11,7 @@
  * so only bot effected them live.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,7 @@ import {
   statusesChange,
   wamidFactory,
 } from '../../meta-traffic/webhook-bodies.ts';
+import { defaultCursorDirectory } from '../../ops/replay/replay-cursor.ts';
 import { resolveTarget, runOps } from '../../ops/run-ops.ts';
 
 const SECRET = 'replay-e2e-app-secret';
@@ -340,15 +341,23 @@ describe('npm run ops -- replay, killed', () => {
       ...times,
     ];
     const env = { ...process.env };
+    const cursors = defaultCursorDirectory(env);
+    const cursorFiles = () =>
+      existsSync(cursors) ? readdirSync(cursors).filter((f) => f.endsWith('.json')) : [];
+    const earlierCursors = new Set(cursorFiles());
     // One delivery per 10 s leaves the kill a wide window after the first, even on a loaded machine.
     const child = spawn(process.execPath, [...args, '--rate', '0.1/s'], { cwd: ROOT, env, stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>
       child.on('exit', (_code, signal) => resolve(signal)),
     );
+    // Killed once a delivery is effected and its cursor saved: the consumer can effect a delivery before the
+    // replay, awaiting the send's answer, saves its cursor.
     await waitFor(
-      async () => (await effects('crm', keys, false)).some((count) => count > 0),
+      async () =>
+        (await effects('crm', keys, false)).some((count) => count > 0) &&
+        cursorFiles().some((file) => !earlierCursors.has(file)),
       60_000,
-      () => 'the first replayed delivery effected',
+      () => 'the first replayed delivery effected, its cursor saved',
     );
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
