@@ -1,16 +1,23 @@
 /**
- * Every default docs/local.md's configuration table states is the code's: a default typed into a page drifts
- * (the table once said `LOCAL_MAX_CONCURRENCY` defaults to 5 while the stack ran 8).
+ * The defaults the docs state are the code's: a default typed into a page drifts (docs/local.md once said
+ * `LOCAL_MAX_CONCURRENCY` defaults to 5 while the stack ran 8). docs/local.md's configuration table whole, and
+ * the defaults docs/deploy.md states in its prose.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PORT, DEV_APP_SECRET, DEV_VERIFY_TOKEN } from '../../../cli/local/local-stack-api.ts';
 import { DEFAULT_LOCAL_HOST, LOCAL_ENV, readLocalConfig } from '../../../cli/local/stack/local-config.ts';
 import { SUBSCRIBERS_MODULE } from '../../../cli/local/stack/local-subscribers.ts';
+import { DEFAULT_ARCHIVE_RETENTION_DAYS } from '../../../contract/archive.ts';
 import { ENV } from '../../../contract/environment.ts';
-import { DEFAULT_SETTINGS } from '../../../contract/settings.ts';
+import {
+  DEFAULT_SETTINGS,
+  MAX_QUEUE_RETENTION_DAYS,
+  MIN_QUEUE_RETENTION_DAYS,
+} from '../../../contract/settings.ts';
 
-const page = readFileSync(new URL('../../../docs/local.md', import.meta.url), 'utf8');
+const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
+const page = read('docs/local.md');
 
 /** The configuration table: variable → its stated default, without backticks. */
 function statedDefaults(): Map<string, string> {
@@ -56,5 +63,25 @@ describe("docs/local.md's configuration table", () => {
 
   it.each(Object.entries(code))('states the default of %s as the code has it', (variable, value) => {
     expect(stated.get(variable)).toBe(value);
+  });
+});
+
+describe("docs/deploy.md's stated defaults", () => {
+  const deploy = read('docs/deploy.md').replace(/\s+/g, ' ');
+
+  it("states the archive's retention, the queue retention's bounds and default as the code has them", () => {
+    expect(deploy).toContain(
+      `{ archive: { retentionDays: 90 } }); // default ${DEFAULT_ARCHIVE_RETENTION_DAYS}`,
+    );
+    expect(deploy).toContain(
+      `\`queueRetentionDays\` below ${MIN_QUEUE_RETENTION_DAYS} (or above SQS's ${MAX_QUEUE_RETENTION_DAYS}; default ${DEFAULT_SETTINGS.queueRetentionDays})`,
+    );
+  });
+
+  it("states the CDK app's default stack name, and the secret named after it, as bin/app.ts has them", () => {
+    const stackName = /contextString\('stackName'\) \?\? '([^']+)'/.exec(read('bin/app.ts'))?.[1];
+    expect(stackName).toBeDefined();
+    expect(deploy).toContain(`another stack name (default \`${stackName}\`)`);
+    expect(deploy).toContain(`(default \`${stackName}/Webhook\`)`);
   });
 });
