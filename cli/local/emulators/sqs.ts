@@ -12,18 +12,22 @@ export interface SqsEmulator {
   /** `http://127.0.0.1:<port>`; any region and credentials work. */
   readonly endpoint: string;
   readonly port: number;
+  /** One look at a queue through fauxqs's own inspection, which neither receives nor hides a message. */
+  inspect(queueUrl: string): QueueInspection;
+  stop(): Promise<void>;
+}
+
+export interface QueueInspection {
   /**
-   * The oldest `SentTimestamp` (epoch ms) among a queue's messages not yet deleted (waiting, delayed or in
-   * flight: what CloudWatch's `ApproximateAgeOfOldestMessage` counts), or undefined when it holds none. Read
-   * from fauxqs's own inspection, which neither receives nor hides a message, and never returns a body.
+   * The oldest `SentTimestamp` (epoch ms) among the queue's messages not yet deleted (waiting, delayed or in
+   * flight: what CloudWatch's `ApproximateAgeOfOldestMessage` counts), or undefined when it holds none.
    */
-  oldestMessageSentAt(queueUrl: string): number | undefined;
+  readonly oldestMessageSentAt: number | undefined;
   /**
    * The sends a FIFO queue accepted and did not enqueue (a repeat of a deduplication id within 5 minutes), since
-   * it was created: CloudWatch's `NumberOfDeduplicatedSentMessages`, from fauxqs's inspection (patched).
+   * it was created: CloudWatch's `NumberOfDeduplicatedSentMessages` (fauxqs patched to count them).
    */
-  deduplicatedSentMessages(queueUrl: string): number;
-  stop(): Promise<void>;
+  readonly deduplicatedSentMessages: number;
 }
 
 /** Starts fauxqs on a free port (or `port`), without request logging. */
@@ -33,12 +37,10 @@ export async function startSqsEmulator(options: { port?: number } = {}): Promise
   return {
     endpoint: server.address,
     port: server.port,
-    deduplicatedSentMessages(queueUrl) {
-      return server.inspectQueue(queueName(queueUrl))?.deduplicatedSentMessages ?? 0;
-    },
-    oldestMessageSentAt(queueUrl) {
-      const messages = server.inspectQueue(queueName(queueUrl))?.messages;
-      if (messages === undefined) return undefined;
+    inspect(queueUrl) {
+      const inspection = server.inspectQueue(queueName(queueUrl));
+      if (inspection === undefined) return { oldestMessageSentAt: undefined, deduplicatedSentMessages: 0 };
+      const { messages } = inspection;
       let oldest: number | undefined;
       for (const message of [
         ...messages.ready,
@@ -47,7 +49,7 @@ export async function startSqsEmulator(options: { port?: number } = {}): Promise
       ]) {
         if (oldest === undefined || message.sentTimestamp < oldest) oldest = message.sentTimestamp;
       }
-      return oldest;
+      return { oldestMessageSentAt: oldest, deduplicatedSentMessages: inspection.deduplicatedSentMessages };
     },
     stop: () => {
       stopping ??= server.stop();

@@ -36,6 +36,7 @@ import {
   createQuarantineQueue,
   messageLaneQueueNames,
   type PipelineQueues,
+  type QueueInspection,
   type SqsEmulator,
   startSqsEmulator,
   subscriberQueueNames,
@@ -393,11 +394,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     }
 
     const sampler = startQueueSampler(
-      {
-        sqs,
-        oldestMessageSentAt: (url) => sqsEmulator.oldestMessageSentAt(url),
-        deduplicatedSentMessages: (url) => sqsEmulator.deduplicatedSentMessages(url),
-      },
+      { sqs, inspect: (url) => sqsEmulator.inspect(url) },
       running,
       quarantineQueueUrl,
       { stats, laneStats },
@@ -632,8 +629,7 @@ function observeHandlerOutput(
 
 interface QueueReader {
   readonly sqs: SQSClient;
-  readonly oldestMessageSentAt: (queueUrl: string) => number | undefined;
-  readonly deduplicatedSentMessages: (queueUrl: string) => number;
+  readonly inspect: (queueUrl: string) => QueueInspection;
 }
 
 function startQueueSampler(
@@ -651,11 +647,7 @@ function startQueueSampler(
    * What SQS would count in CloudWatch's NumberOfDeduplicatedSentMessages, as a metric of the subscriber, and a
    * terminal line: a repeat the FIFO queue absorbed never reaches a claim, so nothing else would show it.
    */
-  const countAbsorbed = ({ subscriber, lanes }: RunningSubscriber): void => {
-    const absorbed = lanes.reduce(
-      (sum, { queues }) => sum + reader.deduplicatedSentMessages(queues.queueUrl),
-      0,
-    );
+  const countAbsorbed = (subscriber: RunningSubscriber['subscriber'], absorbed: number): void => {
     const added = absorbed - (absorbedSoFar.get(subscriber.name) ?? 0);
     if (added <= 0) return;
     absorbedSoFar.set(subscriber.name, absorbed);
@@ -666,26 +658,36 @@ function startQueueSampler(
         '(the same event again within 5 minutes: no claim, no handler call)',
     );
   };
-  const sampleLane = async ({ queues }: RunningLane): Promise<LaneQueueSample> => {
+  const sampleLane = async ({
+    queues,
+  }: RunningLane): Promise<{ readonly sample: LaneQueueSample; readonly absorbed: number }> => {
     const [queue, dlq] = await Promise.all([
       readQueueCounts(sqs, queues.queueUrl),
       readQueueCounts(sqs, queues.dlqUrl),
     ]);
     const sampledAt = Date.now();
-    const oldest = reader.oldestMessageSentAt(queues.queueUrl);
+    const { oldestMessageSentAt: oldest, deduplicatedSentMessages } = reader.inspect(queues.queueUrl);
     return {
-      backlog: queue.visible,
-      inFlight: queue.inFlight,
-      dlq: dlq.visible + dlq.inFlight,
-      oldestMessageAgeMs: oldest === undefined ? null : Math.max(0, sampledAt - oldest),
+      sample: {
+        backlog: queue.visible,
+        inFlight: queue.inFlight,
+        dlq: dlq.visible + dlq.inFlight,
+        oldestMessageAgeMs: oldest === undefined ? null : Math.max(0, sampledAt - oldest),
+      },
+      absorbed: deduplicatedSentMessages,
     };
   };
   /** A subscriber's sample sums its lanes; each lane's goes to the lane statistics. */
   const sample = async ({ subscriber, lanes }: RunningSubscriber): Promise<[string, QueueSample]> => {
-    const samples = await Promise.all(lanes.map(sampleLane));
+    const sampled = await Promise.all(lanes.map(sampleLane));
+    const samples = sampled.map(({ sample }) => sample);
     lanes.forEach(({ lane }, index) => {
       sinks.laneStats.addQueueSample(subscriber.name, lane, samples[index] as LaneQueueSample);
     });
+    countAbsorbed(
+      subscriber,
+      sampled.reduce((sum, { absorbed }) => sum + absorbed, 0),
+    );
     return [
       subscriber.name,
       {
@@ -703,7 +705,6 @@ function startQueueSampler(
           readQueueCounts(sqs, quarantineQueueUrl),
         ]);
         sinks.stats.addQueueSamples(Object.fromEntries(samples), quarantine.visible + quarantine.inFlight);
-        for (const subscriber of running) countAbsorbed(subscriber);
       } catch (error) {
         if (active && !warned)
           log(`queue sampler: ${error instanceof Error ? error.message : String(error)}`);
