@@ -18,13 +18,13 @@ export const SUBSCRIBER_DIMENSION = 'Subscriber';
  * same dimension set or CloudWatch shows nothing. Both functions set POWERTOOLS_SERVICE_NAME to this value.
  */
 export const SERVICE_NAME = 'whatsapp-webhook-dedup';
+export const SERVICE_DIMENSION = 'service';
 
 /**
  * SQS's own CloudWatch metric (namespace AWS/SQS, dimension QueueName) of the sends a FIFO queue accepted and
  * did not enqueue: repeats within its 5-minute deduplication window, absorbed before any claim sees them.
  */
 export const SQS_DEDUPLICATED_SENDS_METRIC = 'NumberOfDeduplicatedSentMessages';
-export const SERVICE_DIMENSION = 'service';
 
 /** Consumer metrics with the `Field` dimension. */
 export const ConsumerFieldMetric = {
