@@ -8,7 +8,7 @@
  * The sizes go to lab/bench/results.json (`installedPackage`). Last, the installed bin starts the local stack
  * over the same subscriber, and a signed body sent with it (twice) is effected once.
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +16,10 @@ import { extractEventsOfFile } from '../../cli/keys/keys.ts';
 import { LocalStackClient } from '../../cli/local/stack/local-stack-client.ts';
 import { buildLambdaBundles } from '../../lab/bench/bundles/lambda-bundles.ts';
 import { writeInstalledPackageResults } from '../../lab/bench/package/installed-package-results.ts';
+import { lowestVersionsOf } from '../unit/house/node-engines.ts';
 import {
   CLI_DIRECTORY,
+  engineWarnings,
   installApp,
   installCli,
   installedPackages,
@@ -170,6 +172,30 @@ describe('the package, installed in a CDK app of its own', () => {
     expect(cliFiles).toContain('dist/local/cli/main.js');
     expect(cliFiles.filter((file) => /(?<!\.d)\.ts$/.test(file))).toEqual([]);
   });
+
+  it('installs with no engine warning on the lowest version of every Node line its engines name', async () => {
+    const manifest = (directory: string) =>
+      JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as {
+        name: string;
+        version: string;
+        engines: { node: string };
+      };
+    for (const [tarball, directory] of [
+      [packed.tarball, REPOSITORY_ROOT],
+      [packedCli.tarball, CLI_DIRECTORY],
+    ] as const) {
+      for (const version of lowestVersionsOf(manifest(directory).engines.node)) {
+        expect(await engineWarnings(scratch, tarball, version), `${tarball} on Node ${version}`).toEqual([]);
+      }
+    }
+    // The same check sees a warning where there is one: the CLI's SQS emulator takes a library that needs 22.
+    expect(await engineWarnings(scratch, packedCli.tarball, '20.19.0')).toEqual(
+      expect.arrayContaining([
+        `${manifest(CLI_DIRECTORY).name}@${manifest(CLI_DIRECTORY).version}`,
+        expect.stringMatching(/^cookie@/),
+      ]),
+    );
+  }, 600_000);
 
   it('typechecks the README stack and handler module against the installed declarations', async () => {
     await expect(run('npx', ['tsc', '-p', '.'], { cwd: app })).resolves.toBeDefined();

