@@ -28,8 +28,9 @@ export const UNKNOWN_STATUS_RANK = 0;
 
 /**
  * The rank releases before `failed` moved below `delivered` stored for it (it ranked above everything and
- * nothing moved past it). Ledger items carrying it live until their retention ends (8 days by default); the
- * ledger reads them by the current rule (status-ledger.ts). No other status was ever stored at this rank.
+ * nothing moved past it). Ledger items carrying it live until their retention ends
+ * (`DEFAULT_SETTINGS.retentionDays` by default); the ledger reads them by the current rule (status-ledger.ts).
+ * No other status was ever stored at this rank.
  */
 export const LEGACY_FAILED_RANK = 5;
 

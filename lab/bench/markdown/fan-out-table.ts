@@ -4,7 +4,7 @@
 
 import { PRICES } from '../../../cli/cost/prices.ts';
 import { ASSUMPTIONS, referenceShape } from '../../../cli/cost/stack-cost.ts';
-import { dollars, markdownTable, n, wrap, wrapItem } from '../../../cli/tools/markdown-table.ts';
+import { dollars, markdownTable, n, wrapItem } from '../../../cli/tools/markdown-table.ts';
 import {
   FAN_OUT_SUBSCRIBER_COUNTS,
   type FanOutMechanism,
