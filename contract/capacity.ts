@@ -160,7 +160,8 @@ export interface ExpectedPeak {
 
 /**
  * The peak the construct sizes for when no `expectedPeak` is given: one number at Meta's top tier, with as many
- * inbound messages as outbound (docs/decisions.md, "Capacity").
+ * inbound messages as outbound (docs/decisions.md, "The defaults carry one number at Meta's top tier, sized by
+ * the planner").
  */
 export const DEFAULT_EXPECTED_PEAK: ExpectedPeak = { messagesPerSecond: META_UPGRADED_MESSAGES_PER_SECOND };
 
@@ -353,9 +354,9 @@ export function writesPerEvent(subscriber: CapacitySubscriber, lane: LaneName): 
 /**
  * The consumer's CPU per record on one Node thread. The records of a batch share one thread, so their CPU adds
  * up even where their awaits overlap. A fixed engineering figure, not a measurement this code reads: 1.1 ms is
- * the consumer's median on a quiet machine (docs/decisions.md, "Capacity"), and no bench run moves it, since a
- * laptop's load would otherwise change the concurrency a stack deploys. The bench reports its own figure
- * beside this one.
+ * the consumer's median on a quiet machine (docs/decisions.md, "The consumer's CPU per record is a reviewed
+ * constant"), and no bench run moves it, since a laptop's load would otherwise change the concurrency a stack
+ * deploys. The bench reports its own figure beside this one.
  */
 export const CONSUMER_CPU_MS_PER_RECORD = 1.1;
 /**

@@ -4,11 +4,11 @@
  * own queue, consumer and settings, so that a campaign's status storm never queues ahead of a live chat.
  *
  * The message lane is ordered by default: an SQS FIFO queue whose message group is the conversation
- * (`<phone_number_id>:<customer>`), so that a conversation's messages reach their handler one after
- * the other, in the order the receiver accepted them. Its retry budget is a chat's, not a backend's: a
- * message that keeps failing blocks its conversation for minutes, then goes to the lane's DLQ and the chat
- * moves on (docs/decisions.md, "Conversations"). The status lane is the subscriber's existing standard queue,
- * with its batching window and its day-long retry budget.
+ * (`<phone_number_id>:<customer>`), so that a conversation's messages reach their handler one after the other,
+ * in the order the receiver accepted them. Its retry budget is a chat's, not a backend's: a message that keeps
+ * failing blocks its conversation for minutes, then goes to the lane's DLQ and the chat moves on
+ * (docs/decisions.md, "A failing message holds its chat about a quarter of an hour"). The status lane is the
+ * subscriber's existing standard queue, with its batching window and its day-long retry budget.
  *
  * Plain TypeScript: no aws-cdk-lib, no AWS SDK.
  */
@@ -66,7 +66,8 @@ export interface MessageSender {
  * The customer a conversation belongs to: the BSUID (`from_user_id`, else the `user_id` of the contact whose
  * `wa_id` is `from`), else the phone number (`from`), else `undefined`. BSUID first, because Meta sends the
  * phone number only within 30 days of the last exchange: a customer is then one conversation whether or not
- * the phone number came with a message. (Keys are phone first instead: docs/decisions.md.)
+ * the phone number came with a message. (Keys are phone first instead: docs/decisions.md, "Customers: keys
+ * phone-first, conversations BSUID-first".)
  */
 export function conversationCustomer(sender: MessageSender): string | undefined {
   if (isId(sender.fromUserId)) return sender.fromUserId;

@@ -24,7 +24,7 @@ export const SQS_MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 export const MAX_RETRY_DELAY_SECONDS = SQS_MAX_VISIBILITY_TIMEOUT_SECONDS - 15 * 60 - 5 * 60;
 /**
  * A downstream outage of a day (a CRM or bot backend down) keeps records out of the DLQ (docs/decisions.md,
- * "Retries").
+ * "resolveSettings refuses budgets that cannot ride out a day or outlive a queue").
  */
 export const MIN_OUTAGE_RIDDEN_OUT_SECONDS = 24 * 3600;
 

@@ -4,7 +4,7 @@
  * simulation replay the same sequence from one seed. (The order in which concurrent requests draw from one
  * generator still varies between runs.) The house's only generator: the protocol checker's recorded reports
  * and pinned seeds and the capacity simulation's recorded results are functions of its sequence
- * (docs/decisions.md, "The house").
+ * (docs/decisions.md, "One seeded generator, mulberry32, not pure-rand").
  */
 
 /** A seeded uniform generator in [0, 1) (mulberry32). */

@@ -11,7 +11,7 @@
  * Retired goals, with the figure that stays on the page:
  * - ×1.5 Powertools' drain rate: the contract's two writes per fresh event cap any design at the contract
  *   floor's rate, below that.
- * - drain within 5% of the contract floor (docs/decisions.md, "Benchmarks"): `shareOfFloor` is reported with
+ * - drain within 5% of the contract floor (docs/decisions.md, "No drain goal"): `shareOfFloor` is reported with
  *   its interval, which on a shared machine is wider than the 5% the goal asked to settle.
  * - whole stack below docs/cost.md's busy figure: both sides billed the same assumed consumer duration, so
  *   the consumer's share was equal by construction; replaced by a comparison at the milliseconds measured.
@@ -173,7 +173,8 @@ export const GOALS: readonly Goal[] = [
     short: "Meta's acknowledgement with the archive on within 5 % of off",
     format: fixed(3),
     // Judged on wall time: the in-memory figure (processor time, the copy's Lambda milliseconds) stays on the
-    // page beside it (docs/decisions.md, "The delivery archive").
+    // page beside it (docs/decisions.md, "The archive goal is judged on Meta's acknowledgement, over a real
+    // connection").
     judge: ({ archive }) => {
       const bodies = archive?.bodies ?? [];
       if (bodies.length === 0) return null;

@@ -1,13 +1,13 @@
 /**
- * The simulation's exactly-once bookkeeping, kept only while it can still change (docs/decisions.md, "Scale
- * simulation"). An event key has a record while a copy of it can still reach a handler: Meta may still POST
- * it (its first send, a retry or a re-send is scheduled or under way), or one of its messages is still in a
- * lane's queue (visible or in flight). When neither holds, nothing in the model can present the key again;
- * at the first `sweep()` `graceMs` later (the consumer's timeout: an invocation that received its last message
- * has ended by then) the record is folded into the run's counters and `onRetired` lets the simulation delete
- * what the claim table holds for it. Memory then follows the events in flight, not the events sent. The
- * simulation sweeps from its once-a-second sample, so that the bookkeeping sets no timer of its own and the
- * run's instants are the same with it as without it.
+ * The simulation's exactly-once bookkeeping, kept only while it can still change (docs/decisions.md, "A run keeps
+ * the events in flight, not the events sent"). An event key has a record while a copy of it can still reach a
+ * handler: Meta may still POST it (its first send, a retry or a re-send is scheduled or under way), or one of its
+ * messages is still in a lane's queue (visible or in flight). When neither holds, nothing in the model can present
+ * the key again; at the first `sweep()` `graceMs` later (the consumer's timeout: an invocation that received its
+ * last message has ended by then) the record is folded into the run's counters and `onRetired` lets the simulation
+ * delete what the claim table holds for it. Memory then follows the events in flight, not the events sent. The
+ * simulation sweeps from its once-a-second sample, so that the bookkeeping sets no timer of its own and the run's
+ * instants are the same with it as without it.
  *
  * An effect of a key already folded (a copy the bookkeeping did not see) cannot be checked against its earlier
  * effects: it is counted as a violation, so that a wrong retirement fails the exactly-once verdict instead of

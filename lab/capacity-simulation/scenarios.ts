@@ -3,10 +3,10 @@
  * time budget): the short version keeps the full one's rates and verdicts and shortens what can be shortened:
  * 1 s of traffic instead of 10 or 5 minutes (steady, ten numbers), a campaign of 1,000 messages instead of
  * 100,000; the outage's short version lasts 1 minute instead of 40, at 5 messages/s each way instead of 100
- * (docs/decisions.md, "The capacity simulation", says why the full one is not at a number's top tier). Steady
- * traffic (steady, ten numbers, outage) is a window: warmed up, so that the statuses of earlier messages
- * arrive from its first second, and cut at its end, so that what the endpoint sees is the steady rate
- * throughout.
+ * (docs/decisions.md, "The full outage runs below a number's top tier", says why the full one is not at a
+ * number's top tier). Steady traffic (steady, ten numbers, outage) is a window: warmed up, so that the
+ * statuses of earlier messages arrive from its first second, and cut at its end, so that what the endpoint
+ * sees is the steady rate throughout.
  */
 import { ACTIVE_CONVERSATION_SECONDS, DEFAULT_EXPECTED_PEAK } from '../../contract/capacity.ts';
 import type { ScenarioConfig } from './simulation.ts';
@@ -19,8 +19,8 @@ const TOP = DEFAULT_EXPECTED_PEAK.messagesPerSecond;
 const MINUTE = 60_000;
 /**
  * The full outage's live chat rate each way, below the top tier so that an hour of its traffic and the retries
- * of 40 minutes of it can be simulated within a session here (docs/decisions.md, "The capacity
- * simulation").
+ * of 40 minutes of it can be simulated within a session here (docs/decisions.md, "The full outage runs below
+ * a number's top tier").
  */
 const OUTAGE_MESSAGES_PER_SECOND = 100;
 /** The latest a read status follows its message (traffic.ts): a run warmed up this long meets the steady rate. */

@@ -1,6 +1,7 @@
 /**
- * Each scenario's verdicts (docs/decisions.md, "The capacity simulation"): what must hold for the defaults to
- * carry it. A run whose verdict fails makes `npm run capacity-simulation --` exit 1.
+ * Each scenario's verdicts (docs/decisions.md, "Each scenario has verdicts; exactly once is judged on the
+ * 200s"): what must hold for the defaults to carry it. A run whose verdict fails makes `npm run
+ * capacity-simulation --` exit 1.
  */
 import { P99_WAIT_TARGET_SECONDS } from '../../contract/capacity.ts';
 import { backlogPeak, type ScenarioMeasures } from './measures.ts';

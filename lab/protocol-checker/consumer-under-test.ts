@@ -8,7 +8,8 @@
  * - `in-flight-acknowledged`: every claim found in flight is reported as done, so the consumer acknowledges the
  *   duplicate instead of keeping it until the holder's lease ends;
  * - `ledger-repeated`: a status that an earlier attempt already made current is reported as `repeated`, the
- *   ledger's answer before it stored each status's first change (docs/decisions.md, "Consumer", reverted);
+ *   ledger's answer before it stored each status's first change (docs/decisions.md, "The ledger remembers the
+ *   change per status", reverted);
  * - `lease-at-claim`: the lease ends one margin after the claim instead of one margin after the invocation's
  *   deadline, far shorter than a slow effect, so a second worker takes the claim over while the first still
  *   effects;

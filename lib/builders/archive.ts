@@ -101,7 +101,7 @@ export function buildDeliveryArchive(pipeline: Construct, options: DeliveryArchi
   Validations.of(bucket).acknowledge({
     id: 'AwsSolutions-S1',
     reason:
-      'No server access logs: one role writes the archive (the archiver, PutObject on two prefixes) and only principals the account grants read it; S3 access logs are best-effort and would need a second bucket of their own holding object keys for as long. Who read the archive is audited with CloudTrail S3 data events where the account audits, as for its other buckets (docs/decisions.md, "Archive").',
+      'No server access logs: one role writes the archive (the archiver, PutObject on two prefixes) and only principals the account grants read it; S3 access logs are best-effort and would need a second bucket of their own holding object keys for as long. Who read the archive is audited with CloudTrail S3 data events where the account audits, as for its other buckets (docs/decisions.md, "The archive bucket: S3-managed keys, no versioning, no access logs, least grants").',
   });
 
   const deadLetterQueue = new Queue(scope, 'DeadLetterQueue', {

@@ -21,7 +21,7 @@ export interface ClaimTableAccess {
 
 /**
  * The statements that let one consumer write its claims and ledger entries and nobody else's
- * (docs/decisions.md, "Subscribers in the construct").
+ * (docs/decisions.md, "Each consumer writes only its own namespace of the claim table").
  *
  * - A namespaced consumer may write only items whose partition key matches `<ns>#*`: `dynamodb:LeadingKeys`
  *   with `ForAllValues:StringLike`, which DynamoDB evaluates on the key of every Put, Update and Delete.

@@ -1,8 +1,8 @@
 /**
- * The construct sizes for its expected peak with the capacity planner (docs/capacity.md; docs/decisions.md,
- * "Capacity"): the default template carries one number at Meta's top tier, `expectedPeak` resizes it,
- * explicit settings win and are named in a synth warning when they cannot carry the peak. Every expected
- * figure comes from `planCapacity`, computed here.
+ * The construct sizes for its expected peak with the capacity planner (docs/capacity.md; docs/decisions.md, "The
+ * defaults carry one number at Meta's top tier, sized by the planner"): the default template carries one number at
+ * Meta's top tier, `expectedPeak` resizes it, explicit settings win and are named in a synth warning when they
+ * cannot carry the peak. Every expected figure comes from `planCapacity`, computed here.
  */
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';

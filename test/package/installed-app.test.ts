@@ -1,11 +1,11 @@
 /**
- * The installed path (docs/decisions.md, "The package"), `npm run test:package` (a CI step after `npm test`:
- * installing a CDK app takes a minute of its own). `npm pack` this package; in a directory outside the
- * repository, install the tarball with its peers at the versions of this repository's package-lock.json;
- * write the README's stack and handler module verbatim; typecheck them and `cdk synth` them. The template
- * must bundle the user's handler into the subscriber's consumers (and not into the receiver), cdk-nag's
- * AwsSolutions pack must find nothing, and the user's bundles must stay as small as this repository's own.
- * The sizes go to lab/bench/results.json (`installedPackage`). Last, the installed bin starts the local stack
+ * The installed path (docs/decisions.md, "The installed path is its own CI step"), `npm run test:package` (a CI
+ * step after `npm test`: installing a CDK app takes a minute of its own). `npm pack` this package; in a directory
+ * outside the repository, install the tarball with its peers at the versions of this repository's
+ * package-lock.json; write the README's stack and handler module verbatim; typecheck them and `cdk synth` them.
+ * The template must bundle the user's handler into the subscriber's consumers (and not into the receiver),
+ * cdk-nag's AwsSolutions pack must find nothing, and the user's bundles must stay as small as this repository's
+ * own. The sizes go to lab/bench/results.json (`installedPackage`). Last, the installed bin starts the local stack
  * over the same subscriber, and a signed body sent with it (twice) is effected once.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

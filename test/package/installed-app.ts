@@ -1,8 +1,8 @@
 /**
- * The installed path (docs/decisions.md, "The package"), one step per function: pack this package as
- * `npm publish` would, make a CDK app outside the repository that installs the tarball and its peers at this
- * repository's locked versions, write the README's files into it, and run its own tools there (tsc, cdk).
- * Nothing here reaches into the repository from the app: what the tarball lacks, the app lacks.
+ * The installed path (docs/decisions.md, "The installed path is its own CI step"), one step per function: pack
+ * this package as `npm publish` would, make a CDK app outside the repository that installs the tarball and its
+ * peers at this repository's locked versions, write the README's files into it, and run its own tools there (tsc,
+ * cdk). Nothing here reaches into the repository from the app: what the tarball lacks, the app lacks.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

@@ -1,8 +1,8 @@
 /**
  * What several subscribers cost per million deliveries (docs/cost.md, "Several subscribers"; docs/decisions.md,
- * "Fan-out"), for the mechanism we chose (the receiver sends each delivery to every subscriber queue) and the one
- * we did not (an SNS topic with raw message delivery and a filter policy per subscription, each subscription
- * into that subscriber's queue).
+ * "Fan-out: the receiver sends to each subscriber queue, not SNS"), for the mechanism we chose (the receiver sends
+ * each delivery to every subscriber queue) and the one we did not (an SNS topic with raw message delivery and a
+ * filter policy per subscription, each subscription into that subscriber's queue).
  *
  * Everything goes through `costPerMillionEvents` of stack-cost.ts with one of docs/cost.md's reference shapes
  * (one event per delivery, so per million deliveries is per million events), split into three parts:

@@ -1,8 +1,8 @@
 /**
- * What the lanes cost per million events of a bot's mix (docs/cost.md, "Lanes"; docs/decisions.md,
- * "Conversations"): each subscriber's single standard queue of before, against its two lanes, an ordered
- * message lane (SQS FIFO, no batching window) for the inbound messages and the standard status lane for the
- * rest, for 1 and 3 subscribers (each wanting every delivery).
+ * What the lanes cost per million events of a bot's mix (docs/cost.md, "Lanes"; docs/decisions.md, "Two queues per
+ * subscriber, the message lane FIFO, not one fair queue"): each subscriber's single standard queue of before,
+ * against its two lanes, an ordered message lane (SQS FIFO, no batching window) for the inbound messages and the
+ * standard status lane for the rest, for 1 and 3 subscribers (each wanting every delivery).
  *
  * The bot mix is docs/cost.md's: per conversation turn one inbound message and the `sent`, `delivered` and `read`
  * statuses of its reply, each event in its own delivery, with Meta's retries (the deliveries per event the bench

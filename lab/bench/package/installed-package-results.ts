@@ -1,9 +1,9 @@
 /**
  * lab/bench/results.json's `installedPackage`: what `npm run test:package` measured on the installed path
- * (docs/decisions.md, "The package"). The tarball as `npm pack --json` reports it, and the Lambda bundles of
- * the README's app, which installed it, beside this repository's own bundles of the same functions
- * (lab/bench/bundles). The test writes it, the other keys of the file left as they are, and regenerates the
- * one page region that shows it, so that the figures test of `npm test` finds the page in step with the file.
+ * (docs/decisions.md, "The installed path is its own CI step"). The tarball as `npm pack --json` reports it, and
+ * the Lambda bundles of the README's app, which installed it, beside this repository's own bundles of the same
+ * functions (lab/bench/bundles). The test writes it, the other keys of the file left as they are, and regenerates
+ * the one page region that shows it, so that the figures test of `npm test` finds the page in step with the file.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { replaceRegion } from '../../docs/markdown/regions.ts';

@@ -1,7 +1,8 @@
 /**
- * What lets a full run fit Node's default heap (docs/decisions.md, "Scale simulation"): a deleted message's
- * visibility timer lets go of it, and the exactly-once bookkeeping keeps a key only while a copy of it can
- * still reach a handler, then folds it into counters and deletes its claim-table items.
+ * What lets a full run fit Node's default heap (docs/decisions.md, "A run keeps the events in flight, not the
+ * events sent"): a deleted message's visibility timer lets go of it, and the exactly-once bookkeeping keeps a
+ * key only while a copy of it can still reach a handler, then folds it into counters and deletes its
+ * claim-table items.
  */
 import { describe, expect, it } from 'vitest';
 import { EventBook } from '../../capacity-simulation/event-book.ts';

@@ -1,7 +1,7 @@
 /**
  * The four scenarios' short versions on the defaults, their verdicts checked, and a control that must fail:
  * the steady scenario behind the 1,000 rps route throttle of before the construct sized it for a peak
- * (docs/decisions.md, "Capacity") gets 429s.
+ * (docs/decisions.md, "The defaults carry one number at Meta's top tier, sized by the planner") gets 429s.
  */
 import { describe, expect, it } from 'vitest';
 import type { LatencySeries } from '../../capacity-simulation/measures.ts';

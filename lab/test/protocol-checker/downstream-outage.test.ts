@@ -1,9 +1,9 @@
 /**
- * A 2-hour outage in virtual time (docs/decisions.md, "Retries"): the backend of a handler is down from the
- * start of a schedule, under the production defaults (timeouts, visibility timeout, retry budget) and no
- * other fault. The real consumer backs failed records off; when the outage ends, every event is effected once
- * and nothing is in the DLQ. An outage longer than the budget shows the other side: records reach the DLQ,
- * never before the budget's floor.
+ * A 2-hour outage in virtual time (docs/decisions.md, "A 2-hour outage runs in the protocol checker, in
+ * virtual time"): the backend of a handler is down from the start of a schedule, under the production defaults
+ * (timeouts, visibility timeout, retry budget) and no other fault. The real consumer backs failed records off;
+ * when the outage ends, every event is effected once and nothing is in the DLQ. An outage longer than the
+ * budget shows the other side: records reach the DLQ, never before the budget's floor.
  */
 import { describe, expect, it } from 'vitest';
 import { outageRiddenOutSeconds } from '../../../contract/retry-budget.ts';

@@ -39,8 +39,8 @@ const MUTANTS: readonly {
     ],
   },
   {
-    // The ledger's change per status (docs/decisions.md, "Consumer") reverted: a retried status reads its own
-    // earlier ledger write as `repeated`, and its handler does not act.
+    // The ledger's change per status (docs/decisions.md, "The ledger remembers the change per status") reverted: a
+    // retried status reads its own earlier ledger write as `repeated`, and its handler does not act.
     variant: 'ledger-repeated',
     targets: 'at-least-once',
     keptSeeds: [

@@ -1,5 +1,5 @@
 /**
- * How the AWS SDK is pinned (docs/decisions.md, "Node.js versions and SDK upgrades"): every `@aws-sdk/*`
+ * How the AWS SDK is pinned (docs/decisions.md, "SDK upgrades go together"): every `@aws-sdk/*`
  * dependency at an exact version; one copy of each SDK package in the lockfile, so that the clients share
  * one `@aws-sdk/core` and one `@smithy/*` set (the clients' own ranges on those are carets, and an upgrade
  * of one client alone can leave two); and no SDK package that needs a newer Node than `engines` allows.
