@@ -90,7 +90,7 @@ export function extractEventsFromEnvelope(body: unknown): EventExtraction {
         const { itemsPath, kind, metricField } = recipe;
         if (itemsPath === null) {
           const key = buildEventKey(recipe, { entry, value, item: value });
-          events.push({ key, field, kind, metricField, entryId, payload: value, value });
+          events.push({ key, field, kind, metricField, entryId, payload: value, value, entry });
           continue;
         }
         const items = itemsAt(value, itemsPath);
@@ -114,7 +114,7 @@ export function extractEventsFromEnvelope(body: unknown): EventExtraction {
             continue;
           }
           const key = buildEventKey(recipe, sources);
-          events.push({ key, field, kind, metricField, entryId, payload: item, value });
+          events.push({ key, field, kind, metricField, entryId, payload: item, value, entry });
         }
       }
     }

@@ -56,6 +56,8 @@ export interface WebhookEvent {
   readonly payload: JsonObject;
   /** The whole `change.value` the event came from (metadata, contacts, …) for handlers that need context. */
   readonly value: JsonObject;
+  /** The whole `entry` the event came from (`id`, `time`, `changes`), as parsed. */
+  readonly entry: JsonObject;
 }
 
 export interface UnknownFieldChange {

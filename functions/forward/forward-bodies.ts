@@ -8,6 +8,9 @@ import { stringify } from 'lossless-json';
 import { isJsonObject } from '../events/key-parts.ts';
 import type { JsonObject, JsonValue, WebhookEvent } from '../events/types.ts';
 
+/** The `object` of every WhatsApp Business webhook body. */
+const WHATSAPP_OBJECT = 'whatsapp_business_account';
+
 /**
  * JSON in ASCII bytes, every code unit above `~` written as a lowercase `\uXXXX` escape, as Meta writes its
  * bodies. Consumer libraries that escape the raw body this way before they hash it (whatsapp-api-js does) then
@@ -21,32 +24,29 @@ export function asciiJson(value: JsonValue): string {
 }
 
 /**
- * Meta's envelope holding `events` (one, or a delivery part's events), cut from the `envelope` they were
- * extracted from: its entries and changes that hold one of them, in the envelope's order, each keeping its
- * own members (an entry's `time`, which some keys read), each change's value keeping everything but its
- * lists, and of each list only the items that are these events; a message keeps the contact that names its
- * sender.
+ * Meta's envelope holding `events` (one, or a delivery part's events), cut from the entries they came in: in
+ * the entries' order, each entry keeping its own members (its `time`, which some keys read), each change its
+ * field and a value that keeps everything but its lists, and of each list only the items that are these
+ * events; a message keeps the contact that names its sender.
  */
-export function metaEnvelope(envelope: JsonObject, events: readonly WebhookEvent[]): JsonObject {
+export function metaEnvelope(events: readonly WebhookEvent[]): JsonObject {
   const itemsByValue = new Map<JsonObject, Set<JsonObject>>();
+  const entries = new Set<JsonObject>();
   for (const event of events) {
     itemsByValue.set(event.value, (itemsByValue.get(event.value) ?? new Set()).add(event.payload));
+    entries.add(event.entry);
   }
-  const entries = Array.isArray(envelope.entry) ? envelope.entry : [];
   return {
-    ...envelope,
-    entry: entries.filter(isJsonObject).flatMap((entry) => {
-      const changes = (Array.isArray(entry.changes) ? entry.changes : [])
-        .filter(isJsonObject)
-        .flatMap((change) => {
-          const value = change.value;
-          const items = isJsonObject(value) ? itemsByValue.get(value) : undefined;
-          return value === undefined || items === undefined
-            ? []
-            : [{ ...change, value: valueHolding(value as JsonObject, items) }];
-        });
-      return changes.length === 0 ? [] : [{ ...entry, changes }];
-    }),
+    object: WHATSAPP_OBJECT,
+    entry: [...entries].map((entry) => ({
+      ...entry,
+      changes: (Array.isArray(entry.changes) ? entry.changes : []).filter(isJsonObject).flatMap((change) => {
+        const items = isJsonObject(change.value) ? itemsByValue.get(change.value) : undefined;
+        return items === undefined
+          ? []
+          : [{ ...change, value: valueHolding(change.value as JsonObject, items) }];
+      }),
+    })),
   };
 }
 

@@ -22,7 +22,7 @@ function okExtraction(raw: string) {
 }
 
 describe('extractEvents: what each event carries', () => {
-  it('sets kind, metricField, field, entryId, payload and value for the three kinds of `messages`', () => {
+  it('sets kind, metricField, field, entryId, payload, value and entry for the three kinds of `messages`', () => {
     const value = {
       messaging_product: 'whatsapp',
       metadata: METADATA,
@@ -32,9 +32,8 @@ describe('extractEvents: what each event carries', () => {
       ],
       messages: [{ from: '4915112345678', id: 'wamid.IN1', timestamp: '1751301200', type: 'text' }],
     };
-    const { events } = okExtraction(
-      envelope([{ id: WABA, time: 1751303400, changes: [{ field: 'messages', value }] }]),
-    );
+    const entry = { id: WABA, time: 1751303400, changes: [{ field: 'messages', value }] };
+    const { events } = okExtraction(envelope([entry]));
     expect(events).toEqual([
       {
         key: 'msg:wamid.IN1',
@@ -44,6 +43,7 @@ describe('extractEvents: what each event carries', () => {
         entryId: WABA,
         payload: value.messages[0],
         value,
+        entry,
       },
       {
         key: 'st:wamid.OUT1:read',
@@ -53,6 +53,7 @@ describe('extractEvents: what each event carries', () => {
         entryId: WABA,
         payload: value.statuses[0],
         value,
+        entry,
       },
       {
         key: `err:${WABA}:1751303400:397201846153720:131000`,
@@ -62,15 +63,15 @@ describe('extractEvents: what each event carries', () => {
         entryId: WABA,
         payload: value.errors[0],
         value,
+        entry,
       },
     ]);
   });
 
   it('gives a per-change management event the change value as payload and the field as metric field', () => {
     const value = { decision: 'APPROVED' };
-    const { events } = okExtraction(
-      envelope([{ id: WABA, time: 1751304100, changes: [{ field: 'account_review_update', value }] }]),
-    );
+    const entry = { id: WABA, time: 1751304100, changes: [{ field: 'account_review_update', value }] };
+    const { events } = okExtraction(envelope([entry]));
     expect(events).toEqual([
       {
         key: `account_review_update:${WABA}:1751304100:APPROVED`,
@@ -80,6 +81,7 @@ describe('extractEvents: what each event carries', () => {
         entryId: WABA,
         payload: value,
         value,
+        entry,
       },
     ]);
   });
@@ -110,9 +112,8 @@ describe('extractEvents: what each event carries', () => {
       recipient_id: '4915112345678',
     };
     const value = { messaging_product: 'whatsapp', metadata: METADATA, statuses: [item] };
-    const { events } = okExtraction(
-      envelope([{ id: WABA, time: 1751313700, changes: [{ field: 'calls', value }] }]),
-    );
+    const entry = { id: WABA, time: 1751313700, changes: [{ field: 'calls', value }] };
+    const { events } = okExtraction(envelope([entry]));
     expect(events).toEqual([
       {
         key: `calls:${WABA}:1751313600:wacid.BIZ1:RINGING`,
@@ -122,6 +123,7 @@ describe('extractEvents: what each event carries', () => {
         entryId: WABA,
         payload: item,
         value,
+        entry,
       },
     ]);
   });

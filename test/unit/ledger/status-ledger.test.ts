@@ -351,5 +351,6 @@ function groupStatus(fields: Record<string, string>): WebhookEvent {
     entryId: '1',
     payload: { id: WAMID, timestamp: '20', recipient_type: 'group', recipient_id: 'group-id', ...fields },
     value: {},
+    entry: { id: '1', changes: [] },
   };
 }

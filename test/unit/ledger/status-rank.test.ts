@@ -95,6 +95,7 @@ function statusEvent(payload: WebhookEvent['payload']): WebhookEvent {
     entryId: '1',
     payload,
     value: {},
+    entry: { id: '1', changes: [] },
   };
 }
 
