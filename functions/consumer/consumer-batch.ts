@@ -51,6 +51,17 @@ interface TurnMessage {
   readonly claim: HeldClaim;
 }
 
+/**
+ * When the receiver took the record's delivery: its `receivedAt` attribute, else its enqueue time (SQS's
+ * `SentTimestamp`), else now.
+ */
+export function receivedAtOf(record: QueueRecord, clock: () => number): string {
+  const attribute = record.messageAttributes?.receivedAt?.stringValue;
+  if (attribute !== undefined && !Number.isNaN(Date.parse(attribute))) return attribute;
+  const sentAt = Number(record.attributes?.SentTimestamp);
+  return new Date(Number.isFinite(sentAt) && sentAt > 0 ? sentAt : clock()).toISOString();
+}
+
 /** The conversation of an inbound message (docs/design.md §8). */
 export function conversationOf(event: WebhookEvent): string {
   const metadata = event.value.metadata as { phone_number_id?: unknown } | undefined;
@@ -416,7 +427,7 @@ export class ConsumerBatch {
 
     let context: WebhookEventContext | undefined;
     try {
-      context = await this.#contextFor(event, claim);
+      context = await this.#contextFor(record, event, claim);
     } catch (error) {
       this.#logger.error('Status ledger write failed; the claim is released', {
         ...logged,
@@ -501,7 +512,7 @@ export class ConsumerBatch {
     const logged = { key: loggableKey(first.event), field: first.event.field, messages: turn.length };
     const context: ConversationTurnContext = {
       conversationId: conversationOf(first.event),
-      messages: turn.map(({ event, claim }) => this.#messageContext(event, claim)),
+      messages: turn.map(({ record, event, claim }) => this.#messageContext(record, event, claim)),
       remainingTimeMs: () => this.#invocation.remainingTimeMs(),
       logger: createHandlerLogger(this.#logger, first.event, { messages: turn.length }),
     };
@@ -533,13 +544,14 @@ export class ConsumerBatch {
     return true;
   }
 
-  #messageContext(event: WebhookEvent, claim: HeldClaim): MessageContext {
-    return { ...this.#baseContext(event, claim), kind: 'message' };
+  #messageContext(record: QueueRecord, event: WebhookEvent, claim: HeldClaim): MessageContext {
+    return { ...this.#baseContext(record, event, claim), kind: 'message' };
   }
 
   /** What every handler's context holds, whatever the event's kind. */
-  #baseContext(event: WebhookEvent, claim: HeldClaim) {
+  #baseContext(record: QueueRecord, event: WebhookEvent, claim: HeldClaim) {
     return {
+      receivedAt: receivedAtOf(record, this.#clock),
       event,
       key: event.key,
       field: event.field,
@@ -557,8 +569,12 @@ export class ConsumerBatch {
    * The handler's context; for a status, after the ledger merged it; for a Groups API item, with its group and
    * customers (whether `onGroupEvent` or `onManagementEvent` gets it). Undefined: acknowledge only.
    */
-  async #contextFor(event: WebhookEvent, claim: HeldClaim): Promise<WebhookEventContext | undefined> {
-    const base = this.#baseContext(event, claim);
+  async #contextFor(
+    record: QueueRecord,
+    event: WebhookEvent,
+    claim: HeldClaim,
+  ): Promise<WebhookEventContext | undefined> {
+    const base = this.#baseContext(record, event, claim);
     switch (event.kind) {
       case 'message':
       case 'error':

@@ -74,6 +74,21 @@ interface EventContextBase<K extends EventKind> {
   /** How this run got the claim: `fresh`, `reclaimed`, or `takeover` of a lapsed lease ({@link ClaimedAs}). */
   readonly claimedAs: ClaimedAs;
   /**
+   * When the receiver took the delivery that carries this event (ISO 8601): the queue message's `receivedAt`
+   * attribute, else its enqueue time. The same on every retry of that queue message.
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onMessage({ receivedAt, logger }) {
+   *     logger.info('Message', { waitedMs: Date.now() - Date.parse(receivedAt) });
+   *   },
+   * });
+   * ```
+   */
+  readonly receivedAt: string;
+  /**
    * True for the synthetic message and status of `npm run ops -- smoke` (a wamid starting with
    * `wamid.SMOKE_TEST.`, contract/smoke-test.ts): return without the side effect; never reply to it.
    * @example
