@@ -264,8 +264,8 @@ export function queueDepthGrowth(queue: IQueue, label: string): MathExpression {
 
 /**
  * One line per field that reported the metric in the visible range (a CloudWatch SEARCH), for one
- * subscriber. Used for the per-field counts: a fixed list would draw 23 flat lines to show one spike, and
- * `UnknownField` carries field names that by definition are in no list. The schema
+ * subscriber. Used for the per-field counts: a fixed list would draw a flat line per known field to show one
+ * spike, and `UnknownField` carries field names that by definition are in no list. The schema
  * `{Namespace,Field,Subscriber,service}` matches exactly the dimension set the consumer emits.
  */
 export function perFieldSearch(name: ConsumerFieldMetricName, window: ConsumerMetricWindow): MathExpression {
