@@ -5,6 +5,7 @@
  * that both the CDK code and the Lambda bundles can import it.
  */
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
+import type { ForwardShape } from './forwarding.ts';
 import type { LaneName } from './lanes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
 import type { StatusLedgerMode } from './status-ledger-mode.ts';
@@ -70,7 +71,41 @@ export const ENV = {
   provenanceKey: 'PROVENANCE_KEY',
   /** Local stack only: file the example handler appends each effected key to. */
   effectsJournal: 'LOCAL_EFFECTS_JOURNAL',
+  /** Forwarding consumer: JSON {@link ForwardEnvironment}, where it forwards and with which secret. */
+  forward: 'FORWARD',
 } as const;
+
+/**
+ * Where a forwarding consumer sends and what it signs with: the secret's id in AWS (`appSecret`: the webhook
+ * secret, whose first `appSecrets` entry signs; else a plain-text secret), or the secret itself locally.
+ */
+export interface ForwardEnvironment {
+  readonly url: string;
+  readonly shape: ForwardShape;
+  readonly timeoutSeconds: number;
+  readonly secret: { readonly secretId: string; readonly appSecret: boolean } | { readonly value: string };
+}
+
+/** Reads `FORWARD` back; a malformed value fails fast at the forwarding consumer's start. */
+export function decodeForwardEnvironment(raw: string | undefined): ForwardEnvironment {
+  if (raw === undefined || raw === '')
+    throw new Error(`${ENV.forward} is not set: this consumer forwards nowhere.`);
+  const value = JSON.parse(raw) as Partial<ForwardEnvironment>;
+  const secret = value.secret as Record<string, unknown> | undefined;
+  const secretOk =
+    secret !== undefined &&
+    ((typeof secret.secretId === 'string' && typeof secret.appSecret === 'boolean') ||
+      typeof secret.value === 'string');
+  if (
+    typeof value.url !== 'string' ||
+    (value.shape !== 'meta' && value.shape !== 'event') ||
+    typeof value.timeoutSeconds !== 'number' ||
+    !secretOk
+  ) {
+    throw new Error(`${ENV.forward} is not a forward destination: ${raw.slice(0, 200)}`);
+  }
+  return value as ForwardEnvironment;
+}
 
 /** The JSON stored in the Secrets Manager secret. */
 export interface WebhookSecretValue {
@@ -188,6 +223,8 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
    * stack). Neither: a random key per container (digests then correlate only within one container).
    */
   readonly logDigest?: { readonly secretId: string } | { readonly key: string };
+  /** A forward subscriber's destination; no variable when absent (a code subscriber). */
+  readonly forward?: ForwardEnvironment;
 }
 
 /** The receiver Lambda's variables (values may be CDK tokens: they are strings). */
@@ -246,6 +283,7 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
           [ENV.laneMaxReceives]: String(input.laneDeadLetters.maxReceives),
         }),
     ...generatedKeyEnvironment(input.logDigest, { secretId: ENV.logDigestSecretId, key: ENV.logDigestKey }),
+    ...(input.forward === undefined ? {} : { [ENV.forward]: JSON.stringify(input.forward) }),
   };
 }
 

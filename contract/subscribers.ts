@@ -6,6 +6,7 @@
  * `bin/subscribers.ts`; `resolveSubscribers` checks them where every setting is known (synth, local start).
  * Plain TypeScript: no aws-cdk-lib, no AWS SDK.
  */
+import { type ForwardDefinition, type ResolvedForward, resolveForward } from './forwarding.ts';
 import { type MessageLaneDefinition, type ResolvedMessageLane, resolveMessageLane } from './lanes.ts';
 import { isWhatsAppWebhookField } from './meta-webhook-fields.ts';
 import {
@@ -41,7 +42,7 @@ export interface SubscriberDefinition {
    * Path of the subscriber's module, from the CDK app's directory (where `cdk synth` and `start` run) or
    * absolute. It exports `webhookHandlers` (from `defineWebhookHandlers`) and `handler` (the consumer Lambda
    * over them, `createConsumerFromEnv(webhookHandlers)`): the construct bundles it as the subscriber's Lambda
-   * entry, the local stack imports its handlers. Required.
+   * entry, the local stack imports its handlers. Required, unless `forward` is given instead.
    * @example
    * ```typescript
    * import { App, Stack } from 'aws-cdk-lib';
@@ -53,7 +54,27 @@ export interface SubscriberDefinition {
    * });
    * ```
    */
-  readonly entry: string;
+  readonly entry?: string;
+  /**
+   * A destination to forward each fresh event to, instead of code of yours (`entry`): the construct deploys
+   * this package's forwarding consumer for it. Claimed, retried and dead-lettered as any subscriber's effect;
+   * see {@link ForwardDefinition}.
+   * @default - none: the subscriber runs `entry`
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: {
+   *     bot: { entry: 'src/bot.ts', fields: ['messages'] },
+   *     chatwoot: { forward: { url: 'https://chat.example.com/webhooks/whatsapp/+15550001111' } },
+   *   },
+   * });
+   * ```
+   */
+  readonly forward?: ForwardDefinition;
   /**
    * The webhook fields this subscriber receives (e.g. `['messages']`), among those Meta documents
    * (contract/meta-webhook-fields.ts); a delivery with none of them never reaches its queue, and events of other
@@ -174,7 +195,10 @@ export type SubscriberDefinitions = Readonly<Record<string, SubscriberDefinition
 
 export interface ResolvedSubscriber {
   readonly name: string;
-  readonly entry: string;
+  /** The module of a code subscriber; `undefined` for a forward subscriber. */
+  readonly entry: string | undefined;
+  /** A forward subscriber's destination; `undefined` for a code subscriber. */
+  readonly forward: ResolvedForward | undefined;
   /** `undefined`: every field. Never empty. */
   readonly fields: readonly string[] | undefined;
   /** `undefined`: unprefixed keys. */
@@ -215,6 +239,8 @@ export function resolveSubscribers(
   definitions: SubscriberDefinitions,
   pipelineSettings: PipelineSettingsInput = {},
   pipelineMessageLane?: MessageLaneDefinition,
+  /** `forwardLoopbackHttp`: forward URLs may be http to a loopback address (the local stack). */
+  options: { readonly forwardLoopbackHttp?: boolean } = {},
 ): ResolvedSubscriber[] {
   const names = Object.keys(definitions);
   if (names.length === 0) {
@@ -223,7 +249,9 @@ export function resolveSubscribers(
     );
   }
   const resolved = names.map((name) =>
-    resolveOne(name, definitions[name] as SubscriberDefinition, pipelineSettings, pipelineMessageLane),
+    resolveOne(name, definitions[name] as SubscriberDefinition, pipelineSettings, pipelineMessageLane, {
+      loopbackHttp: options.forwardLoopbackHttp === true,
+    }),
   );
   const owners = new Map<string, string>();
   for (const subscriber of resolved) {
@@ -244,6 +272,7 @@ function resolveOne(
   definition: SubscriberDefinition,
   pipelineSettings: PipelineSettingsInput,
   pipelineMessageLane: MessageLaneDefinition | undefined,
+  forwardOptions: { readonly loopbackHttp: boolean },
 ): ResolvedSubscriber {
   const problem = (text: string) => new UnsafeSettingsError(`Subscriber ${name}: ${text}`);
   if (!SUBSCRIBER_NAME_PATTERN.test(name)) {
@@ -251,9 +280,17 @@ function resolveOne(
       `the name must be lowercase letters, digits and "-", start with a letter and have at most 32 characters.`,
     );
   }
-  if (typeof definition.entry !== 'string' || definition.entry === '') {
-    throw problem('entry is required: the path of the module exporting webhookHandlers and handler.');
+  const hasEntry = typeof definition.entry === 'string' && definition.entry !== '';
+  if (hasEntry === (definition.forward !== undefined)) {
+    throw problem(
+      hasEntry
+        ? 'give entry (your handlers) or forward (a destination URL), not both.'
+        : 'entry is required: the path of the module exporting webhookHandlers and handler (or forward, a destination URL).',
+    );
   }
+  const forward =
+    definition.forward === undefined ? undefined : resolveForward(definition.forward, forwardOptions);
+  if (typeof forward === 'string') throw problem(forward);
   const fields = definition.fields;
   if (fields !== undefined) {
     if (fields.length === 0) {
@@ -296,7 +333,8 @@ function resolveOne(
   }
   return {
     name,
-    entry: definition.entry,
+    entry: hasEntry ? definition.entry : undefined,
+    forward,
     fields: fields === undefined ? undefined : [...new Set(fields)],
     keyNamespace: keyNamespace === '' ? undefined : keyNamespace,
     settings,

@@ -23,6 +23,12 @@ const OWN_EXTENSION = path.extname(fileURLToPath(import.meta.url));
 export const RECEIVER_ENTRY = path.join(PACKAGE_ROOT, 'functions', `receiver${OWN_EXTENSION}`);
 /** The consumer with this project's handlers (`functions/webhook-handlers.ts`); `consumerEntry` replaces it. */
 export const DEFAULT_CONSUMER_ENTRY = path.join(PACKAGE_ROOT, 'functions', `consumer${OWN_EXTENSION}`);
+/** The consumer of a forward subscriber (`forward` instead of `entry`): this package's forwarding handlers. */
+export const FORWARD_CONSUMER_ENTRY = path.join(
+  PACKAGE_ROOT,
+  'functions',
+  `forward-consumer${OWN_EXTENSION}`,
+);
 
 /**
  * Newest Node.js runtime this aws-cdk-lib knows (cdk-nag AwsSolutions-L1 checks exactly this). Pinned rather

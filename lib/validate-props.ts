@@ -111,6 +111,7 @@ function resolveConstructSubscribers(
       {
         name: DEFAULT_SUBSCRIBER_NAME,
         entry: props.consumerEntry ?? DEFAULT_CONSUMER_ENTRY,
+        forward: undefined,
         fields: undefined,
         keyNamespace: props.keyNamespace,
         settings,
@@ -133,7 +134,7 @@ function resolveConstructSubscribers(
     ...subscriber,
     // A path in the user's project: relative to the CDK app's working directory (where `cdk synth` runs), as
     // NodejsFunction reads its own `entry`.
-    entry: path.resolve(subscriber.entry),
+    entry: subscriber.entry === undefined ? undefined : path.resolve(subscriber.entry),
     statusLedger: subscriber.statusLedger ?? props.statusLedger,
     claimUnhandledEvents: subscriber.claimUnhandledEvents ?? props.claimUnhandledEvents,
     memorySize: subscriber.memorySize ?? props.consumerMemorySize,
@@ -162,7 +163,7 @@ function resolveConstructSubscribers(
     }
   }
   for (const { name, entry } of resolved) {
-    if (!existsSync(entry)) {
+    if (entry !== undefined && !existsSync(entry)) {
       throw new UnsafeSettingsError(
         `Subscriber ${name}: entry ${path.relative(process.cwd(), entry)} does not exist (entries are paths from the CDK app's directory, ${process.cwd()}, or absolute).`,
       );

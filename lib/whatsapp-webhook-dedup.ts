@@ -127,21 +127,22 @@ export class WhatsAppWebhookDedup extends Construct {
 
     this.logDigestSecret = buildLogDigestSecret(this);
     this.provenanceSecret = buildProvenanceSecret(this);
+    const secret = buildWebhookSecret(this, props.existingSecretName);
+    this.webhookSecret = secret.secret;
+    this.webhookSecretId = secret.secretId;
+    this.webhookSecretName = secret.secretName;
+
     this.subscribers = buildSubscribers(this, validated.subscribers, {
       ...logs,
       claimTable: this.claimTable,
       quarantineQueue: this.quarantineQueue,
       logDigestSecret: this.logDigestSecret,
+      webhookSecret: this.webhookSecret,
     });
     const first = this.subscribers[0] as WebhookSubscriber;
     this.consumerFunction = first.consumerFunction;
     this.deliveryQueue = first.deliveryQueue;
     this.deadLetterQueue = first.deadLetterQueue;
-
-    const secret = buildWebhookSecret(this, props.existingSecretName);
-    this.webhookSecret = secret.secret;
-    this.webhookSecretId = secret.secretId;
-    this.webhookSecretName = secret.secretName;
 
     this.archive =
       archiveRetentionDays === undefined

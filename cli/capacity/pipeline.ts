@@ -19,6 +19,8 @@ import {
   resolveSubscribers,
   type SubscriberDefinitions,
 } from 'whatsapp-webhook-dedup/contract/subscribers';
+import { forwardWebhookHandlers } from 'whatsapp-webhook-dedup/functions/forward/forward-handlers';
+import { forwardTarget } from 'whatsapp-webhook-dedup/functions/forward/forwarder';
 import { webhookHandlers as defaultHandlers } from 'whatsapp-webhook-dedup/functions/webhook-handlers';
 import { sizeForPeak } from 'whatsapp-webhook-dedup/lib/capacity-sizing';
 import { DEFAULT_CONSUMER_MEMORY_MB } from 'whatsapp-webhook-dedup/lib/defaults';
@@ -80,6 +82,7 @@ export function defaultPipeline(copies = 1): PlannedPipeline {
     const subscriber: ResolvedSubscriber = {
       name: DEFAULT_SUBSCRIBER_NAME,
       entry: DEFAULT_ENTRY,
+      forward: undefined,
       fields: undefined,
       keyNamespace: undefined,
       settings: resolveSettings(),
@@ -108,6 +111,13 @@ export async function pipelineFromModule(modulePath: string): Promise<PlannedPip
   const resolved = resolveSubscribers(module.subscribers);
   const handlers = new Map<string, HandlerSet>();
   for (const subscriber of resolved) {
+    if (subscriber.entry === undefined) {
+      // A forward subscriber handles every kind of event; the secret plays no part in the plan.
+      if (subscriber.forward !== undefined) {
+        handlers.set(subscriber.name, forwardWebhookHandlers(forwardTarget(subscriber.forward, '')));
+      }
+      continue;
+    }
     const entry = (await import(pathToFileURL(resolve(PROJECT_ROOT, subscriber.entry)).href)) as {
       webhookHandlers?: HandlerSet;
     };

@@ -35,15 +35,20 @@ export class ForwardFailedError extends Error {
   }
 }
 
-/** Handlers that forward each fresh event to `target`, one POST per event. */
+/**
+ * Handlers that forward each fresh event to `target`, one POST per event. `target` may be a function, called
+ * before each POST, for a secret read from a cache that follows rotations.
+ */
 export function forwardWebhookHandlers(
-  target: ForwardTarget,
+  target: ForwardTarget | (() => Promise<ForwardTarget>),
   options: Pick<ForwardContext, 'fetch' | 'now'> = {},
 ): WebhookHandlers {
   const forward = async (context: WebhookEventContext): Promise<void> => {
     // `ops smoke`'s synthetic events prove the pipeline; a destination would act on them as on real ones.
     if (context.smokeTest) return;
-    const result = await forwardEvents([context.event], target, {
+    const destination =
+      typeof target === 'function' ? await (target as () => Promise<ForwardTarget>)() : target;
+    const result = await forwardEvents([context.event], destination, {
       ...options,
       receivedAt: context.receivedAt,
     });

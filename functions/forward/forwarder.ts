@@ -3,13 +3,11 @@
  * the body and headers of the subscriber's shape, a request timeout, no redirects followed (a destination that
  * moved is a configuration to fix, and a redirect would carry the signature elsewhere).
  */
+import type { ForwardShape, ResolvedForward } from '../../contract/forwarding.ts';
 import type { WebhookEvent } from '../events/types.ts';
 import { type ForwardOutcome, outcomeOfAnswer, outcomeOfFailure } from './forward-answer.ts';
 import { asciiJson, eventBody, metaEnvelope } from './forward-bodies.ts';
 import { eventShapeHeaders, metaShapeHeaders } from './forward-signing.ts';
-
-/** `meta`: Meta's envelope, signed as Meta signs; `event`: the event as this project names it, Standard Webhooks. */
-export type ForwardShape = 'meta' | 'event';
 
 export interface ForwardTarget {
   /** https, or http to a loopback address (the local stack). */
@@ -20,6 +18,11 @@ export interface ForwardTarget {
   readonly timeoutMs: number;
   /** Extra request headers (an API key the destination wants), read from Secrets Manager, never from props. */
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A resolved forward definition with the secret read, as one POST needs it. */
+export function forwardTarget(forward: ResolvedForward, secret: string): ForwardTarget {
+  return { url: forward.url, shape: forward.shape, secret, timeoutMs: forward.timeoutSeconds * 1000 };
 }
 
 /** How much of a refusing answer's body is kept for the DLQ and `ops dlq`. */

@@ -8,11 +8,11 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { consumerEnvironment } from '../../contract/environment.ts';
+import { consumerEnvironment, type ForwardEnvironment } from '../../contract/environment.ts';
 import type { LaneName } from '../../contract/lanes.ts';
 import type { PipelineSettings } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
-import { DEFAULT_CONSUMER_MEMORY_MB } from '../defaults.ts';
+import { DEFAULT_CONSUMER_MEMORY_MB, FORWARD_CONSUMER_ENTRY } from '../defaults.ts';
 import { claimTableWriteStatements } from './claim-table-access.ts';
 import { buildLambdaFunction } from './lambda-function.ts';
 
@@ -32,6 +32,13 @@ export interface ConsumerLane {
   readonly deadLetterQueue?: IQueue;
 }
 
+/** What a forward subscriber's consumers sign with (lib/builders/subscriber.ts). */
+export interface ForwardSecret {
+  readonly secret: ISecret;
+  /** The webhook secret, whose first `appSecrets` entry signs; else a plain-text secret. */
+  readonly appSecret: boolean;
+}
+
 export interface ConsumerOptions {
   /** The subscriber this consumer runs for: entry, fields, namespace, ledger and memory choices. */
   readonly subscriber: ResolvedSubscriber;
@@ -44,6 +51,8 @@ export interface ConsumerOptions {
   readonly otherNamespaces: readonly string[];
   readonly logRetention: RetentionDays;
   readonly logLevel: LogLevel;
+  /** A forward subscriber's signing secret; `undefined` for a code subscriber. */
+  readonly forwardSecret?: ForwardSecret | undefined;
 }
 
 export interface BuiltConsumer {
@@ -66,7 +75,7 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
   const { settings } = lane;
   const { lambdaFunction, role } = buildLambdaFunction(scope, CONSUMER_ID[lane.name], {
     description: consumerDescription(subscriber.name, lane.name),
-    entry: subscriber.entry,
+    entry: subscriber.entry ?? FORWARD_CONSUMER_ENTRY,
     memorySize: subscriber.memorySize ?? DEFAULT_CONSUMER_MEMORY_MB,
     timeoutSeconds: settings.consumerTimeoutSeconds,
     logRetention: options.logRetention,
@@ -93,9 +102,11 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
           ? undefined
           : { queueUrl: lane.deadLetterQueue.queueUrl, maxReceives: settings.maxReceiveCount },
       logDigest: { secretId: options.logDigestSecret.secretArn },
+      forward: forwardEnvironment(subscriber, options.forwardSecret),
     }),
   });
   options.logDigestSecret.grantRead(role);
+  options.forwardSecret?.secret.grantRead(role);
   for (const statement of claimTableWriteStatements({
     tableArn: claimTable.tableArn,
     keyNamespace: subscriber.keyNamespace,
@@ -132,6 +143,20 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
   });
   lambdaFunction.addEventSource(eventSource);
   return { consumerFunction: lambdaFunction, eventSource };
+}
+
+function forwardEnvironment(
+  subscriber: ResolvedSubscriber,
+  forwardSecret: ForwardSecret | undefined,
+): ForwardEnvironment | undefined {
+  const { forward } = subscriber;
+  if (forward === undefined || forwardSecret === undefined) return undefined;
+  return {
+    url: forward.url,
+    shape: forward.shape,
+    timeoutSeconds: forward.timeoutSeconds,
+    secret: { secretId: forwardSecret.secret.secretArn, appSecret: forwardSecret.appSecret },
+  };
 }
 
 function consumerDescription(subscriber: string, lane: LaneName): string {

@@ -3,12 +3,12 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { subscriberIdPart } from '../../contract/stack-outputs.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
-import { buildConsumer } from './consumer.ts';
+import { buildConsumer, type ForwardSecret } from './consumer.ts';
 import { buildMessageLaneQueues, buildSubscriberQueues } from './queues.ts';
 
 /** A subscriber's message lane (contract/lanes.ts): inbound messages, apart from its status lane. */
@@ -45,6 +45,8 @@ export interface SharedSubscriberResources {
   readonly quarantineQueue: IQueue;
   /** The deployment's log digest key, which every consumer reads. */
   readonly logDigestSecret: ISecret;
+  /** The webhook secret: a forward subscriber of the `meta` shape without its own secret signs with its app secret. */
+  readonly webhookSecret: ISecret;
   readonly logRetention: RetentionDays;
   readonly logLevel: LogLevel;
 }
@@ -76,7 +78,12 @@ export function buildSubscribers(
     const otherNamespaces = subscribers
       .filter((other) => other !== subscriber)
       .flatMap((other) => (other.keyNamespace === undefined ? [] : [other.keyNamespace]));
-    const consumerOptions = { ...shared, subscriber, otherNamespaces };
+    const consumerOptions = {
+      ...shared,
+      subscriber,
+      otherNamespaces,
+      forwardSecret: forwardSecretOf(scope, subscriber, shared.webhookSecret),
+    };
     const { consumerFunction, eventSource } = buildConsumer(scope, {
       ...consumerOptions,
       lane: { name: 'status', queue: queues.deliveryQueue, settings: subscriber.settings, ordered: false },
@@ -91,6 +98,24 @@ export function buildSubscribers(
       messageLane: buildMessageLane(scope, subscriber, consumerOptions),
     };
   });
+}
+
+/**
+ * The secret a forward subscriber signs with: its `secretName`'s (imported once per subscriber, for both of
+ * its consumers), else the webhook secret, whose first app secret signs. `undefined` for a code subscriber.
+ */
+function forwardSecretOf(
+  scope: Construct,
+  subscriber: ResolvedSubscriber,
+  webhookSecret: ISecret,
+): ForwardSecret | undefined {
+  const secretName = subscriber.forward?.secretName;
+  if (subscriber.forward === undefined) return undefined;
+  if (secretName === undefined) return { secret: webhookSecret, appSecret: true };
+  const secret = secretName.startsWith('arn:')
+    ? Secret.fromSecretPartialArn(scope, 'ForwardSecret', secretName)
+    : Secret.fromSecretNameV2(scope, 'ForwardSecret', secretName);
+  return { secret, appSecret: false };
 }
 
 function buildMessageLane(

@@ -1,7 +1,7 @@
 /**
  * cdk-nag (v3, AwsSolutions pack) as a CDK policy-validation plugin: synthesis fails on any unacknowledged
  * finding, errors and warnings alike. Every shape of the stack (created secret; imported secret with an alarm
- * topic; three subscribers) must synthesise clean, and every acknowledgement must carry a written reason.
+ * topic; three subscribers; forward subscribers) must synthesise clean, and every acknowledgement must carry a written reason.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,6 +66,19 @@ describe('cdk-nag AwsSolutions', () => {
             bot: { entry: 'functions/examples/subscribers/bot.ts', fields: ['messages'] },
             crm: { entry: 'functions/examples/subscribers/crm.ts' },
             archive: { entry: 'functions/consumer.ts', keyNamespace: '' },
+          },
+        },
+      },
+    ],
+    [
+      'forward subscribers, signing with the app secret and with a named secret',
+      {
+        pipeline: {
+          subscribers: {
+            chatwoot: { forward: { url: 'https://chat.example.com/webhooks/whatsapp' } },
+            hooks: {
+              forward: { url: 'https://hooks.example.com/wa', shape: 'event', secretName: 'hooks-signing' },
+            },
           },
         },
       },

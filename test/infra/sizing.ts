@@ -24,6 +24,7 @@ export function defaultSubscriber(): ResolvedSubscriber {
   return {
     name: DEFAULT_SUBSCRIBER_NAME,
     entry: 'functions/consumer.ts',
+    forward: undefined,
     fields: undefined,
     keyNamespace: undefined,
     settings: resolveSettings(),

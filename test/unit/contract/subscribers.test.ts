@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_FORWARD_TIMEOUT_SECONDS } from '../../../contract/forwarding.ts';
 import { resolveMessageLane } from '../../../contract/lanes.ts';
 import { resolveSettings, UnsafeSettingsError } from '../../../contract/settings.ts';
 import {
@@ -199,5 +200,33 @@ describe('SUBSCRIBER_QUEUES encoding', () => {
     expect(() => decodeSubscriberQueues(raw)).toThrow(
       'SUBSCRIBER_QUEUES[1] must be {name, queueUrl, fields?, messageQueueUrl?, messageLaneOrdered?}.',
     );
+  });
+});
+
+describe('forward subscribers', () => {
+  const resolve = (url: string, forwardLoopbackHttp: boolean) =>
+    resolveSubscribers({ crm: { forward: { url } } }, {}, undefined, { forwardLoopbackHttp });
+
+  it('take https anywhere, and http to a loopback address only in the local stack', () => {
+    expect(resolve('https://crm.example.com/hook', false)[0]?.forward).toEqual({
+      url: 'https://crm.example.com/hook',
+      shape: 'meta',
+      secretName: undefined,
+      timeoutSeconds: DEFAULT_FORWARD_TIMEOUT_SECONDS,
+    });
+    for (const loopback of ['http://127.0.0.1:9000/hook', 'http://localhost/hook', 'http://[::1]:8080/']) {
+      expect(resolve(loopback, true)[0]?.forward?.url).toBe(loopback);
+      expect(() => resolve(loopback, false)).toThrow(/forward\.url must be https/);
+    }
+    expect(() => resolve('http://crm.example.com/hook', true)).toThrow(/https \(or http to localhost/);
+    expect(() => resolve('ftp://127.0.0.1/hook', true)).toThrow(UnsafeSettingsError);
+  });
+
+  it('have no entry, and a code subscriber no forward', () => {
+    const [crm] = resolve('https://crm.example.com/hook', false);
+    expect(crm?.entry).toBeUndefined();
+    const [bot] = resolveSubscribers({ bot: { entry: 'src/bot.ts' } });
+    expect(bot?.forward).toBeUndefined();
+    expect(bot?.entry).toBe('src/bot.ts');
   });
 });
