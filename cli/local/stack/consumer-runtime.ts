@@ -91,13 +91,16 @@ export class SubscriberModuleError extends Error {
 
 /** The `webhookHandlers` of a subscriber's module, imported by `importModule` (local-subscribers.ts). */
 export async function importSubscriberHandlers(
-  subscriber: Pick<ResolvedSubscriber, 'name' | 'entry'>,
-  importModule: (subscriber: Pick<ResolvedSubscriber, 'entry'>) => Promise<Record<string, unknown>>,
+  subscriber: Pick<ResolvedSubscriber, 'name' | 'entry' | 'forward'>,
+  importModule: (
+    subscriber: Pick<ResolvedSubscriber, 'name' | 'entry' | 'forward'>,
+  ) => Promise<Record<string, unknown>>,
 ): Promise<WebhookHandlers> {
   let module: Record<string, unknown>;
   try {
     module = await importModule(subscriber);
   } catch (error) {
+    if (error instanceof SubscriberModuleError) throw error;
     throw new SubscriberModuleError(
       `Subscriber ${subscriber.name}: cannot load ${subscriber.entry} (${error instanceof Error ? error.message : String(error)}).`,
     );

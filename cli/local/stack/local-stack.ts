@@ -374,7 +374,8 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         poller: lanesPoller(lanes),
         info: {
           name,
-          entry: subscriber.entry,
+          // A forward URL may carry a token in its path or query: only its origin is shown.
+          entry: subscriber.entry ?? `forward → ${new URL(subscriber.forward?.url ?? '').origin}`,
           fields: subscriber.fields ?? null,
           keyNamespace: subscriber.keyNamespace ?? null,
           handlers: definedHandlers(handlers),

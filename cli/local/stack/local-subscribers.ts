@@ -7,6 +7,8 @@
  * `functions/consumer.ts` over its `functions/webhook-handlers.ts`, with unprefixed keys, as the construct
  * deploys it without `subscribers`.
  */
+
+import type { ResolvedForward } from 'whatsapp-webhook-dedup/contract/forwarding';
 import type { PipelineSettingsInput } from 'whatsapp-webhook-dedup/contract/settings';
 import {
   DEFAULT_SUBSCRIBER_NAME,
@@ -14,8 +16,10 @@ import {
   resolveSubscribers,
   type SubscriberDefinitions,
 } from 'whatsapp-webhook-dedup/contract/subscribers';
+import { forwardWebhookHandlers } from 'whatsapp-webhook-dedup/functions/forward/forward-handlers';
+import { forwardTarget } from 'whatsapp-webhook-dedup/functions/forward/forwarder';
 import { SubscriberModuleError } from './consumer-runtime.ts';
-import { LOCAL_ENV } from './local-config.ts';
+import { LOCAL_ENV, readLocalConfig } from './local-config.ts';
 import { ProjectModuleNotFoundError, type ProjectModules, projectModules } from './project-modules.ts';
 
 /** Where the CDK app and the local stack read the subscribers from, by default, from the project root. */
@@ -28,7 +32,9 @@ export interface LocalSubscribers {
   readonly source: string;
   readonly subscribers: readonly ResolvedSubscriber[];
   /** The subscriber's module (its `webhookHandlers`): a project entry compiled, or the package's default. */
-  importModule(subscriber: Pick<ResolvedSubscriber, 'entry'>): Promise<Record<string, unknown>>;
+  importModule(
+    subscriber: Pick<ResolvedSubscriber, 'name' | 'entry' | 'forward'>,
+  ): Promise<Record<string, unknown>>;
   /** Compiles and imports another module of the project (`LOCAL_CONSUMER`). */
   importProjectModule(path: string): Promise<Record<string, unknown>>;
 }
@@ -71,12 +77,32 @@ export async function loadLocalSubscribers(options: {
   return {
     source,
     subscribers: resolveLocalSubscribers(definitions as SubscriberDefinitions | undefined, options.settings),
-    importModule: (subscriber) =>
-      packageDefault
+    importModule: async (subscriber) => {
+      if (subscriber.forward !== undefined) {
+        const secret = localForwardSecret(subscriber.name, subscriber.forward, options.env ?? process.env);
+        return { webhookHandlers: forwardWebhookHandlers(forwardTarget(subscriber.forward, secret)) };
+      }
+      return packageDefault || subscriber.entry === undefined
         ? (import('whatsapp-webhook-dedup/functions/consumer') as Promise<Record<string, unknown>>)
-        : modules.import(subscriber.entry),
+        : modules.import(subscriber.entry);
+    },
     importProjectModule: (path) => modules.import(path),
   };
+}
+
+/**
+ * What a forward subscriber signs with locally: the environment variable its `secretName` names (the secret's
+ * value, which Secrets Manager holds in AWS), else the local stack's first app secret, as in AWS.
+ */
+export function localForwardSecret(name: string, forward: ResolvedForward, env: NodeJS.ProcessEnv): string {
+  if (forward.secretName === undefined) return readLocalConfig(env).appSecrets[0] as string;
+  const value = env[forward.secretName];
+  if (value === undefined || value === '') {
+    throw new SubscriberModuleError(
+      `Subscriber ${name}: set the environment variable ${forward.secretName} to the value of its secret ${forward.secretName}, which the local stack reads instead of Secrets Manager.`,
+    );
+  }
+  return value;
 }
 
 async function importSubscribersModule(modules: ProjectModules, source: string) {
@@ -100,5 +126,7 @@ export function resolveLocalSubscribers(
   return resolveSubscribers(
     definitions ?? { [DEFAULT_SUBSCRIBER_NAME]: { entry: DEFAULT_SUBSCRIBER_ENTRY, keyNamespace: '' } },
     settings,
+    undefined,
+    { forwardLoopbackHttp: true },
   );
 }

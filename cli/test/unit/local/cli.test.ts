@@ -211,9 +211,11 @@ export const webhookHandlers = { onMessage: ({ key }: { key: string }) => void s
       module: 'broken/subscribers.ts',
       settings: {},
     });
-    await expect(loaded.importModule({ entry: 'broken/handlers.ts' })).rejects.toThrow(
-      /^broken\/handlers\.ts:2: /,
-    );
-    await expect(loaded.importModule({ entry: 'broken/handlers.ts' })).rejects.toThrow(ProjectModuleError);
+    await expect(
+      loaded.importModule({ name: 'broken', entry: 'broken/handlers.ts', forward: undefined }),
+    ).rejects.toThrow(/^broken\/handlers\.ts:2: /);
+    await expect(
+      loaded.importModule({ name: 'broken', entry: 'broken/handlers.ts', forward: undefined }),
+    ).rejects.toThrow(ProjectModuleError);
   });
 });

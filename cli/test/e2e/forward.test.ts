@@ -1,0 +1,108 @@
+/**
+ * `npm start` with a forward subscriber, end to end on the emulators: a destination written for Meta's
+ * webhook (whatsapp-api-js 6.3, verifying the signature over what it receives and handing each message to its
+ * handler) behind a real HTTP server on the loopback. Meta's retry of a body and a re-batched retry reach it
+ * once per message, emoji text passes its signature check, and a 503 with `Retry-After` is honoured.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WhatsAppAPI } from 'whatsapp-api-js';
+import { waitFor } from '../../../test/support/wait-for.ts';
+import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
+import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
+import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import {
+  envelope,
+  inboundMessagesWithIds,
+  messagesChange,
+  wamidFactory,
+} from '../../meta-traffic/webhook-bodies.ts';
+
+let destination: Server;
+let stack: SpawnedLocalStack;
+let client: LocalStackClient;
+/** wamid → the texts the destination's handler was given for it. */
+const handled = new Map<string, string[]>();
+/** wamids the destination answers 503 (`Retry-After: 1`) once, before it takes them. */
+const busyOnce = new Set<string>();
+let refusedSignatures = 0;
+let busyAnswers = 0;
+
+beforeAll(async () => {
+  const api = new WhatsAppAPI({ token: 'unused', appSecret: DEV_APP_SECRET, v: 'v24.0' });
+  api.on.message = ({ message }) => {
+    const text = message.type === 'text' ? message.text.body : '';
+    handled.set(message.id, [...(handled.get(message.id) ?? []), text]);
+  };
+  destination = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const id = (JSON.parse(body).entry?.[0]?.changes?.[0]?.value?.messages?.[0]?.id as string) ?? '';
+      if (busyOnce.delete(id)) {
+        busyAnswers += 1;
+        response.writeHead(503, { 'retry-after': '1' }).end();
+        return;
+      }
+      api
+        .post(JSON.parse(body), body, String(request.headers['x-hub-signature-256']))
+        .then(() => response.writeHead(200).end())
+        .catch(() => {
+          refusedSignatures += 1;
+          response.writeHead(401).end();
+        });
+    });
+  });
+  await new Promise<void>((resolve) => destination.listen(0, '127.0.0.1', resolve));
+  const { port } = destination.address() as AddressInfo;
+  stack = await spawnLocalStack({
+    env: {
+      LOCAL_SUBSCRIBERS: 'test/support/local-subscribers/forward-subscribers.ts',
+      E2E_FORWARD_URL: `http://127.0.0.1:${port}/webhooks/whatsapp`,
+    },
+  });
+  client = new LocalStackClient(stack.url);
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  destination?.closeAllConnections();
+  await new Promise((resolve) => destination?.close(resolve));
+});
+
+describe('npm start with a forward subscriber', () => {
+  it('shows the destination by its origin only', async () => {
+    const [subscriber] = (await client.info()).subscribers;
+    expect(subscriber?.entry).toMatch(/^forward → http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it("hands each message to a Meta consumer once, through Meta's retry and a re-batched retry", async () => {
+    const wamid = wamidFactory('forward');
+    const [a, b, c] = [wamid(1), wamid(2), wamid(3)];
+    const [ma, mb, mc] = inboundMessagesWithIds([a, b, c]).map((message) => ({ ...message, text: 'olá 😀' }));
+    const first = envelope([messagesChange([ma, mb] as never)]);
+    const rebatched = envelope([messagesChange([mb, mc] as never)]);
+    for (const body of [first, first, rebatched]) {
+      expect((await client.postWebhook(body, DEV_APP_SECRET)).status).toBe(200);
+    }
+    await waitFor(() => [a, b, c].every((id) => handled.has(id)), 60_000);
+    await client.drained();
+    expect([a, b, c].map((id) => handled.get(id))).toEqual([['olá 😀'], ['olá 😀'], ['olá 😀']]);
+    expect(refusedSignatures).toBe(0);
+  }, 120_000);
+
+  it('comes back after a 503 with Retry-After and is then taken once', async () => {
+    const id = wamidFactory('forward-busy')(1);
+    busyOnce.add(id);
+    const before = busyAnswers;
+    expect(
+      (await client.postWebhook(envelope([messagesChange(inboundMessagesWithIds([id], 1))]), DEV_APP_SECRET))
+        .status,
+    ).toBe(200);
+    await waitFor(() => handled.has(id), 60_000);
+    expect(busyAnswers).toBe(before + 1);
+    expect(handled.get(id)).toHaveLength(1);
+  }, 120_000);
+});
