@@ -18,6 +18,9 @@ export const FORWARD_SHAPES: readonly ForwardShape[] = ['meta', 'event'];
  */
 export const DEFAULT_FORWARD_TIMEOUT_SECONDS = 10;
 
+/** The longest a POST may take: a consumer's batch of POSTs must fit well inside its own timeout. */
+export const MAX_FORWARD_TIMEOUT_SECONDS = 60;
+
 export interface ForwardDefinition {
   /**
    * The destination: an https URL (the local stack also takes http to a loopback address).
@@ -125,8 +128,12 @@ export function resolveForward(
     return 'forward.secretName is required with shape "event": a Standard Webhooks secret (whsec_…), which the app secret is not.';
   }
   const timeoutSeconds = definition.timeoutSeconds ?? DEFAULT_FORWARD_TIMEOUT_SECONDS;
-  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 60) {
-    return `forward.timeoutSeconds is ${timeoutSeconds}: use more than 0 and at most 60 seconds.`;
+  if (
+    !Number.isFinite(timeoutSeconds) ||
+    timeoutSeconds <= 0 ||
+    timeoutSeconds > MAX_FORWARD_TIMEOUT_SECONDS
+  ) {
+    return `forward.timeoutSeconds is ${timeoutSeconds}: use more than 0 and at most ${MAX_FORWARD_TIMEOUT_SECONDS} seconds.`;
   }
   return {
     url: definition.url,
