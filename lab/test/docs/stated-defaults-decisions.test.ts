@@ -56,8 +56,6 @@ import {
   META_RETRY_WINDOW_DAYS,
   MIN_QUEUE_RETENTION_DAYS,
   MIN_RETENTION_DAYS,
-  minimumRetentionDays,
-  minimumVisibilityTimeoutSeconds,
 } from '../../../contract/settings.ts';
 import { SMOKE_TEST_PHONE_NUMBER_ID, SMOKE_TEST_WAMID_PREFIX } from '../../../contract/smoke-test.ts';
 import { MAX_STORED_KEY_BYTES } from '../../../functions/claims/storage-key.ts';
@@ -66,7 +64,7 @@ import { SDK_TIMEOUTS } from '../../../functions/commons/sdk-client-config.ts';
 import { secondsUntilLeaseEnds } from '../../../functions/consumer/in-flight.ts';
 import { MAX_LOSSLESS_NESTING } from '../../../functions/events/parse-json.ts';
 import { LEGACY_FAILED_RANK, STATUS_RANK } from '../../../functions/ledger/status-rank.ts';
-import { commonAttributes, messageGroupIdOf } from '../../../functions/queue/outgoing-message.ts';
+import { commonAttributes } from '../../../functions/queue/outgoing-message.ts';
 import { SECRETS_MAX_AGE_SECONDS } from '../../../functions/receiver/webhook-secrets.ts';
 import { ARCHIVER_MAX_CONCURRENCY } from '../../../lib/builders/archive.ts';
 import {
@@ -79,9 +77,11 @@ import {
 import { ARCHIVE_BACKLOG_AGE_SECONDS } from '../../../lib/monitoring/archive-alarms.ts';
 import { queueDepthGrowth } from '../../../lib/monitoring/metrics.ts';
 import {
+  defaultRetentionFloorDays,
   durationInWords,
   FIFO_DEDUPLICATION_MINUTES,
   inWords,
+  longestGroupId,
   prose,
   sourceMatch,
   sourceNumber,
@@ -104,18 +104,9 @@ function partInWords(share: number): string {
 /** A delay of Meta's retry model as the page lists it: `15 s`, `1 min`. */
 const delay = (ms: number) => (ms < 60_000 ? `${ms / 1000} s` : `${ms / 60_000} min`);
 
-/** The longest conversation id SQS takes as a message group id as it is (a longer one is hashed). */
-function longestGroupId(): number {
-  let length = 1;
-  while (messageGroupIdOf('1'.repeat(length + 1)) === '1'.repeat(length + 1)) length++;
-  return length;
-}
-
 /** The claims' default retention is the floor for the default status lane's budget, rounded up to whole days. */
 function retentionIsTheDefaultFloorRoundedUp(): void {
-  const { visibilityTimeoutSeconds: _, retentionDays: __, ...rest } = DEFAULT_SETTINGS;
-  const stay = { ...rest, visibilityTimeoutSeconds: minimumVisibilityTimeoutSeconds(rest) };
-  expect(DEFAULT_SETTINGS.retentionDays).toBe(Math.ceil(minimumRetentionDays({ 'status lane': stay })));
+  expect(DEFAULT_SETTINGS.retentionDays).toBe(defaultRetentionFloorDays());
 }
 
 /** The archive queue keeps its messages for the SQS maximum (lib/builders/archive.ts). */

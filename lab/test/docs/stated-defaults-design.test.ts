@@ -22,8 +22,6 @@ import {
   META_RETRY_WINDOW_DAYS,
   MIN_QUEUE_RETENTION_DAYS,
   MIN_RETENTION_DAYS,
-  minimumRetentionDays,
-  minimumVisibilityTimeoutSeconds,
   VISIBILITY_TIMEOUT_FACTOR,
 } from '../../../contract/settings.ts';
 import { SUBSCRIBER_NAME_PATTERN } from '../../../contract/subscribers.ts';
@@ -33,32 +31,24 @@ import { MAX_STORED_KEY_BYTES } from '../../../functions/claims/storage-key.ts';
 import { DEFAULT_COMPLETION_RETRY } from '../../../functions/consumer/complete-with-retry.ts';
 import { MAX_LOSSLESS_NESTING } from '../../../functions/events/parse-json.ts';
 import { LEGACY_FAILED_RANK, STATUS_RANK } from '../../../functions/ledger/status-rank.ts';
-import { messageGroupIdOf } from '../../../functions/queue/outgoing-message.ts';
 import { RETRY_BUDGET_MS } from '../../../functions/receiver/receive-webhook.ts';
 import { MAX_CHALLENGE_LENGTH } from '../../../functions/receiver/verification-handshake.ts';
 import { QUARANTINE_RETENTION_DAYS } from '../../../lib/defaults.ts';
 import {
+  defaultRetentionFloorDays,
   durationInWords,
   FIFO_DEDUPLICATION_MINUTES,
   inWords,
+  longestGroupId,
   prose,
   sourceMatch,
   sourceNumber,
   unitOf,
 } from './stated-defaults-support.ts';
 
-/** The longest conversation id SQS takes as a message group id as it is (a longer one is hashed). */
-function longestGroupId(): number {
-  let length = 1;
-  while (messageGroupIdOf('1'.repeat(length + 1)) === '1'.repeat(length + 1)) length++;
-  return length;
-}
-
 /** The claims' default retention is the floor for the default status lane's budget, rounded up to whole days. */
 function retentionIsTheDefaultFloorRoundedUp(): void {
-  const { visibilityTimeoutSeconds: _, retentionDays: __, ...rest } = DEFAULT_SETTINGS;
-  const stay = { ...rest, visibilityTimeoutSeconds: minimumVisibilityTimeoutSeconds(rest) };
-  expect(DEFAULT_SETTINGS.retentionDays).toBe(Math.ceil(minimumRetentionDays({ 'status lane': stay })));
+  expect(DEFAULT_SETTINGS.retentionDays).toBe(defaultRetentionFloorDays());
 }
 
 describe("docs/design.md's stated defaults", () => {

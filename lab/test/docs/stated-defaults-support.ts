@@ -4,6 +4,12 @@
  * expected sentence is built from the code's value, so changing the value fails the test until the page follows.
  */
 import { readFileSync } from 'node:fs';
+import {
+  DEFAULT_SETTINGS,
+  minimumRetentionDays,
+  minimumVisibilityTimeoutSeconds,
+} from '../../../contract/settings.ts';
+import { messageGroupIdOf } from '../../../functions/queue/outgoing-message.ts';
 import { DEDUPLICATION_INTERVAL_MS } from '../../protocol-checker/fifo-queue.ts';
 
 const ROOT = new URL('../../../', import.meta.url);
@@ -76,3 +82,17 @@ export const unitOf = (seconds: number) => durationInWords(seconds).replace(/^an
 
 /** A share as a whole percentage (`0.15` → `15`), free of floating-point tails. */
 export const percent = (share: number) => Math.round(share * 100);
+
+/** The longest conversation id SQS takes as a message group id as it is (a longer one is hashed). */
+export function longestGroupId(): number {
+  let length = 1;
+  while (messageGroupIdOf('1'.repeat(length + 1)) === '1'.repeat(length + 1)) length++;
+  return length;
+}
+
+/** The retention floor of the default status lane's budget, rounded up to whole days: the default retention. */
+export function defaultRetentionFloorDays(): number {
+  const { visibilityTimeoutSeconds: _, retentionDays: __, ...rest } = DEFAULT_SETTINGS;
+  const stay = { ...rest, visibilityTimeoutSeconds: minimumVisibilityTimeoutSeconds(rest) };
+  return Math.ceil(minimumRetentionDays({ 'status lane': stay }));
+}

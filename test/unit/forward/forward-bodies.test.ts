@@ -11,6 +11,7 @@ import { WhatsAppAPI } from 'whatsapp-api-js';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import type { WebhookEvent } from '../../../functions/events/types.ts';
 import { asciiJson, eventBody, metaEnvelope } from '../../../functions/forward/forward-bodies.ts';
+import { messagesBody, textMessage } from './messages-body.ts';
 
 const FIXTURES = new URL('../../fixtures/webhooks/', import.meta.url);
 const fixtures = readdirSync(FIXTURES)
@@ -52,37 +53,16 @@ describe('the meta body', () => {
   });
 
   it("keeps a message's metadata and the contact that names its sender, and no other message's", () => {
-    const body = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '15550001111', phone_number_id: 'PNID' },
-                contacts: [
-                  { profile: { name: 'Ana' }, wa_id: '15551230001' },
-                  { profile: { name: 'Bo' }, user_id: 'US.200', wa_id: '15551230002' },
-                ],
-                messages: [
-                  { from: '15551230001', id: 'wamid.A', timestamp: '1', type: 'text', text: { body: 'a' } },
-                  {
-                    from_user_id: 'US.200',
-                    id: 'wamid.B',
-                    timestamp: '2',
-                    type: 'text',
-                    text: { body: 'b' },
-                  },
-                ],
-              },
-            },
-          ],
-        },
+    const body = messagesBody(
+      [
+        { profile: { name: 'Ana' }, wa_id: '15551230001' },
+        { profile: { name: 'Bo' }, user_id: 'US.200', wa_id: '15551230002' },
       ],
-    });
+      [
+        textMessage('wamid.A', '15551230001', 'a'),
+        { from_user_id: 'US.200', id: 'wamid.B', timestamp: '2', type: 'text', text: { body: 'b' } },
+      ],
+    );
     const events = eventsOf(body);
     const [first, second] = events;
     const value = (event: WebhookEvent | undefined) =>
@@ -113,34 +93,10 @@ describe('a consumer written for Meta, fed what we forward', () => {
   const sign = (bytes: string) => `sha256=${createHmac('sha256', secret).update(bytes).digest('hex')}`;
 
   it('verifies the signature over emoji text and hands its handler each message of a two-message body', async () => {
-    const body = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '15550001111', phone_number_id: 'PNID' },
-                contacts: [{ profile: { name: 'Zoë' }, wa_id: '15551230001' }],
-                messages: [
-                  {
-                    from: '15551230001',
-                    id: 'wamid.A',
-                    timestamp: '1',
-                    type: 'text',
-                    text: { body: 'olá 😀' },
-                  },
-                  { from: '15551230001', id: 'wamid.B', timestamp: '2', type: 'text', text: { body: 'two' } },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    });
+    const body = messagesBody(
+      [{ profile: { name: 'Zoë' }, wa_id: '15551230001' }],
+      [textMessage('wamid.A', '15551230001', 'olá 😀'), textMessage('wamid.B', '15551230001', 'two', '2')],
+    );
     const received: string[] = [];
     const api = new WhatsAppAPI({ token: 'unused', appSecret: secret, v: 'v24.0' });
     api.on.message = ({ message }) => {

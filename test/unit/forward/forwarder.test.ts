@@ -16,6 +16,7 @@ import {
   forwardEvents,
   KEPT_ANSWER_BYTES,
 } from '../../../functions/forward/forwarder.ts';
+import { messagesBody, textMessage } from './messages-body.ts';
 
 const APP_SECRET = 'the-app-secret';
 const STANDARD_SECRET = `whsec_${Buffer.from('a Standard Webhooks secret of 32 bytes').toString('base64')}`;
@@ -56,28 +57,10 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const body = JSON.stringify({
-  object: 'whatsapp_business_account',
-  entry: [
-    {
-      id: 'WABA',
-      changes: [
-        {
-          field: 'messages',
-          value: {
-            messaging_product: 'whatsapp',
-            metadata: { display_phone_number: '15550001111', phone_number_id: 'PNID' },
-            contacts: [{ profile: { name: 'Zoë' }, wa_id: '15551230001' }],
-            messages: [
-              { from: '15551230001', id: 'wamid.A', timestamp: '1', type: 'text', text: { body: 'olá 😀' } },
-              { from: '15551230001', id: 'wamid.B', timestamp: '2', type: 'text', text: { body: 'two' } },
-            ],
-          },
-        },
-      ],
-    },
-  ],
-});
+const body = messagesBody(
+  [{ profile: { name: 'Zoë' }, wa_id: '15551230001' }],
+  [textMessage('wamid.A', '15551230001', 'olá 😀'), textMessage('wamid.B', '15551230001', 'two', '2')],
+);
 const extraction = extractEvents(body);
 const events: WebhookEvent[] = extraction.ok ? extraction.events : [];
 const [first] = events as [WebhookEvent];
