@@ -8,6 +8,8 @@ export type { ClaimedAs } from './claims/lease.ts';
 export { createConsumerFromEnv } from './consumer/create-consumer.ts';
 export {
   type ConversationTurnContext,
+  DeadLetter,
+  type DeadLetterOptions,
   defineWebhookHandlers,
   type ErrorContext,
   type GroupEventContext,

@@ -19,7 +19,7 @@ import { isJsonObject } from '../events/key-parts.ts';
 import type { WebhookEvent } from '../events/types.ts';
 import type { StatusObservation } from '../ledger/status-event.ts';
 import { MalformedStatusError, observeStatus } from '../ledger/status-event.ts';
-import type { QueueRecord, RecordRedelivery } from '../queue/consumer-queue-port.ts';
+import type { DeadLetterReason, QueueRecord, RecordRedelivery } from '../queue/consumer-queue-port.ts';
 import { RedeliveryNotScheduledError } from '../queue/errors.ts';
 import { completeWithRetry, DEFAULT_COMPLETION_RETRY } from './complete-with-retry.ts';
 import type {
@@ -33,6 +33,7 @@ import { RecordFailedError } from './consumer-ports.ts';
 import { ConsumerTally } from './consumer-tally.ts';
 import {
   type ConversationTurnContext,
+  DeadLetter,
   handlerFor,
   handlesTurns,
   type MessageContext,
@@ -95,6 +96,8 @@ export class ConsumerBatch {
   readonly #random: () => number;
   /** Records that failed in this batch, however (their own failure, held behind another, held for a burst). */
   readonly #failed = new Set<string>();
+  /** Records a handler gave up on (`DeadLetter`) on a receive that lets them go to the DLQ now. */
+  readonly #givenUp = new Map<string, DeadLetterReason>();
   /** Held claims already completed or released: never released (again) when their record is held behind. */
   readonly #settled = new Set<HeldClaim>();
   /** Records whose wait before the handler was counted: once per record. */
@@ -185,10 +188,13 @@ export class ConsumerBatch {
   async moveAside(failed: readonly QueueRecord[]): Promise<readonly QueueRecord[]> {
     const deadLetters = this.#options.deadLetters;
     if (deadLetters === undefined) return failed;
-    const spent = failed.filter((record) => receiveCountOf(record.attributes) >= deadLetters.maxReceives);
+    const spent = failed.filter(
+      (record) =>
+        receiveCountOf(record.attributes) >= deadLetters.maxReceives || this.#givenUp.has(record.messageId),
+    );
     if (spent.length === 0) return failed;
     try {
-      await deadLetters.move(spent);
+      await deadLetters.move(spent, this.#givenUp);
     } catch (error) {
       this.#logger.error('Moving a failed record to the dead-letter queue failed; it stays in its lane', {
         records: spent.length,
@@ -201,11 +207,22 @@ export class ConsumerBatch {
       this.#redeliveries.delete(record.messageId);
     }
     this.tally.count(ConsumerMetric.RecordsDeadLettered, spent.length);
-    this.#logger.warn('Record dead-lettered on its last receive; its conversation moves on', {
+    this.#logger.warn('Record dead-lettered by the consumer; its conversation moves on', {
       messageIds: spent.map(({ messageId }) => messageId),
       receiveCounts: spent.map(({ attributes }) => receiveCountOf(attributes)),
+      reasons: spent.map(({ messageId }) => this.#givenUp.get(messageId)?.reason ?? 'last-receive'),
     });
     return failed.filter((record) => !spent.includes(record));
+  }
+
+  /**
+   * On an unordered lane, moves `record` to the DLQ when a handler gave up on it (`DeadLetter`) on a receive
+   * that allows it. Returns whether it was moved: then it is done for the queue (deleted), else it stays
+   * failed and comes back after its backoff.
+   */
+  async deadLetterIfGivenUp(record: QueueRecord): Promise<boolean> {
+    if (!this.#givenUp.has(record.messageId)) return false;
+    return (await this.moveAside([record])).length === 0;
   }
 
   /**
@@ -272,6 +289,16 @@ export class ConsumerBatch {
         { records, ...describeError(error) },
       );
     }
+  }
+
+  /**
+   * Marks `record` for the DLQ when its receive count has reached what the handler's `DeadLetter` asked;
+   * returns whether it did. Before that receive it is retried like any failure.
+   */
+  #giveUpOn(record: QueueRecord, error: DeadLetter): boolean {
+    if (receiveCountOf(record.attributes) < error.afterReceives) return false;
+    this.#givenUp.set(record.messageId, { reason: error.reason, details: error.details });
+    return true;
   }
 
   /** The record comes back after its backoff, unless one of its events asks for later. */
@@ -457,7 +484,16 @@ export class ConsumerBatch {
           return `retry-later:${logged.key}`;
         }
         this.tally.countForField(ConsumerFieldMetric.HandlerErrors, event.metricField);
-        this.#logger.error('Handler failed; the claim is released', { ...logged, ...describeError(error) });
+        if (error instanceof DeadLetter) {
+          const now = this.#giveUpOn(record, error);
+          this.#logger.warn('Handler gave up on the event; the claim is released', {
+            ...logged,
+            reason: error.reason,
+            deadLetterNow: now,
+          });
+        } else {
+          this.#logger.error('Handler failed; the claim is released', { ...logged, ...describeError(error) });
+        }
         await this.#release(event, claim);
         this.#backOff(record);
         return `handler:${logged.key}`;
@@ -531,6 +567,7 @@ export class ConsumerBatch {
         ...logged,
         ...describeError(error),
       });
+      if (error instanceof DeadLetter) for (const record of records) this.#giveUpOn(record, error);
       await Promise.all(turn.map(({ event, claim }) => this.#release(event, claim)));
       for (const record of records) {
         this.#failed.add(record.messageId);

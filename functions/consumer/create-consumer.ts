@@ -54,7 +54,7 @@ export interface ConsumerConfig {
   readonly lane?: LaneName;
   /** Its lane is a FIFO queue grouped by conversation: records run in conversation order. @default false */
   readonly ordered?: boolean;
-  /** An ordered lane's DLQ and the receive on which the consumer moves a failing record there itself. */
+  /** The lane's DLQ, for records a handler gave up on, and on an ordered lane those failing their last receive. */
   readonly laneDeadLetters?: { readonly queueUrl: string; readonly maxReceives: number };
 }
 
@@ -201,7 +201,7 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
     fields: config.fields,
     ordered,
     deadLetters:
-      ordered && config.laneDeadLetters !== undefined
+      config.laneDeadLetters !== undefined
         ? new SqsConversationDeadLetters({
             sqs: dependencies.sqs,
             deadLetterQueueUrl: config.laneDeadLetters.queueUrl,

@@ -510,6 +510,103 @@ export class RetryLater extends Error {
   }
 }
 
+/** What {@link DeadLetter} asks for: why the event cannot succeed, and after how many receives to give up. */
+export interface DeadLetterOptions {
+  /**
+   * A short code for logs and the dead-letter message's `deadLetterReason` attribute (`crm-422`): never
+   * message text.
+   * @example
+   * ```typescript
+   * import { DeadLetter, defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onMessage() {
+   *     throw new DeadLetter({ reason: 'crm-422' });
+   *   },
+   * });
+   * ```
+   */
+  readonly reason: string;
+  /**
+   * The receive of the record on which it is moved to the DLQ if the handler gives up again: a refusal may
+   * be a passing misconfiguration, so a few tries before the DLQ can be worth it. At least 1.
+   * @default 1
+   * @example
+   * ```typescript
+   * import { DeadLetter, defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onMessage() {
+   *     throw new DeadLetter({ reason: 'crm-400', afterReceives: 3 });
+   *   },
+   * });
+   * ```
+   */
+  readonly afterReceives?: number;
+  /**
+   * What to keep on the dead-letter message for `ops dlq` (an HTTP status, the start of an answer), as its
+   * `deadLetterDetails` attribute (JSON, at most 2 KiB).
+   * @default - none
+   * @example
+   * ```typescript
+   * import { DeadLetter, defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onMessage() {
+   *     throw new DeadLetter({ reason: 'crm-400', details: { crmStatus: '400' } });
+   *   },
+   * });
+   * ```
+   */
+  readonly details?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Throw it from a handler, before the side effect, when retrying cannot help (the downstream refused the
+ * input): the claim is released and, once the record has been received `afterReceives` times, the consumer
+ * moves it to the subscriber's DLQ at once instead of retrying it up to `maxReceiveCount` times. Before
+ * that receive it is retried with the backoff, counted as a handler error either way. The record's other
+ * events go with it; those already done are skipped as duplicates if it is redriven.
+ *
+ * @throws RangeError when `afterReceives` is not a whole number of at least 1, or `details` exceed 2 KiB.
+ *
+ * @example
+ * ```typescript
+ * import { DeadLetter, defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onMessage({ key }) {
+ *     const response = await fetch('https://crm.example.com/tickets', { method: 'POST', headers: { 'Idempotency-Key': key } });
+ *     if (response.status === 422) throw new DeadLetter({ reason: 'crm-422', afterReceives: 3 });
+ *   },
+ * });
+ * ```
+ */
+export class DeadLetter extends Error {
+  readonly reason: string;
+  readonly afterReceives: number;
+  readonly details: Readonly<Record<string, string>>;
+
+  constructor(options: DeadLetterOptions) {
+    const afterReceives = options.afterReceives ?? 1;
+    if (!Number.isInteger(afterReceives) || afterReceives < 1) {
+      throw new RangeError(`DeadLetter needs afterReceives to be a whole number >= 1, got ${afterReceives}.`);
+    }
+    const details = options.details ?? {};
+    if (Buffer.byteLength(JSON.stringify(details)) > MAX_DEAD_LETTER_DETAILS_BYTES) {
+      throw new RangeError(`DeadLetter details take at most ${MAX_DEAD_LETTER_DETAILS_BYTES} bytes of JSON.`);
+    }
+    super(`Dead-letter after receive ${afterReceives} (${options.reason})`);
+    this.name = 'DeadLetter';
+    this.reason = options.reason;
+    this.afterReceives = afterReceives;
+    this.details = details;
+  }
+}
+
+/** Room for `deadLetterDetails` beside the record's own attributes, well inside a message's size. */
+export const MAX_DEAD_LETTER_DETAILS_BYTES = 2048;
+
 /**
  * What {@link defineWebhookHandlers} throws for handlers the consumer cannot honour, at import time.
  *

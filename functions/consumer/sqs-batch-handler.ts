@@ -58,7 +58,14 @@ export function createSqsBatchHandler(dependencies: SqsBatchHandlerDependencies)
         const processor = new BatchProcessor(EventType.SQS);
         const response = await processPartialResponse(
           event,
-          (record: SQSRecord) => prepared.processRecord(record),
+          async (record: SQSRecord) => {
+            try {
+              await prepared.processRecord(record);
+            } catch (error) {
+              // A record a handler gave up on goes to the DLQ now, and is then done for this queue.
+              if (!(await prepared.deadLetterIfGivenUp(record))) throw error;
+            }
+          },
           processor,
           { throwOnFullBatchFailure: false },
         );

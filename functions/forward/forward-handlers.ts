@@ -7,20 +7,31 @@
  * error, never in a log line (a destination may echo the body back).
  */
 import type { WebhookEventContext, WebhookHandlers } from '../consumer/handler-api.ts';
-import { defineWebhookHandlers, RetryLater } from '../consumer/handler-api.ts';
+import { DeadLetter, defineWebhookHandlers, RetryLater } from '../consumer/handler-api.ts';
 import { type ForwardContext, type ForwardTarget, forwardEvents } from './forwarder.ts';
 
-/** The destination answered with a status that retrying will not change (another 4xx, a redirect). */
-export class ForwardRefusedError extends Error {
+/**
+ * The receive on which a refused event's record goes to the DLQ: a refusal can be a passing
+ * misconfiguration of the destination (a deploy in progress, a rotated key), so two more tries, a backoff
+ * apart, come first.
+ */
+export const FORWARD_REFUSALS_BEFORE_DEAD_LETTER = 3;
+
+/**
+ * The destination answered with a status that retrying will not change (another 4xx, a redirect): a
+ * `DeadLetter` whose details keep the status and the answer's first bytes for `ops dlq`, never for a log.
+ */
+export class ForwardRefusedError extends DeadLetter {
   readonly status: number;
-  /** The first bytes of the answer's body, for an operator: never logged. */
-  readonly answerStart: string;
 
   constructor(status: number, answerStart: string) {
-    super(`The destination refused the event with HTTP ${status}.`);
+    super({
+      reason: `http-${status}`,
+      afterReceives: FORWARD_REFUSALS_BEFORE_DEAD_LETTER,
+      details: { status: String(status), answer: answerStart },
+    });
     this.name = 'ForwardRefusedError';
     this.status = status;
-    this.answerStart = answerStart;
   }
 }
 

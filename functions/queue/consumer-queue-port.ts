@@ -36,12 +36,20 @@ export interface RecordRedelivery {
 }
 
 /**
- * An ordered lane's own dead-lettering: a record that fails on its `maxReceives`-th receive is moved to the
- * DLQ by the consumer, and its conversation goes on in the same invocation. Throws when it could not.
+ * The consumer's own dead-lettering: on an ordered lane, a record that fails on its `maxReceives`-th receive
+ * is moved to the DLQ, and its conversation goes on in the same invocation; on any lane, a record a handler
+ * gave up on (`DeadLetter`) once it was received as often as the handler asked. Throws when it could not.
  */
 export interface DeadLetterPort {
   readonly maxReceives: number;
-  move(records: readonly QueueRecord[]): Promise<void>;
+  /** `reasons`: for a record a handler gave up on, why, written on its dead-letter message. */
+  move(records: readonly QueueRecord[], reasons?: ReadonlyMap<string, DeadLetterReason>): Promise<void>;
+}
+
+/** Why a handler gave up on a record (`DeadLetter`): a short code and details for `ops dlq`. */
+export interface DeadLetterReason {
+  readonly reason: string;
+  readonly details: Readonly<Record<string, string>>;
 }
 
 /** Sets when failed records come back (SQS: their visibility timeout). Throws when it could not. */

@@ -1,18 +1,22 @@
 /**
- * Moves the records an ordered lane gives up on into its FIFO dead-letter queue, in one
+ * Moves the records a consumer gives up on into its lane's dead-letter queue (FIFO or standard), in one
  * `SendMessageBatch` per ten records: the consumer does it on a record's last receive (contract/lanes.ts,
  * "the conversation moves on") so that the records queued behind it, whose receive counts rose with every
  * retry of it, are run in the same invocation instead of following it into the DLQ by SQS redrive. Each
  * keeps its body, its message attributes and its conversation as group; its deduplication id is its queue
- * message id, so a resend after a lost answer is not stored twice.
+ * message id, so a resend after a lost answer is not stored twice (on a FIFO queue). A record a handler gave
+ * up on (`DeadLetter`) also carries the handler's reason and details.
  */
 import { type MessageAttributeValue, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DeadLetterPort, QueueRecord } from './consumer-queue-port.ts';
+import type { DeadLetterPort, DeadLetterReason, QueueRecord } from './consumer-queue-port.ts';
 
 const MAX_BATCH_ENTRIES = 10;
 
 /** The attribute naming why a record is in the DLQ without SQS's `DeadLetterQueueSourceArn`. */
 export const DEAD_LETTERED_BY_ATTRIBUTE = 'deadLetteredBy';
+/** A handler's `DeadLetter` reason, and its details as JSON. */
+export const DEAD_LETTER_REASON_ATTRIBUTE = 'deadLetterReason';
+export const DEAD_LETTER_DETAILS_ATTRIBUTE = 'deadLetterDetails';
 
 export interface SqsConversationDeadLettersOptions {
   readonly sqs: SQSClient;
@@ -33,7 +37,10 @@ export class SqsConversationDeadLetters implements DeadLetterPort {
   }
 
   /** @throws when SQS refused or failed any entry: the records then stay in the lane. */
-  async move(records: readonly QueueRecord[]): Promise<void> {
+  async move(
+    records: readonly QueueRecord[],
+    reasons?: ReadonlyMap<string, DeadLetterReason>,
+  ): Promise<void> {
     for (let start = 0; start < records.length; start += MAX_BATCH_ENTRIES) {
       const chunk = records.slice(start, start + MAX_BATCH_ENTRIES);
       const output = await this.#sqs.send(
@@ -45,6 +52,7 @@ export class SqsConversationDeadLetters implements DeadLetterPort {
             MessageAttributes: {
               ...sdkAttributes(record.messageAttributes),
               [DEAD_LETTERED_BY_ATTRIBUTE]: { DataType: 'String', StringValue: 'consumer' },
+              ...reasonAttributes(reasons?.get(record.messageId)),
             },
             ...(record.attributes?.MessageGroupId === undefined
               ? {}
@@ -63,6 +71,21 @@ export class SqsConversationDeadLetters implements DeadLetterPort {
       }
     }
   }
+}
+
+function reasonAttributes(reason: DeadLetterReason | undefined): Record<string, MessageAttributeValue> {
+  if (reason === undefined) return {};
+  return {
+    [DEAD_LETTER_REASON_ATTRIBUTE]: { DataType: 'String', StringValue: reason.reason },
+    ...(Object.keys(reason.details).length === 0
+      ? {}
+      : {
+          [DEAD_LETTER_DETAILS_ATTRIBUTE]: {
+            DataType: 'String',
+            StringValue: JSON.stringify(reason.details),
+          },
+        }),
+  };
 }
 
 /** Lambda's record attributes (`stringValue`, `dataType`) as SendMessage takes them. */

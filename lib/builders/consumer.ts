@@ -26,8 +26,9 @@ export interface ConsumerLane {
   /** A FIFO queue run in conversation order (an ordered message lane). */
   readonly ordered: boolean;
   /**
-   * An ordered lane's DLQ, into which its consumer moves a record failing on its `maxReceiveCount`-th receive
-   * so that the conversation goes on at once (contract/lanes.ts `ORDERED_LANE_REDRIVE_MARGIN`).
+   * The lane's DLQ, into which its consumer moves a record a handler gave up on (`DeadLetter`), and on an
+   * ordered lane a record failing on its `maxReceiveCount`-th receive, so that the conversation goes on at
+   * once (contract/lanes.ts `ORDERED_LANE_REDRIVE_MARGIN`).
    */
   readonly deadLetterQueue?: IQueue;
 }
@@ -125,7 +126,7 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
   if (lane.deadLetterQueue !== undefined) {
     role.addToPrincipalPolicy(
       new PolicyStatement({
-        sid: 'DeadLetterOnLastReceive',
+        sid: 'DeadLetterRecords',
         effect: Effect.ALLOW,
         actions: ['sqs:SendMessage'],
         resources: [lane.deadLetterQueue.queueArn],

@@ -86,7 +86,13 @@ export function buildSubscribers(
     };
     const { consumerFunction, eventSource } = buildConsumer(scope, {
       ...consumerOptions,
-      lane: { name: 'status', queue: queues.deliveryQueue, settings: subscriber.settings, ordered: false },
+      lane: {
+        name: 'status',
+        queue: queues.deliveryQueue,
+        settings: subscriber.settings,
+        ordered: false,
+        deadLetterQueue: queues.deadLetterQueue,
+      },
     });
     return {
       name: subscriber.name,
@@ -133,7 +139,7 @@ function buildMessageLane(
       queue: messageQueue,
       settings: lane.settings,
       ordered: lane.ordered,
-      deadLetterQueue: lane.ordered ? messageDeadLetterQueue : undefined,
+      deadLetterQueue: messageDeadLetterQueue,
     },
   });
   return {

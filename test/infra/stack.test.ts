@@ -415,14 +415,14 @@ describe('IAM: least privilege', () => {
   });
 
   it.each([
-    ['status lane', 'WebhookConsumerRole', () => [queueId, [quarantineId]] as const],
+    ['status lane', 'WebhookConsumerRole', () => [queueId, [quarantineId, dlqId]] as const],
     [
       'message lane',
       'WebhookMessageConsumerRole',
       () => [messageQueueId, [quarantineId, messageDlqId]] as const,
     ],
   ])(
-    'the %s consumer may Put/Update/Delete items on its table, send to the quarantine queue (the message lane to its DLQ too), consume its queue: nothing else',
+    "the %s consumer may Put/Update/Delete items on its table, send to the quarantine queue and its lane's DLQ (DeadLetter), consume its queue: nothing else",
     (_lane, role, own) => {
       const [queueId, sendTo] = own();
       const statements = statementsOfRole(template, role);

@@ -430,14 +430,14 @@ describe('three subscribers', () => {
     },
   );
 
-  it('let each consumer send only to the quarantine queue (a message consumer to its lane’s DLQ too) and consume only its own queue', () => {
+  it('let each consumer send only to the quarantine queue and its lane’s DLQ (DeadLetter), and consume only its own queue', () => {
     for (const name of ['bot', 'crm', 'archive']) {
       const statements = statementsOfRole(template, of(name).role);
       const send = statements.filter((s) => actionsOf(s).includes('sqs:SendMessage'));
       expect(
         send.map((s) => s.Resource),
         name,
-      ).toEqual([arn(quarantineId)]);
+      ).toEqual([arn(quarantineId), arn(of(name).dlq)]);
       const consume = statements.filter((s) => actionsOf(s).includes('sqs:ReceiveMessage'));
       expect(
         consume.map((s) => s.Resource),
@@ -889,15 +889,16 @@ describe('an unordered message lane (ordered: false)', () => {
       [ENV.retryBaseDelaySeconds]: String(DEFAULTS.retryBaseDelaySeconds),
       [ENV.retryMaxDelaySeconds]: String(DEFAULTS.retryMaxDelaySeconds),
     });
-    // No conversation waits behind a failing record: SQS redrive alone, and no send to the DLQ.
-    expect(consumerVariables).not.toHaveProperty(ENV.laneDeadLetterQueueUrl);
-    expect(consumerVariables).not.toHaveProperty(ENV.laneMaxReceives);
+    // Its DLQ takes the records a handler gives up on (DeadLetter); on its last receive a failing record is
+    // left to SQS redrive, as no conversation waits behind it.
+    const dlq = idOf(template, 'AWS::SQS::Queue', 'WebhookSubscriberCrmMessageDeadLetterQueue');
+    expect(JSON.stringify(consumerVariables[ENV.laneDeadLetterQueueUrl])).toContain(dlq);
     const role = idOf(template, 'AWS::IAM::Role', 'WebhookSubscriberCrmMessageConsumerRole');
     expect(
       statementsOfRole(template, role)
         .filter((s) => actionsOf(s).includes('sqs:SendMessage'))
         .map((s) => s.Resource),
-    ).toEqual([arn(idOf(template, 'AWS::SQS::Queue', 'WebhookQuarantineQueue'))]);
+    ).toEqual([arn(idOf(template, 'AWS::SQS::Queue', 'WebhookQuarantineQueue')), arn(dlq)]);
     const receiver = idOf(template, 'AWS::Lambda::Function', 'WebhookReceiver');
     const variables = propertiesOf(template, 'AWS::Lambda::Function', receiver).Environment.Variables;
     expect(JSON.parse(joinedWithRefs(variables[ENV.subscriberQueues]))[0]).toMatchObject({

@@ -510,12 +510,11 @@ function consumerVariables(
     retryBaseDelaySeconds: settings.retryBaseDelaySeconds,
     retryMaxDelaySeconds: settings.retryMaxDelaySeconds,
     lane: lane.lane,
-    // As the construct sets them: the status lane is never ordered (no variable), and an ordered lane's
-    // consumer moves a record failing its last receive to the lane's DLQ itself, SQS redrive a net behind it.
+    // As the construct sets them: the status lane is never ordered (no variable); every lane's consumer may
+    // move a record a handler gave up on to the lane's DLQ, and an ordered lane's one failing its last
+    // receive too, SQS redrive a net behind it.
     laneOrdered: lane.lane === 'message' ? lane.ordered : undefined,
-    laneDeadLetters: lane.ordered
-      ? { queueUrl: lane.queues.dlqUrl, maxReceives: settings.maxReceiveCount }
-      : undefined,
+    laneDeadLetters: { queueUrl: lane.queues.dlqUrl, maxReceives: settings.maxReceiveCount },
     logDigest: { key: logDigestKey },
     statusLedger: subscriber.statusLedger,
     claimUnhandledEvents: subscriber.claimUnhandledEvents,

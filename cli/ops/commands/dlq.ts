@@ -13,7 +13,11 @@ import { wantsField } from 'whatsapp-webhook-dedup/contract/subscribers';
 import { storageKey } from 'whatsapp-webhook-dedup/functions/claims/storage-key';
 import { extractEvents } from 'whatsapp-webhook-dedup/functions/events/extract-events';
 import type { DeliveryAttributeName } from 'whatsapp-webhook-dedup/functions/queue/outgoing-message';
-import { DEAD_LETTERED_BY_ATTRIBUTE } from 'whatsapp-webhook-dedup/functions/queue/sqs-conversation-dead-letters';
+import {
+  DEAD_LETTER_DETAILS_ATTRIBUTE,
+  DEAD_LETTER_REASON_ATTRIBUTE,
+  DEAD_LETTERED_BY_ATTRIBUTE,
+} from 'whatsapp-webhook-dedup/functions/queue/sqs-conversation-dead-letters';
 import { totalMessages } from '../../local/queue-counts.ts';
 import { ClaimRecords } from '../adapters/claim-records.ts';
 import { type MessageMoveTask, UNFINISHED_TASK_STATUSES } from '../adapters/message-move-tasks.ts';
@@ -84,6 +88,10 @@ export interface PeekedRecord {
    * consumer on the record's last receive, so that its conversation went on: attribute `deadLetteredBy`).
    */
   readonly deadLetteredBy: 'sqs' | 'consumer' | undefined;
+  /** Why a handler gave up on it (`DeadLetter`, attribute `deadLetterReason`), e.g. `http-422`. */
+  readonly deadLetterReason: string | undefined;
+  /** The handler's details for an operator (attribute `deadLetterDetails`), e.g. a destination's status and answer. */
+  readonly deadLetterDetails: Readonly<Record<string, string>> | undefined;
   readonly deliveryId: string | undefined;
   readonly part: string | undefined;
   readonly bytes: number;
@@ -133,8 +141,14 @@ export async function dlqPeekCommand(
           [
             'moved by',
             record.deadLetteredBy === 'consumer'
-              ? 'the consumer, on its last receive (its conversation went on)'
+              ? record.deadLetterReason === undefined
+                ? 'the consumer, on its last receive (its conversation went on)'
+                : `the consumer: its handler gave up (${record.deadLetterReason})`
               : undefined,
+          ],
+          [
+            'details',
+            record.deadLetterDetails === undefined ? undefined : JSON.stringify(record.deadLetterDetails),
           ],
           ['events', `${record.events}: ${claimCounts(record.claims)}`],
           ['failure', record.failure.join('; ')],
@@ -225,6 +239,8 @@ async function describeRecords(
       receiveCount: message.receiveCount,
       sourceQueueArn: message.sourceQueueArn,
       deadLetteredBy: deadLetteredBy(message),
+      deadLetterReason: message.attributes[DEAD_LETTER_REASON_ATTRIBUTE]?.StringValue,
+      deadLetterDetails: deadLetterDetails(message),
       deliveryId: stringAttribute(message, 'deliveryId'),
       part: part === undefined ? undefined : `${part}/${parts ?? '?'}`,
       bytes: Buffer.byteLength(message.body),
@@ -259,6 +275,16 @@ function claimCounts(counts: Readonly<Partial<Record<ClaimStatus | 'none', numbe
 function deadLetteredBy(message: QueuedMessage): PeekedRecord['deadLetteredBy'] {
   if (message.sourceQueueArn !== undefined) return 'sqs';
   return message.attributes[DEAD_LETTERED_BY_ATTRIBUTE]?.StringValue === 'consumer' ? 'consumer' : undefined;
+}
+
+function deadLetterDetails(message: QueuedMessage): PeekedRecord['deadLetterDetails'] {
+  const json = message.attributes[DEAD_LETTER_DETAILS_ATTRIBUTE]?.StringValue;
+  if (json === undefined) return undefined;
+  try {
+    return JSON.parse(json) as Record<string, string>;
+  } catch {
+    return { unreadable: json.slice(0, 200) };
+  }
 }
 
 function stringAttribute(message: QueuedMessage, name: DeliveryAttributeName): string | undefined {

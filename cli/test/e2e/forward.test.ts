@@ -27,6 +27,8 @@ const handled = new Map<string, string[]>();
 /** wamids the destination answers 503 (`Retry-After: 1`) once, before it takes them. */
 const busyOnce = new Set<string>();
 let refusedSignatures = 0;
+/** wamid → POSTs the refusing path got for it. */
+const refusals = new Map<string, number>();
 let busyAnswers = 0;
 
 beforeAll(async () => {
@@ -41,6 +43,11 @@ beforeAll(async () => {
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const id = (JSON.parse(body).entry?.[0]?.changes?.[0]?.value?.messages?.[0]?.id as string) ?? '';
+      if (request.url?.endsWith('/refuse')) {
+        refusals.set(id, (refusals.get(id) ?? 0) + 1);
+        response.writeHead(422).end('cannot parse the message from +4915112345678');
+        return;
+      }
       if (busyOnce.delete(id)) {
         busyAnswers += 1;
         response.writeHead(503, { 'retry-after': '1' }).end();
@@ -104,5 +111,37 @@ describe('npm start with a forward subscriber', () => {
     await waitFor(() => handled.has(id), 60_000);
     expect(busyAnswers).toBe(before + 1);
     expect(handled.get(id)).toHaveLength(1);
+  }, 120_000);
+
+  it('sends a refused event to the DLQ on its third receive, after at most three POSTs, with the status and the answer kept there', async () => {
+    const id = wamidFactory('forward-refused')(1);
+    const body = envelope([messagesChange(inboundMessagesWithIds([id], 1))]);
+    expect((await client.postWebhook(body, DEV_APP_SECRET)).status).toBe(200);
+    let record: { deadLetterReason?: string; deadLetterDetails?: Record<string, string> } | undefined;
+    await waitFor(async () => {
+      const { body: views } = await client.get<{
+        subscribers: {
+          subscriber: string;
+          lane: string;
+          newest: (typeof record & { pendingKeys: string[] })[];
+        }[];
+      }>('/local/dead-letters');
+      record = views.subscribers
+        .filter(({ subscriber }) => subscriber === 'strict')
+        .flatMap(({ newest }) => newest)
+        .find(({ pendingKeys }) => pendingKeys.includes(`msg:${id}`));
+      return record !== undefined;
+    }, 90_000);
+    // Three receives, and a POST on each one that reached the handler: a receive the event source returns
+    // unrun (its poller was ahead of the consumers) counts too, as it does toward maxReceiveCount in AWS.
+    expect(refusals.get(id)).toBeGreaterThanOrEqual(1);
+    expect(refusals.get(id)).toBeLessThanOrEqual(3);
+    expect(record?.deadLetterReason).toBe('http-422');
+    expect(record?.deadLetterDetails).toEqual({
+      status: '422',
+      answer: 'cannot parse the message from +4915112345678',
+    });
+    // The destination's echo of a phone number stays in the DLQ: no log line of the stack carries it.
+    expect(stack.output()).not.toContain('4915112345678');
   }, 120_000);
 });

@@ -2,7 +2,7 @@
  * A forward subscriber for the local stack's tests
  * (`LOCAL_SUBSCRIBERS=test/support/local-subscribers/forward-subscribers.ts`): `chatwoot` forwards every event
  * in Meta's shape to the URL the test's destination listens on (`E2E_FORWARD_URL`), signed with the local app
- * secret.
+ * secret; `strict` forwards messages to a path where that destination refuses them.
  */
 import type { SubscriberDefinitions } from '../../../contract/subscribers.ts';
 
@@ -11,4 +11,6 @@ if (url === undefined) throw new Error('E2E_FORWARD_URL names the destination th
 
 export const subscribers: SubscriberDefinitions = {
   chatwoot: { forward: { url, timeoutSeconds: 5 } },
+  // Its destination refuses every event; a short backoff lets it reach the DLQ within the test.
+  strict: { forward: { url: `${url}/refuse` }, fields: ['messages'], settings: { retryBaseDelaySeconds: 1 } },
 };
