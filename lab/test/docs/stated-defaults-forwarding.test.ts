@@ -1,6 +1,7 @@
 /**
  * The defaults docs/forwarding.md states are the code's: the shape, the timeout and its bound, what a refusal
- * keeps out of the logs, and where the local stack reads the secret; and decisions.md's forwarding records.
+ * keeps out of the logs, and where the local stack reads the secret; decisions.md's forwarding records; and
+ * handlers.md's `DeadLetter`.
  */
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../../contract/environment.ts';
@@ -10,6 +11,8 @@ import {
   MAX_FORWARD_TIMEOUT_SECONDS,
   resolveForward,
 } from '../../../contract/forwarding.ts';
+import { DeadLetter, MAX_DEAD_LETTER_DETAILS_BYTES } from '../../../functions/consumer/handler-api.ts';
+import { FORWARD_REFUSALS_BEFORE_DEAD_LETTER } from '../../../functions/forward/forward-handlers.ts';
 import { KEPT_ANSWER_BYTES } from '../../../functions/forward/forwarder.ts';
 import { SECRETS_MAX_AGE_SECONDS } from '../../../functions/receiver/webhook-secrets.ts';
 import { prose } from './stated-defaults-support.ts';
@@ -34,6 +37,15 @@ describe("docs/forwarding.md's stated defaults", () => {
     );
   });
 
+  it('states on which receive a refusal goes to the DLQ, and what it keeps', () => {
+    const ordinal = ['', 'first', 'second', 'third', 'fourth', 'fifth'][FORWARD_REFUSALS_BEFORE_DEAD_LETTER];
+    expect(page).toContain(`on its ${ordinal} receive the consumer moves it to the subscriber's DLQ`);
+    expect(page).toContain(`the status and the answer's first ${KEPT_ANSWER_BYTES} bytes`);
+    expect(page).toContain(
+      `reaches the destination at most ${['', 'once', 'twice', 'three times'][FORWARD_REFUSALS_BEFORE_DEAD_LETTER]}`,
+    );
+  });
+
   it("names the local stack's app secret variable", () => {
     expect(page).toContain(`signs with the local app secret (\`${ENV.appSecrets}\`, the first)`);
   });
@@ -44,6 +56,16 @@ describe("docs/decisions.md's forwarding records", () => {
 
   it('state the secret cache and the kept answer as the code has them', () => {
     expect(decisions).toContain(`cached for ${SECRETS_MAX_AGE_SECONDS / 60} minutes like the receiver's`);
-    expect(decisions).toContain(`the first ${KEPT_ANSWER_BYTES} bytes of the answer kept on the error only`);
+    expect(decisions).toContain(`(the status and the first ${KEPT_ANSWER_BYTES} bytes of the answer)`);
+    expect(decisions).toContain(`with \`afterReceives: ${FORWARD_REFUSALS_BEFORE_DEAD_LETTER}\``);
+  });
+});
+
+describe("docs/handlers.md's DeadLetter", () => {
+  it('states the default receive and the room for details as the code has them', () => {
+    const handlers = prose('docs/handlers.md');
+    expect(new DeadLetter({ reason: 'x' }).afterReceives).toBe(1);
+    expect(handlers).toContain('until its `afterReceives`-th receive (default 1)');
+    expect(handlers).toContain(`at most ${MAX_DEAD_LETTER_DETAILS_BYTES / 1024} KiB of JSON`);
   });
 });
