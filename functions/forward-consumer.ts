@@ -18,20 +18,14 @@ let provider: SecretsProvider | undefined;
 
 /** The destination with its signing secret as of now (cached by the provider). */
 export async function targetFromEnvironment(forward: ForwardEnvironment): Promise<ForwardTarget> {
-  const resolved = {
-    url: forward.url,
-    shape: forward.shape,
-    secretName: undefined,
-    timeoutSeconds: forward.timeoutSeconds,
-  };
-  if ('value' in forward.secret) return forwardTarget(resolved, forward.secret.value);
+  if ('value' in forward.secret) return forwardTarget(forward, forward.secret.value);
   provider ??= new SecretsProvider({
     awsSdkV3Client: new SecretsManagerClient(sdkClientConfig('consumerSecretsManager')),
   });
   const { secretId, appSecret } = forward.secret;
   const value = await provider.get(secretId, { maxAge: SECRETS_MAX_AGE_SECONDS });
   if (typeof value !== 'string' || value === '') throw new TypeError('The forward secret holds no string.');
-  return forwardTarget(resolved, appSecret ? firstAppSecret(value) : value);
+  return forwardTarget(forward, appSecret ? firstAppSecret(value) : value);
 }
 
 /** The first of the webhook secret's `appSecrets`: the one Meta signs with, and a destination verifies with. */

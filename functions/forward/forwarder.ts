@@ -16,12 +16,13 @@ export interface ForwardTarget {
   /** `meta`: the HMAC key (by default the app secret); `event`: a Standard Webhooks secret (`whsec_…`). */
   readonly secret: string;
   readonly timeoutMs: number;
-  /** Extra request headers (an API key the destination wants), read from Secrets Manager, never from props. */
-  readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** A resolved forward definition with the secret read, as one POST needs it. */
-export function forwardTarget(forward: ResolvedForward, secret: string): ForwardTarget {
+/** A forward destination with its secret read, as one POST needs it. */
+export function forwardTarget(
+  forward: Pick<ResolvedForward, 'url' | 'shape' | 'timeoutSeconds'>,
+  secret: string,
+): ForwardTarget {
   return { url: forward.url, shape: forward.shape, secret, timeoutMs: forward.timeoutSeconds * 1000 };
 }
 
@@ -49,7 +50,7 @@ export function forwardRequest(
   if (target.shape === 'meta') {
     const body = asciiJson(metaEnvelope(events));
     const keys = events.map((event) => event.key);
-    return { body, headers: { ...target.headers, ...metaShapeHeaders(body, keys, target.secret) } };
+    return { body, headers: metaShapeHeaders(body, keys, target.secret) };
   }
   const [event] = events;
   if (event === undefined || events.length > 1)
@@ -57,7 +58,7 @@ export function forwardRequest(
   const body = asciiJson(eventBody(event, { receivedAt: context.receivedAt }));
   return {
     body,
-    headers: { ...target.headers, ...eventShapeHeaders(body, event.key, target.secret, context.sentAt) },
+    headers: eventShapeHeaders(body, event.key, target.secret, context.sentAt),
   };
 }
 
