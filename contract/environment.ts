@@ -29,6 +29,10 @@ export const ENV = {
   archiveBucketName: 'ARCHIVE_BUCKET_NAME',
   /** Consumer: the subscriber it runs for (metric dimension, logs). */
   subscriberName: 'SUBSCRIBER_NAME',
+  /** Consumer: comma-separated phone number ids it handles (contract/event-origin.ts); absent = no limit. */
+  subscriberNumbers: 'SUBSCRIBER_NUMBERS',
+  /** Consumer: comma-separated WABA ids it handles; absent = no limit. */
+  subscriberWabas: 'SUBSCRIBER_WABAS',
   /** Consumer: comma-separated webhook fields it handles; absent = every field. */
   subscriberFields: 'SUBSCRIBER_FIELDS',
   maximumMessageSizeBytes: 'MAXIMUM_MESSAGE_SIZE_BYTES',
@@ -192,6 +196,10 @@ export interface ConsumerEnvironmentInput extends PowertoolsEnvironmentInput {
   readonly subscriberName: string;
   /** The webhook fields it handles; no variable when absent (every field). Never empty. */
   readonly fields?: readonly string[] | undefined;
+  /** The phone number ids it handles; no variable when absent. Never empty. */
+  readonly numbers?: readonly string[] | undefined;
+  /** The WABA ids it handles; no variable when absent. Never empty. */
+  readonly wabas?: readonly string[] | undefined;
   /** The pipeline's quarantine queue (the subscriber's DLQ is left to SQS redrive). */
   readonly quarantineQueueUrl: string;
   /** The queue the consumer reads: held-back records are given their return time there. */
@@ -261,7 +269,15 @@ export function consumerEnvironment(input: ConsumerEnvironmentInput): Record<str
     [ENV.quarantineQueueUrl]: input.quarantineQueueUrl,
     [ENV.deliveryQueueUrl]: input.deliveryQueueUrl,
     [ENV.maximumMessageSizeBytes]: String(input.maximumMessageSizeBytes),
-    ...(input.fields === undefined ? {} : { [ENV.subscriberFields]: subscriberFieldsValue(input.fields) }),
+    ...(input.fields === undefined
+      ? {}
+      : { [ENV.subscriberFields]: commaList(ENV.subscriberFields, input.fields) }),
+    ...(input.numbers === undefined
+      ? {}
+      : { [ENV.subscriberNumbers]: commaList(ENV.subscriberNumbers, input.numbers) }),
+    ...(input.wabas === undefined
+      ? {}
+      : { [ENV.subscriberWabas]: commaList(ENV.subscriberWabas, input.wabas) }),
     ...(input.keyNamespace === undefined ? {} : { [ENV.keyNamespace]: input.keyNamespace }),
     ...(input.effectsJournal === undefined ? {} : { [ENV.effectsJournal]: input.effectsJournal }),
     ...(input.statusLedger === undefined ? {} : { [ENV.statusLedger]: input.statusLedger }),
@@ -310,12 +326,12 @@ export function powertoolsEnvironment({ logLevel }: PowertoolsEnvironmentInput):
   };
 }
 
-function subscriberFieldsValue(fields: readonly string[]): string {
-  // Read back by splitting on commas: an empty list or a field with a comma would not survive the trip.
-  if (fields.length === 0 || fields.some((field) => field === '' || field.includes(','))) {
-    throw new Error(`${ENV.subscriberFields} is comma-separated: give non-empty fields without commas.`);
+function commaList(variable: string, items: readonly string[]): string {
+  // Read back by splitting on commas: an empty list or an item with a comma would not survive the trip.
+  if (items.length === 0 || items.some((item) => item === '' || item.includes(','))) {
+    throw new Error(`${variable} is comma-separated: give non-empty items without commas.`);
   }
-  return fields.join(',');
+  return items.join(',');
 }
 
 function webhookSecretsEnvironment(secrets: WebhookSecretsSetting): Record<string, string> {

@@ -6,6 +6,7 @@
  * `bin/subscribers.ts`; `resolveSubscribers` checks them where every setting is known (synth, local start).
  * Plain TypeScript: no aws-cdk-lib, no AWS SDK.
  */
+import { idListProblem, MAX_SELECTED_IDS, wantsField } from './event-origin.ts';
 import { type ForwardDefinition, type ResolvedForward, resolveForward } from './forwarding.ts';
 import { type MessageLaneDefinition, type ResolvedMessageLane, resolveMessageLane } from './lanes.ts';
 import { isWhatsAppWebhookField } from './meta-webhook-fields.ts';
@@ -92,6 +93,43 @@ export interface SubscriberDefinition {
    * ```
    */
   readonly fields?: readonly string[];
+  /**
+   * The phone numbers this subscriber receives, by Meta's phone number id (`value.metadata.phone_number_id`,
+   * the id in the Graph API's `/<id>/messages`, not the phone number). Deliveries of other numbers never reach
+   * its queue, and their events in a delivery it does receive are skipped without a claim. Events that belong
+   * to an account rather than a number (templates, account updates) come only through `wabas`.
+   * @default - every number
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: {
+   *     brazil: { entry: 'src/brazil.ts', numbers: ['106540352242922'] },
+   *     mexico: { entry: 'src/mexico.ts', numbers: ['107655329012345'] },
+   *   },
+   * });
+   * ```
+   */
+  readonly numbers?: readonly string[];
+  /**
+   * The WhatsApp Business Accounts this subscriber receives, by WABA id (`entry.id`): every event of every
+   * number of theirs, and their account-level events. With `numbers` too, it receives the events of either.
+   * @default - every account
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   subscribers: { tenant: { entry: 'src/tenant.ts', wabas: ['102290129340398'] } },
+   * });
+   * ```
+   */
+  readonly wabas?: readonly string[];
   /**
    * Prefix of this subscriber's claim and ledger keys (`<ns>#<key>`). `''` keeps keys unprefixed, which only
    * one subscriber may do (the one that inherits the claims of a single-subscriber deployment).
@@ -201,6 +239,10 @@ export interface ResolvedSubscriber {
   readonly forward: ResolvedForward | undefined;
   /** `undefined`: every field. Never empty. */
   readonly fields: readonly string[] | undefined;
+  /** Phone number ids; `undefined`: every number (unless `wabas` limits it). Never empty. */
+  readonly numbers: readonly string[] | undefined;
+  /** WABA ids; `undefined`: every account (unless `numbers` limits it). Never empty. */
+  readonly wabas: readonly string[] | undefined;
   /** `undefined`: unprefixed keys. */
   readonly keyNamespace: string | undefined;
   /** The pipeline's settings with this subscriber's own on top, checked together. */
@@ -222,6 +264,10 @@ export interface SubscriberQueue {
   readonly queueUrl: string;
   /** `undefined`: every field. */
   readonly fields?: readonly string[];
+  /** `undefined`: every number, unless `wabas` is given (contract/event-origin.ts, `wantsOrigin`). */
+  readonly numbers?: readonly string[];
+  /** `undefined`: every account, unless `numbers` is given. */
+  readonly wabas?: readonly string[];
   /** The message lane: inbound messages, one queue message per conversation and delivery. */
   readonly messageQueueUrl?: string;
   /**
@@ -263,6 +309,15 @@ export function resolveSubscribers(
       );
     }
     owners.set(namespace, subscriber.name);
+  }
+  const selectedIds = resolved.reduce(
+    (sum, { numbers, wabas }) => sum + (numbers?.length ?? 0) + (wabas?.length ?? 0),
+    0,
+  );
+  if (selectedIds > MAX_SELECTED_IDS) {
+    throw new UnsafeSettingsError(
+      `The subscribers list ${selectedIds} numbers and wabas together, more than ${MAX_SELECTED_IDS}: they all travel in the receiver's environment, which Lambda holds to 4 KB. Select by wabas rather than by each number, or split the numbers over several pipelines.`,
+    );
   }
   return resolved;
 }
@@ -307,6 +362,8 @@ function resolveOne(
       );
     }
   }
+  const numbers = selectedIds(definition.numbers, 'numbers', problem);
+  const wabas = selectedIds(definition.wabas, 'wabas', problem);
   const keyNamespace = definition.keyNamespace ?? name;
   if (keyNamespace !== '' && !/^[A-Za-z0-9_.-]+$/.test(keyNamespace)) {
     throw problem(`keyNamespace "${keyNamespace}" may hold letters, digits, "_", "." and "-" only.`);
@@ -336,6 +393,8 @@ function resolveOne(
     entry: hasEntry ? definition.entry : undefined,
     forward,
     fields: fields === undefined ? undefined : [...new Set(fields)],
+    numbers,
+    wabas,
     keyNamespace: keyNamespace === '' ? undefined : keyNamespace,
     settings,
     statusLedger: definition.statusLedger,
@@ -345,18 +404,29 @@ function resolveOne(
   };
 }
 
-/** Whether a subscriber that wants `fields` receives a delivery or event of `field`. */
-export function wantsField(fields: readonly string[] | undefined, field: string): boolean {
-  return fields === undefined || fields.includes(field);
+/** The ids of `numbers` or `wabas`, each once, in the order given; `undefined` when not given. */
+function selectedIds(
+  ids: readonly string[] | undefined,
+  name: 'numbers' | 'wabas',
+  problem: (text: string) => Error,
+): readonly string[] | undefined {
+  if (ids === undefined) return undefined;
+  const found = Array.isArray(ids) ? idListProblem(name, ids) : `${name} must be a list of ids.`;
+  if (found !== undefined) throw problem(found);
+  return [...new Set(ids)];
 }
+
+export { wantsField };
 
 /** The receiver's `SUBSCRIBER_QUEUES` value (CDK tokens in the URLs stay tokens inside the string). */
 export function encodeSubscriberQueues(queues: readonly SubscriberQueue[]): string {
   return JSON.stringify(
-    queues.map(({ name, queueUrl, fields, messageQueueUrl, messageLaneOrdered }) => ({
+    queues.map(({ name, queueUrl, fields, numbers, wabas, messageQueueUrl, messageLaneOrdered }) => ({
       name,
       queueUrl,
       fields,
+      numbers,
+      wabas,
       ...(messageQueueUrl === undefined
         ? {}
         : { messageQueueUrl, messageLaneOrdered: messageLaneOrdered === true }),
@@ -377,9 +447,9 @@ export function decodeSubscriberQueues(raw: string): SubscriberQueue[] {
   }
   return parsed.map((item: unknown, index) => {
     const entry = item as Partial<SubscriberQueue> | null;
-    const fieldsOk =
-      entry?.fields === undefined ||
-      (Array.isArray(entry.fields) && entry.fields.every((field) => typeof field === 'string'));
+    const listOk = (list: unknown) =>
+      list === undefined || (Array.isArray(list) && list.every((item) => typeof item === 'string'));
+    const fieldsOk = listOk(entry?.fields) && listOk(entry?.numbers) && listOk(entry?.wabas);
     const laneOk =
       entry?.messageQueueUrl === undefined ||
       (typeof entry.messageQueueUrl === 'string' &&
@@ -393,13 +463,15 @@ export function decodeSubscriberQueues(raw: string): SubscriberQueue[] {
       !laneOk
     ) {
       throw new Error(
-        `SUBSCRIBER_QUEUES[${index}] must be {name, queueUrl, fields?, messageQueueUrl?, messageLaneOrdered?}.`,
+        `SUBSCRIBER_QUEUES[${index}] must be {name, queueUrl, fields?, numbers?, wabas?, messageQueueUrl?, messageLaneOrdered?}.`,
       );
     }
     return {
       name: entry.name,
       queueUrl: entry.queueUrl,
       fields: entry.fields,
+      ...(entry.numbers === undefined ? {} : { numbers: entry.numbers }),
+      ...(entry.wabas === undefined ? {} : { wabas: entry.wabas }),
       ...(entry.messageQueueUrl === undefined
         ? {}
         : { messageQueueUrl: entry.messageQueueUrl, messageLaneOrdered: entry.messageLaneOrdered === true }),

@@ -113,6 +113,8 @@ function resolveConstructSubscribers(
         entry: props.consumerEntry ?? DEFAULT_CONSUMER_ENTRY,
         forward: undefined,
         fields: undefined,
+        numbers: undefined,
+        wabas: undefined,
         keyNamespace: props.keyNamespace,
         settings,
         statusLedger: props.statusLedger,

@@ -84,6 +84,8 @@ export function defaultPipeline(copies = 1): PlannedPipeline {
       entry: DEFAULT_ENTRY,
       forward: undefined,
       fields: undefined,
+      numbers: undefined,
+      wabas: undefined,
       keyNamespace: undefined,
       settings: resolveSettings(),
       statusLedger: undefined,

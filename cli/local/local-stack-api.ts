@@ -20,6 +20,10 @@ export interface LocalSubscriberInfo {
   readonly entry: string;
   /** The webhook fields it receives; null: every field. */
   readonly fields: readonly string[] | null;
+  /** The phone number ids it receives; null: no limit (contract/event-origin.ts). */
+  readonly numbers: readonly string[] | null;
+  /** The WABA ids it receives; null: no limit. */
+  readonly wabas: readonly string[] | null;
   /** The prefix of its claim and ledger keys; null: unprefixed. */
   readonly keyNamespace: string | null;
   /** The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`). */

@@ -13,7 +13,7 @@ import type { StatusObservation } from '../ledger/status-event.ts';
 import type { StatusLedgerUpdate } from '../ledger/status-ledger.ts';
 import type { DeadLetterPort, QueueRecord, RedeliveryScheduler } from '../queue/consumer-queue-port.ts';
 import type { CompletionRetryPolicy } from './complete-with-retry.ts';
-import type { FilteredOut } from './field-selection.ts';
+import type { FilteredOut } from './event-selection.ts';
 import type { WebhookHandlers } from './handler-api.ts';
 
 export interface Invocation {
@@ -59,6 +59,12 @@ export interface WebhookConsumerOptions {
    * (no DynamoDB request) and counted as `EventsFilteredOut`. @default every field
    */
   readonly fields?: readonly string[] | undefined;
+  /**
+   * The phone number ids and WABA ids this subscriber handles (contract/event-origin.ts, `wantsOrigin`):
+   * events of others are skipped and counted as `fields` are. @default every number and account
+   */
+  readonly numbers?: readonly string[] | undefined;
+  readonly wabas?: readonly string[] | undefined;
   /** Without it, a failed record returns after the queue's visibility timeout. */
   readonly redelivery?: RedeliveryScheduler;
   /**

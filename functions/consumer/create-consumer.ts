@@ -38,6 +38,10 @@ export interface ConsumerConfig {
   readonly subscriberName: string;
   /** The webhook fields it handles; `undefined`: every field. */
   readonly fields: readonly string[] | undefined;
+  /** The phone number ids it handles (contract/event-origin.ts); `undefined`: no limit. */
+  readonly numbers?: readonly string[] | undefined;
+  /** The WABA ids it handles; `undefined`: no limit. */
+  readonly wabas?: readonly string[] | undefined;
   /** Where quarantined records go: the pipeline's quarantine queue. */
   readonly quarantineQueueUrl: string;
   /** The queue this consumer reads: a record held back for a lease is brought back there at the lease end. */
@@ -89,7 +93,9 @@ export function consumerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Con
     tableName: getStringFromEnv(ENV.claimTableName, env),
     keyNamespace: env[ENV.keyNamespace] || undefined,
     subscriberName: env[ENV.subscriberName] || DEFAULT_SUBSCRIBER_NAME,
-    fields: fieldsFromEnv(env),
+    fields: commaListFromEnv(ENV.subscriberFields, env),
+    numbers: commaListFromEnv(ENV.subscriberNumbers, env),
+    wabas: commaListFromEnv(ENV.subscriberWabas, env),
     quarantineQueueUrl: getStringFromEnv(ENV.quarantineQueueUrl, env),
     deliveryQueueUrl: getStringFromEnv(ENV.deliveryQueueUrl, env),
     retentionDays: getNumberFromEnv(ENV.retentionDays, DEFAULT_SETTINGS.retentionDays, env),
@@ -130,15 +136,15 @@ function laneDeadLettersFromEnv(env: NodeJS.ProcessEnv): Pick<ConsumerConfig, 'l
   return { laneDeadLetters: { queueUrl, maxReceives } };
 }
 
-/** `SUBSCRIBER_FIELDS`: comma-separated; absent or empty = every field. */
-function fieldsFromEnv(env: NodeJS.ProcessEnv): readonly string[] | undefined {
-  const raw = env[ENV.subscriberFields];
+/** `SUBSCRIBER_FIELDS`, `SUBSCRIBER_NUMBERS`, `SUBSCRIBER_WABAS`: comma-separated; absent or empty = no limit. */
+function commaListFromEnv(variable: string, env: NodeJS.ProcessEnv): readonly string[] | undefined {
+  const raw = env[variable];
   if (raw === undefined || raw === '') return undefined;
-  const fields = raw.split(',').map((field) => field.trim());
-  if (fields.some((field) => field === '')) {
-    throw new Error(`Environment variable ${ENV.subscriberFields} has an empty field: "${raw}".`);
+  const items = raw.split(',').map((item) => item.trim());
+  if (items.some((item) => item === '')) {
+    throw new Error(`Environment variable ${variable} has an empty item: "${raw}".`);
   }
-  return fields;
+  return items;
 }
 
 export function createConsumerLogger(): Logger {
@@ -199,6 +205,8 @@ export function createConsumerHandler(config: ConsumerConfig, dependencies: Cons
       retryMaxDelaySeconds: config.retryMaxDelaySeconds,
     },
     fields: config.fields,
+    numbers: config.numbers,
+    wabas: config.wabas,
     ordered,
     deadLetters:
       config.laneDeadLetters !== undefined

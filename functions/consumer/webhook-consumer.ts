@@ -6,7 +6,7 @@ import type { EventExtraction, WebhookEvent } from '../events/types.ts';
 import type { QueueRecord } from '../queue/consumer-queue-port.ts';
 import { ConsumerBatch } from './consumer-batch.ts';
 import type { Invocation, PreparedRecord, WebhookConsumerOptions } from './consumer-ports.ts';
-import { selectFields } from './field-selection.ts';
+import { selectEvents } from './event-selection.ts';
 import { hasHandler } from './handler-api.ts';
 import { describeError } from './handler-logger.ts';
 
@@ -21,9 +21,7 @@ export class WebhookConsumer {
 
   /** Parses every record and claims every event of the batch at once. Never throws for a record. */
   async prepareBatch(records: readonly QueueRecord[], invocation: Invocation): Promise<ConsumerBatch> {
-    const selections = records.map((record) =>
-      selectFields(extractEvents(record.body), this.#options.fields),
-    );
+    const selections = records.map((record) => selectEvents(extractEvents(record.body), this.#options));
     const extractions = selections.map((selection) => selection.extraction);
     const plans = extractions.map((extraction, index) =>
       extraction.ok

@@ -13,6 +13,7 @@
  * Missing values inside a well-formed item are not malformed: they print as `-` in the key. A message or
  * status without a usable `id` is no event: it is reported in `unkeyed`, for the consumer to quarantine.
  */
+import { originOf } from '../../contract/event-origin.ts';
 import { buildEventKey, hasUsableIdentity } from './event-key.ts';
 import { recipesFor } from './field-rules.ts';
 import { isJsonObject, renderKeyPart } from './key-parts.ts';
@@ -30,6 +31,7 @@ import type {
 export { eventItemArrays, isKnownField, KNOWN_FIELDS } from './field-rules.ts';
 
 const WHATSAPP_OBJECT = 'whatsapp_business_account';
+const NO_ORIGIN = { wabaId: undefined, phoneNumberId: undefined } as const;
 
 /** Parses the raw body losslessly, then extracts its events. Never throws. */
 export function extractEvents(raw: string | Uint8Array): EventExtraction {
@@ -56,33 +58,36 @@ export function extractEventsFromEnvelope(body: unknown): EventExtraction {
 
   for (const entry of entries) {
     if (!isJsonObject(entry)) {
-      malformed.push({ entryId: '-', field: '-', problem: 'entry is not an object' });
+      malformed.push({ ...NO_ORIGIN, entryId: '-', field: '-', problem: 'entry is not an object' });
       continue;
     }
     const entryId = renderKeyPart(entry.id);
+    const entryOrigin = { wabaId: originOf('-', entry, undefined).wabaId, phoneNumberId: undefined };
     const changes = entry.changes;
     if (!Array.isArray(changes)) {
-      malformed.push({ entryId, field: '-', problem: 'entry.changes is not an array' });
+      malformed.push({ ...entryOrigin, entryId, field: '-', problem: 'entry.changes is not an array' });
       continue;
     }
     for (const change of changes) {
       if (!isJsonObject(change)) {
-        malformed.push({ entryId, field: '-', problem: 'change is not an object' });
+        malformed.push({ ...entryOrigin, entryId, field: '-', problem: 'change is not an object' });
         continue;
       }
       const field = change.field;
+      const value = change.value;
+      const { wabaId, phoneNumberId } = originOf('-', entry, value);
+      const at = { entryId, wabaId, phoneNumberId };
       if (typeof field !== 'string') {
-        malformed.push({ entryId, field: '-', problem: 'change.field is not a string' });
+        malformed.push({ ...at, field: '-', problem: 'change.field is not a string' });
         continue;
       }
       const recipes = recipesFor(field);
       if (recipes === undefined) {
-        unknownFields.push({ field, entryId });
+        unknownFields.push({ ...at, field });
         continue;
       }
-      const value = change.value;
       if (!isJsonObject(value)) {
-        malformed.push({ entryId, field, problem: 'change.value is not an object' });
+        malformed.push({ ...at, field, problem: 'change.value is not an object' });
         continue;
       }
       const problems = new Set<string>();
@@ -90,31 +95,31 @@ export function extractEventsFromEnvelope(body: unknown): EventExtraction {
         const { itemsPath, kind, metricField } = recipe;
         if (itemsPath === null) {
           const key = buildEventKey(recipe, { entry, value, item: value });
-          events.push({ key, field, kind, metricField, entryId, payload: value, value, entry });
+          events.push({ key, field, kind, metricField, ...at, payload: value, value, entry });
           continue;
         }
         const items = itemsAt(value, itemsPath);
         if (items === undefined) continue;
         if (typeof items === 'string') {
           // Reported once per change, however many of its recipes read below the same member.
-          if (!problems.has(items)) malformed.push({ entryId, field, problem: items });
+          if (!problems.has(items)) malformed.push({ ...at, field, problem: items });
           problems.add(items);
           continue;
         }
         const arrayName = `value.${itemsPath.join('.')}`;
         for (const item of items) {
           if (!isJsonObject(item)) {
-            malformed.push({ entryId, field, problem: `an item of ${arrayName} is not an object` });
+            malformed.push({ ...at, field, problem: `an item of ${arrayName} is not an object` });
             continue;
           }
           const sources = { entry, value, item: item as JsonObject };
           if (!hasUsableIdentity(recipe, sources)) {
             const what = kind === 'management' ? `an item of ${arrayName}` : kind;
-            unkeyed.push({ entryId, field, kind, metricField, problem: `${what} without a usable id` });
+            unkeyed.push({ ...at, field, kind, metricField, problem: `${what} without a usable id` });
             continue;
           }
           const key = buildEventKey(recipe, sources);
-          events.push({ key, field, kind, metricField, entryId, payload: item, value, entry });
+          events.push({ key, field, kind, metricField, ...at, payload: item, value, entry });
         }
       }
     }

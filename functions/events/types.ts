@@ -52,6 +52,10 @@ export interface WebhookEvent {
   readonly metricField: string;
   /** `entry.id` (the WABA id) rendered as in keys: verbatim, `-` when missing. */
   readonly entryId: string;
+  /** The WABA id (`entry.id`) when it is a non-empty string. */
+  readonly wabaId: string | undefined;
+  /** The business phone number's id (`value.metadata.phone_number_id`) when it is a non-empty string. */
+  readonly phoneNumberId: string | undefined;
   /** The item the key was derived from: a message, a status, an error, a list item, or the change value. */
   readonly payload: JsonObject;
   /** The whole `change.value` the event came from (metadata, contacts, …) for handlers that need context. */
@@ -60,7 +64,13 @@ export interface WebhookEvent {
   readonly entry: JsonObject;
 }
 
-export interface UnknownFieldChange {
+/** Where an item that is no event comes from, as `WebhookEvent` says it: what subscribers are routed on. */
+interface ItemOrigin {
+  readonly wabaId: string | undefined;
+  readonly phoneNumberId: string | undefined;
+}
+
+export interface UnknownFieldChange extends ItemOrigin {
   readonly field: string;
   readonly entryId: string;
 }
@@ -68,7 +78,7 @@ export interface UnknownFieldChange {
 /** A part of an otherwise valid envelope that could not yield an event (an entry that is not an object, a
  * change without `value`, a list item that is not an object…). Reported so the caller can log and count it;
  * `problem` names the shape, never the content. */
-export interface MalformedPart {
+export interface MalformedPart extends ItemOrigin {
   readonly entryId: string;
   /** The change's field, or `-` when the part sits above the change or the field is not a string. */
   readonly field: string;
@@ -79,7 +89,7 @@ export interface MalformedPart {
  * A message or status without a usable `id`: no identity, so no key (docs/design.md §1, "No identity, no key").
  * It is never run and never deduplicated against another one: the record holding it is quarantined.
  */
-export interface UnkeyedEvent {
+export interface UnkeyedEvent extends ItemOrigin {
   readonly entryId: string;
   readonly field: string;
   readonly kind: EventKind;

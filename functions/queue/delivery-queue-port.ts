@@ -65,6 +65,11 @@ export interface DeliveryPart {
   readonly conversationId?: string;
   /** The part's event keys, in order: on an ordered lane their SHA-256 is its deduplication id. */
   readonly eventKeys?: readonly string[];
+  /**
+   * Its phone number id (else its WABA id): its `MessageGroupId` on a standard queue, which SQS then serves
+   * fairly between groups (docs/design.md §10). An ordered lane groups by conversation instead.
+   */
+  readonly fairnessGroup?: string;
 }
 
 /** Which parts go into one queue: a subscriber's status lane (its `queueUrl`) or its message lane. */

@@ -56,6 +56,8 @@ export interface OutgoingMessage {
   readonly bytes: number;
   /** For a FIFO queue. */
   readonly fifo?: FifoIds;
+  /** For a standard queue: the fair queue's tenant (docs/design.md §10). Ignored when `fifo` is given. */
+  readonly messageGroupId?: string;
 }
 
 /** What a FIFO queue's message carries: its group, and the id SQS deduplicates it on for 5 minutes. */
@@ -71,6 +73,11 @@ export function outgoing(
 ): OutgoingMessage {
   const bytes = Buffer.byteLength(body, 'utf8') + attributesBytes(attributes);
   return fifo === undefined ? { body, attributes, bytes } : { body, attributes, bytes, fifo };
+}
+
+/** A message for a standard queue that SQS serves fairly between `group`s; as it is without a group. */
+export function inFairnessGroup(message: OutgoingMessage, group: string | undefined): OutgoingMessage {
+  return group === undefined ? message : { ...message, messageGroupId: messageGroupIdOf(group) };
 }
 
 // SQS: a group id is 1 to 128 characters, alphanumerics and punctuation (!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~).

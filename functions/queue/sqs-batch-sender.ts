@@ -249,10 +249,12 @@ export class SqsBatchSender {
         Id: `m${index}`,
         MessageBody: message?.body,
         MessageAttributes: message?.attributes,
-        ...(message?.fifo !== undefined && {
-          MessageGroupId: message.fifo.messageGroupId,
-          MessageDeduplicationId: message.fifo.messageDeduplicationId,
-        }),
+        ...(message?.fifo !== undefined
+          ? {
+              MessageGroupId: message.fifo.messageGroupId,
+              MessageDeduplicationId: message.fifo.messageDeduplicationId,
+            }
+          : message?.messageGroupId !== undefined && { MessageGroupId: message.messageGroupId }),
       };
     });
     let response: SendMessageBatchCommandOutput;

@@ -19,6 +19,7 @@ import { EnqueueFailedError } from './errors.ts';
 import {
   deliveryPartAttributes,
   fifoIds,
+  inFairnessGroup,
   MESSAGE_ATTRIBUTES_RESERVE_BYTES,
   type OutgoingMessage,
   outgoing,
@@ -53,9 +54,12 @@ export class SubscriberFanOut implements FanOutPort {
     // Built once: every queue that gets a part gets the same message (with FIFO ids on an ordered lane).
     const proofs = await Promise.all(parts.map((part) => this.#proofs?.(part.body)));
     const standard = parts.map((part, index) =>
-      outgoing(
-        part.body,
-        deliveryPartAttributes(meta, index, parts.length, part.conversationId, proofs[index]),
+      inFairnessGroup(
+        outgoing(
+          part.body,
+          deliveryPartAttributes(meta, index, parts.length, part.conversationId, proofs[index]),
+        ),
+        part.fairnessGroup,
       ),
     );
     const fifo = new Map<number, OutgoingMessage>();

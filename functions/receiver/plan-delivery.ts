@@ -11,8 +11,8 @@
  * conversation and carries its own event keys. Every part is charged to its view's `OutputBudget` as it is
  * made; a body that would exceed it, or a part that cannot be read back, is refused whole, to be quarantined.
  */
-import { MESSAGE_LANE_FIELD } from '../../contract/lanes.ts';
-import { type SubscriberQueue, wantsField } from '../../contract/subscribers.ts';
+import { type EventOrigin, wantsEvent } from '../../contract/event-origin.ts';
+import type { SubscriberQueue } from '../../contract/subscribers.ts';
 import { extractEvents } from '../events/extract-events.ts';
 import type { DeliveryPart, DeliveryRoute } from '../queue/delivery-queue-port.ts';
 import { OutputBudget } from './output-budget.ts';
@@ -48,6 +48,8 @@ export interface ReadBody {
   readonly bytes: number;
   /** How many of its events are inbound messages. */
   readonly inboundMessages: number;
+  /** What subscribers are routed on (read-delivery.ts); the first one names the body's fairness group. */
+  readonly eventOrigins: readonly EventOrigin[];
 }
 
 /** A piece of the delivery before the size split: the body, a conversation's messages, or the rest. */
@@ -56,6 +58,8 @@ interface Piece {
   readonly bytes: number;
   readonly conversationId?: string;
   readonly eventKeys?: readonly string[];
+  /** Its phone number (else its account): its message group on a standard queue (`fairnessGroupOf`). */
+  readonly fairnessGroup: string | undefined;
   /** The view it belongs to (the whole body's, or the lanes'), charged for the parts it is cut into. */
   readonly budget: OutputBudget;
 }
@@ -103,29 +107,47 @@ export function planDelivery(
     return { ok: false, reason: 'unreadable-part', detail: split.unreadable.detail };
   }
   const { messageParts, rest } = split;
-  const messagePieces = messageParts.map(({ conversationId, text, eventKeys }) =>
-    add({ text, bytes: Buffer.byteLength(text, 'utf8'), conversationId, eventKeys, budget: laneBudget }),
-  );
+  const messagePieces = messageParts.map(({ conversationId, text, eventKeys, origins }) => ({
+    index: add({
+      text,
+      bytes: Buffer.byteLength(text, 'utf8'),
+      conversationId,
+      eventKeys,
+      fairnessGroup: fairnessGroupOf(origins),
+      budget: laneBudget,
+    }),
+    origins,
+  }));
   const restPiece =
     rest === undefined
       ? undefined
-      : add({ text: rest.text, bytes: Buffer.byteLength(rest.text), budget: laneBudget });
+      : add({
+          text: rest.text,
+          bytes: Buffer.byteLength(rest.text),
+          fairnessGroup: fairnessGroupOf(rest.origins),
+          budget: laneBudget,
+        });
   const routes: PieceRoute[] = [];
-  for (const { name, queueUrl, fields, messageQueueUrl, messageLaneOrdered } of targets) {
+  for (const target of targets) {
+    const { name, queueUrl, messageQueueUrl, messageLaneOrdered } = target;
     if (messageQueueUrl === undefined) {
       wholeIndex ??= add(wholePiece(body, budget()));
       routes.push({ subscriber: name, queueUrl, pieces: [wholeIndex], ordered: false });
       continue;
     }
-    if (wantsField(fields, MESSAGE_LANE_FIELD)) {
+    // A conversation's part goes to the subscribers of its number (or account) only.
+    const wanted = messagePieces.filter(({ origins }) =>
+      origins.some((origin) => wantsEvent(target, origin)),
+    );
+    if (wanted.length > 0) {
       routes.push({
         subscriber: name,
         queueUrl: messageQueueUrl,
-        pieces: messagePieces,
+        pieces: wanted.map(({ index }) => index),
         ordered: messageLaneOrdered === true,
       });
     }
-    if (restPiece !== undefined && rest?.eventFields.some((field) => wantsField(fields, field))) {
+    if (restPiece !== undefined && rest?.origins.some((origin) => wantsEvent(target, origin))) {
       routes.push({ subscriber: name, queueUrl, pieces: [restPiece], ordered: false });
     }
   }
@@ -135,7 +157,20 @@ export function planDelivery(
 /** The body whole, charged to its view (the whole view has no other part before the size split). */
 function wholePiece(body: ReadBody, budget: OutputBudget): Piece {
   budget.charge(body.bytes);
-  return { text: body.text, bytes: body.bytes, budget };
+  return { text: body.text, bytes: body.bytes, fairnessGroup: fairnessGroupOf(body.eventOrigins), budget };
+}
+
+/**
+ * The message group a part carries on a standard queue, which makes the queue a fair queue between phone
+ * numbers (docs/design.md §10): its first phone number, else its first account, else none (SQS then treats the
+ * message as a tenant of its own). A part holding several numbers is grouped under its first: Meta writes
+ * one number's changes together, so such parts are rare, and each is still delivered.
+ */
+export function fairnessGroupOf(origins: readonly EventOrigin[]): string | undefined {
+  return (
+    origins.find(({ phoneNumberId }) => phoneNumberId !== undefined)?.phoneNumberId ??
+    origins.find(({ wabaId }) => wabaId !== undefined)?.wabaId
+  );
 }
 
 function amplifying(budget: OutputBudget): RefusedDelivery {
@@ -192,6 +227,7 @@ function fitToMessageSize(
 }
 
 function partOf(piece: Piece, text: string, eventKeys: readonly string[]): DeliveryPart {
-  if (piece.conversationId === undefined) return { body: text };
-  return { body: text, conversationId: piece.conversationId, eventKeys };
+  const group = piece.fairnessGroup === undefined ? {} : { fairnessGroup: piece.fairnessGroup };
+  if (piece.conversationId === undefined) return { body: text, ...group };
+  return { body: text, conversationId: piece.conversationId, eventKeys, ...group };
 }

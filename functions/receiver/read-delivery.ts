@@ -4,8 +4,10 @@
  * as received. Pure.
  */
 import { isUtf8 } from 'node:buffer';
+import type { EventOrigin } from '../../contract/event-origin.ts';
 import { extractEventsFromEnvelope } from '../events/extract-events.ts';
 import { nestingExceeds } from '../events/json-spans.ts';
+import { distinctOrigins } from '../events/origins.ts';
 import { MAX_LOSSLESS_NESTING } from '../events/parse-json.ts';
 import type { BodyRejection } from '../events/types.ts';
 
@@ -19,8 +21,13 @@ export type DeliveryReading =
       readonly events: number;
       /** Events that are inbound messages (`messages[]` items of a `messages` change): the message lane's. */
       readonly inboundMessages: number;
-      /** The distinct fields of those events, in first-seen order (what subscribers are routed on). */
+      /** The distinct fields of those events, in first-seen order (for logs). */
       readonly eventFields: readonly string[];
+      /**
+       * What subscribers are routed on: the distinct field, number and account of its events, id-less items,
+       * unknown fields' changes and malformed parts, in first-seen order.
+       */
+      readonly eventOrigins: readonly EventOrigin[];
       /** Names of undocumented fields (acknowledged without a key, docs/design.md §1), one per change. */
       readonly unknownFields: readonly string[];
       /** Inner parts that yield no event because of their shape (see `extractEventsFromEnvelope`). */
@@ -81,6 +88,7 @@ export function readDelivery(body: Uint8Array | string, bodyBytes?: number): Del
     events: extraction.events.length,
     inboundMessages,
     eventFields: [...eventFields],
+    eventOrigins: distinctOrigins(extraction),
     unknownFields: extraction.unknownFields.map((change) => change.field),
     malformedParts: extraction.malformed.length,
   };

@@ -213,7 +213,7 @@ async function acceptDelivery(
   const reading = readDelivery(request.body, bodyBytes);
   if (!reading.ok) return quarantineWhole(request.body, reading.reason, reading.detail, meta, deps, logKeys);
 
-  const targets = subscribersWanting(deps.subscribers, reading.eventFields);
+  const targets = subscribersWanting(deps.subscribers, reading.eventOrigins);
   if (targets.length === 0) {
     try {
       await archiveCopy(deps, request.body, { verdict: 'accepted', subscribers: [] }, meta);

@@ -1,14 +1,19 @@
 /**
- * Which subscribers get a delivery (docs/design.md §7): one without `fields` gets every delivery, one with
- * `fields` only a delivery holding at least one event of those fields. Pure.
+ * Which subscribers get a delivery (docs/design.md §7): one without `fields`, `numbers` or `wabas` gets every
+ * delivery; one with them only a delivery holding something it wants (contract/event-origin.ts). Pure.
  */
-import { type SubscriberQueue, wantsField } from '../../contract/subscribers.ts';
+import { type EventOrigin, wantsEvent } from '../../contract/event-origin.ts';
+import type { SubscriberQueue } from '../../contract/subscribers.ts';
 
 export function subscribersWanting(
   subscribers: readonly SubscriberQueue[],
-  eventFields: readonly string[],
+  origins: readonly EventOrigin[],
 ): SubscriberQueue[] {
   return subscribers.filter(
-    ({ fields }) => fields === undefined || eventFields.some((field) => wantsField(fields, field)),
+    (subscriber) =>
+      (subscriber.fields === undefined &&
+        subscriber.numbers === undefined &&
+        subscriber.wabas === undefined) ||
+      origins.some((origin) => wantsEvent(subscriber, origin)),
   );
 }

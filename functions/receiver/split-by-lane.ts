@@ -21,6 +21,7 @@
  *
  * An item of `messages` that is not an object is no event and no one's message: it stays in the rest.
  */
+import type { EventOrigin } from '../../contract/event-origin.ts';
 import { conversationCustomer, conversationId, MESSAGE_LANE_FIELD } from '../../contract/lanes.ts';
 import { eventItemArrays, extractEvents, extractEventsFromEnvelope } from '../events/extract-events.ts';
 import {
@@ -35,6 +36,7 @@ import {
   walkArray,
   walkObject,
 } from '../events/json-spans.ts';
+import { distinctOrigins } from '../events/origins.ts';
 import { MAX_LOSSLESS_NESTING } from '../events/parse-json.ts';
 import type { BodyRejection, EventExtraction } from '../events/types.ts';
 import type { OutputBudget } from './output-budget.ts';
@@ -45,17 +47,19 @@ export interface ConversationPart {
   readonly text: string;
   /** The keys of its events (its messages), in order. */
   readonly eventKeys: readonly string[];
+  /** What subscribers are routed on (its number and account), as `StatusRest.origins`. */
+  readonly origins: readonly EventOrigin[];
 }
 
 export interface StatusRest {
   /** The envelope without the inbound messages. */
   readonly text: string;
   /**
-   * The distinct fields of what a consumer would see in it, in first-seen order (what subscribers are routed
-   * on): its events, its id-less messages and statuses, its changes of unknown fields, its malformed parts
-   * (`-` when above a change).
+   * What subscribers are routed on: the distinct field, number and account of what a consumer would see in
+   * it, in first-seen order: its events, its id-less messages and statuses, its changes of unknown fields,
+   * its malformed parts (field `-` when above a change).
    */
-  readonly eventFields: readonly string[];
+  readonly origins: readonly EventOrigin[];
 }
 
 export interface LaneSplit {
@@ -194,6 +198,7 @@ export function splitByLane(text: string, budget?: OutputBudget): LaneSplit {
       conversationId: conversation,
       text: partText,
       eventKeys: extraction.events.map((event) => event.key),
+      origins: distinctOrigins(extraction),
     });
   }
   const cuts: Replacement[] = envelope.entries.flatMap((entry) =>
@@ -214,16 +219,12 @@ function withRest(
   // Told apart from a rest with nothing in it: what this one holds must reach an operator, not vanish.
   if (!extraction.ok) return { messageParts, rest: undefined, unreadable: unreadable(extraction) };
   // What a consumer would see of it: events, and the items and changes it counts, logs or quarantines.
-  const fields = new Set<string>();
-  for (const { field } of extraction.events) fields.add(field);
-  for (const { field } of extraction.unkeyed) fields.add(field);
-  for (const { field } of extraction.unknownFields) fields.add(field);
-  for (const { field } of extraction.malformed) fields.add(field);
-  if (fields.size === 0) return { messageParts, rest: undefined };
+  const origins = distinctOrigins(extraction);
+  if (origins.length === 0) return { messageParts, rest: undefined };
   if (budget !== undefined && !budget.charge(Buffer.byteLength(text, 'utf8'))) {
     return { messageParts, rest: undefined, exceeded: true };
   }
-  return { messageParts, rest: { text, eventFields: [...fields] } };
+  return { messageParts, rest: { text, origins } };
 }
 
 /**

@@ -85,6 +85,8 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
       tableName: claimTable.tableName,
       subscriberName: subscriber.name,
       fields: subscriber.fields,
+      numbers: subscriber.numbers,
+      wabas: subscriber.wabas,
       keyNamespace: subscriber.keyNamespace,
       quarantineQueueUrl: options.quarantineQueue.queueUrl,
       deliveryQueueUrl: lane.queue.queueUrl,

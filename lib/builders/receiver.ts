@@ -16,6 +16,10 @@ export interface ReceiverSubscriber {
   readonly name: string;
   /** `undefined`: every field. */
   readonly fields: readonly string[] | undefined;
+  /** Phone number ids; `undefined`: every number unless `wabas` limits it. */
+  readonly numbers: readonly string[] | undefined;
+  /** WABA ids; `undefined`: every account unless `numbers` limits it. */
+  readonly wabas: readonly string[] | undefined;
   /** The status lane; every event when the subscriber has no message lane. */
   readonly deliveryQueue: IQueue;
   /** Its message lane: where inbound messages go instead, one queue message per conversation. */
@@ -52,10 +56,12 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
     logRetention: options.logRetention,
     environment: receiverEnvironment({
       logLevel: options.logLevel,
-      subscriberQueues: subscribers.map(({ name, fields, deliveryQueue, messageLane }) => ({
+      subscriberQueues: subscribers.map(({ name, fields, numbers, wabas, deliveryQueue, messageLane }) => ({
         name,
         queueUrl: deliveryQueue.queueUrl,
         fields,
+        numbers,
+        wabas,
         messageQueueUrl: messageLane?.queue.queueUrl,
         messageLaneOrdered: messageLane?.ordered,
       })),

@@ -26,6 +26,10 @@ export interface WebhookSubscriber {
   readonly name: string;
   /** The webhook fields it receives; `undefined`: every field. */
   readonly fields: readonly string[] | undefined;
+  /** The phone number ids it receives; `undefined`: every number unless `wabas` limits it. */
+  readonly numbers: readonly string[] | undefined;
+  /** The WABA ids it receives; `undefined`: every account unless `numbers` limits it. */
+  readonly wabas: readonly string[] | undefined;
   /** Prefix of its claim and ledger keys; `undefined`: unprefixed. */
   readonly keyNamespace: string | undefined;
   /** The status lane: statuses, errors and every other field (all of them without a message lane). */
@@ -97,6 +101,8 @@ export function buildSubscribers(
     return {
       name: subscriber.name,
       fields: subscriber.fields,
+      numbers: subscriber.numbers,
+      wabas: subscriber.wabas,
       keyNamespace: subscriber.keyNamespace,
       ...queues,
       consumerFunction,

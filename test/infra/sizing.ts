@@ -26,6 +26,8 @@ export function defaultSubscriber(): ResolvedSubscriber {
     entry: 'functions/consumer.ts',
     forward: undefined,
     fields: undefined,
+    numbers: undefined,
+    wabas: undefined,
     keyNamespace: undefined,
     settings: resolveSettings(),
     statusLedger: undefined,

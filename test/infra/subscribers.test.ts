@@ -44,7 +44,10 @@ const BOT_ENTRY = 'functions/examples/subscribers/bot.ts';
 const CRM_ENTRY = 'functions/examples/subscribers/crm.ts';
 const DEFAULTS = resolveSettings();
 
-/** Three systems on one number: a bot on messages only, a CRM with its own settings, an unprefixed archive. */
+/**
+ * Three systems: a bot on messages only, a CRM with its own settings on one number, an unprefixed archive of
+ * one account.
+ */
 const THREE: SubscriberDefinitions = {
   bot: {
     entry: BOT_ENTRY,
@@ -52,8 +55,14 @@ const THREE: SubscriberDefinitions = {
     // A longer budget needs a longer retention: 7 days + 80 receives of up to 3631 s, in whole days.
     settings: { maxReceiveCount: DEFAULTS.maxReceiveCount + 20, batchSize: 5, retentionDays: 11 },
   },
-  crm: { entry: CRM_ENTRY, settings: { maxConcurrency: 2 }, memorySize: 1024, statusLedger: 'always' },
-  archive: { entry: ENTRY, keyNamespace: '' },
+  crm: {
+    entry: CRM_ENTRY,
+    settings: { maxConcurrency: 2 },
+    memorySize: 1024,
+    statusLedger: 'always',
+    numbers: ['106540352242922'],
+  },
+  archive: { entry: ENTRY, keyNamespace: '', wabas: ['102290129340398'] },
 };
 
 /** Per-subscriber alarms (alarms.ts createSubscriberAlarms) and pipeline alarms (createPipelineAlarms). */
@@ -333,7 +342,7 @@ describe('three subscribers', () => {
     }
   });
 
-  it('give each consumer its name, fields, namespace, own queue and the shared quarantine queue', () => {
+  it('give each consumer its name, fields, numbers, wabas, namespace, own queue and the shared quarantine queue', () => {
     const variables = (name: string) =>
       propertiesOf(template, 'AWS::Lambda::Function', of(name).consumer).Environment.Variables;
     for (const name of ['bot', 'crm', 'archive']) {
@@ -345,6 +354,10 @@ describe('three subscribers', () => {
     }
     expect(variables('bot')[ENV.subscriberFields]).toBe('messages');
     expect(variables('crm')).not.toHaveProperty(ENV.subscriberFields);
+    expect(variables('crm')[ENV.subscriberNumbers]).toBe('106540352242922');
+    expect(variables('archive')[ENV.subscriberWabas]).toBe('102290129340398');
+    expect(variables('bot')).not.toHaveProperty(ENV.subscriberNumbers);
+    expect(variables('bot')).not.toHaveProperty(ENV.subscriberWabas);
     expect(variables('bot')[ENV.keyNamespace]).toBe('bot');
     expect(variables('crm')[ENV.keyNamespace]).toBe('crm');
     expect(variables('archive')).not.toHaveProperty(ENV.keyNamespace);
@@ -358,7 +371,7 @@ describe('three subscribers', () => {
     expect(propertiesOf(template, 'AWS::Lambda::Function', of('bot').consumer).MemorySize).toBe(512);
   });
 
-  it('give the receiver every subscriber queue with its fields, and the quarantine queue', () => {
+  it('give the receiver every subscriber queue with its fields, numbers and wabas, and the quarantine queue', () => {
     const variables = propertiesOf(template, 'AWS::Lambda::Function', receiverId).Environment.Variables;
     const lane = (name: string) => ({
       messageQueueUrl: `<${of(name).messageQueue}>`,
@@ -366,8 +379,13 @@ describe('three subscribers', () => {
     });
     expect(JSON.parse(joinedWithRefs(variables[ENV.subscriberQueues]))).toEqual([
       { name: 'bot', queueUrl: `<${of('bot').queue}>`, fields: ['messages'], ...lane('bot') },
-      { name: 'crm', queueUrl: `<${of('crm').queue}>`, ...lane('crm') },
-      { name: 'archive', queueUrl: `<${of('archive').queue}>`, ...lane('archive') },
+      { name: 'crm', queueUrl: `<${of('crm').queue}>`, numbers: ['106540352242922'], ...lane('crm') },
+      {
+        name: 'archive',
+        queueUrl: `<${of('archive').queue}>`,
+        wabas: ['102290129340398'],
+        ...lane('archive'),
+      },
     ]);
     expect(variables[ENV.quarantineQueueUrl]).toEqual({ Ref: quarantineId });
   });

@@ -253,12 +253,14 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
       AWS_ENDPOINT_URL_SQS: handlerSqsEndpoint,
       ...receiverEnvironment({
-        subscriberQueues: subscribers.map(({ name, fields }) => {
+        subscriberQueues: subscribers.map(({ name, fields, numbers, wabas }) => {
           const messageLane = messageLaneOf(name);
           return {
             name,
             queueUrl: queues(name).queueUrl,
             fields,
+            numbers,
+            wabas,
             ...(messageLane === undefined
               ? {}
               : { messageQueueUrl: messageLane.queues.queueUrl, messageLaneOrdered: messageLane.ordered }),
@@ -377,6 +379,8 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
           // A forward URL may carry a token in its path or query: only its origin is shown.
           entry: subscriber.entry ?? `forward → ${new URL(subscriber.forward?.url ?? '').origin}`,
           fields: subscriber.fields ?? null,
+          numbers: subscriber.numbers ?? null,
+          wabas: subscriber.wabas ?? null,
           keyNamespace: subscriber.keyNamespace ?? null,
           handlers: definedHandlers(handlers),
           queueUrl: queues(name).queueUrl,
@@ -501,6 +505,8 @@ function consumerVariables(
     tableName: LOCAL_TABLE_NAME,
     subscriberName: subscriber.name,
     fields: subscriber.fields,
+    numbers: subscriber.numbers,
+    wabas: subscriber.wabas,
     keyNamespace: subscriber.keyNamespace,
     quarantineQueueUrl,
     deliveryQueueUrl: lane.queues.queueUrl,

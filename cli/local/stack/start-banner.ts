@@ -52,7 +52,14 @@ export function startBanner(options: {
 }
 
 function subscriberLines(subscriber: LocalSubscriberInfo): string[] {
-  const fields = subscriber.fields === null ? 'every field' : `fields ${subscriber.fields.join(', ')}`;
+  const origins = [
+    subscriber.numbers === null ? '' : `numbers ${subscriber.numbers.join(', ')}`,
+    subscriber.wabas === null ? '' : `wabas ${subscriber.wabas.join(', ')}`,
+  ].filter((text) => text !== '');
+  const fields = [
+    subscriber.fields === null ? 'every field' : `fields ${subscriber.fields.join(', ')}`,
+    ...origins,
+  ].join(', ');
   const keys = subscriber.keyNamespace === null ? 'keys unprefixed' : `keys ${subscriber.keyNamespace}#…`;
   const head = `    ${subscriber.name}  ${subscriber.entry} (${subscriber.handlers.join(', ') || 'no handlers'}), ${fields}, ${keys}`;
   const status = { queueUrl: subscriber.queueUrl, dlqUrl: subscriber.dlqUrl, settings: subscriber.settings };

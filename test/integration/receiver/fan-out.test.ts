@@ -129,6 +129,36 @@ describe('the receiver on the SQS emulator, with two subscribers', () => {
     expect(toCrm.sort()).toEqual([messages, account].sort());
   });
 
+  it("gives a number's subscriber that number's deliveries only, each in its phone number's fair-queue group", async () => {
+    await createQueues();
+    const post = receiver([
+      { ...crm, name: 'brazil', numbers: ['201'] },
+      { ...bot, name: 'mexico', fields: undefined, numbers: ['202'] },
+    ]);
+    const of = (phoneNumberId: string) =>
+      envelope([
+        messagesChange(inboundMessages(1, `n${phoneNumberId}`), {
+          display_phone_number: '1',
+          phone_number_id: phoneNumberId,
+        }),
+      ]);
+    for (const number of ['201', '202', '203']) expect((await post(of(number))).statusCode).toBe(200);
+
+    const stored = async (queueUrl: string) =>
+      (
+        await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['MessageGroupId'],
+          }),
+        )
+      ).Messages?.map((message) => ({ body: message.Body, group: message.Attributes?.MessageGroupId })) ?? [];
+    expect(await stored(crm.queueUrl)).toEqual([{ body: of('201'), group: '201' }]);
+    expect(await stored(bot.queueUrl)).toEqual([{ body: of('202'), group: '202' }]);
+  });
+
   it('acknowledges a delivery no subscriber wants without storing it anywhere', async () => {
     await createQueues();
     expect((await receiver([bot])(envelope([accountUpdate]))).statusCode).toBe(200);

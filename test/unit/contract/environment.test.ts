@@ -168,6 +168,8 @@ describe('consumerEnvironment', () => {
       ...consumerInput,
       keyNamespace: 'crm-sync',
       fields: ['messages', 'message_template_status_update'],
+      numbers: ['106540352242922', '106540352242923'],
+      wabas: ['102290129340398'],
       effectsJournal: '/tmp/effects.journal',
       logLevel: 'WARN',
       statusLedger: 'always',
@@ -186,6 +188,8 @@ describe('consumerEnvironment', () => {
         ENV.keyNamespace,
         ENV.subscriberName,
         ENV.subscriberFields,
+        ENV.subscriberNumbers,
+        ENV.subscriberWabas,
         ENV.quarantineQueueUrl,
         ENV.deliveryQueueUrl,
         ENV.retentionDays,
@@ -209,6 +213,8 @@ describe('consumerEnvironment', () => {
       // Read by the shipped example handler when it runs, not by the configuration.
       [ENV.effectsJournal]: '/tmp/effects.journal',
       [ENV.subscriberFields]: 'messages,message_template_status_update',
+      [ENV.subscriberNumbers]: '106540352242922,106540352242923',
+      [ENV.subscriberWabas]: '102290129340398',
     });
 
     const { env: reader, read } = watched(env);
@@ -216,6 +222,8 @@ describe('consumerEnvironment', () => {
       ...consumerInput,
       keyNamespace: 'crm-sync',
       fields: ['messages', 'message_template_status_update'],
+      numbers: ['106540352242922', '106540352242923'],
+      wabas: ['102290129340398'],
       statusLedger: 'always',
       claimUnhandledEvents: false,
       retryBaseDelaySeconds: defaults.retryBaseDelaySeconds + 5,

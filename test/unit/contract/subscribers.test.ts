@@ -93,6 +93,47 @@ describe('resolveSubscribers', () => {
     );
   });
 
+  it('resolves numbers and wabas each once, in the order given, and leaves them out when not given', () => {
+    const [brazil, crm] = resolveSubscribers({
+      brazil: { ...BOT, numbers: ['201', '202', '201'], wabas: ['100'] },
+      crm: CRM,
+    });
+    expect(brazil).toMatchObject({ numbers: ['201', '202'], wabas: ['100'] });
+    expect(crm).toMatchObject({ numbers: undefined, wabas: undefined });
+  });
+
+  it.each([
+    [
+      'an empty numbers list',
+      { numbers: [] },
+      /^Subscriber bot: numbers is empty, so it would receive nothing/,
+    ],
+    ['an empty wabas list', { wabas: [] }, /^Subscriber bot: wabas is empty/],
+    [
+      'a phone number instead of its id',
+      { numbers: ['+15550783881'] },
+      /^Subscriber bot: numbers holds "\+15550783881": give Meta's ids as strings of digits/,
+    ],
+    ['a numeric id', { wabas: [102290129340398] }, /^Subscriber bot: wabas holds 102290129340398/],
+    ['numbers that are not a list', { numbers: '201' }, /^Subscriber bot: numbers must be a list of ids/],
+  ])('refuses %s', (_, selection, message) => {
+    expect(refusal({ bot: { ...BOT, ...(selection as object) } })).toMatch(message);
+  });
+
+  it('refuses more numbers and wabas in all than the receiver environment holds', () => {
+    const ids = (from: number, count: number) =>
+      Array.from({ length: count }, (_, index) => String(106540352242000 + from + index));
+    expect(() =>
+      resolveSubscribers({ a: { ...CRM, numbers: ids(0, 60) }, b: { ...CRM, wabas: ids(100, 40) } }),
+    ).not.toThrow();
+    expect(
+      refusal({
+        a: { ...CRM, numbers: ids(0, 60) },
+        b: { ...CRM, numbers: ids(100, 40), wabas: ids(200, 1) },
+      }),
+    ).toMatch(/^The subscribers list 101 numbers and wabas together, more than 100/);
+  });
+
   it('takes the Groups API and override fields', () => {
     const fields = ['group_participants_update', 'standby', 'messaging_handovers', 'consumer_profile'];
     expect(resolveSubscribers({ bot: { ...BOT, fields } })[0]?.fields).toEqual(fields);
@@ -166,6 +207,12 @@ describe('SUBSCRIBER_QUEUES encoding', () => {
   const queues: SubscriberQueue[] = [
     { name: 'bot', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/bot', fields: ['messages'] },
     { name: 'crm', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/crm' },
+    {
+      name: 'brazil',
+      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/brazil',
+      numbers: ['106540352242922'],
+      wabas: ['102290129340398'],
+    },
   ];
 
   it('decodes what it encodes, without writing absent fields', () => {
@@ -195,10 +242,12 @@ describe('SUBSCRIBER_QUEUES encoding', () => {
     ['an empty queue URL', { name: 'crm', queueUrl: '' }],
     ['fields that are not a list', { name: 'crm', queueUrl: 'https://q/crm', fields: 'messages' }],
     ['fields that are not strings', { name: 'crm', queueUrl: 'https://q/crm', fields: [1] }],
+    ['numbers that are not a list', { name: 'crm', queueUrl: 'https://q/crm', numbers: '201' }],
+    ['wabas that are not strings', { name: 'crm', queueUrl: 'https://q/crm', wabas: [100] }],
   ])('refuses an entry with %s, naming its index', (_, entry) => {
     const raw = JSON.stringify([{ name: 'bot', queueUrl: 'https://q/bot' }, entry]);
     expect(() => decodeSubscriberQueues(raw)).toThrow(
-      'SUBSCRIBER_QUEUES[1] must be {name, queueUrl, fields?, messageQueueUrl?, messageLaneOrdered?}.',
+      'SUBSCRIBER_QUEUES[1] must be {name, queueUrl, fields?, numbers?, wabas?, messageQueueUrl?, messageLaneOrdered?}.',
     );
   });
 });

@@ -22,7 +22,7 @@ function okExtraction(raw: string) {
 }
 
 describe('extractEvents: what each event carries', () => {
-  it('sets kind, metricField, field, entryId, payload, value and entry for the three kinds of `messages`', () => {
+  it('sets kind, metricField, field, entryId, wabaId, phoneNumberId, payload, value and entry for the three kinds of `messages`', () => {
     const value = {
       messaging_product: 'whatsapp',
       metadata: METADATA,
@@ -41,6 +41,8 @@ describe('extractEvents: what each event carries', () => {
         kind: 'message',
         metricField: 'message',
         entryId: WABA,
+        wabaId: WABA,
+        phoneNumberId: METADATA.phone_number_id,
         payload: value.messages[0],
         value,
         entry,
@@ -51,6 +53,8 @@ describe('extractEvents: what each event carries', () => {
         kind: 'status',
         metricField: 'status',
         entryId: WABA,
+        wabaId: WABA,
+        phoneNumberId: METADATA.phone_number_id,
         payload: value.statuses[0],
         value,
         entry,
@@ -61,6 +65,8 @@ describe('extractEvents: what each event carries', () => {
         kind: 'error',
         metricField: 'error',
         entryId: WABA,
+        wabaId: WABA,
+        phoneNumberId: METADATA.phone_number_id,
         payload: value.errors[0],
         value,
         entry,
@@ -79,6 +85,8 @@ describe('extractEvents: what each event carries', () => {
         kind: 'management',
         metricField: 'account_review_update',
         entryId: WABA,
+        wabaId: WABA,
+        phoneNumberId: undefined,
         payload: value,
         value,
         entry,
@@ -121,6 +129,8 @@ describe('extractEvents: what each event carries', () => {
         kind: 'management',
         metricField: 'calls',
         entryId: WABA,
+        wabaId: WABA,
+        phoneNumberId: METADATA.phone_number_id,
         payload: item,
         value,
         entry,
@@ -385,6 +395,8 @@ describe('extractEvents: no identity, no key', () => {
     expect(extraction.unkeyed).toEqual([
       ...Array.from({ length: 4 }, () => ({
         entryId: WABA,
+        wabaId: WABA,
+        phoneNumberId: METADATA.phone_number_id,
         field: 'messages',
         kind: 'message',
         metricField: 'message',
@@ -392,6 +404,8 @@ describe('extractEvents: no identity, no key', () => {
       })),
       {
         entryId: WABA,
+        wabaId: WABA,
+        phoneNumberId: METADATA.phone_number_id,
         field: 'messages',
         kind: 'status',
         metricField: 'status',
@@ -433,10 +447,11 @@ describe('extractEvents: unknown fields and malformed parts', () => {
       ]),
     );
     expect(extraction.events).toEqual([]);
+    const fromEntry = (id: string) => ({ entryId: id, wabaId: id, phoneNumberId: undefined });
     expect(extraction.unknownFields).toEqual([
-      { field: 'marketing_mirror_update', entryId: 'A' },
-      { field: 'toString', entryId: 'B' },
-      { field: '__proto__', entryId: 'B' },
+      { field: 'marketing_mirror_update', ...fromEntry('A') },
+      { field: 'toString', ...fromEntry('B') },
+      { field: '__proto__', ...fromEntry('B') },
     ]);
   });
 
@@ -466,19 +481,26 @@ describe('extractEvents: unknown fields and malformed parts', () => {
       'calls:C:-:wacid.X:RINGING',
     ]);
     expect(extraction.unknownFields).toEqual([]);
+    const at = (id: string) => ({ entryId: id, wabaId: id, phoneNumberId: undefined });
     expect(extraction.malformed).toEqual([
-      { entryId: '-', field: '-', problem: 'entry is not an object' },
-      { entryId: 'A', field: '-', problem: 'entry.changes is not an array' },
-      { entryId: 'B', field: '-', problem: 'entry.changes is not an array' },
-      { entryId: 'C', field: '-', problem: 'change is not an object' },
-      { entryId: 'C', field: '-', problem: 'change.field is not a string' },
-      { entryId: 'C', field: 'messages', problem: 'change.value is not an object' },
-      { entryId: 'C', field: 'messages', problem: 'change.value is not an object' },
-      { entryId: 'C', field: 'messages', problem: 'value.messages is not an array' },
-      { entryId: 'C', field: 'messages', problem: 'an item of value.messages is not an object' },
-      { entryId: 'C', field: 'messages', problem: 'an item of value.messages is not an object' },
-      { entryId: 'C', field: 'messages', problem: 'an item of value.messages is not an object' },
-      { entryId: 'C', field: 'calls', problem: 'value.calls is not an array' },
+      {
+        entryId: '-',
+        wabaId: undefined,
+        phoneNumberId: undefined,
+        field: '-',
+        problem: 'entry is not an object',
+      },
+      { ...at('A'), field: '-', problem: 'entry.changes is not an array' },
+      { ...at('B'), field: '-', problem: 'entry.changes is not an array' },
+      { ...at('C'), field: '-', problem: 'change is not an object' },
+      { ...at('C'), field: '-', problem: 'change.field is not a string' },
+      { ...at('C'), field: 'messages', problem: 'change.value is not an object' },
+      { ...at('C'), field: 'messages', problem: 'change.value is not an object' },
+      { ...at('C'), field: 'messages', problem: 'value.messages is not an array' },
+      { ...at('C'), field: 'messages', problem: 'an item of value.messages is not an object' },
+      { ...at('C'), field: 'messages', problem: 'an item of value.messages is not an object' },
+      { ...at('C'), field: 'messages', problem: 'an item of value.messages is not an object' },
+      { ...at('C'), field: 'calls', problem: 'value.calls is not an array' },
     ]);
   });
 

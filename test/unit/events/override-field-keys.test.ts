@@ -145,10 +145,24 @@ describe('standby: the passive copies, one level down', () => {
     expect(extract([standby(null)])).toMatchObject({ events: [], malformed: [] });
     expect(extract([standby('x')])).toMatchObject({
       events: [],
-      malformed: [{ entryId: WABA, field: 'standby', problem: 'value.standby is not an object' }],
+      malformed: [
+        {
+          entryId: WABA,
+          wabaId: WABA,
+          phoneNumberId: METADATA.phone_number_id,
+          field: 'standby',
+          problem: 'value.standby is not an object',
+        },
+      ],
     });
     expect(extract([standby({ messages: {} })]).malformed).toEqual([
-      { entryId: WABA, field: 'standby', problem: 'value.standby.messages is not an array' },
+      {
+        entryId: WABA,
+        wabaId: WABA,
+        phoneNumberId: METADATA.phone_number_id,
+        field: 'standby',
+        problem: 'value.standby.messages is not an array',
+      },
     ]);
   });
 

@@ -349,6 +349,8 @@ function groupStatus(fields: Record<string, string>): WebhookEvent {
     kind: 'status',
     metricField: 'status',
     entryId: '1',
+    wabaId: '1',
+    phoneNumberId: undefined,
     payload: { id: WAMID, timestamp: '20', recipient_type: 'group', recipient_id: 'group-id', ...fields },
     value: {},
     entry: { id: '1', changes: [] },

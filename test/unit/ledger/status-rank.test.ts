@@ -93,6 +93,8 @@ function statusEvent(payload: WebhookEvent['payload']): WebhookEvent {
     kind: 'status',
     metricField: 'status',
     entryId: '1',
+    wabaId: '1',
+    phoneNumberId: undefined,
     payload,
     value: {},
     entry: { id: '1', changes: [] },

@@ -219,7 +219,11 @@ describe('parts that cannot be read back', () => {
     const deep = `${'['.repeat(1001)}12345678901234567890${']'.repeat(1001)}`;
     const text = `{"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{"metadata":{"phone_number_id":"9"},"messages":[{"id":"wamid.a","from":"1"}],"statuses":[{"id":"wamid.s","status":"read","recipient_id":"2"}],"deep":${deep}}}]}]}`;
     expect(
-      planDelivery({ text, bytes: Buffer.byteLength(text), inboundMessages: 1 }, [BOT], 1_000_000),
+      planDelivery(
+        { text, bytes: Buffer.byteLength(text), inboundMessages: 1, eventOrigins: [] },
+        [BOT],
+        1_000_000,
+      ),
     ).toEqual({
       ok: false,
       reason: 'unreadable-part',

@@ -75,7 +75,9 @@ describe('receiveWebhook with lanes', () => {
     const { status: code, queue } = await deliver(body, [BOT]);
     expect(code).toBe(200);
     expect(queue.storedIn.get(BOT.messageQueueUrl as string)).toBeUndefined();
-    expect(queue.storedIn.get(BOT.queueUrl)?.map(({ parts }) => parts)).toEqual([[{ body }]]);
+    expect(queue.storedIn.get(BOT.queueUrl)?.map(({ parts }) => parts)).toEqual([
+      [{ body, fairnessGroup: PHONE_NUMBER_ID }],
+    ]);
   });
 
   it('sends a body of messages only to the message lane', async () => {
@@ -142,7 +144,9 @@ describe('receiveWebhook with lanes', () => {
   it('sends the body whole, as before lanes, to a subscriber without a message lane', async () => {
     const body = envelope([messagesChange([alice, bob]), statusesChange([status]), accountUpdate]);
     const { queue } = await deliver(body, [LEGACY, BOT]);
-    expect(queue.storedIn.get(LEGACY.queueUrl)?.map(({ parts }) => parts)).toEqual([[{ body }]]);
+    expect(queue.storedIn.get(LEGACY.queueUrl)?.map(({ parts }) => parts)).toEqual([
+      [{ body, fairnessGroup: PHONE_NUMBER_ID }],
+    ]);
     expect(storedIn(queue, BOT.messageQueueUrl as string)?.parts).toHaveLength(2);
     expect(storedIn(queue, BOT.queueUrl)?.parts).toEqual([
       {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { privateMessagesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
+import { PHONE_NUMBER_ID, privateMessagesBody, WABA_ID } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { MAX_LOSSLESS_NESTING } from '../../../functions/events/parse-json.ts';
 import { escapeForQueue, readDelivery } from '../../../functions/receiver/read-delivery.ts';
 
@@ -15,6 +15,7 @@ describe('readDelivery', () => {
       events: 3,
       inboundMessages: 3,
       eventFields: ['messages'],
+      eventOrigins: [{ field: 'messages', phoneNumberId: PHONE_NUMBER_ID, wabaId: WABA_ID }],
       unknownFields: [],
       malformedParts: 0,
     };

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { conversationId } from '../../../contract/lanes.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import type { JsonObject, JsonValue, WebhookEvent } from '../../../functions/events/types.ts';
-import { ANONYMOUS_CONTACTS_BYTES, splitByLane } from '../../../functions/receiver/split-by-lane.ts';
+import {
+  ANONYMOUS_CONTACTS_BYTES,
+  type StatusRest,
+  splitByLane,
+} from '../../../functions/receiver/split-by-lane.ts';
 import { writeJson } from '../../support/webhooks/json-writer.ts';
 import { buildBodies, layout, taggedSpecs } from '../../support/webhooks/webhook-arbitraries.ts';
 
@@ -114,7 +118,7 @@ describe('splitByLane', () => {
         } else {
           const restEvents = eventsOf(rest?.text ?? '');
           expect(restEvents.map(tagOf)).toEqual(others.map(tagOf));
-          expect(rest?.eventFields).toEqual([...new Set(others.map((event) => event.field))]);
+          expect(fieldsOf(rest)).toEqual([...new Set(others.map((event) => event.field))]);
         }
       }),
       { numRuns: 300 },
@@ -122,8 +126,9 @@ describe('splitByLane', () => {
   });
 
   const metadata = { display_phone_number: '15550783881', phone_number_id: '106540352242922' };
+  const WABA_ID = '102290129340398';
   const envelope = (changes: unknown[]) =>
-    JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: '102290129340398', changes }] });
+    JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: WABA_ID, changes }] });
   const message = (id: string, from?: string) => ({
     ...(from === undefined ? {} : { from }),
     id,
@@ -139,7 +144,13 @@ describe('splitByLane', () => {
         value: { metadata, statuses: [{ id: 'wamid.s1', status: 'read', recipient_id: '16505551234' }] },
       },
     ]);
-    expect(splitByLane(body)).toEqual({ messageParts: [], rest: { text: body, eventFields: ['messages'] } });
+    expect(splitByLane(body)).toEqual({
+      messageParts: [],
+      rest: {
+        text: body,
+        origins: [{ field: 'messages', phoneNumberId: metadata.phone_number_id, wabaId: WABA_ID }],
+      },
+    });
   });
 
   it('sends a body of messages only as message parts, with no rest', () => {
@@ -149,7 +160,12 @@ describe('splitByLane', () => {
     const { messageParts, rest } = splitByLane(body);
     expect(rest).toBeUndefined();
     expect(messageParts).toEqual([
-      { conversationId: '106540352242922:1650', text: body, eventKeys: ['msg:wamid.a'] },
+      {
+        conversationId: '106540352242922:1650',
+        text: body,
+        eventKeys: ['msg:wamid.a'],
+        origins: [{ field: 'messages', phoneNumberId: metadata.phone_number_id, wabaId: WABA_ID }],
+      },
     ]);
   });
 
@@ -191,7 +207,7 @@ describe('splitByLane', () => {
     const restBody = JSON.parse(rest?.text ?? '');
     expect(restBody.entry[0].changes[0].value.messages).toEqual([]);
     expect(restBody.entry[0].changes[0].value.contacts).toHaveLength(2);
-    expect(rest?.eventFields).toEqual(['messages', 'account_update']);
+    expect(fieldsOf(rest)).toEqual(['messages', 'account_update']);
   });
 
   it('groups a message without a sender under its phone number id, never dropping it', () => {
@@ -242,7 +258,7 @@ describe('splitByLane', () => {
       { field: 'brand_new_field', value: { anything: true } },
     ]);
     const { rest } = splitByLane(body);
-    expect(rest?.eventFields).toEqual(['brand_new_field']);
+    expect(fieldsOf(rest)).toEqual(['brand_new_field']);
     expect(JSON.parse(rest?.text ?? '').entry[0].changes[1]).toEqual({
       field: 'brand_new_field',
       value: { anything: true },
@@ -256,7 +272,7 @@ describe('splitByLane', () => {
         value: { metadata, messages: [message('wamid.a', '1')], statuses: [{ status: 'read' }] },
       },
     ]);
-    expect(splitByLane(body).rest?.eventFields).toEqual(['messages']);
+    expect(fieldsOf(splitByLane(body).rest)).toEqual(['messages']);
   });
 
   it('copies into a part what belongs to its conversation only, never what is repeated around it', () => {
@@ -376,3 +392,8 @@ describe('splitByLane', () => {
     expect(JSON.parse(rest?.text ?? '').entry[0].changes[0].value.messages).toEqual([42]);
   });
 });
+
+/** The distinct fields of a rest's origins, in first-seen order. */
+function fieldsOf(rest: StatusRest | undefined): string[] {
+  return [...new Set(rest?.origins.map((origin) => origin.field))];
+}

@@ -63,6 +63,8 @@ function subscriberInfo(
     name,
     entry: 'functions/handlers.ts',
     fields,
+    numbers: null,
+    wabas: null,
     keyNamespace,
     handlers: ['onMessage'],
     queueUrl: queues.queueUrl,

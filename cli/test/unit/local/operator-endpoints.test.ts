@@ -41,6 +41,8 @@ const info: LocalInfo = {
     name,
     entry: 'functions/handlers.ts',
     fields: null,
+    numbers: null,
+    wabas: null,
     keyNamespace: name === 'default' ? null : name,
     handlers: ['onMessage'],
     queueUrl: `http://queue/${name}`,

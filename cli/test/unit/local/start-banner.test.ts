@@ -61,3 +61,33 @@ describe('the send samples', () => {
     expect(printed.join('\n')).not.toContain('fixtures');
   });
 });
+
+describe("the banner's subscriber lines", () => {
+  const subscriber = {
+    name: 'brazil',
+    entry: 'src/brazil.ts',
+    fields: ['messages'],
+    numbers: null,
+    wabas: null,
+    keyNamespace: 'brazil',
+    handlers: ['onMessage'],
+    queueUrl: 'http://127.0.0.1:2/brazil',
+    dlqUrl: 'http://127.0.0.1:2/brazil-dlq',
+    settings: readLocalConfig({}).settings,
+  };
+  const headOf = (info: object) =>
+    startBanner({
+      stack: { ...stack, info: { ...stack.info, subscribers: [{ ...subscriber, ...info }] } } as LocalStack,
+      config: readLocalConfig({}),
+      startedInMs: 1_000,
+    })
+      .split('\n')
+      .find((line) => line.startsWith('    brazil  '));
+
+  it('name the numbers and accounts a subscriber is limited to, and nothing when it is not', () => {
+    expect(headOf({})).toBe('    brazil  src/brazil.ts (onMessage), fields messages, keys brazil#…');
+    expect(headOf({ numbers: ['201', '202'], wabas: ['100'] })).toBe(
+      '    brazil  src/brazil.ts (onMessage), fields messages, numbers 201, 202, wabas 100, keys brazil#…',
+    );
+  });
+});
