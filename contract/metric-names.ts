@@ -21,6 +21,12 @@ export const SERVICE_NAME = 'whatsapp-webhook-dedup';
 export const SERVICE_DIMENSION = 'service';
 
 /**
+ * `PhoneNumberId = <phone number id>`: on the per-number metrics ({@link ConsumerNumberMetric}) of the numbers
+ * a subscriber declares in `numbers`, next to `Subscriber` and `service`. Undeclared numbers add no metric.
+ */
+export const PHONE_NUMBER_DIMENSION = 'PhoneNumberId';
+
+/**
  * SQS's own CloudWatch metric (namespace AWS/SQS, dimension QueueName) of the sends a FIFO queue accepted and
  * did not enqueue: repeats within its 5-minute deduplication window, absorbed before any claim sees them.
  */
@@ -72,6 +78,19 @@ export const ConsumerMetric = {
 } as const;
 
 export type ConsumerMetricName = (typeof ConsumerMetric)[keyof typeof ConsumerMetric];
+
+/**
+ * Consumer metrics repeated per declared number, with `PhoneNumberId` instead of `Field` (summed over fields):
+ * one number's traffic, duplicates and failures beside the others'. `EventWaitTime` is repeated too, with
+ * `Lane` and `PhoneNumberId`.
+ */
+export const ConsumerNumberMetric = {
+  EventsFresh: ConsumerFieldMetric.EventsFresh,
+  EventsDuplicate: ConsumerFieldMetric.EventsDuplicate,
+  HandlerErrors: ConsumerFieldMetric.HandlerErrors,
+} as const;
+
+export type ConsumerNumberMetricName = (typeof ConsumerNumberMetric)[keyof typeof ConsumerNumberMetric];
 
 /**
  * Consumer metrics with the `Lane` dimension (contract/lanes.ts) next to `Subscriber`: one value per record

@@ -82,7 +82,7 @@ function isSmokeTest(event: WebhookEvent): boolean {
 
 /** One batch after the claim pre-pass: records are then processed one call each, in any order. */
 export class ConsumerBatch {
-  readonly tally = new ConsumerTally();
+  readonly tally: ConsumerTally;
   readonly #byRecord = new Map<QueueRecord, PreparedRecord>();
   readonly #byMessageId = new Map<string, PreparedRecord>();
   readonly #invocation: Invocation;
@@ -111,6 +111,7 @@ export class ConsumerBatch {
     }
     this.#invocation = invocation;
     this.#options = options;
+    this.tally = new ConsumerTally(options.numbers ?? []);
     this.#logger = options.logger;
     this.#clock = options.clock ?? Date.now;
     this.#retry = options.retry ?? DEFAULT_SETTINGS;
@@ -406,7 +407,7 @@ export class ConsumerBatch {
         return undefined;
       case 'duplicate-done':
       case 'repeat':
-        this.tally.countForField(ConsumerFieldMetric.EventsDuplicate, event.metricField);
+        this.tally.countForEvent(ConsumerFieldMetric.EventsDuplicate, event);
         this.#logger.info('Duplicate event skipped', { ...logged, outcome: claim.outcome });
         return undefined;
       case 'duplicate-in-flight':
@@ -435,7 +436,7 @@ export class ConsumerBatch {
   }
 
   #countClaimed(event: WebhookEvent, claimedAs: ClaimedAs, attempt?: number): void {
-    this.tally.countForField(ConsumerFieldMetric.EventsFresh, event.metricField);
+    this.tally.countForEvent(ConsumerFieldMetric.EventsFresh, event);
     if (claimedAs !== 'takeover') return;
     this.tally.countForField(ConsumerFieldMetric.LeaseTakeovers, event.metricField);
     this.#logger.warn('Lease taken over from a worker that did not complete', {
@@ -467,7 +468,7 @@ export class ConsumerBatch {
 
     const handler = handlerFor(this.#options.handlers, event);
     if (handler !== undefined && context !== undefined) {
-      this.#observeWait(record);
+      this.#observeWait(record, event);
       try {
         await handler(context);
       } catch (error) {
@@ -483,7 +484,7 @@ export class ConsumerBatch {
           this.#bringBackAfter(record, delaySeconds);
           return `retry-later:${logged.key}`;
         }
-        this.tally.countForField(ConsumerFieldMetric.HandlerErrors, event.metricField);
+        this.tally.countForEvent(ConsumerFieldMetric.HandlerErrors, event);
         if (error instanceof DeadLetter) {
           const now = this.#giveUpOn(record, error);
           this.#logger.warn('Handler gave up on the event; the claim is released', {
@@ -530,11 +531,13 @@ export class ConsumerBatch {
   }
 
   /** The record's wait from its enqueue to its first handler call, once per record (`EventWaitTime`). */
-  #observeWait(record: QueueRecord): void {
+  #observeWait(record: QueueRecord, event: WebhookEvent): void {
     if (this.#waited.has(record.messageId)) return;
     this.#waited.add(record.messageId);
     const sentAt = Number(record.attributes?.SentTimestamp);
-    if (Number.isFinite(sentAt) && sentAt > 0) this.tally.observeWait(Math.max(0, this.#clock() - sentAt));
+    if (Number.isFinite(sentAt) && sentAt > 0) {
+      this.tally.observeWait(Math.max(0, this.#clock() - sentAt), event.phoneNumberId);
+    }
   }
 
   /**
@@ -552,7 +555,7 @@ export class ConsumerBatch {
       remainingTimeMs: () => this.#invocation.remainingTimeMs(),
       logger: createHandlerLogger(this.#logger, first.event, { messages: turn.length }),
     };
-    for (const { record } of turn) this.#observeWait(record);
+    for (const { record, event } of turn) this.#observeWait(record, event);
     try {
       await handler?.(context);
     } catch (error) {

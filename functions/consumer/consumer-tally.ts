@@ -1,4 +1,9 @@
-import type { ConsumerFieldMetricName, ConsumerMetricName } from '../../contract/metric-names.ts';
+import {
+  type ConsumerFieldMetricName,
+  type ConsumerMetricName,
+  ConsumerNumberMetric,
+  type ConsumerNumberMetricName,
+} from '../../contract/metric-names.ts';
 
 export interface TallySnapshot {
   /** `Field` dimension value → metric → count. */
@@ -6,7 +11,13 @@ export interface TallySnapshot {
   readonly plain: ReadonlyMap<ConsumerMetricName, number>;
   /** Milliseconds each record waited from its enqueue to its first handler call (`EventWaitTime`). */
   readonly waitsMs: readonly number[];
+  /** Declared phone number id → metric → count (`PhoneNumberId` dimension). */
+  readonly byNumber: ReadonlyMap<string, ReadonlyMap<ConsumerNumberMetricName, number>>;
+  /** Declared phone number id → the waits of its records. */
+  readonly waitsMsByNumber: ReadonlyMap<string, readonly number[]>;
 }
+
+const PER_NUMBER: ReadonlySet<string> = new Set(Object.values(ConsumerNumberMetric));
 
 /**
  * Counts of one invocation, kept in memory and emitted once at its end, so metrics cost a handful of EMF
@@ -16,26 +27,59 @@ export class ConsumerTally {
   readonly #byField = new Map<string, Map<ConsumerFieldMetricName, number>>();
   readonly #plain = new Map<ConsumerMetricName, number>();
   readonly #waitsMs: number[] = [];
+  readonly #byNumber = new Map<string, Map<ConsumerNumberMetricName, number>>();
+  readonly #waitsMsByNumber = new Map<string, number[]>();
+  readonly #declaredNumbers: ReadonlySet<string>;
+
+  /** `declaredNumbers`: the subscriber's `numbers`, the only ones counted per number. */
+  constructor(declaredNumbers: readonly string[] = []) {
+    this.#declaredNumbers = new Set(declaredNumbers);
+  }
 
   countForField(metric: ConsumerFieldMetricName, field: string, count = 1): void {
-    let counts = this.#byField.get(field);
-    if (counts === undefined) {
-      counts = new Map();
-      this.#byField.set(field, counts);
+    increment(this.#byField, field, metric, count);
+  }
+
+  /** Counts an event's metric for its field and, when it is one per number and the number is declared, for it. */
+  countForEvent(
+    metric: ConsumerFieldMetricName,
+    event: { readonly metricField: string; readonly phoneNumberId: string | undefined },
+  ): void {
+    this.countForField(metric, event.metricField);
+    const number = this.#declared(event.phoneNumberId);
+    if (number !== undefined && PER_NUMBER.has(metric)) {
+      increment(this.#byNumber, number, metric as ConsumerNumberMetricName, 1);
     }
-    counts.set(metric, (counts.get(metric) ?? 0) + count);
   }
 
   count(metric: ConsumerMetricName, count = 1): void {
     this.#plain.set(metric, (this.#plain.get(metric) ?? 0) + count);
   }
 
-  observeWait(milliseconds: number): void {
+  /** A record's wait; also its number's, when `phoneNumberId` is declared. */
+  observeWait(milliseconds: number, phoneNumberId?: string): void {
     this.#waitsMs.push(milliseconds);
+    const number = this.#declared(phoneNumberId);
+    if (number === undefined) return;
+    const waits = this.#waitsMsByNumber.get(number);
+    if (waits === undefined) this.#waitsMsByNumber.set(number, [milliseconds]);
+    else waits.push(milliseconds);
   }
 
   snapshot(): TallySnapshot {
-    return { byField: this.#byField, plain: this.#plain, waitsMs: this.#waitsMs };
+    return {
+      byField: this.#byField,
+      plain: this.#plain,
+      waitsMs: this.#waitsMs,
+      byNumber: this.#byNumber,
+      waitsMsByNumber: this.#waitsMsByNumber,
+    };
+  }
+
+  #declared(phoneNumberId: string | undefined): string | undefined {
+    return phoneNumberId !== undefined && this.#declaredNumbers.has(phoneNumberId)
+      ? phoneNumberId
+      : undefined;
   }
 
   /** Flat view for tests and summaries: `Metric` or `Metric/Field` → count. */
@@ -45,6 +89,23 @@ export class ConsumerTally {
       for (const [metric, count] of counts) flat[`${metric}/${field}`] = count;
     }
     for (const [metric, count] of this.#plain) flat[metric] = count;
+    for (const [number, counts] of this.#byNumber) {
+      for (const [metric, count] of counts) flat[`${metric}/number ${number}`] = count;
+    }
     return flat;
   }
+}
+
+function increment<Metric extends string>(
+  table: Map<string, Map<Metric, number>>,
+  row: string,
+  metric: Metric,
+  count: number,
+): void {
+  let counts = table.get(row);
+  if (counts === undefined) {
+    counts = new Map();
+    table.set(row, counts);
+  }
+  counts.set(metric, (counts.get(metric) ?? 0) + count);
 }

@@ -12,12 +12,15 @@ import { LANE_DIMENSION, type LaneName } from '../../contract/lanes.ts';
 import {
   ConsumerFieldMetric,
   type ConsumerFieldMetricName,
+  ConsumerLaneMetric,
   type ConsumerLaneMetricName,
   type ConsumerMetricName,
+  type ConsumerNumberMetricName,
   FIELD_DIMENSION,
   MANAGEMENT_FIELDS,
   MESSAGES_FIELD_DIMENSIONS,
   METRICS_NAMESPACE,
+  PHONE_NUMBER_DIMENSION,
   type ReceiverMetricName,
   SERVICE_DIMENSION,
   SERVICE_NAME,
@@ -97,6 +100,42 @@ export function consumerLaneMetric(
     statistic: window.statistic,
     period: window.period,
     label: window.label ?? `${lane} lane ${name} (${window.statistic})`,
+  });
+}
+
+/** One declared number's count at one subscriber's consumers (`PhoneNumberId`, summed over fields). */
+export function consumerNumberMetric(
+  name: ConsumerNumberMetricName,
+  phoneNumberId: string,
+  window: ConsumerMetricWindow,
+): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { ...consumerDimensions(window.subscriber), [PHONE_NUMBER_DIMENSION]: phoneNumberId },
+    statistic: Stats.SUM,
+    period: window.period,
+    label: name,
+  });
+}
+
+/** One declared number's `EventWaitTime` in one lane, at the given statistic (a percentile). */
+export function consumerNumberWaitMetric(
+  lane: LaneName,
+  phoneNumberId: string,
+  window: ConsumerMetricWindow & { readonly statistic: string },
+): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: ConsumerLaneMetric.EventWaitTime,
+    dimensionsMap: {
+      ...consumerDimensions(window.subscriber),
+      [LANE_DIMENSION]: lane,
+      [PHONE_NUMBER_DIMENSION]: phoneNumberId,
+    },
+    statistic: window.statistic,
+    period: window.period,
+    label: `${lane} lane wait ${window.statistic} (ms)`,
   });
 }
 

@@ -27,6 +27,7 @@ import {
   ConsumerFieldMetric,
   ConsumerLaneMetric,
   ConsumerMetric,
+  ConsumerNumberMetric,
   MESSAGES_FIELD_DIMENSIONS,
   ReceiverMetric,
 } from '../../contract/metric-names.ts';
@@ -39,6 +40,8 @@ import {
   combinedHandlerErrorRatePercent,
   consumerLaneMetric,
   consumerMetric,
+  consumerNumberMetric,
+  consumerNumberWaitMetric,
   duplicateRatePercent,
   dynamoDbAccountUserErrors,
   type MetricWindow,
@@ -53,6 +56,8 @@ export interface SubscriberDashboardSources {
   readonly consumerFunction: IFunction;
   readonly deliveryQueue: IQueue;
   readonly deadLetterQueue: IQueue;
+  /** The phone number ids it declared (`numbers`): one row each. `undefined`: none. */
+  readonly numbers?: readonly string[] | undefined;
   /** `undefined`: no message lane. */
   readonly messageLane:
     | {
@@ -118,6 +123,9 @@ export function buildWebhookDashboard(
   for (const subscriber of props.subscribers) {
     dashboard.addWidgets(...subscriberRow(subscriber, window, thresholds));
     dashboard.addWidgets(...laneRow(subscriber, window, thresholds));
+    for (const phoneNumberId of subscriber.numbers ?? []) {
+      dashboard.addWidgets(...numberRow(subscriber, phoneNumberId, window));
+    }
   }
   return dashboard;
 }
@@ -370,6 +378,43 @@ function laneRow(
       window,
     ),
     status,
+  ];
+}
+
+/**
+ * One declared number of one subscriber: its fresh, duplicate and failed events, and how long its records
+ * waited in each lane (p50, p99). Titles start with `<name> number <id>:`.
+ */
+function numberRow(
+  sources: SubscriberDashboardSources,
+  phoneNumberId: string,
+  window: MetricWindow,
+): IWidget[] {
+  const mine = { ...window, subscriber: sources.name };
+  const lanes: LaneName[] = sources.messageLane === undefined ? ['status'] : ['message', 'status'];
+  return [
+    new GraphWidget({
+      title: `${sources.name} number ${phoneNumberId}: fresh, duplicate and failed events`,
+      left: [
+        consumerNumberMetric(ConsumerNumberMetric.EventsFresh, phoneNumberId, mine),
+        consumerNumberMetric(ConsumerNumberMetric.EventsDuplicate, phoneNumberId, mine),
+        consumerNumberMetric(ConsumerNumberMetric.HandlerErrors, phoneNumberId, mine),
+      ],
+      leftYAxis: { min: 0 },
+      width: WIDE,
+      height: HEIGHT,
+    }),
+    new GraphWidget({
+      title: `${sources.name} number ${phoneNumberId}: wait before the handler p50 / p99, per lane`,
+      left: lanes.flatMap((lane) =>
+        [50, 99].map((percentile) =>
+          consumerNumberWaitMetric(lane, phoneNumberId, { ...mine, statistic: Stats.percentile(percentile) }),
+        ),
+      ),
+      leftYAxis: { min: 0 },
+      width: WIDE,
+      height: HEIGHT,
+    }),
   ];
 }
 

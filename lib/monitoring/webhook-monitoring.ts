@@ -26,6 +26,8 @@ export interface MonitoredSubscriber {
   readonly consumerFunction: IFunction;
   readonly deliveryQueue: IQueue;
   readonly deadLetterQueue: IQueue;
+  /** The phone number ids it declared: one dashboard row each. `undefined`: none. */
+  readonly numbers?: readonly string[] | undefined;
   /** `undefined`: no message lane. */
   readonly messageLane: MessageLaneAlarmSources | undefined;
 }

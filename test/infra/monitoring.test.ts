@@ -13,6 +13,7 @@ import {
   ConsumerLaneMetric,
   ConsumerMetric,
   METRICS_NAMESPACE,
+  PHONE_NUMBER_DIMENSION,
   ReceiverMetric,
   SERVICE_DIMENSION,
   SERVICE_NAME,
@@ -527,6 +528,50 @@ describe('dashboard', () => {
     const backlog = widgets.find((widget) => widget.properties?.title === ARCHIVE_TITLES[1]);
     expect(backlog?.properties?.annotations?.horizontal).toEqual([
       expect.objectContaining({ value: ARCHIVE_BACKLOG_AGE_SECONDS, label: 'ArchiveBacklog alarm' }),
+    ]);
+  });
+
+  it('gives each declared number of a subscriber its row (counts, and waits per lane), and undeclared numbers none', () => {
+    const numbered = dashboardWidgets(
+      synthStack({
+        pipeline: {
+          subscribers: {
+            latam: { entry: 'functions/examples/subscribers/bot.ts', numbers: ['201', '202'] },
+            crm: { entry: 'functions/examples/subscribers/crm.ts', wabas: ['100'] },
+          },
+        },
+      }).template,
+    );
+    const titled = (title: string) => numbered.find((widget) => widget.properties?.title === title);
+    const numberTitles = numbered
+      .map((widget) => widget.properties?.title ?? '')
+      .filter((title) => title.includes(' number '));
+    expect(numberTitles).toEqual([
+      'latam number 201: fresh, duplicate and failed events',
+      'latam number 201: wait before the handler p50 / p99, per lane',
+      'latam number 202: fresh, duplicate and failed events',
+      'latam number 202: wait before the handler p50 / p99, per lane',
+    ]);
+    expect(titled('latam number 202: fresh, duplicate and failed events')?.properties?.metrics).toEqual(
+      ['EventsFresh', 'EventsDuplicate', 'HandlerErrors'].map((name) => [
+        METRICS_NAMESPACE,
+        name,
+        PHONE_NUMBER_DIMENSION,
+        '202',
+        SUBSCRIBER_DIMENSION,
+        'latam',
+        SERVICE_DIMENSION,
+        SERVICE_NAME,
+        expect.objectContaining({ label: name }),
+      ]),
+    );
+    const waits = titled('latam number 201: wait before the handler p50 / p99, per lane')?.properties
+      ?.metrics;
+    expect(waits?.map((row) => [row[3], row[5], (row.at(-1) as { stat: string }).stat])).toEqual([
+      ['message', '201', 'p50'],
+      ['message', '201', 'p99'],
+      ['status', '201', 'p50'],
+      ['status', '201', 'p99'],
     ]);
   });
 

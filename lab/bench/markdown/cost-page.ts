@@ -20,6 +20,8 @@ import {
 } from '../../../cli/cost/stack-cost.ts';
 import { dollars, markdownTable, n, wrap, wrapItem } from '../../../cli/tools/markdown-table.ts';
 import { DEFAULT_ARCHIVE_RETENTION_DAYS } from '../../../contract/archive.ts';
+import { LANES } from '../../../contract/lanes.ts';
+import { ConsumerNumberMetric } from '../../../contract/metric-names.ts';
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from '../../../lib/defaults.ts';
 import type { BotMixContestant } from '../bot-mix-results.ts';
 import {
@@ -221,6 +223,10 @@ export function adjustmentsRegion(): string {
     .join('\n');
 }
 
+/** The per-number metrics of one declared number: its counts, and its wait in each lane. */
+const PER_NUMBER_COUNTS = Object.keys(ConsumerNumberMetric).length;
+const PER_NUMBER_METRICS = PER_NUMBER_COUNTS + LANES.length;
+
 export function fixedRegion(): string {
   const c = PRICES.cloudWatch;
   const metrics = [15, 25] as const;
@@ -248,6 +254,10 @@ export function fixedRegion(): string {
       [
         `Custom metrics: one per metric name × \`Field\` value that reported during the month; typically ${metrics[0]}–${metrics[1]} (messages/statuses/errors fresh and duplicate, receiver and consumer counts, the odd management field)`,
         `${dollars(metrics[0] * c.perCustomMetricMonth)}–${dollars(metrics[1] * c.perCustomMetricMonth)}`,
+      ],
+      [
+        `Each number a subscriber declares in \`numbers\`: its ${PER_NUMBER_COUNTS} counts (${Object.values(ConsumerNumberMetric).join(', ')}) and its wait in each of its ${LANES.length} lanes = up to ${PER_NUMBER_METRICS} custom metrics, and 2 widgets on the same dashboard; undeclared numbers add none`,
+        `+${dollars(PER_NUMBER_METRICS * c.perCustomMetricMonth)}`,
       ],
       ['Secret', dollars(PRICES.secretsManager.perSecretMonth)],
       [
