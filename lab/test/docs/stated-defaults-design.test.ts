@@ -1,9 +1,9 @@
 /**
  * The defaults and fixed values the contract pages state are the code's. docs/design.md: Meta's retry
  * window, the stored key's bound, the retention's default rule, the status ranks, the handshake's bound, the
- * queues' retentions, the local port, subscriber names, the lanes' settings, the FIFO group and window, and
- * the archive's batch, staging, retries and local stack. docs/claim-store.md: the lease margin, the longest
- * Lambda duration, the retention's default and floor, `claimMany`'s concurrency and DynamoDB Local's pins.
+ * queues' retentions, the local port, subscriber names, the lanes' settings, the FIFO group and window, the
+ * archive's batch, staging, retries and local stack, the bound on numbers and the per-number metrics.
+ * docs/claim-store.md: the lease margin, the longest Lambda duration, the retention's default and floor, `claimMany`'s concurrency and DynamoDB Local's pins.
  * docs/reliability.md: the receiver's retry budget, the retention rule, the lease margin, the nesting limit
  * and the timeouts its runs compare with production's. The other pages: stated-defaults-*.test.ts.
  */
@@ -16,7 +16,9 @@ import {
 import { DEFAULT_PORT } from '../../../cli/local/local-stack-api.ts';
 import { LOCAL_ARCHIVE_BUCKET } from '../../../cli/local/stack/local-archive.ts';
 import { ARCHIVER_BATCH_SIZE, ARCHIVER_MAX_RECEIVE_COUNT } from '../../../contract/archiver-settings.ts';
+import { MAX_SELECTED_IDS } from '../../../contract/event-origin.ts';
 import { FIFO_MAX_BATCH_SIZE, MESSAGE_LANE_DEFAULTS } from '../../../contract/lanes.ts';
+import { ConsumerNumberMetric } from '../../../contract/metric-names.ts';
 import {
   DEFAULT_SETTINGS,
   META_RETRY_WINDOW_DAYS,
@@ -100,6 +102,14 @@ describe("docs/design.md's stated defaults", () => {
     expect(design).toContain(`(over ${longest} characters, as a BSUID of ${longest} characters makes it`);
     expect(design).toContain(
       `a Meta retry within SQS's ${FIFO_DEDUPLICATION_MINUTES}-minute window is absorbed`,
+    );
+  });
+
+  it('states the bound on numbers and accounts, and the per-number metrics, as the code has them', () => {
+    expect(design).toContain(`all subscribers together may list at most ${MAX_SELECTED_IDS} of them`);
+    const [fresh, duplicate, errors] = Object.values(ConsumerNumberMetric);
+    expect(design).toContain(
+      `its consumers also emit \`${fresh}\`, \`${duplicate}\` and \`${errors}\` with \`PhoneNumberId\``,
     );
   });
 
