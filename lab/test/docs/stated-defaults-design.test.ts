@@ -3,7 +3,8 @@
  * window, the stored key's bound, the retention's default rule, the status ranks, the handshake's bound, the
  * queues' retentions, the local port, subscriber names, the lanes' settings, the FIFO group and window, the
  * archive's batch, staging, retries and local stack, the bound on numbers and the per-number metrics.
- * docs/claim-store.md: the lease margin, the longest Lambda duration, the retention's default and floor, `claimMany`'s concurrency and DynamoDB Local's pins.
+ * docs/claim-store.md: the lease margin, the longest Lambda duration, the retention's default and floor,
+ * `claimMany`'s concurrency and DynamoDB Local's pins.
  * docs/reliability.md: the receiver's retry budget, the retention rule, the lease margin, the nesting limit
  * and the timeouts its runs compare with production's. The other pages: stated-defaults-*.test.ts.
  */
