@@ -93,6 +93,15 @@ describe('README', () => {
     expect(migration.find((subscriber) => subscriber.name === 'default')?.keyNamespace).toBeUndefined();
   });
 
+  it('gives a forward example that resolves to one subscriber of each shape', () => {
+    const example = codeBlockAfter('## Forward to a system you already run', 'ts');
+    const resolved = resolveSubscribers(evaluateSubscribers(example));
+    expect(resolved.map(({ entry, forward }) => [entry, forward?.shape])).toEqual([
+      [undefined, 'meta'],
+      [undefined, 'event'],
+    ]);
+  });
+
   it('links only to files and headings that exist', () => {
     const links = [...readme.matchAll(/\]\(((?:docs|functions|bin)\/[^)#]+)(?:#([^)]+))?\)/g)].map(
       (match) => ({ path: match[1] as string, anchor: match[2] }),
