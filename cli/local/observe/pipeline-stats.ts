@@ -7,6 +7,7 @@ import {
   ConsumerFieldMetric,
   ConsumerMetric,
   FIELD_DIMENSION,
+  PHONE_NUMBER_DIMENSION,
   ReceiverMetric,
   SQS_DEDUPLICATED_SENDS_METRIC,
 } from 'whatsapp-webhook-dedup/contract/metric-names';
@@ -116,7 +117,8 @@ export class PipelineStats {
   }
 
   addMetric(point: MetricPoint): void {
-    if (!KNOWN_COUNTERS.has(point.name)) return;
+    // A declared number's repeat of counts its fields already hold (docs/design.md §13): counted once, there.
+    if (!KNOWN_COUNTERS.has(point.name) || point.dimensions[PHONE_NUMBER_DIMENSION] !== undefined) return;
     const bucket = this.#bucket(point.timestamp);
     const field = point.dimensions[FIELD_DIMENSION];
     const fieldCount = FIELD_METRICS[point.name];

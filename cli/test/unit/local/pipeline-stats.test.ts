@@ -108,6 +108,18 @@ describe('PipelineStats', () => {
     expect(stats.snapshot().recentDuplicates.map((d) => d.key)).toEqual(['c', 'b']);
   });
 
+  it("counts a declared number's repeat of its fields' counts no second time", () => {
+    const stats = new PipelineStats();
+    stats.addMetric({
+      namespace: 'WhatsAppWebhookDedup',
+      name: 'EventsFresh',
+      value: 2,
+      dimensions: { service: 'whatsapp-webhook-dedup', Subscriber: 'latam', PhoneNumberId: '201' },
+      timestamp: Date.now(),
+    });
+    expect(stats.snapshot().totals.counters).toEqual({});
+  });
+
   it('ignores metrics that are not the pipeline’s', () => {
     const stats = new PipelineStats();
     stats.addMetric({
