@@ -9,6 +9,8 @@ export const PRICES_COLLECTED_ON = '2026-11-30';
 export const SNS_PRICES_COLLECTED_ON = '2026-12-01';
 /** S3 was added for the delivery archive (docs/cost.md, "The delivery archive"). */
 export const S3_PRICES_COLLECTED_ON = '2026-12-02';
+/** Data transfer out was added for forwarding (docs/cost.md, "Forwarding"). */
+export const DATA_TRANSFER_PRICES_COLLECTED_ON = '2026-12-03';
 export const PRICE_REGION = 'US East (N. Virginia), us-east-1';
 
 export const PRICES = {
@@ -67,6 +69,13 @@ export const PRICES = {
     /** S3 Standard storage, first 50 TB a month, per GB-month. */
     storagePerGbMonth: 0.023,
   },
+  dataTransfer: {
+    /**
+     * Out of AWS to the internet (what a forwarding consumer's POSTs send), per GB, after the first 100 GB a
+     * month that AWS gives each account, up to 10 TB a month; answers coming in are free.
+     */
+    outToInternetPerGb: 0.09,
+  },
 } as const;
 
 /** Where each price is published, for the table in docs/cost.md. */
@@ -79,6 +88,7 @@ export const PRICE_SOURCES = {
   cloudWatch: 'aws.amazon.com/cloudwatch/pricing',
   secretsManager: 'aws.amazon.com/secrets-manager/pricing',
   s3: 'aws.amazon.com/s3/pricing',
+  dataTransfer: 'aws.amazon.com/ec2/pricing/on-demand (Data Transfer)',
 } as const;
 
 /** What AWS gives away each month, for the note under the fixed costs. */

@@ -4,6 +4,7 @@
  */
 
 import {
+  DATA_TRANSFER_PRICES_COLLECTED_ON,
   FREE_TIERS,
   PRICE_REGION,
   PRICE_SOURCES,
@@ -29,6 +30,8 @@ import {
   ARCHIVE_RATES_PER_SECOND,
   archiveCostPerMillion,
 } from '../cost/archive-cost.ts';
+import { sharedCostPerMillion } from '../cost/fan-out-cost.ts';
+import { FORWARD_ANSWER_MS, FORWARD_ASSUMPTIONS, forwardCostPerMillion } from '../cost/forward-cost.ts';
 import {
   IDLE_POLL_REQUESTS_PER_MONTH,
   idleMessageLanePerMonth,
@@ -107,6 +110,11 @@ export function pricesRegion(): string {
           'Secrets Manager',
           `${dollars(p.secretsManager.perSecretMonth)} per secret per month; ${dollars(p.secretsManager.per10kApiCalls)} per 10,000 API calls`,
           PRICE_SOURCES.secretsManager,
+        ],
+        [
+          'Data transfer out to the internet (forwarding)',
+          `${dollars(p.dataTransfer.outToInternetPerGb)} per GB (after the first 100 GB a month, up to 10 TB); in: free (collected on ${DATA_TRANSFER_PRICES_COLLECTED_ON})`,
+          PRICE_SOURCES.dataTransfer,
         ],
         [
           'S3 Standard (the delivery archive)',
@@ -385,6 +393,45 @@ export function archiveRegion(): string {
   ].join('\n');
 }
 
+export function forwardingRegion(): string {
+  const a = FORWARD_ASSUMPTIONS;
+  const busy = FORWARD_ANSWER_MS.map((answerMs) => forwardCostPerMillion(answerMs, 'busy'));
+  const quiet = FORWARD_ANSWER_MS.map((answerMs) => forwardCostPerMillion(answerMs, 'quiet'));
+  return [
+    wrap(
+      `Per million events forwarded, one event per delivery, every event fresh: a body of ${n(a.bodyBytes)} bytes and about ${n(a.requestOverheadBytes)} bytes of headers and framing per POST (assumed); the forwarding consumer (${DEFAULT_CONSUMER_MEMORY_MB} MB) billed its own time for a batch (${ASSUMPTIONS.busy.consumerMs} ms for ${ASSUMPTIONS.busy.batchSize} records, ${ASSUMPTIONS.quiet.consumerMs} ms for ${ASSUMPTIONS.quiet.batchSize}) plus one answer of the destination, as a batch's POSTs are in flight together. Busy traffic, by component:`,
+    ),
+    '',
+    markdownTable(
+      [
+        'the destination answers in',
+        'SQS (its queue)',
+        'Lambda (forwarding)',
+        'DynamoDB (claims)',
+        'CloudWatch Logs',
+        'data out',
+        '**total, busy**',
+        'total, quiet',
+      ],
+      busy.map((row, index) => [
+        `${n(row.answerMs)} ms`,
+        dollars(row.sqs),
+        dollars(row.lambda),
+        dollars(row.dynamoDb),
+        dollars(row.logs),
+        dollars(row.dataOut),
+        `**${dollars(row.total)}**`,
+        dollars(quiet[index]?.total ?? Number.NaN),
+      ]),
+      ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ),
+    '',
+    wrap(
+      `The front door all subscribers share (API Gateway, the receiver and their logs) adds ${dollars(sharedCostPerMillion(referenceShape('busy')))} per million deliveries once, however many subscribers forward or run code.`,
+    ),
+  ].join('\n');
+}
+
 export function costRegions(results: ResultsFile): Record<string, string> {
   return {
     prices: pricesRegion(),
@@ -394,6 +441,7 @@ export function costRegions(results: ResultsFile): Record<string, string> {
     adjustments: adjustmentsRegion(),
     fixed: fixedRegion(),
     archive: archiveRegion(),
+    forwarding: forwardingRegion(),
     formulas: formulasRegion(),
   };
 }
