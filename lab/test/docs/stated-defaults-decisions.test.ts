@@ -37,12 +37,15 @@ import {
 } from '../../../contract/capacity.ts';
 import { ENV } from '../../../contract/environment.ts';
 import { recommendServers } from '../../../contract/erlang-c.ts';
+import { MAX_SELECTED_IDS } from '../../../contract/event-origin.ts';
 import {
   FIFO_MAX_BATCH_SIZE,
+  LANES,
   MIN_ORDERED_LANE_OUTAGE_RIDDEN_OUT_SECONDS,
   ORDERED_MESSAGE_LANE_RETRY,
 } from '../../../contract/lanes.ts';
 import { GRAPH_API_VERSION } from '../../../contract/meta-graph-api.ts';
+import { ConsumerNumberMetric } from '../../../contract/metric-names.ts';
 import {
   MAX_RETRY_DELAY_SECONDS,
   MIN_OUTAGE_RIDDEN_OUT_SECONDS,
@@ -501,6 +504,16 @@ describe("docs/decisions.md's stated defaults", () => {
       );
       expect(decisions).toContain(`The README names Node ${node} (Lambda's)`);
       expect(decisions).toContain(`Lambda is unaffected (Node ${node}, bundled at synth)`);
+    });
+  });
+  describe('numbers', () => {
+    it('states the bound on numbers and accounts, and what a declared number costs in metrics', () => {
+      expect(decisions).toContain(
+        `### At most ${MAX_SELECTED_IDS} numbers and accounts, for the receiver's 4 KB`,
+      );
+      expect(decisions).toContain(`All subscribers together may list at most ${MAX_SELECTED_IDS} ids`);
+      const perNumber = Object.keys(ConsumerNumberMetric).length + LANES.length;
+      expect(decisions).toContain(`Each declared number costs ${inWords(perNumber)} custom metrics a month`);
     });
   });
 });
