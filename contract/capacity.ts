@@ -8,6 +8,7 @@
  */
 
 import { meanWaitSeconds, utilisation, waitPercentileSeconds } from './erlang-c.ts';
+import { type ForwardLaneInFlight, forwardInFlightShare, forwardLaneInFlight } from './forwarding.ts';
 import { FIFO_MAX_BATCH_SIZE, type LaneName, MESSAGE_LANE_FIELD } from './lanes.ts';
 import type { PipelineSettings } from './settings.ts';
 import type { StatusLedgerMode } from './status-ledger-mode.ts';
@@ -179,6 +180,12 @@ export interface CapacitySubscriber {
   readonly statusLedger?: StatusLedgerMode;
   /** @default true */
   readonly claimUnhandledEvents?: boolean;
+  /**
+   * A forward subscriber's `maxInFlight` (contract/forwarding.ts): each lane's `maxConcurrency` is capped at its
+   * share, and one invocation runs at most the share over its concurrency of handlers at once.
+   * @default - no bound
+   */
+  readonly maxInFlight?: number;
 }
 
 export interface CapacityPipeline {
@@ -312,7 +319,23 @@ export function capacitySubscribers(
     handles: handles(subscriber),
     statusLedger: subscriber.statusLedger,
     claimUnhandledEvents: subscriber.claimUnhandledEvents,
+    ...(subscriber.forward?.maxInFlight === undefined ? {} : { maxInFlight: subscriber.forward.maxInFlight }),
   }));
+}
+
+/**
+ * What a forward subscriber's `maxInFlight` leaves one of its lanes (its share, its capped concurrency and the
+ * POSTs of one invocation); `undefined` without `maxInFlight`.
+ */
+export function laneInFlight(
+  subscriber: CapacitySubscriber,
+  lane: LaneName,
+): ForwardLaneInFlight | undefined {
+  if (subscriber.maxInFlight === undefined) return undefined;
+  const settings = lane === 'message' ? subscriber.messageLane?.settings : subscriber.settings;
+  if (settings === undefined) return undefined;
+  const share = forwardInFlightShare(subscriber.maxInFlight, lane, subscriber.messageLane !== undefined);
+  return forwardLaneInFlight(share, settings.maxConcurrency);
 }
 
 export function peakTraffic(peak: ExpectedPeak): CapacityTraffic {
@@ -379,9 +402,19 @@ export function slowestOf(records: number): number {
 }
 
 /**
+ * How many handler times a batch of `records` lasts when at most `parallel` of its handlers run at once: the
+ * slowest of them when all run together, else `records / parallel` rounds of the slowest of `parallel`.
+ */
+export function handlerRounds(records: number, parallel = Number.POSITIVE_INFINITY): number {
+  if (records <= parallel) return slowestOf(records);
+  return (records / parallel) * slowestOf(parallel);
+}
+
+/**
  * One invocation's duration (what Lambda bills) for a batch of `records`: their CPU one after the other on the
  * function's thread, then the claim writes and the handler, which a batch runs for its records in parallel (one
- * record per conversation on a FIFO lane at the peak), so that the batch lasts until its slowest handler is done.
+ * record per conversation on a FIFO lane at the peak), so that the batch lasts until its slowest handler is done;
+ * a forward subscriber's `maxInFlight` lets only so many of them run at once.
  */
 export function batchSeconds(
   subscriber: CapacitySubscriber,
@@ -391,7 +424,8 @@ export function batchSeconds(
   records = 1,
 ): number {
   const writes = writesPerEvent(subscriber, lane);
-  const handler = subscriber.handles[lane] ? handlerMs * slowestOf(records) : 0;
+  const parallel = laneInFlight(subscriber, lane)?.postsPerInvocation;
+  const handler = subscriber.handles[lane] ? handlerMs * handlerRounds(records, parallel) : 0;
   return (records * CONSUMER_CPU_MS_PER_RECORD + Math.max(1, writes) * claimWriteMs + handler) / 1000;
 }
 
@@ -586,7 +620,15 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
     }),
   ];
   for (const lane of lanes) {
-    const where = lane.lane === 'message' ? 'messageLane.settings.maxConcurrency' : 'maxConcurrency';
+    const subscriber = pipeline.subscribers.find(({ name }) => name === lane.subscriber);
+    const inFlight = subscriber === undefined ? undefined : laneInFlight(subscriber, lane.lane);
+    // A lane at its share of a forward subscriber's `maxInFlight` grows only with it.
+    const where =
+      inFlight !== undefined && lane.maxConcurrency >= inFlight.share
+        ? 'forward.maxInFlight'
+        : lane.lane === 'message'
+          ? 'messageLane.settings.maxConcurrency'
+          : 'maxConcurrency';
     limits.push(
       limit({
         name: `${lane.subscriber}, ${lane.lane} lane: drain rate`,

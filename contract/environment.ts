@@ -88,6 +88,15 @@ export interface ForwardEnvironment {
   readonly shape: ForwardShape;
   readonly timeoutSeconds: number;
   readonly secret: { readonly secretId: string; readonly appSecret: boolean } | { readonly value: string };
+  /** One POST per delivery part. Absent: one per event. */
+  readonly batch?: boolean;
+  /**
+   * Headers added to every POST: the secret holding their JSON object in AWS, or the object itself. Absent:
+   * none.
+   */
+  readonly headers?: { readonly secretId: string } | { readonly value: Readonly<Record<string, string>> };
+  /** POSTs in flight at once within one invocation (`maxInFlight`'s per-invocation bound). Absent: no bound. */
+  readonly postsInFlight?: number;
 }
 
 /** Reads `FORWARD` back; a malformed value fails fast at the forwarding consumer's start. */
@@ -100,11 +109,24 @@ export function decodeForwardEnvironment(raw: string | undefined): ForwardEnviro
     secret !== undefined &&
     ((typeof secret.secretId === 'string' && typeof secret.appSecret === 'boolean') ||
       typeof secret.value === 'string');
+  const headers = value.headers as Record<string, unknown> | undefined;
+  const headersOk =
+    headers === undefined ||
+    (typeof headers === 'object' &&
+      headers !== null &&
+      (typeof headers.secretId === 'string' ||
+        (typeof headers.value === 'object' && headers.value !== null)));
+  const postsOk =
+    value.postsInFlight === undefined ||
+    (Number.isInteger(value.postsInFlight) && (value.postsInFlight as number) >= 1);
   if (
     typeof value.url !== 'string' ||
     (value.shape !== 'meta' && value.shape !== 'event') ||
     typeof value.timeoutSeconds !== 'number' ||
-    !secretOk
+    !secretOk ||
+    (value.batch !== undefined && typeof value.batch !== 'boolean') ||
+    !headersOk ||
+    !postsOk
   ) {
     throw new Error(`${ENV.forward} is not a forward destination: ${raw.slice(0, 200)}`);
   }

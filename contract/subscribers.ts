@@ -7,8 +7,20 @@
  * Plain TypeScript: no aws-cdk-lib, no AWS SDK.
  */
 import { idListProblem, MAX_SELECTED_IDS, wantsField } from './event-origin.ts';
-import { type ForwardDefinition, type ResolvedForward, resolveForward } from './forwarding.ts';
-import { type MessageLaneDefinition, type ResolvedMessageLane, resolveMessageLane } from './lanes.ts';
+import {
+  type ForwardDefinition,
+  forwardInFlightProblem,
+  forwardInFlightShare,
+  forwardLaneInFlight,
+  type ResolvedForward,
+  resolveForward,
+} from './forwarding.ts';
+import {
+  type LaneName,
+  type MessageLaneDefinition,
+  type ResolvedMessageLane,
+  resolveMessageLane,
+} from './lanes.ts';
 import { isWhatsAppWebhookField } from './meta-webhook-fields.ts';
 import {
   type PipelineSettings,
@@ -388,6 +400,12 @@ function resolveOne(
   } catch (error) {
     throw error instanceof UnsafeSettingsError ? problem(error.message) : error;
   }
+  if (forward?.maxInFlight !== undefined) {
+    const capped = capForMaxInFlight(forward.maxInFlight, settings, messageLane);
+    if (typeof capped === 'string') throw problem(capped);
+    settings = capped.settings;
+    messageLane = capped.messageLane;
+  }
   return {
     name,
     entry: hasEntry ? definition.entry : undefined,
@@ -401,6 +419,34 @@ function resolveOne(
     claimUnhandledEvents: definition.claimUnhandledEvents,
     memorySize: definition.memorySize,
     messageLane,
+  };
+}
+
+/**
+ * A forward subscriber's lanes with `maxConcurrency` capped at their share of `maxInFlight`
+ * (contract/forwarding.ts); the problem as text when the bound cannot be honoured.
+ */
+function capForMaxInFlight(
+  maxInFlight: number,
+  settings: PipelineSettings,
+  messageLane: ResolvedMessageLane | undefined,
+): { settings: PipelineSettings; messageLane: ResolvedMessageLane | undefined } | string {
+  const hasMessageLane = messageLane !== undefined;
+  const problem = forwardInFlightProblem(maxInFlight, hasMessageLane ? 2 : 1);
+  if (problem !== undefined) return problem;
+  const cap = (lane: LaneName, laneSettings: PipelineSettings): PipelineSettings => ({
+    ...laneSettings,
+    maxConcurrency: forwardLaneInFlight(
+      forwardInFlightShare(maxInFlight, lane, hasMessageLane),
+      laneSettings.maxConcurrency,
+    ).maxConcurrency,
+  });
+  return {
+    settings: cap('status', settings),
+    messageLane:
+      messageLane === undefined
+        ? undefined
+        : { ...messageLane, settings: cap('message', messageLane.settings) },
   };
 }
 

@@ -18,6 +18,8 @@ export {
   type LogDetails,
   type ManagementEventContext,
   type MessageContext,
+  type RecordContext,
+  type RecordEvent,
   RetryLater,
   type RetryLaterOptions,
   type StatusContext,

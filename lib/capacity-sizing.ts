@@ -16,6 +16,7 @@ import {
   peakTraffic,
   planCapacity,
 } from '../contract/capacity.ts';
+import { forwardInFlightShare } from '../contract/forwarding.ts';
 import type { LaneName } from '../contract/lanes.ts';
 import { UnsafeSettingsError } from '../contract/settings.ts';
 import type { ResolvedSubscriber } from '../contract/subscribers.ts';
@@ -48,6 +49,13 @@ function explicitConcurrency(
   const status = definition?.settings?.maxConcurrency !== undefined || props.maxConcurrency !== undefined;
   const lane = definition?.messageLane ?? props.messageLane;
   return { status, message: status || lane?.settings?.maxConcurrency !== undefined };
+}
+
+/** The most `maxConcurrency` a lane may have: a forward subscriber's share of `maxInFlight`, else no bound. */
+function inFlightCap(subscriber: ResolvedSubscriber, lane: LaneName): number {
+  const maxInFlight = subscriber.forward?.maxInFlight;
+  if (maxInFlight === undefined) return Number.POSITIVE_INFINITY;
+  return forwardInFlightShare(maxInFlight, lane, subscriber.messageLane !== undefined);
 }
 
 function pipelineOf(
@@ -101,7 +109,9 @@ export function sizeForPeak(
     // No concurrency up to the event source's maximum meets the target: the warning below names the lane.
     // Never below the default: a small declared peak gains nothing from a lower cap (concurrency costs nothing
     // while idle) and would meet Meta's retries after an outage, which come faster than the steady peak.
-    return Math.max(value ?? EVENT_SOURCE_MAX_CONCURRENCY, own);
+    // Never above a forward subscriber's share of its `maxInFlight`: the destination's bound comes first, and a
+    // peak it cannot carry is named in the warnings below.
+    return Math.min(Math.max(value ?? EVENT_SOURCE_MAX_CONCURRENCY, own), inFlightCap(subscriber, lane));
   };
   const sizedSubscribers = subscribers.map((subscriber) => ({
     ...subscriber,

@@ -41,12 +41,15 @@ interface HandlerSet {
   readonly onMessage?: unknown;
   readonly onConversationTurn?: unknown;
   readonly onStatus?: unknown;
+  /** A record handler takes every kind of event. */
+  readonly onRecord?: unknown;
 }
 
 function handles(handlers: HandlerSet): CapacitySubscriber['handles'] {
+  const records = handlers.onRecord !== undefined;
   return {
-    message: handlers.onMessage !== undefined || handlers.onConversationTurn !== undefined,
-    status: handlers.onStatus !== undefined,
+    message: records || handlers.onMessage !== undefined || handlers.onConversationTurn !== undefined,
+    status: records || handlers.onStatus !== undefined,
   };
 }
 
@@ -116,7 +119,10 @@ export async function pipelineFromModule(modulePath: string): Promise<PlannedPip
     if (subscriber.entry === undefined) {
       // A forward subscriber handles every kind of event; the secret plays no part in the plan.
       if (subscriber.forward !== undefined) {
-        handlers.set(subscriber.name, forwardWebhookHandlers(forwardTarget(subscriber.forward, '')));
+        handlers.set(
+          subscriber.name,
+          forwardWebhookHandlers(forwardTarget(subscriber.forward, ''), { batch: subscriber.forward.batch }),
+        );
       }
       continue;
     }

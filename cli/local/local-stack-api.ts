@@ -26,7 +26,7 @@ export interface LocalSubscriberInfo {
   readonly wabas: readonly string[] | null;
   /** The prefix of its claim and ledger keys; null: unprefixed. */
   readonly keyNamespace: string | null;
-  /** The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`). */
+  /** The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`, `onRecord`, …). */
   readonly handlers: readonly string[];
   /** Its status lane (every field but inbound messages; those too without a message lane). */
   readonly queueUrl: string;

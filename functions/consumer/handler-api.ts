@@ -305,6 +305,58 @@ export interface ConversationTurnContext {
 }
 
 /**
+ * A fresh event of a delivery part, as {@link RecordContext} holds it: claimed for this run, its side effect
+ * not yet done.
+ */
+export interface RecordEvent {
+  /** The event as the consumer extracted it: key, field, kind, payload, value and entry. */
+  readonly event: WebhookEvent;
+  /** The dedup key (docs/design.md §1). */
+  readonly key: string;
+  readonly field: string;
+  readonly kind: EventKind;
+  /** How this run got the claim ({@link ClaimedAs}). */
+  readonly claimedAs: ClaimedAs;
+  /** A synthetic event of `npm run ops -- smoke` (see `EventContextBase.smokeTest`): run no side effect for it. */
+  readonly smokeTest: boolean;
+}
+
+/**
+ * One delivery part (one queued record): its fresh events, of every kind, handed over together and once,
+ * for a side effect that takes them as one (a single request for all of them). Their keys were claimed one by
+ * one, as for any handler; when the handler returns, every one of them is completed; when it throws, every
+ * one is released and the record comes back (after the `RetryLater` delay, or its backoff; a `DeadLetter`
+ * applies to the record). Duplicates and events already done are left out. On an ordered lane the events
+ * stop before the first one that cannot run now (another delivery holds it), so that nothing of a
+ * conversation runs ahead of it.
+ *
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onRecord({ events, logger }) {
+ *     const keys = events.filter(({ smokeTest }) => !smokeTest).map(({ key }) => key);
+ *     await fetch('https://warehouse.example.com/events', { method: 'POST', body: JSON.stringify({ keys }) });
+ *     logger.info('Part stored', { events: keys.length });
+ *   },
+ * });
+ * ```
+ */
+export interface RecordContext {
+  /** The queued record's SQS message id. */
+  readonly messageId: string;
+  /** The part's fresh events, in the order of its body; never empty. */
+  readonly events: readonly RecordEvent[];
+  /** When the receiver took the delivery the part belongs to (ISO 8601), as `EventContextBase.receivedAt`. */
+  readonly receivedAt: string;
+  /** Milliseconds left in this invocation (the leases end `leaseMarginMs` later). */
+  remainingTimeMs(): number;
+  /** Lines carry the part's event count and its first event's key. */
+  readonly logger: HandlerLogger;
+}
+
+/**
  * Leave a handler out and its events are acknowledged with no side effect: recorded as done in one write and
  * counted, so their duplicates are counted too (or not claimed at all with `claimUnhandledEvents: false`).
  * Give them to {@link defineWebhookHandlers}, which checks them.
@@ -433,6 +485,25 @@ export interface WebhookHandlers {
    * ```
    */
   readonly onGroupEvent?: WebhookHandler<GroupEventContext>;
+  /**
+   * Instead of every other handler: one call per delivery part (queued record) with all its fresh events, of
+   * every kind, together ({@link RecordContext}); all complete when it returns, all are released when it
+   * throws. For a side effect that takes a part's events as one (one request, one transaction). Refused
+   * beside any other handler.
+   * @default - none: events go to the handler of their kind
+   * @example
+   * ```typescript
+   * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+   *
+   * export const webhookHandlers = defineWebhookHandlers({
+   *   async onRecord({ events }) {
+   *     const body = JSON.stringify(events.map(({ key, kind }) => ({ key, kind })));
+   *     await fetch('https://warehouse.example.com/events', { method: 'POST', body });
+   *   },
+   * });
+   * ```
+   */
+  readonly onRecord?: WebhookHandler<RecordContext>;
 }
 
 /** What {@link RetryLater} asks for: when to try the event again, and why. */
@@ -629,6 +700,16 @@ export class InvalidHandlersError extends Error {
   }
 }
 
+/** The handlers that take events one by one or by turn: `onRecord` is refused beside any of them. */
+const EVENT_HANDLER_NAMES = [
+  'onMessage',
+  'onConversationTurn',
+  'onStatus',
+  'onError',
+  'onManagementEvent',
+  'onGroupEvent',
+] as const;
+
 /** The longest burst window: a turn held longer would eat into the lease and the reply's relevance alike. */
 export const MAX_BURST_WINDOW_MS = 60_000;
 
@@ -638,8 +719,8 @@ export const MAX_BURST_WINDOW_MS = 60_000;
  *
  * @param handlers - The handlers, by event kind; leave out those whose events need no side effect.
  * @returns The same object, typed.
- * @throws InvalidHandlersError with both `onMessage` and `onConversationTurn`, or a `burstWindowMs` without
- *   `onConversationTurn` or outside 0 to 60000 whole milliseconds.
+ * @throws InvalidHandlersError with both `onMessage` and `onConversationTurn`, `onRecord` beside any other
+ *   handler, or a `burstWindowMs` without `onConversationTurn` or outside 0 to 60000 whole milliseconds.
  *
  * @example
  * ```typescript
@@ -654,6 +735,14 @@ export const MAX_BURST_WINDOW_MS = 60_000;
  * ```
  */
 export function defineWebhookHandlers<const H extends WebhookHandlers>(handlers: H): H {
+  if (handlers.onRecord !== undefined) {
+    const others = EVENT_HANDLER_NAMES.filter((name) => handlers[name] !== undefined);
+    if (others.length > 0 || handlers.burstWindowMs !== undefined) {
+      throw new InvalidHandlersError(
+        `onRecord takes every fresh event of a record: define it alone, without ${[...others, ...(handlers.burstWindowMs === undefined ? [] : ['burstWindowMs'])].join(', ')}.`,
+      );
+    }
+  }
   if (handlers.onConversationTurn !== undefined && handlers.onMessage !== undefined) {
     throw new InvalidHandlersError(
       'onMessage and onConversationTurn both handle inbound messages: define one of them.',
@@ -676,9 +765,18 @@ export function defineWebhookHandlers<const H extends WebhookHandlers>(handlers:
 /** What picks an event's handler: its kind, and for management events its field (the Groups API fields). */
 export type HandledEvent = Pick<WebhookEvent, 'kind' | 'field'>;
 
-/** Whether an event has a side effect: a handler of its own, or, for a message, a turn handler. */
+/** Whether an event has a side effect: a handler of its own, a record handler, or, for a message, a turn handler. */
 export function hasHandler(handlers: WebhookHandlers, event: HandledEvent): boolean {
-  return handlerFor(handlers, event) !== undefined || (event.kind === 'message' && handlesTurns(handlers));
+  return (
+    handlesRecords(handlers) ||
+    handlerFor(handlers, event) !== undefined ||
+    (event.kind === 'message' && handlesTurns(handlers))
+  );
+}
+
+/** Whether events are handled a record at a time (`onRecord`) rather than one by one. */
+export function handlesRecords(handlers: WebhookHandlers): boolean {
+  return handlers.onRecord !== undefined;
 }
 
 /** Whether inbound messages are handled in turns (`onConversationTurn`) rather than one by one. */

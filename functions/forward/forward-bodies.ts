@@ -25,9 +25,10 @@ export function asciiJson(value: JsonValue): string {
 
 /**
  * Meta's envelope holding `events` (one, or a delivery part's events), cut from the entries they came in: in
- * the entries' order, each entry keeping its own members (its `time`, which some keys read), each change its
- * field and a value that keeps everything but its lists, and of each list only the items that are these
- * events; a message keeps the contact that names its sender.
+ * the entries' order, one entry per WABA as Meta writes it (entries of the same `id` and the same other members
+ * merged, their changes in order; an entry whose `time` differs stays apart, since some keys read it), each
+ * change its field and a value that keeps everything but its lists (its `metadata`), and of each list only the
+ * items that are these events; a message keeps the contact that names its sender.
  */
 export function metaEnvelope(events: readonly WebhookEvent[]): JsonObject {
   const itemsByValue = new Map<JsonObject, Set<JsonObject>>();
@@ -36,17 +37,24 @@ export function metaEnvelope(events: readonly WebhookEvent[]): JsonObject {
     itemsByValue.set(event.value, (itemsByValue.get(event.value) ?? new Set()).add(event.payload));
     entries.add(event.entry);
   }
-  return {
-    object: WHATSAPP_OBJECT,
-    entry: [...entries].map((entry) => ({
-      ...entry,
-      changes: (Array.isArray(entry.changes) ? entry.changes : []).filter(isJsonObject).flatMap((change) => {
+  const merged = new Map<string, { entry: JsonObject; changes: JsonObject[] }>();
+  for (const entry of entries) {
+    const changes = (Array.isArray(entry.changes) ? entry.changes : [])
+      .filter(isJsonObject)
+      .flatMap((change) => {
         const items = isJsonObject(change.value) ? itemsByValue.get(change.value) : undefined;
         return items === undefined
           ? []
           : [{ ...change, value: valueHolding(change.value as JsonObject, items) }];
-      }),
-    })),
+      });
+    const { changes: _changes, ...members } = entry;
+    const same = merged.get(asciiJson(members));
+    if (same === undefined) merged.set(asciiJson(members), { entry, changes });
+    else same.changes.push(...changes);
+  }
+  return {
+    object: WHATSAPP_OBJECT,
+    entry: [...merged.values()].map(({ entry, changes }) => ({ ...entry, changes })),
   };
 }
 

@@ -3,7 +3,7 @@
  * the body and headers of the subscriber's shape, a request timeout, no redirects followed (a destination that
  * moved is a configuration to fix, and a redirect would carry the signature elsewhere).
  */
-import type { ForwardShape, ResolvedForward } from '../../contract/forwarding.ts';
+import { type ForwardShape, forwardHeadersProblem, type ResolvedForward } from '../../contract/forwarding.ts';
 import type { WebhookEvent } from '../events/types.ts';
 import { type ForwardOutcome, outcomeOfAnswer, outcomeOfFailure } from './forward-answer.ts';
 import { asciiJson, eventBody, metaEnvelope } from './forward-bodies.ts';
@@ -16,14 +16,38 @@ export interface ForwardTarget {
   /** `meta`: the HMAC key (by default the app secret); `event`: a Standard Webhooks secret (`whsec_…`). */
   readonly secret: string;
   readonly timeoutMs: number;
+  /**
+   * Headers of the user's added to every POST (`headersSecretName`: an API key the destination wants), never
+   * one the shape sets itself.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** A forward destination with its secret read, as one POST needs it. */
+/**
+ * The headers of `headersSecretName` cannot be used (contract/forwarding.ts, `forwardHeadersProblem`): the
+ * message names headers, never their values.
+ */
+export class ForwardHeadersError extends Error {
+  constructor(problem: string) {
+    super(problem);
+    this.name = 'ForwardHeadersError';
+  }
+}
+
+/**
+ * A forward destination with its secret (and its headers, if any) read, as one POST needs it. Throws
+ * {@link ForwardHeadersError} for headers that are not an object of strings or that name a header of ours.
+ */
 export function forwardTarget(
   forward: Pick<ResolvedForward, 'url' | 'shape' | 'timeoutSeconds'>,
   secret: string,
+  headers?: unknown,
 ): ForwardTarget {
-  return { url: forward.url, shape: forward.shape, secret, timeoutMs: forward.timeoutSeconds * 1000 };
+  const target = { url: forward.url, shape: forward.shape, secret, timeoutMs: forward.timeoutSeconds * 1000 };
+  if (headers === undefined) return target;
+  const problem = forwardHeadersProblem(headers);
+  if (problem !== undefined) throw new ForwardHeadersError(problem);
+  return { ...target, headers: { ...(headers as Record<string, string>) } };
 }
 
 /** How much of a refusing answer's body is kept for the DLQ and `ops dlq`. */
@@ -41,7 +65,10 @@ export interface ForwardContext {
   readonly now?: () => Date;
 }
 
-/** The request a destination receives for `events` (one event for the `event` shape). */
+/**
+ * The request a destination receives for `events` (one event for the `event` shape): the user's headers, then
+ * the shape's own, which no header of the user's may name.
+ */
 export function forwardRequest(
   events: readonly WebhookEvent[],
   target: ForwardTarget,
@@ -50,7 +77,7 @@ export function forwardRequest(
   if (target.shape === 'meta') {
     const body = asciiJson(metaEnvelope(events));
     const keys = events.map((event) => event.key);
-    return { body, headers: metaShapeHeaders(body, keys, target.secret) };
+    return { body, headers: { ...target.headers, ...metaShapeHeaders(body, keys, target.secret) } };
   }
   const [event] = events;
   if (event === undefined || events.length > 1)
@@ -58,7 +85,7 @@ export function forwardRequest(
   const body = asciiJson(eventBody(event, { receivedAt: context.receivedAt }));
   return {
     body,
-    headers: eventShapeHeaders(body, event.key, target.secret, context.sentAt),
+    headers: { ...target.headers, ...eventShapeHeaders(body, event.key, target.secret, context.sentAt) },
   };
 }
 

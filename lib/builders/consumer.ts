@@ -9,6 +9,11 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { consumerEnvironment, type ForwardEnvironment } from '../../contract/environment.ts';
+import {
+  type ForwardLaneInFlight,
+  forwardInFlightShare,
+  forwardLaneInFlight,
+} from '../../contract/forwarding.ts';
 import type { LaneName } from '../../contract/lanes.ts';
 import type { PipelineSettings } from '../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type ResolvedSubscriber } from '../../contract/subscribers.ts';
@@ -54,6 +59,8 @@ export interface ConsumerOptions {
   readonly logLevel: LogLevel;
   /** A forward subscriber's signing secret; `undefined` for a code subscriber. */
   readonly forwardSecret?: ForwardSecret | undefined;
+  /** The secret holding a forward subscriber's headers (`headersSecretName`); `undefined` without one. */
+  readonly forwardHeadersSecret?: ISecret | undefined;
 }
 
 export interface BuiltConsumer {
@@ -74,6 +81,7 @@ const CONSUMER_ID: Record<LaneName, string> = { status: 'Consumer', message: 'Me
 export function buildConsumer(scope: Construct, options: ConsumerOptions): BuiltConsumer {
   const { subscriber, lane, claimTable } = options;
   const { settings } = lane;
+  const inFlight = forwardInFlightOf(subscriber, lane);
   const { lambdaFunction, role } = buildLambdaFunction(scope, CONSUMER_ID[lane.name], {
     description: consumerDescription(subscriber.name, lane.name),
     entry: subscriber.entry ?? FORWARD_CONSUMER_ENTRY,
@@ -105,11 +113,12 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
           ? undefined
           : { queueUrl: lane.deadLetterQueue.queueUrl, maxReceives: settings.maxReceiveCount },
       logDigest: { secretId: options.logDigestSecret.secretArn },
-      forward: forwardEnvironment(subscriber, options.forwardSecret),
+      forward: forwardEnvironment(subscriber, inFlight, options.forwardSecret, options.forwardHeadersSecret),
     }),
   });
   options.logDigestSecret.grantRead(role);
   options.forwardSecret?.secret.grantRead(role);
+  options.forwardHeadersSecret?.grantRead(role);
   for (const statement of claimTableWriteStatements({
     tableArn: claimTable.tableArn,
     keyNamespace: subscriber.keyNamespace,
@@ -141,16 +150,30 @@ export function buildConsumer(scope: Construct, options: ConsumerOptions): Built
   const eventSource = new SqsEventSource(lane.queue, {
     batchSize: settings.batchSize,
     maxBatchingWindow: lane.ordered ? undefined : Duration.seconds(settings.maxBatchingWindowSeconds),
-    maxConcurrency: settings.maxConcurrency,
+    // A forward subscriber's `maxInFlight` caps it (resolveSubscribers and sizeForPeak already did).
+    maxConcurrency: inFlight?.maxConcurrency ?? settings.maxConcurrency,
     reportBatchItemFailures: true,
   });
   lambdaFunction.addEventSource(eventSource);
   return { consumerFunction: lambdaFunction, eventSource };
 }
 
+/** What a forward subscriber's `maxInFlight` leaves this lane; `undefined` without one. */
+function forwardInFlightOf(
+  subscriber: ResolvedSubscriber,
+  lane: ConsumerLane,
+): ForwardLaneInFlight | undefined {
+  const maxInFlight = subscriber.forward?.maxInFlight;
+  if (maxInFlight === undefined) return undefined;
+  const share = forwardInFlightShare(maxInFlight, lane.name, subscriber.messageLane !== undefined);
+  return forwardLaneInFlight(share, lane.settings.maxConcurrency);
+}
+
 function forwardEnvironment(
   subscriber: ResolvedSubscriber,
+  inFlight: ForwardLaneInFlight | undefined,
   forwardSecret: ForwardSecret | undefined,
+  headersSecret: ISecret | undefined,
 ): ForwardEnvironment | undefined {
   const { forward } = subscriber;
   if (forward === undefined || forwardSecret === undefined) return undefined;
@@ -159,6 +182,10 @@ function forwardEnvironment(
     shape: forward.shape,
     timeoutSeconds: forward.timeoutSeconds,
     secret: { secretId: forwardSecret.secret.secretArn, appSecret: forwardSecret.appSecret },
+    ...(forward.batch ? { batch: true } : {}),
+    ...(headersSecret === undefined ? {} : { headers: { secretId: headersSecret.secretArn } }),
+    // Each of the lane's concurrent invocations gets an equal part of its share.
+    ...(inFlight === undefined ? {} : { postsInFlight: inFlight.postsPerInvocation }),
   };
 }
 

@@ -87,6 +87,11 @@ export function buildSubscribers(
       subscriber,
       otherNamespaces,
       forwardSecret: forwardSecretOf(scope, subscriber, shared.webhookSecret),
+      forwardHeadersSecret: importedSecret(
+        scope,
+        'ForwardHeadersSecret',
+        subscriber.forward?.headersSecretName,
+      ),
     };
     const { consumerFunction, eventSource } = buildConsumer(scope, {
       ...consumerOptions,
@@ -124,10 +129,15 @@ function forwardSecretOf(
   const secretName = subscriber.forward?.secretName;
   if (subscriber.forward === undefined) return undefined;
   if (secretName === undefined) return { secret: webhookSecret, appSecret: true };
-  const secret = secretName.startsWith('arn:')
-    ? Secret.fromSecretPartialArn(scope, 'ForwardSecret', secretName)
-    : Secret.fromSecretNameV2(scope, 'ForwardSecret', secretName);
-  return { secret, appSecret: false };
+  return { secret: importedSecret(scope, 'ForwardSecret', secretName) as ISecret, appSecret: false };
+}
+
+/** A secret the user names (a name, or an ARN), imported once per subscriber; `undefined` when not named. */
+function importedSecret(scope: Construct, id: string, nameOrArn: string | undefined): ISecret | undefined {
+  if (nameOrArn === undefined) return undefined;
+  return nameOrArn.startsWith('arn:')
+    ? Secret.fromSecretPartialArn(scope, id, nameOrArn)
+    : Secret.fromSecretNameV2(scope, id, nameOrArn);
 }
 
 function buildMessageLane(

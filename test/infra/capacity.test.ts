@@ -176,3 +176,28 @@ describe('explicit settings', () => {
     );
   });
 });
+
+describe("a forward subscriber's maxInFlight", () => {
+  const relay = (maxInFlight: number) =>
+    synth({ subscribers: { relay: { forward: { url: 'https://relay.example.com/wa', maxInFlight } } } });
+
+  it('caps the concurrency the planner sizes, and the warning names it as the setting to raise', () => {
+    const { stack, template } = relay(12);
+    expect(concurrency(template, 'WebhookSubscriberRelayDeliveryQueue')).toBe(6);
+    expect(concurrency(template, 'WebhookSubscriberRelayMessageQueue')).toBe(6);
+    // The default peak needs more than 6 concurrent status batches: its bound cannot carry it, and says so.
+    expect(sizedConcurrency(plannedSizing(), 'default', 'status')).toBeGreaterThan(6);
+    Annotations.fromStack(stack).hasWarning(
+      '*',
+      Match.stringLikeRegexp('subscriber relay, status lane: forward.maxInFlight 6 <'),
+    );
+  });
+
+  it('leaves a share above what the peak needs to the planner', () => {
+    const needed = (lane: LaneName) => sizedConcurrency(plannedSizing(), 'default', lane);
+    const { template } = relay(10_000);
+    expect(concurrency(template, 'WebhookSubscriberRelayDeliveryQueue')).toBe(
+      Math.max(needed('status'), DEFAULT_SETTINGS.maxConcurrency),
+    );
+  });
+});

@@ -15,6 +15,8 @@ import { actionsOf, statementsOfRole, synthStack } from '../support/synth-stack.
 
 const CHATWOOT = 'https://chat.example.com/webhooks/whatsapp/+15550001111';
 const HOOKS = 'https://hooks.example.com/whatsapp';
+const LEGACY = 'https://legacy.example.com/whatsapp';
+const WIDE = 'https://wide.example.com/whatsapp';
 
 const { template } = synthStack({
   pipeline: {
@@ -25,6 +27,10 @@ const { template } = synthStack({
         forward: { url: HOOKS, shape: 'event', secretName: 'hooks-signing', timeoutSeconds: 30 },
         fields: ['messages'],
       },
+      legacy: {
+        forward: { url: LEGACY, batch: true, headersSecretName: 'legacy-headers', maxInFlight: 9 },
+      },
+      wide: { forward: { url: WIDE, maxInFlight: 60 }, settings: { maxConcurrency: 10 } },
     },
   },
 });
@@ -112,6 +118,89 @@ describe('a forward subscriber', () => {
   });
 });
 
+/** The `ScalingConfig.MaximumConcurrency` of the event source mapping of the function `functionId`. */
+function maximumConcurrencyOf(functionId: string): number | undefined {
+  const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).find(
+    (resource) => resource.Properties.FunctionName?.Ref === functionId,
+  );
+  return mapping?.Properties.ScalingConfig?.MaximumConcurrency;
+}
+
+/** Each consumer of the subscriber whose construct id starts with `prefix`: its lane, cap and per-invocation bound. */
+function lanesOf(prefix: string) {
+  return forwardOf(prefix)
+    .map(({ id, forward }) => ({
+      lane: id.includes('MessageConsumer') ? 'message' : 'status',
+      maxConcurrency: maximumConcurrencyOf(id),
+      postsInFlight: forward.postsInFlight,
+    }))
+    .sort((a, b) => a.lane.localeCompare(b.lane));
+}
+
+describe('a forward subscriber with batch and headers', () => {
+  it('is told to batch, and where its headers are, in each lane; the others are not', () => {
+    for (const { forward } of forwardOf('WebhookSubscriberLegacy')) {
+      expect(forward.batch).toBe(true);
+      expect(JSON.stringify(forward.headers.secretId)).toContain(':secret:legacy-headers');
+      expect(decodeForwardEnvironment(JSON.stringify(forward))).toEqual(forward);
+    }
+    for (const { forward } of forwardOf('WebhookSubscriberChatwoot')) {
+      expect(forward.batch).toBeUndefined();
+      expect(forward.headers).toBeUndefined();
+      expect(forward.postsInFlight).toBeUndefined();
+    }
+  });
+
+  it('lets only its own consumers read its headers secret, and never holds the headers in clear', () => {
+    const readsHeaders = (role: string) =>
+      statementsOfRole(template, role)
+        .filter((statement) => actionsOf(statement).includes('secretsmanager:GetSecretValue'))
+        .some((statement) => JSON.stringify(statement.Resource).includes('legacy-headers'));
+    expect(readsHeaders('WebhookSubscriberLegacyConsumerRole')).toBe(true);
+    expect(readsHeaders('WebhookSubscriberLegacyMessageConsumerRole')).toBe(true);
+    for (const other of ['Chatwoot', 'Hooks', 'Bot', 'Wide']) {
+      expect(readsHeaders(`WebhookSubscriber${other}ConsumerRole`), other).toBe(false);
+    }
+    // It still signs with the app secret: its own secret is for headers only.
+    const [{ forward } = { forward: undefined }] = forwardOf('WebhookSubscriberLegacy');
+    expect(forward.secret.appSecret).toBe(true);
+  });
+});
+
+describe('a forward subscriber with maxInFlight', () => {
+  it("caps each lane's MaximumConcurrency at its share, the message lane taking the odd one", () => {
+    expect(lanesOf('WebhookSubscriberLegacy')).toEqual([
+      { lane: 'message', maxConcurrency: 5, postsInFlight: 1 },
+      { lane: 'status', maxConcurrency: 4, postsInFlight: 1 },
+    ]);
+  });
+
+  it('bounds the POSTs of one invocation by what the share leaves each concurrent invocation', () => {
+    expect(lanesOf('WebhookSubscriberWide')).toEqual([
+      { lane: 'message', maxConcurrency: 10, postsInFlight: 3 },
+      { lane: 'status', maxConcurrency: 10, postsInFlight: 3 },
+    ]);
+  });
+
+  it('keeps concurrency × POSTs per invocation within maxInFlight over both lanes', () => {
+    for (const [prefix, maxInFlight] of [
+      ['WebhookSubscriberLegacy', 9],
+      ['WebhookSubscriberWide', 60],
+    ] as const) {
+      const total = lanesOf(prefix).reduce(
+        (sum, { maxConcurrency, postsInFlight }) => sum + (maxConcurrency ?? Number.NaN) * postsInFlight,
+        0,
+      );
+      expect(total).toBeLessThanOrEqual(maxInFlight);
+    }
+  });
+
+  it('leaves the lanes of a subscriber without it as the planner sized them', () => {
+    const [chatwoot] = lanesOf('WebhookSubscriberChatwoot');
+    expect(chatwoot?.maxConcurrency).toBeGreaterThan(5);
+  });
+});
+
 describe('forward definitions that cannot work', () => {
   const build = (
     subscribers: NonNullable<ConstructorParameters<typeof WhatsAppWebhookDedup>[2]>['subscribers'],
@@ -123,6 +212,22 @@ describe('forward definitions that cannot work', () => {
     [{ forward: { url: 'not a url' } }, /is not a URL/],
     [{ forward: { url: HOOKS, shape: 'event' as const } }, /secretName is required with shape "event"/],
     [{ forward: { url: HOOKS, timeoutSeconds: 0 } }, /timeoutSeconds is 0/],
+    [
+      { forward: { url: HOOKS, shape: 'event' as const, secretName: 'hooks', batch: true } },
+      /forward\.batch needs shape "meta"/,
+    ],
+    [
+      { forward: { url: HOOKS, headersSecretName: '' } },
+      /headersSecretName must name a Secrets Manager secret/,
+    ],
+    [
+      { forward: { url: HOOKS, maxInFlight: 3 } },
+      /forward\.maxInFlight is 3: the minimum with a message lane and a status lane is 4/,
+    ],
+    [
+      { forward: { url: HOOKS, maxInFlight: 1 }, fields: ['account_update'] },
+      /forward\.maxInFlight is 1: use a whole number, at least 2 per lane/,
+    ],
     [{ entry: 'functions/consumer.ts', forward: { url: HOOKS } }, /entry .* or forward .*, not both/],
     [{ fields: ['messages'] }, /entry is required/],
   ])('%j is refused', (definition, message) => {

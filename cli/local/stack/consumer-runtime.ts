@@ -10,6 +10,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import type { ResolvedSubscriber } from 'whatsapp-webhook-dedup/contract/subscribers';
 import type {
   ConversationTurnContext,
+  RecordContext,
   WebhookHandler,
   WebhookHandlers,
 } from 'whatsapp-webhook-dedup/functions/consumer/handler-api';
@@ -47,6 +48,7 @@ export function withLocalEffects(handlers: WebhookHandlers, options: LocalEffect
           options.recordEffect(context.key, { startedAt, endedAt: clock() });
         };
   const turn = handlers.onConversationTurn;
+  const part = handlers.onRecord;
   return {
     // Whatever else the module sets (handlers and options this wrapper does not know) passes through.
     ...handlers,
@@ -66,6 +68,17 @@ export function withLocalEffects(handlers: WebhookHandlers, options: LocalEffect
     ...(handlers.onError && { onError: wrap(handlers.onError) }),
     ...(handlers.onManagementEvent && { onManagementEvent: wrap(handlers.onManagementEvent) }),
     ...(handlers.onGroupEvent && { onGroupEvent: wrap(handlers.onGroupEvent) }),
+    // A record's events are one side effect too: one delay, then each event's key journaled.
+    ...(part && {
+      onRecord: async (context: RecordContext) => {
+        const startedAt = clock();
+        const ms = options.delay.nextEffectDelayMs();
+        if (ms > 0) await new Promise((done) => setTimeout(done, ms));
+        await part(context);
+        const run = { startedAt, endedAt: clock() };
+        for (const event of context.events) options.recordEffect(event.key, run);
+      },
+    }),
   };
 }
 
@@ -78,6 +91,7 @@ export function definedHandlers(handlers: WebhookHandlers): (keyof WebhookHandle
     'onError',
     'onManagementEvent',
     'onGroupEvent',
+    'onRecord',
   ] as const;
   return names.filter((name) => typeof handlers[name] === 'function');
 }

@@ -8,7 +8,7 @@
  * deploys it without `subscribers`.
  */
 
-import type { ResolvedForward } from 'whatsapp-webhook-dedup/contract/forwarding';
+import { forwardHeadersProblem, type ResolvedForward } from 'whatsapp-webhook-dedup/contract/forwarding';
 import type { PipelineSettingsInput } from 'whatsapp-webhook-dedup/contract/settings';
 import {
   DEFAULT_SUBSCRIBER_NAME,
@@ -79,8 +79,17 @@ export async function loadLocalSubscribers(options: {
     subscribers: resolveLocalSubscribers(definitions as SubscriberDefinitions | undefined, options.settings),
     importModule: async (subscriber) => {
       if (subscriber.forward !== undefined) {
-        const secret = localForwardSecret(subscriber.name, subscriber.forward, options.env ?? process.env);
-        return { webhookHandlers: forwardWebhookHandlers(forwardTarget(subscriber.forward, secret)) };
+        const env = options.env ?? process.env;
+        const secret = localForwardSecret(subscriber.name, subscriber.forward, env);
+        const headers = localForwardHeaders(subscriber.name, subscriber.forward, env);
+        // Both lanes run in this process and share these handlers: the subscriber's whole maxInFlight bounds
+        // them together, as in AWS each invocation's part of its lane's share does.
+        return {
+          webhookHandlers: forwardWebhookHandlers(forwardTarget(subscriber.forward, secret, headers), {
+            batch: subscriber.forward.batch,
+            maxInFlight: subscriber.forward.maxInFlight,
+          }),
+        };
       }
       return packageDefault || subscriber.entry === undefined
         ? (import('whatsapp-webhook-dedup/functions/consumer') as Promise<Record<string, unknown>>)
@@ -103,6 +112,35 @@ export function localForwardSecret(name: string, forward: ResolvedForward, env: 
     );
   }
   return value;
+}
+
+/**
+ * The headers a forward subscriber adds locally: the JSON object in the environment variable its
+ * `headersSecretName` names (the secret's value, which Secrets Manager holds in AWS), checked as the consumer
+ * checks the secret's; `undefined` without `headersSecretName`.
+ */
+export function localForwardHeaders(
+  name: string,
+  forward: ResolvedForward,
+  env: NodeJS.ProcessEnv,
+): Readonly<Record<string, string>> | undefined {
+  const variable = forward.headersSecretName;
+  if (variable === undefined) return undefined;
+  const raw = env[variable];
+  if (raw === undefined || raw === '') {
+    throw new SubscriberModuleError(
+      `Subscriber ${name}: set the environment variable ${variable} to the value of its headers secret ${variable} (a JSON object of header name → value), which the local stack reads instead of Secrets Manager.`,
+    );
+  }
+  let headers: unknown;
+  try {
+    headers = JSON.parse(raw);
+  } catch {
+    throw new SubscriberModuleError(`Subscriber ${name}: ${variable} holds no JSON object of headers.`);
+  }
+  const problem = forwardHeadersProblem(headers);
+  if (problem !== undefined) throw new SubscriberModuleError(`Subscriber ${name}: ${variable}: ${problem}`);
+  return headers as Record<string, string>;
 }
 
 async function importSubscribersModule(modules: ProjectModules, source: string) {

@@ -2,8 +2,10 @@
  * `npm start` with a forward subscriber, end to end on the emulators: a destination written for Meta's
  * webhook (whatsapp-api-js 6.3, verifying the signature over what it receives and handing each message to its
  * handler) behind a real HTTP server on the loopback. Meta's retry of a body and a re-batched retry reach it
- * once per message, emoji text passes its signature check, and a 503 with `Retry-After` is honoured.
+ * once per message, emoji text passes its signature check, and a 503 with `Retry-After` is honoured. A `batch`
+ * subscriber gets each delivery part's fresh events in one signed body, and Meta's retries never again.
  */
+import { createHash, createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import {
   envelope,
   inboundMessagesWithIds,
   messagesChange,
+  statusesChange,
   wamidFactory,
 } from '../../meta-traffic/webhook-bodies.ts';
 
@@ -30,6 +33,23 @@ let refusedSignatures = 0;
 /** wamid → POSTs the refusing path got for it. */
 const refusals = new Map<string, number>();
 let busyAnswers = 0;
+/** What the batching path got: each POST's event ids, its Idempotency-Key, and whether its signature held. */
+const batches: { ids: string[]; idempotencyKey: string; signed: boolean }[] = [];
+
+/** Every message and status id of a forwarded body, in order. */
+function eventIds(body: { entry?: { changes?: { value?: Record<string, unknown> }[] }[] }): string[] {
+  return (body.entry ?? []).flatMap(({ changes }) =>
+    (changes ?? []).flatMap(({ value }) =>
+      ['messages', 'statuses'].flatMap((list) =>
+        ((value?.[list] as { id: string; status?: string }[] | undefined) ?? []).map(({ id, status }) =>
+          status === undefined ? id : `${id}:${status}`,
+        ),
+      ),
+    ),
+  );
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 beforeAll(async () => {
   const api = new WhatsAppAPI({ token: 'unused', appSecret: DEV_APP_SECRET, v: 'v24.0' });
@@ -42,6 +62,16 @@ beforeAll(async () => {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
+      if (request.url?.endsWith('/batched')) {
+        const signature = `sha256=${createHmac('sha256', DEV_APP_SECRET).update(body).digest('hex')}`;
+        batches.push({
+          ids: eventIds(JSON.parse(body)),
+          idempotencyKey: String(request.headers['idempotency-key']),
+          signed: request.headers['x-hub-signature-256'] === signature,
+        });
+        response.writeHead(200).end();
+        return;
+      }
       const id = (JSON.parse(body).entry?.[0]?.changes?.[0]?.value?.messages?.[0]?.id as string) ?? '';
       if (request.url?.endsWith('/refuse')) {
         refusals.set(id, (refusals.get(id) ?? 0) + 1);
@@ -143,5 +173,49 @@ describe('npm start with a forward subscriber', () => {
     });
     // The destination's echo of a phone number stays in the DLQ: no log line of the stack carries it.
     expect(stack.output()).not.toContain('4915112345678');
+  }, 120_000);
+
+  it("with batch, POSTs each delivery part's fresh events in one signed body, and Meta's retries never again", async () => {
+    const wamid = wamidFactory('forward-batch');
+    const [a, b, c, d] = [wamid(1), wamid(2), wamid(3), wamid(4)];
+    // One customer's three messages: one conversation, so one part of the message lane.
+    const [ma, mb, mc, md] = inboundMessagesWithIds([a, b, c, d]).map((message) => ({
+      ...message,
+      from: '16505550001',
+      name: 'Zoë',
+      text: 'olá 😀',
+    }));
+    const first = envelope([messagesChange([ma, mb, mc] as never)]);
+    const rebatched = envelope([messagesChange([mc, md] as never)]);
+    const statuses = envelope([
+      statusesChange(
+        ['sent', 'delivered', 'read'].map((status, index) => ({
+          id: wamid(9),
+          status,
+          recipientId: '16505550001',
+          timestamp: String(1_749_416_400 + index),
+        })),
+      ),
+    ]);
+    for (const body of [first, first, statuses, rebatched]) {
+      expect((await client.postWebhook(body, DEV_APP_SECRET)).status).toBe(200);
+    }
+    const ours = () => batches.filter(({ ids }) => ids.some((id) => id.startsWith('wamid.forward-batch.')));
+    await waitFor(() => ours().flatMap(({ ids }) => ids).length >= 7, 60_000);
+    await client.drained();
+    const posts = ours();
+    expect(posts.map(({ ids }) => ids)).toEqual(
+      expect.arrayContaining([
+        [a, b, c],
+        [d],
+        [`${wamid(9)}:sent`, `${wamid(9)}:delivered`, `${wamid(9)}:read`],
+      ]),
+    );
+    expect(posts).toHaveLength(3);
+    expect(posts.every(({ signed }) => signed)).toBe(true);
+    const keys = (ids: string[]) => ids.map((id) => `msg:${id}`).join('\n');
+    expect(posts.find(({ ids }) => ids.length === 3 && ids[0] === a)?.idempotencyKey).toBe(
+      sha256(keys([a, b, c])),
+    );
   }, 120_000);
 });

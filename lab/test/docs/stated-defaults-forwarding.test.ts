@@ -8,7 +8,11 @@ import { ENV } from '../../../contract/environment.ts';
 import {
   DEFAULT_FORWARD_TIMEOUT_SECONDS,
   FORWARD_SHAPES,
+  forwardInFlightShare,
+  forwardLaneInFlight,
   MAX_FORWARD_TIMEOUT_SECONDS,
+  MIN_FORWARD_IN_FLIGHT_PER_LANE,
+  RESERVED_FORWARD_HEADERS,
   resolveForward,
 } from '../../../contract/forwarding.ts';
 import { DeadLetter, MAX_DEAD_LETTER_DETAILS_BYTES } from '../../../functions/consumer/handler-api.ts';
@@ -46,6 +50,49 @@ describe("docs/forwarding.md's stated defaults", () => {
     );
   });
 
+  it('states that batch is off by default', () => {
+    expect(typeof resolved === 'string' ? resolved : resolved.batch).toBe(false);
+    expect(page).toContain('instead of one per event (`meta` only, [below](#batches)); default `false` |');
+  });
+
+  it('names the headers a secret may not set, and how long a read value is kept', () => {
+    const shown = RESERVED_FORWARD_HEADERS.filter((name) => !name.endsWith('*')).map(
+      (name) =>
+        `\`${name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())}\``,
+    );
+    const prefixes = RESERVED_FORWARD_HEADERS.filter((name) => name.endsWith('*')).map(
+      (name) => `\`${name}\``,
+    );
+    expect(prefixes).toHaveLength(1);
+    expect(page).toContain(
+      `may not name a header the consumer sets itself: ${shown.join(', ')} or any ${prefixes[0]} header, in any case`,
+    );
+    expect(page).toContain(
+      `through Powertools Parameters, cached for ${SECRETS_MAX_AGE_SECONDS / 60} minutes, so a rotated value`,
+    );
+  });
+
+  it("states maxInFlight's minimum per lane and how it is split", () => {
+    const least = MIN_FORWARD_IN_FLIGHT_PER_LANE;
+    expect(page).toContain(`at least ${least} per lane: ${2 * least} with a message lane, ${least} without;`);
+    expect(page).toContain(
+      `cannot be held below ${least} concurrent invocations of a lane, so a lane needs a share of ${least}: a \`maxInFlight\` below ${2 * least} (${least} for a subscriber without a message lane) is refused`,
+    );
+    expect([forwardInFlightShare(9, 'message', true), forwardInFlightShare(9, 'status', true)]).toEqual([
+      5, 4,
+    ]);
+    expect(page).toContain('the message lane gets half, rounded up, the status lane the rest');
+    const ten = forwardLaneInFlight(forwardInFlightShare(10, 'status', true), 1_000);
+    expect(forwardInFlightShare(10, 'message', true)).toBe(ten.share);
+    expect(page).toContain(
+      `With \`maxInFlight: 10\` both lanes run at most ${ten.maxConcurrency} invocations of ${ten.postsPerInvocation} POST;`,
+    );
+    const sixty = forwardLaneInFlight(forwardInFlightShare(60, 'status', true), 10);
+    expect(page).toContain(
+      `\`settings: { maxConcurrency: 10 }\`, ${sixty.maxConcurrency} invocations of ${sixty.postsPerInvocation} POSTs each`,
+    );
+  });
+
   it("names the local stack's app secret variable", () => {
     expect(page).toContain(`signs with the local app secret (\`${ENV.appSecrets}\`, the first)`);
   });
@@ -58,6 +105,16 @@ describe("docs/decisions.md's forwarding records", () => {
     expect(decisions).toContain(`cached for ${SECRETS_MAX_AGE_SECONDS / 60} minutes like the receiver's`);
     expect(decisions).toContain(`(the status and the first ${KEPT_ANSWER_BYTES} bytes of the answer)`);
     expect(decisions).toContain(`with \`afterReceives: ${FORWARD_REFUSALS_BEFORE_DEAD_LETTER}\``);
+    expect(decisions).toContain(
+      `through Powertools Parameters, cached for ${SECRETS_MAX_AGE_SECONDS / 60} minutes, and only its role`,
+    );
+    const eight = forwardLaneInFlight(30, 8);
+    expect(decisions).toContain(
+      `(60 over two lanes at concurrency ${eight.maxConcurrency}: ${eight.postsPerInvocation} POSTs per invocation, so ${eight.maxConcurrency * eight.postsPerInvocation} in flight of each ${eight.share})`,
+    );
+    expect(decisions).toContain(
+      `Lambda's SQS event source cannot be held below ${MIN_FORWARD_IN_FLIGHT_PER_LANE} concurrent invocations of a lane`,
+    );
   });
 });
 

@@ -262,6 +262,9 @@ describe('forward subscribers', () => {
       shape: 'meta',
       secretName: undefined,
       timeoutSeconds: DEFAULT_FORWARD_TIMEOUT_SECONDS,
+      batch: false,
+      headersSecretName: undefined,
+      maxInFlight: undefined,
     });
     for (const loopback of ['http://127.0.0.1:9000/hook', 'http://localhost/hook', 'http://[::1]:8080/']) {
       expect(resolve(loopback, true)[0]?.forward?.url).toBe(loopback);
@@ -277,5 +280,49 @@ describe('forward subscribers', () => {
     const [bot] = resolveSubscribers({ bot: { entry: 'src/bot.ts' } });
     expect(bot?.forward).toBeUndefined();
     expect(bot?.entry).toBe('src/bot.ts');
+  });
+});
+
+describe('a forward subscriber with maxInFlight', () => {
+  const URL_ = 'https://crm.example.com/hook';
+
+  it("caps each lane's maxConcurrency at its share: the message lane takes the odd one", () => {
+    const [crm] = resolveSubscribers({ crm: { forward: { url: URL_, maxInFlight: 7 } } });
+    expect(crm?.settings.maxConcurrency).toBe(3);
+    expect(crm?.messageLane?.settings.maxConcurrency).toBe(4);
+  });
+
+  it('leaves a lane below its share as it is', () => {
+    const [crm] = resolveSubscribers({
+      crm: { forward: { url: URL_, maxInFlight: 100 }, settings: { maxConcurrency: 5 } },
+    });
+    expect(crm?.settings.maxConcurrency).toBe(5);
+    expect(crm?.messageLane?.settings.maxConcurrency).toBe(5);
+  });
+
+  it('gives all of it to the one lane of a subscriber without messages', () => {
+    const [crm] = resolveSubscribers({
+      crm: { forward: { url: URL_, maxInFlight: 2 }, fields: ['message_template_status_update'] },
+    });
+    expect(crm?.messageLane).toBeUndefined();
+    expect(crm?.settings.maxConcurrency).toBe(2);
+  });
+
+  it('is refused where a lane would get less than 2, naming the minimum', () => {
+    expect(refusal({ crm: { forward: { url: URL_, maxInFlight: 3 } } })).toBe(
+      "Subscriber crm: forward.maxInFlight is 3: the minimum with a message lane and a status lane is 4, since Lambda's SQS event source cannot be held below 2 concurrent invocations of a lane, each with one POST at least.",
+    );
+    expect(refusal({ crm: { forward: { url: URL_, maxInFlight: 1 }, fields: ['account_update'] } })).toMatch(
+      /^Subscriber crm: forward\.maxInFlight is 1: use a whole number, at least 2 per lane/,
+    );
+  });
+
+  it('is refused with batch on the event shape, and headers with an empty name', () => {
+    expect(
+      refusal({ crm: { forward: { url: URL_, shape: 'event', secretName: 'whsec', batch: true } } }),
+    ).toMatch(/^Subscriber crm: forward\.batch needs shape "meta"/);
+    expect(refusal({ crm: { forward: { url: URL_, headersSecretName: '' } } })).toMatch(
+      /forward\.headersSecretName must name/,
+    );
   });
 });

@@ -78,6 +78,52 @@ describe('the meta body', () => {
     ]);
   });
 
+  it("groups a part's events as Meta does: one entry per WABA, each change with its own metadata", () => {
+    const value = (phone: string, messages: object[]) => ({
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: phone, phone_number_id: `PNID-${phone}` },
+      contacts: messages.map((message) => ({ wa_id: (message as { from: string }).from })),
+      messages,
+    });
+    const entry = (id: string, phone: string, messages: object[]) => ({
+      id,
+      changes: [{ field: 'messages', value: value(phone, messages) }],
+    });
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        entry('WABA-1', '111', [textMessage('wamid.A', '15551230001', 'a')]),
+        entry('WABA-2', '222', [textMessage('wamid.B', '15551230002', 'b')]),
+        entry('WABA-1', '333', [textMessage('wamid.C', '15551230003', 'c')]),
+        { ...entry('WABA-1', '444', [textMessage('wamid.D', '15551230004', 'd')]), time: 1749416383 },
+      ],
+    });
+    const forwarded = JSON.parse(asciiJson(metaEnvelope(eventsOf(body))));
+    expect(
+      forwarded.entry.map(
+        (e: { id: string; changes: { value: { metadata: { display_phone_number: string } } }[] }) => [
+          e.id,
+          e.changes.map(({ value }) => value.metadata.display_phone_number),
+        ],
+      ),
+    ).toEqual([
+      ['WABA-1', ['111', '333']],
+      ['WABA-2', ['222']],
+      // An entry with a time of its own stays apart: some keys read it.
+      ['WABA-1', ['444']],
+    ]);
+    expect(forwarded.entry[0].changes[1].value.contacts).toEqual([{ wa_id: '15551230003' }]);
+    expect(
+      eventsOf(asciiJson(forwarded))
+        .map(({ key }) => key)
+        .sort(),
+    ).toEqual(
+      eventsOf(body)
+        .map(({ key }) => key)
+        .sort(),
+    );
+  });
+
   it('writes non-ASCII text as lowercase \\u escapes and keeps number lexemes', () => {
     expect(asciiJson({ text: 'olá 😀\u007f' })).toBe('{"text":"ol\\u00e1 \\ud83d\\ude00\\u007f"}');
     const body = readFileSync(new URL('large-template-id.json', FIXTURES), 'utf8');

@@ -12,8 +12,11 @@ import { WhatsAppAPI } from 'whatsapp-api-js';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import type { WebhookEvent } from '../../../functions/events/types.ts';
 import {
+  ForwardHeadersError,
   type ForwardTarget,
   forwardEvents,
+  forwardRequest,
+  forwardTarget,
   KEPT_ANSWER_BYTES,
 } from '../../../functions/forward/forwarder.ts';
 import { messagesBody, textMessage } from './messages-body.ts';
@@ -198,5 +201,46 @@ describe('what the answer means', () => {
       kind: 'retry',
       reason: 'connection',
     });
+  });
+});
+
+describe("the user's headers", () => {
+  const forward = { url: 'https://hooks.example.com/wa', shape: 'meta' as const, timeoutSeconds: 10 };
+
+  it("go with the request, beside the shape's own, in both shapes", () => {
+    const meta = forwardTarget(forward, APP_SECRET, { Authorization: 'Bearer abc' });
+    const sentAt = new Date('2026-12-03T10:00:00Z');
+    expect(forwardRequest([first], meta, { ...context, sentAt }).headers).toMatchObject({
+      Authorization: 'Bearer abc',
+      'x-hub-signature-256': expect.stringMatching(/^sha256=/),
+      'idempotency-key': expect.any(String),
+    });
+    const event = forwardTarget({ ...forward, shape: 'event' }, STANDARD_SECRET, { 'X-Api-Key': 'k' });
+    expect(forwardRequest([first], event, { ...context, sentAt }).headers).toMatchObject({
+      'X-Api-Key': 'k',
+      'webhook-id': first.key,
+    });
+  });
+
+  it('may not replace a header of ours, and the refusal names the header, never a value', () => {
+    for (const headers of [
+      { 'X-Hub-Signature-256': 'sha256=forged' },
+      { 'Idempotency-Key': 'mine' },
+      { 'webhook-id': 'mine' },
+      { Host: 'elsewhere.example.com' },
+    ]) {
+      expect(() => forwardTarget(forward, APP_SECRET, headers)).toThrow(ForwardHeadersError);
+    }
+    expect(() => forwardTarget(forward, APP_SECRET, { 'content-type': 'text/plain-secret' })).toThrow(
+      /may not set content-type/,
+    );
+    expect(() => forwardTarget(forward, APP_SECRET, '{"Authorization":"x"}')).toThrow(/JSON object/);
+    expect(forwardTarget(forward, APP_SECRET).headers).toBeUndefined();
+  });
+
+  it('reach the destination', async () => {
+    await forwardEvents([first], target('/headers', { headers: { Authorization: 'Bearer abc' } }), context);
+    const [request] = received.filter(({ path }) => path === '/headers');
+    expect(request?.headers.authorization).toBe('Bearer abc');
   });
 });

@@ -7,6 +7,7 @@ import {
   DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
   drainWriteUnits,
   EVENT_SOURCE_SQS_CALL_MS,
+  handlerRounds,
   LAMBDA_ACCOUNT_CONCURRENCY,
   LAMBDA_INVOKE_MS,
   MAX_SIZED_UTILISATION,
@@ -116,6 +117,34 @@ describe('the lanes', () => {
     expect(message?.batchSeconds).toBeCloseTo(messageInvocationMs(10) / 1000, 12);
     expect(message?.batchSeconds).toBeGreaterThan(
       (10 * CONSUMER_CPU_MS_PER_RECORD + 2 * CLAIM_MS + 2.9 * 20) / 1000,
+    );
+  });
+
+  it("runs no more of a batch's handlers at once than a forward subscriber's maxInFlight leaves an invocation", () => {
+    expect(handlerRounds(10)).toBe(slowestOf(10));
+    expect(handlerRounds(10, 10)).toBe(slowestOf(10));
+    expect(handlerRounds(10, 1)).toBe(10);
+    expect(handlerRounds(10, 2)).toBeCloseTo(5 * slowestOf(2), 12);
+    // maxConcurrency 2 per lane, shares of 2 (4 over two lanes): one POST per invocation, ten in turn.
+    const bounded = planCapacity(
+      { messagesPerSecond: 0, inboundPerSecond: 300 },
+      smallPipeline({ maxInFlight: 4 }),
+    );
+    const message = bounded.lanes.find((lane) => lane.lane === 'message');
+    expect(message?.batchSeconds).toBeCloseTo(
+      (10 * CONSUMER_CPU_MS_PER_RECORD + 2 * CLAIM_MS + 10 * 20) / 1000,
+      12,
+    );
+    // Its concurrency is capped at its share: the p99 limit names maxInFlight as what to raise.
+    const limit = bounded.limits.find(({ name }) => name === 'only, message lane: p99 wait');
+    expect(limit?.setting).toBe('forward.maxInFlight');
+    // A share above the concurrency leaves it named as before.
+    const wide = planCapacity(
+      { messagesPerSecond: 0, inboundPerSecond: 300 },
+      smallPipeline({ maxInFlight: 100 }),
+    );
+    expect(wide.limits.find(({ name }) => name === 'only, message lane: p99 wait')?.setting).toBe(
+      'messageLane.settings.maxConcurrency',
     );
   });
 

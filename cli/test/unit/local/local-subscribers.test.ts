@@ -7,6 +7,7 @@ import { UnsafeSettingsError } from '../../../../contract/settings.ts';
 import { SubscriberModuleError, withLocalEffects } from '../../../local/stack/consumer-runtime.ts';
 import {
   loadLocalSubscribers,
+  localForwardHeaders,
   resolveLocalSubscribers,
   SubscribersModuleNotFoundError,
 } from '../../../local/stack/local-subscribers.ts';
@@ -55,7 +56,47 @@ describe('local subscribers', () => {
   });
 });
 
+describe("a forward subscriber's headers, locally", () => {
+  const [crm] = resolveLocalSubscribers(
+    { crm: { forward: { url: 'http://127.0.0.1:9000/hook', headersSecretName: 'CRM_HEADERS' } } },
+    {},
+  );
+  const forward = crm?.forward as NonNullable<typeof crm>['forward'] & object;
+
+  it('come from the environment variable named like the secret', () => {
+    expect(localForwardHeaders('crm', forward, { CRM_HEADERS: '{"Authorization":"Bearer local"}' })).toEqual({
+      Authorization: 'Bearer local',
+    });
+    expect(localForwardHeaders('crm', { ...forward, headersSecretName: undefined }, {})).toBeUndefined();
+  });
+
+  it('are refused at start when missing, not JSON, or naming a header of ours, never echoing a value', () => {
+    expect(() => localForwardHeaders('crm', forward, {})).toThrow(
+      /Subscriber crm: set the environment variable CRM_HEADERS/,
+    );
+    expect(() => localForwardHeaders('crm', forward, { CRM_HEADERS: 'Bearer x' })).toThrow(
+      /CRM_HEADERS holds no JSON object/,
+    );
+    const reserved = () =>
+      localForwardHeaders('crm', forward, { CRM_HEADERS: '{"X-Hub-Signature-256":"sha256=forged-value"}' });
+    expect(reserved).toThrow(SubscriberModuleError);
+    expect(reserved).toThrow(/may not set X-Hub-Signature-256/);
+    expect(reserved).not.toThrow(/forged-value/);
+  });
+});
+
 describe('withLocalEffects', () => {
+  it('journals a record as one effect per event once it returned', async () => {
+    const recorded: string[] = [];
+    const handlers = withLocalEffects(
+      { onRecord: () => undefined },
+      { delay: { nextEffectDelayMs: () => 0 }, recordEffect: (key) => recorded.push(key) },
+    );
+    await handlers.onRecord?.({ events: [{ key: 'msg:a' }, { key: 'st:b:read' }] } as never);
+    expect(recorded).toEqual(['msg:a', 'st:b:read']);
+    expect(handlers.onMessage).toBeUndefined();
+  });
+
   it('records an effect only once the handler returned, and leaves absent handlers absent', async () => {
     const recorded: string[] = [];
     const handlers = withLocalEffects(
