@@ -100,7 +100,8 @@ export class SqsService {
         });
         messageId = sent.message?.messageId ?? messageId;
       } else if (queue instanceof StandardLaneQueue) {
-        messageId = queue.send(body, attributes).messageId;
+        // A standard queue's MessageGroupId names the message's tenant (fair queues, lane-queues.ts).
+        messageId = queue.send(body, attributes, entry.MessageGroupId).messageId;
       }
       // The SDK checks it (middleware-sdk-sqs) and fails the call when it is missing or wrong.
       return {

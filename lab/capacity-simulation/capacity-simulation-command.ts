@@ -1,6 +1,6 @@
 /**
- * `npm run capacity-simulation -- steady|campaign|outage|ten-numbers|all [--short] [--seed N] [--json]
- * [--record]`: the scenarios of docs/capacity.md on models of AWS driven by the real code, in virtual time.
+ * `npm run capacity-simulation -- steady|campaign|outage|ten-numbers|campaign-beside-nine|all [--short]
+ * [--seed N] [--json] [--record]`: the scenarios of docs/capacity.md on models of AWS driven by the real code, in virtual time.
  * `--record` keeps the reports in lab/capacity-simulation/results.json and regenerates docs/capacity.md's
  * regions. Exit 0 when every verdict holds, 1 when one does not, 2 for bad arguments.
  */

@@ -103,10 +103,18 @@ export class EventBook {
       this.#statusesLive.set(ledgerWamid, (this.#statusesLive.get(ledgerWamid) ?? 0) + 1);
   }
 
-  accepted(key: string): void {
+  /** Accepted (200); true the first time. */
+  accepted(key: string): boolean {
     const event = this.#event(key);
     event.acceptances++;
-    event.acceptedAt ??= this.#options.engine.now;
+    if (event.acceptedAt !== undefined) return false;
+    event.acceptedAt = this.#options.engine.now;
+    return true;
+  }
+
+  /** The business number of a key with a record. */
+  numberOf(key: string): number {
+    return this.#event(key).number;
   }
 
   /** Meta will not POST it again. */

@@ -199,13 +199,14 @@ export class EventSource {
 /** The received message as ReceiveMessage returns it, so that the record is built as the local stack builds it. */
 function toRecord(received: Received, queueArn: string): SQSRecord {
   const { message } = received;
+  // A FIFO message's ids (a standard message's MessageGroupId is left out: StandardLaneQueue).
   const fifo =
-    message.groupId === undefined
+    message.sequenceNumber === undefined
       ? {}
       : {
-          MessageGroupId: message.groupId,
+          MessageGroupId: message.groupId ?? '',
           MessageDeduplicationId: message.deduplicationId ?? '',
-          SequenceNumber: message.sequenceNumber ?? '',
+          SequenceNumber: message.sequenceNumber,
         };
   return toLambdaRecord(
     {

@@ -23,6 +23,25 @@ export class LatencySeries {
   percentile(p: number): number {
     return this.count === 0 ? 0 : this.#histogram.getValueAtPercentile(p);
   }
+
+  /** One series of every sample of these (a set of numbers' waits, say). */
+  static merged(series: readonly LatencySeries[]): LatencySeries {
+    const all = new LatencySeries();
+    for (const one of series) all.#histogram.add(one.#histogram);
+    return all;
+  }
+}
+
+/** One business number's statuses in the status lane. */
+export interface NumberStatuses {
+  /** From the first acceptance of each status to its handler's start. */
+  readonly waits: LatencySeries;
+  /** Its messages in the status lane's queue (visible or in flight) at once, at most. */
+  peakBacklog: number;
+  /** When its last status was first accepted (virtual ms from the start): its traffic's end, as the lane sees it. */
+  lastAcceptedMs: number;
+  /** When its status backlog first emptied after that (virtual ms from the start); undefined: it never did. */
+  drainedMs: number | undefined;
 }
 
 export interface ScenarioMeasures {
@@ -47,6 +66,11 @@ export interface ScenarioMeasures {
   readonly waits: { readonly message: LatencySeries; readonly status: LatencySeries };
   /** Message-lane waits per business number. */
   readonly waitsByNumber: ReadonlyMap<number, LatencySeries>;
+  /**
+   * The status lane per business number (per MessageGroupId: the receiver sends a number's statuses with its
+   * phone_number_id as their group): waits, backlog and its drain.
+   */
+  readonly statusesByNumber: ReadonlyMap<number, NumberStatuses>;
   /** Each lane's messages not yet deleted, every second. */
   readonly backlog: { readonly message: readonly number[]; readonly status: readonly number[] };
   readonly dynamoDb: {

@@ -1,18 +1,26 @@
 /**
- * The capacity simulation's four scenarios, each full and short (`npm test` runs the short ones within its
+ * The capacity simulation's five scenarios, each full and short (`npm test` runs the short ones within its
  * time budget): the short version keeps the full one's rates and verdicts and shortens what can be shortened:
  * 1 s of traffic instead of 10 or 5 minutes (steady, ten numbers), a campaign of 1,000 messages instead of
- * 100,000; the outage's short version lasts 1 minute instead of 40, at 5 messages/s each way instead of 100
- * (docs/decisions.md, "The full outage runs below a number's top tier", says why the full one is not at a
- * number's top tier). Steady traffic (steady, ten numbers, outage) is a window: warmed up, so that the
- * statuses of earlier messages arrive from its first second, and cut at its end, so that what the endpoint
- * sees is the steady rate throughout.
+ * 100,000, 20 s of a campaign beside nine numbers instead of 10 minutes (long enough that, without fair
+ * queues, the backlog the campaign's statuses build in the status lane delays the nine's past 1 s:
+ * noFairQueueControl); the outage's short version lasts 1 minute instead of 40, at 5 messages/s each way
+ * instead of 100 (docs/decisions.md, "The full outage runs below a number's top tier", says why the full one
+ * is not at a number's top tier). Steady traffic (steady, ten numbers, campaign beside nine, outage) is a
+ * window: warmed up, so that the statuses of earlier messages arrive from its first second, and cut at its end,
+ * so that what the endpoint sees is the steady rate throughout.
  */
 import { ACTIVE_CONVERSATION_SECONDS, DEFAULT_EXPECTED_PEAK } from '../../contract/capacity.ts';
 import type { ScenarioConfig } from './simulation.ts';
 import type { NumberTraffic } from './traffic.ts';
 
-export const SCENARIO_NAMES = ['steady', 'campaign', 'outage', 'ten-numbers'] as const;
+export const SCENARIO_NAMES = [
+  'steady',
+  'campaign',
+  'outage',
+  'ten-numbers',
+  'campaign-beside-nine',
+] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 const TOP = DEFAULT_EXPECTED_PEAK.messagesPerSecond;
@@ -100,7 +108,33 @@ export function scenario(name: ScenarioName, short: boolean): ScenarioConfig {
         ],
         drainLimitMs: 10 * MINUTE,
       };
+    case 'campaign-beside-nine':
+      // Ten numbers' traffic: the campaign's statuses and the nine's outrun the status lane's drain, and only
+      // SQS fair queues keep the nine's from queueing behind the campaign's (noFairQueueControl).
+      return {
+        name,
+        trafficMs: short ? 20_000 : 10 * MINUTE,
+        warmUpMs: STATUS_TAIL_MS,
+        windowed: true,
+        numbers: [
+          { ...topTierNumber(0), inboundPerSecond: 100 },
+          ...Array.from({ length: 9 }, (_, index) => chatNumber(index + 1, 20)),
+        ],
+        drainLimitMs: 10 * MINUTE,
+      };
   }
+}
+
+/**
+ * A control that must fail: the short campaign beside nine numbers on a status lane that is not a fair queue (a
+ * standard queue's own order, as before the receiver sent each status with its number as MessageGroupId).
+ */
+export function noFairQueueControl(): ScenarioConfig {
+  return {
+    ...scenario('campaign-beside-nine', true),
+    name: 'campaign beside nine, no fair queue',
+    overrides: { statusLaneFairQueue: false },
+  };
 }
 
 /**

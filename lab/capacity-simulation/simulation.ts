@@ -39,7 +39,7 @@ import { EventSource } from './event-source.ts';
 import { LambdaAccount } from './lambda-account.ts';
 import { FifoLaneQueue, type LaneMessage, type LaneQueue, StandardLaneQueue } from './lane-queues.ts';
 import { latencies } from './latency.ts';
-import { LatencySeries, type ScenarioMeasures } from './measures.ts';
+import { LatencySeries, type NumberStatuses, type ScenarioMeasures } from './measures.ts';
 import { type Answer, MetaSender } from './meta-sender.ts';
 import { API_GATEWAY_ACCOUNT_BURST, ApiGatewayThrottle } from './token-bucket.ts';
 import { type NumberTraffic, type TrafficEvent, TrafficGenerator } from './traffic.ts';
@@ -80,6 +80,11 @@ export interface ScenarioConfig {
     readonly warmWriteUnits?: number;
     readonly messageLaneMaxConcurrency?: number;
     readonly statusLaneMaxConcurrency?: number;
+    /**
+     * false: the status lane's queue hands messages out in its own order whatever their MessageGroupId (a
+     * standard queue without SQS fair queues). @default true
+     */
+    readonly statusLaneFairQueue?: boolean;
   };
   /** The run stops this long after the traffic at the latest, drained or not. */
   readonly drainLimitMs: number;
@@ -145,6 +150,7 @@ async function simulate(
       maxReceiveCount: statusSettings.maxReceiveCount,
     },
     engine,
+    { fair: config.overrides?.statusLaneFairQueue ?? true },
   );
   const messageQueue = new FifoLaneQueue(
     'message',
@@ -177,18 +183,33 @@ async function simulate(
   });
   const waits = { message: new LatencySeries(), status: new LatencySeries() };
   const waitsByNumber = new Map<number, LatencySeries>();
+  const statusesByNumber = new Map<number, NumberStatuses & { backlog: number }>();
+  const statusesOf = (number: number) => {
+    let statuses = statusesByNumber.get(number);
+    if (statuses === undefined) {
+      statuses = {
+        waits: new LatencySeries(),
+        peakBacklog: 0,
+        lastAcceptedMs: 0,
+        drainedMs: undefined,
+        backlog: 0,
+      };
+      statusesByNumber.set(number, statuses);
+    }
+    return statuses;
+  };
   const handlerRandom = random.fork('handlers');
   const effect = async (key: string, lane: 'message' | 'status') => {
     const event = book.effectStarts(key);
     const acceptedAt = event?.acceptedAt;
     const wait = engine.now - (acceptedAt ?? engine.now);
     waits[lane].add(wait);
+    const number = acceptedAt === undefined ? -1 : (event?.number ?? -1);
     if (lane === 'message') {
-      const number = acceptedAt === undefined ? -1 : (event?.number ?? -1);
       const series = waitsByNumber.get(number) ?? new LatencySeries();
       waitsByNumber.set(number, series);
       series.add(wait);
-    }
+    } else statusesOf(number).waits.add(wait);
     // Exponential service times, as the planner's M/M/c assumes, with its DEFAULT_HANDLER_MS means.
     await sleep(-Math.log(1 - handlerRandom.next()) * DEFAULT_HANDLER_MS[lane]);
     book.effectEnds(key);
@@ -311,10 +332,21 @@ async function simulate(
     message.tag = key;
     book.enqueued(key);
   };
-  for (const queue of [statusQueue, messageQueue]) {
-    queue.onSent(tag);
-    queue.onLeft((message) => book.left(message.tag as string));
-  }
+  messageQueue.onSent(tag);
+  messageQueue.onLeft((message) => book.left(message.tag as string));
+  // The status lane's backlog per number, and when it emptied after the number's last status.
+  statusQueue.onSent((message) => {
+    tag(message);
+    const statuses = statusesOf(book.numberOf(message.tag as string));
+    statuses.backlog++;
+    statuses.peakBacklog = Math.max(statuses.peakBacklog, statuses.backlog);
+  });
+  statusQueue.onLeft((message) => {
+    const key = message.tag as string;
+    const statuses = statusesOf(book.numberOf(key));
+    if (--statuses.backlog === 0) statuses.drainedMs ??= engine.now - SIMULATION_START_MS;
+    book.left(key);
+  });
   let requestIds = 0;
   let receiverMs = 0;
   let receiverInvocations = 0;
@@ -369,7 +401,12 @@ async function simulate(
     endpoint,
     appSecret: APP_SECRET,
     ...(config.resendRate === undefined ? {} : { resendRate: config.resendRate }),
-    onAccepted: (event: TrafficEvent) => book.accepted(event.key),
+    onAccepted: (event: TrafficEvent) => {
+      if (!book.accepted(event.key) || event.lane !== 'status') return;
+      const statuses = statusesOf(event.number);
+      statuses.lastAcceptedMs = engine.now - SIMULATION_START_MS;
+      statuses.drainedMs = statuses.backlog === 0 ? statuses.lastAcceptedMs : undefined;
+    },
     onDone: (event: TrafficEvent) => book.metaDone(event.key),
   });
   const send = (event: TrafficEvent) => {
@@ -432,6 +469,9 @@ async function simulate(
     ackLatencies: sender.ackLatencies,
     waits,
     waitsByNumber,
+    statusesByNumber: new Map(
+      [...statusesByNumber].map(([number, { backlog: _, ...statuses }]) => [number, statuses]),
+    ),
     backlog,
     dynamoDb: { ...dynamoDbCounts, throttledByPartition: table.throttledByPartition, warmWriteUnits },
     deadLetters: {

@@ -1,3 +1,4 @@
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../../cli/local/seeded-random.ts';
 import { percentile } from '../../../cli/tools/statistics.ts';
@@ -9,6 +10,7 @@ import {
 import { conversationOf } from '../../../functions/consumer/consumer-batch.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import type { WebhookEvent } from '../../../functions/events/types.ts';
+import { SqsService, scaleSqsClient } from '../../capacity-simulation/aws-services.ts';
 import {
   PARTITION_WRITE_UNITS,
   PEAK_ADAPTATION_MS,
@@ -16,7 +18,12 @@ import {
 } from '../../capacity-simulation/dynamodb-throughput.ts';
 import { EventSource } from '../../capacity-simulation/event-source.ts';
 import { LambdaAccount } from '../../capacity-simulation/lambda-account.ts';
-import { FifoLaneQueue, StandardLaneQueue } from '../../capacity-simulation/lane-queues.ts';
+import {
+  FAIR_QUEUE,
+  FifoLaneQueue,
+  type Received,
+  StandardLaneQueue,
+} from '../../capacity-simulation/lane-queues.ts';
 import { LATENCIES, Latency } from '../../capacity-simulation/latency.ts';
 import { LatencySeries } from '../../capacity-simulation/measures.ts';
 import { TokenBucket } from '../../capacity-simulation/token-bucket.ts';
@@ -42,6 +49,17 @@ describe('latency series', () => {
     for (const sample of samples) series.add(sample);
     expect(series.count).toBe(samples.length);
     for (const p of [0, 1, 25, 50, 90, 99, 100]) expect(series.percentile(p)).toBe(percentile(samples, p));
+  });
+
+  it('merges series into one of all their samples (a set of numbers)', () => {
+    const low = new LatencySeries();
+    const high = new LatencySeries();
+    for (let ms = 1; ms <= 50; ms++) low.add(ms);
+    for (let ms = 51; ms <= 100; ms++) high.add(ms);
+    const all = LatencySeries.merged([low, high]);
+    expect([all.count, all.percentile(50), all.percentile(99)]).toEqual([100, 50, 99]);
+    expect(low.count).toBe(50);
+    expect(LatencySeries.merged([]).percentile(99)).toBe(0);
   });
 
   it('keeps longer waits within 1/16,384 of theirs, rounds to the millisecond, and gives 0 for none', () => {
@@ -166,6 +184,126 @@ describe('lane queues', () => {
     expect(queue.receive(10)).toHaveLength(0);
     expect(queue.deadLettered).toBe(1);
     expect(queue.backlog).toBe(0);
+  });
+});
+
+describe('SQS fair queues (the status lane)', () => {
+  const fairQueue = (fair = true) => {
+    const engine = new Engine(START, { wholeMilliseconds: true });
+    const queue = new StandardLaneQueue('s', { visibilityTimeoutMs: 600_000, maxReceiveCount: 10 }, engine, {
+      fair,
+    });
+    const send = (group: string | undefined, ...bodies: string[]) => {
+      for (const body of bodies) queue.send(body, {}, group);
+    };
+    const take = (count: number) => queue.receive(count).map((received) => received.message.body);
+    const later = async (ms: number) => {
+      engine.after(ms, () => undefined);
+      await engine.run({ untilMs: engine.now + ms });
+    };
+    return { engine, queue, send, take, later };
+  };
+  const many = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+  it(`serves quiet tenants first while one has ${FAIR_QUEUE.minimumInFlight} or more in flight and over a tenth of the queue's; without fairness, in the queue's order`, () => {
+    for (const fair of [true, false]) {
+      const { queue, send, take } = fairQueue(fair);
+      send('campaign', ...many('c', 40));
+      send('chat', 'a1', 'a2');
+      send(undefined, 'u1');
+      // 29 in flight: not yet noisy, the queue's order.
+      expect(take(29)).toEqual(many('c', 29));
+      expect(take(1)).toEqual(['c29']);
+      expect(queue.tenant('campaign')).toMatchObject({ inFlight: 30, noisy: false });
+      expect(take(5)).toEqual(fair ? ['a1', 'a2', 'u1', 'c30', 'c31'] : ['c30', 'c31', 'c32', 'c33', 'c34']);
+      expect(queue.tenant('campaign')?.noisy).toBe(fair);
+    }
+  });
+
+  it('flags a tenant over a tenth of the recent processing time, however few it has in flight, until its backlog is empty', async () => {
+    const { queue, send, take, later } = fairQueue();
+    send('slow', 's1');
+    const [slow] = queue.receive(1) as [Received];
+    await later(10_000);
+    queue.delete(slow.receiptHandle);
+    send('fast', 'f1');
+    const [fast] = queue.receive(1) as [Received];
+    await later(10);
+    queue.delete(fast.receiptHandle);
+    send('slow', 's2');
+    send('fast', 'f2');
+    expect(take(1)).toEqual(['f2']);
+    expect(queue.tenant('slow')).toMatchObject({ inFlight: 0, noisy: true });
+    // Its backlog empty, it is quiet; once its processing has left the window, it is not flagged again.
+    expect(take(1)).toEqual(['s2']);
+    expect(queue.tenant('slow')?.noisy).toBe(false);
+    await later(FAIR_QUEUE.processingWindowMs);
+    send('slow', 's3');
+    send('fast', 'f3');
+    expect(take(1)).toEqual(['s3']);
+  });
+
+  it('hands out the noisy tenant with the fewest messages in flight first when no quiet one waits', () => {
+    const { queue, send, take } = fairQueue();
+    send('x', ...many('x', 40));
+    expect(take(40)).toHaveLength(40);
+    send('y', ...many('y', 30));
+    expect(take(30)).toHaveLength(30);
+    send('x', 'x-late');
+    send('y', 'y-late');
+    expect(take(1)).toEqual(['y-late']);
+    expect(take(1)).toEqual(['x-late']);
+    expect([queue.tenant('x')?.inFlight, queue.tenant('y')?.inFlight]).toEqual([41, 31]);
+  });
+
+  it(`takes a noisy tenant for quiet once it has sent nothing for ${FAIR_QUEUE.quietAfterMs / 60_000} minutes, backlog or not`, async () => {
+    const { queue, send, take, later } = fairQueue();
+    send('campaign', ...many('c', 40));
+    expect(take(30)).toHaveLength(30);
+    send('chat', 'q1');
+    expect(take(1)).toEqual(['q1']);
+    expect(queue.tenant('campaign')?.noisy).toBe(true);
+    await later(FAIR_QUEUE.quietAfterMs - 1);
+    send('chat', 'q2');
+    expect(take(1)).toEqual(['q2']);
+    await later(1);
+    send('chat', 'q3');
+    expect(take(2)).toEqual(['c30', 'c31']);
+    expect(queue.tenant('campaign')).toMatchObject({ visible: 8, inFlight: 32, noisy: false });
+  });
+
+  it('takes each message without a MessageGroupId for a tenant of its own, never noisy', () => {
+    const { send, take } = fairQueue();
+    send(undefined, ...many('u', 40));
+    expect(take(40)).toHaveLength(40);
+    send(undefined, 'u-late');
+    send('chat', 'a1');
+    expect(take(2)).toEqual(['u-late', 'a1']);
+  });
+
+  it("gets each SendMessageBatch entry's MessageGroupId from the SDK", async () => {
+    const engine = new Engine(START, { wholeMilliseconds: true });
+    const service = new SqsService(
+      engine,
+      new Latency({ p50Ms: 1, p99Ms: 2, source: 'test' }, new SeededRandom(3)),
+    );
+    const queue = new StandardLaneQueue('s', { visibilityTimeoutMs: 1_000, maxReceiveCount: 5 }, engine);
+    const url = 'https://sqs.us-east-1.amazonaws.com/000000000000/deliveries';
+    service.addQueue(url, queue);
+    const sent = scaleSqsClient(service).send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: [
+          { Id: 'm0', MessageBody: 'a', MessageGroupId: '106540352242901' },
+          { Id: 'm1', MessageBody: 'b', MessageGroupId: '106540352242901' },
+          { Id: 'm2', MessageBody: 'c' },
+        ],
+      }),
+    );
+    await engine.run();
+    expect((await sent).Successful).toHaveLength(3);
+    expect(queue.tenant('106540352242901')).toMatchObject({ visible: 2, inFlight: 0 });
+    expect(queue.visible).toBe(3);
   });
 });
 

@@ -19,7 +19,7 @@ describe('recorded capacity simulation', () => {
     expect(results?.reports.map((report) => report.scenario).sort()).toEqual([...SCENARIO_NAMES].sort());
   });
 
-  it('holds the full run of each scenario, every verdict holding: the defaults carry all four', () => {
+  it('holds the full run of each scenario, every verdict holding: the defaults carry them all', () => {
     for (const report of results?.reports ?? []) {
       const failing = report.verdicts.filter((verdict) => !verdict.holds).map((verdict) => verdict.name);
       expect({ scenario: report.scenario, short: report.short, failing }).toEqual({

@@ -1,5 +1,6 @@
 /**
- * The four scenarios' short versions on the defaults, their verdicts checked, and a control that must fail:
+ * Four scenarios' short versions on the defaults (the campaign beside nine numbers has a file of its own),
+ * their verdicts checked, and a control that must fail:
  * the steady scenario behind the 1,000 rps route throttle of before the construct sized it for a peak
  * (docs/decisions.md, "The defaults carry one number at Meta's top tier, sized by the planner") gets 429s.
  */
@@ -105,6 +106,10 @@ describe('capacity simulation', () => {
           ackLatencies: shape(m.ackLatencies),
           waits: [shape(m.waits.message), shape(m.waits.status)],
           waitsByNumber: [...m.waitsByNumber].map(([number, series]) => [number, shape(series)]),
+          statusesByNumber: [...m.statusesByNumber].map(([number, statuses]) => [
+            number,
+            { ...statuses, waits: shape(statuses.waits) },
+          ]),
         };
       };
       const first = await figures(7);
