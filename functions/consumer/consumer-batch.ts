@@ -37,8 +37,10 @@ import {
   handlerFor,
   handlesTurns,
   type MessageContext,
+  type RecordContext,
   RetryLater,
   type WebhookEventContext,
+  type WebhookHandler,
 } from './handler-api.ts';
 import { createHandlerLogger, describeError } from './handler-logger.ts';
 import { inFlightRedeliverySeconds } from './in-flight.ts';
@@ -350,8 +352,10 @@ export class ConsumerBatch {
       this.tally.count(ConsumerMetric.MalformedParts);
       this.#logger.warn('Malformed part of a webhook body skipped', { ...part });
     }
-    const failures: string[] = [];
-    for (const [index, event] of extraction.events.entries()) {
+    const onRecord = this.#options.handlers.onRecord;
+    const failures =
+      onRecord === undefined ? [] : await this.#runRecordHandler(prepared, onRecord, extraction.events);
+    for (const [index, event] of (onRecord === undefined ? extraction.events : []).entries()) {
       const claim = prepared.claims[index];
       if (claim === undefined) continue;
       if (failures.length > 0 && this.#options.ordered === true) {
@@ -368,6 +372,98 @@ export class ConsumerBatch {
       if (failure !== undefined) failures.push(failure);
     }
     if (extraction.unkeyed.length > 0) failures.push(...(await this.#quarantineUnkeyed(prepared)));
+    return failures;
+  }
+
+  /**
+   * `onRecord`: every fresh event of the record is first readied as it would be for its own handler (a status
+   * after the ledger merged it), then all are handed over in one call; all complete when it returns, all are
+   * released when it throws. Readying comes first so that nothing can fail for one of them once the call has
+   * taken them: a ledger write failing afterwards would release an event the handler already passed on. On an
+   * ordered lane, the events after the first that fails without a handler (in flight under another delivery, a
+   * claim or ledger write that failed) are released unrun, as one by one.
+   */
+  async #runRecordHandler(
+    prepared: PreparedRecord,
+    onRecord: WebhookHandler<RecordContext>,
+    events: readonly WebhookEvent[],
+  ): Promise<string[]> {
+    const { record } = prepared;
+    const failures: string[] = [];
+    const ready: { event: WebhookEvent; claim: HeldClaim }[] = [];
+    for (const [index, event] of events.entries()) {
+      const claim = prepared.claims[index];
+      if (claim === undefined) continue;
+      if (failures.length > 0 && this.#options.ordered === true) {
+        if (isHeld(claim)) await this.#release(event, claim);
+        continue;
+      }
+      if (!isHeld(claim)) {
+        const failure = await this.#processEvent(record, event, claim);
+        if (failure !== undefined) failures.push(failure);
+        continue;
+      }
+      this.#countClaimed(event, claim.outcome, claim.attempt);
+      let context: WebhookEventContext | undefined;
+      try {
+        context = await this.#contextFor(record, event, claim);
+      } catch (error) {
+        this.#logger.error('Status ledger write failed; the claim is released', {
+          ...loggedEvent(event),
+          ...describeError(error),
+        });
+        await this.#release(event, claim);
+        this.#backOff(record);
+        failures.push(`ledger:${loggableKey(event)}`);
+        continue;
+      }
+      // A status without id or status: acknowledged, as its own handler would never see it.
+      if (context === undefined) await this.#complete(event, claim);
+      else ready.push({ event, claim });
+    }
+    const first = ready[0];
+    if (first === undefined) return failures;
+    const logged = { key: loggableKey(first.event), field: first.event.field, events: ready.length };
+    const context: RecordContext = {
+      messageId: record.messageId,
+      events: ready.map(({ event, claim }) => ({
+        event,
+        key: event.key,
+        field: event.field,
+        kind: event.kind,
+        claimedAs: claim.outcome,
+        smokeTest: isSmokeTest(event),
+      })),
+      receivedAt: receivedAtOf(record, this.#clock),
+      remainingTimeMs: () => this.#invocation.remainingTimeMs(),
+      logger: createHandlerLogger(this.#logger, first.event, { events: ready.length }),
+    };
+    this.#observeWait(record, first.event);
+    try {
+      await onRecord(context);
+    } catch (error) {
+      const deferred = error instanceof RetryLater;
+      for (const { event } of ready) {
+        if (deferred) this.tally.countForField(ConsumerFieldMetric.RetriesDeferred, event.metricField);
+        else this.tally.countForEvent(ConsumerFieldMetric.HandlerErrors, event);
+      }
+      const giveUp = error instanceof DeadLetter ? this.#giveUpOn(record, error) : undefined;
+      this.#logger[deferred ? 'info' : giveUp === undefined ? 'error' : 'warn'](
+        "Record handler failed; its events' claims are released",
+        {
+          ...logged,
+          ...(giveUp === undefined
+            ? describeError(error)
+            : { reason: (error as DeadLetter).reason, deadLetterNow: giveUp }),
+        },
+      );
+      await Promise.all(ready.map(({ event, claim }) => this.#release(event, claim)));
+      if (deferred) this.#bringBackAfter(record, deferredDelaySeconds(error.afterSeconds, this.#retry));
+      else this.#backOff(record);
+      failures.push(`${deferred ? 'retry-later' : 'handler'}:${logged.key}`);
+      return failures;
+    }
+    await Promise.all(ready.map(({ event, claim }) => this.#complete(event, claim)));
     return failures;
   }
 

@@ -9,7 +9,6 @@ import type { Invocation, PreparedRecord, WebhookConsumerOptions } from './consu
 import { selectEvents } from './event-selection.ts';
 import { hasHandler } from './handler-api.ts';
 import { describeError } from './handler-logger.ts';
-import { handlersForBatch } from './record-handler.ts';
 
 export class WebhookConsumer {
   readonly #options: WebhookConsumerOptions;
@@ -45,13 +44,7 @@ export class WebhookConsumer {
         filteredOut: selections[index]?.filteredOut ?? [],
       }),
     );
-    // `onRecord` runs once per record, its events' handlers sharing its outcome (record-handler.ts).
-    const handlers = handlersForBatch(this.#options.handlers, prepared, {
-      logger: this.#options.logger,
-      ordered: this.#options.ordered === true,
-    });
-    const options = handlers === this.#options.handlers ? this.#options : { ...this.#options, handlers };
-    return new ConsumerBatch(prepared, invocation, options);
+    return new ConsumerBatch(prepared, invocation, this.#options);
   }
 
   /** What to claim for an event: with a lease when it has a side effect, as done when not, or nothing. */

@@ -1,13 +1,14 @@
 /**
- * `onRecord` (functions/consumer/handler-api.ts, record-handler.ts): one call per record with its fresh events
- * of every kind, every claim completed when it returns and released when it throws; duplicates left out; on an
- * ordered lane, nothing after an event another delivery holds.
+ * `onRecord` (functions/consumer/handler-api.ts, consumer-batch.ts): one call per record with its fresh events
+ * of every kind, every claim completed when it returns and released when it throws; duplicates left out; a
+ * status whose ledger write fails left out before the call, never released after it; on an ordered lane,
+ * nothing after an event another delivery holds.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityBatchCommand } from '@aws-sdk/client-sqs';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { inboundMessages, messagesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
+import { inboundMessages, messagesBody, statusesBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import {
   DeadLetter,
   defineWebhookHandlers,
@@ -138,7 +139,16 @@ describe('a record handler in the consumer', () => {
       refused.invoke(sqsEvent(['rec-1', messagesBody([first, second])])),
     );
     expect(refused.handler).toHaveBeenCalledTimes(1);
-    expect(dead.lines.filter((line) => line.includes('Handler gave up on the event'))).toHaveLength(2);
+    expect(refused.dynamodb.commandCalls(DeleteCommand)).toHaveLength(2);
+    const failed = dead.lines.filter((line) =>
+      line.includes("Record handler failed; its events' claims are released"),
+    );
+    expect(failed).toHaveLength(1);
+    expect(JSON.parse(failed[0] as string)).toMatchObject({
+      reason: 'http-422',
+      deadLetterNow: true,
+      events: 2,
+    });
   });
 
   it('on an ordered lane, stops before an event another delivery holds: nothing after it is handed over', async () => {
@@ -153,6 +163,40 @@ describe('a record handler in the consumer', () => {
     expect(dynamodb.commandCalls(UpdateCommand)).toHaveLength(1);
     expect(dynamodb.commandCalls(DeleteCommand).map((call) => call.args[0].input.Key?.pk)).toEqual([
       key(third),
+    ]);
+  });
+
+  it('merges every status into the ledger before the call, and leaves out one whose ledger write fails', async () => {
+    const { dynamodb, invoke, calls } = recordHarness(() => {});
+    const view = {
+      currentStatus: 'read',
+      currentRank: 4,
+      change_read: 'advanced',
+      at_read: 1749416400,
+      wamid: 'wamid.s1',
+    };
+    const ledgerWrites: string[] = [];
+    dynamodb.on(UpdateCommand).callsFake((input: { Key: { pk: string } }) => {
+      if (!input.Key.pk.includes('ledger:')) return {};
+      ledgerWrites.push(input.Key.pk);
+      if (input.Key.pk.includes('wamid.s2')) {
+        throw Object.assign(new Error('ledger unavailable'), { name: 'InternalServerError' });
+      }
+      return { Attributes: view };
+    });
+    const statuses = statusesBody([
+      { id: 'wamid.s1', status: 'read', recipientId: '16505550001', timestamp: '1749416400' },
+      { id: 'wamid.s2', status: 'read', recipientId: '16505550002', timestamp: '1749416401' },
+    ]);
+
+    const { result } = await captureOutput(() => invoke(sqsEvent(['rec-1', statuses])));
+
+    // The call had the first status only; the second was released before it and its record comes back.
+    expect(ledgerWrites.map((pk) => pk.replace(/^.*ledger:/, ''))).toEqual(['wamid.s1', 'wamid.s2']);
+    expect(calls).toEqual([['st:wamid.s1:read']]);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'rec-1' }] });
+    expect(dynamodb.commandCalls(DeleteCommand).map((call) => call.args[0].input.Key?.pk)).toEqual([
+      'st:wamid.s2:read',
     ]);
   });
 
