@@ -18,6 +18,16 @@
  * - `fifo-in-parallel`: the message lane's consumer is configured `ordered: false` on its FIFO queue, so that
  *   a batch's records run in parallel, a conversation's as well, as the status lane's do.
  *
+ * Three mutants break the consumer's own dead-lettering of the records a handler gives up on (`DeadLetter`),
+ * through the SQS client it is given (`ConsumerDependencies.sqs`), or the handlers:
+ *
+ * - `dead-letter-dropped`: the lane DLQ never gets the records a handler gave up on, yet the consumer is told
+ *   they were stored: it counts them as handled, SQS deletes them, and their events are lost;
+ * - `dead-letter-failure-ignored`: a send to the lane DLQ that failed (an error, or an entry refused) is taken
+ *   for a success, so the consumer counts its records as handled instead of keeping them in the lane;
+ * - `dead-letter-receives-ignored`: every `DeadLetter` is read as `afterReceives: 1`, so a record goes to the
+ *   DLQ on the first receive a handler gives up on, where the handler asked for more tries.
+ *
  * One mutant changes the receiver instead (lane-pieces.ts), the consumers staying the product's:
  *
  * - `conversation-from-phone`: the receiver reads a message's conversation from `from` alone, the rule before
@@ -26,7 +36,11 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandOutput,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PHONE_NUMBER_ID } from '../../cli/meta-traffic/webhook-bodies.ts';
 import { conversationId } from '../../contract/lanes.ts';
@@ -38,14 +52,23 @@ import {
   type ConsumerDependencies,
   createConsumerHandler,
 } from '../../functions/consumer/create-consumer.ts';
-import type { WebhookHandlers } from '../../functions/consumer/handler-api.ts';
+import {
+  DeadLetter,
+  type WebhookHandler,
+  type WebhookHandlers,
+} from '../../functions/consumer/handler-api.ts';
 import { StatusLedger, type StatusLedgerChange } from '../../functions/ledger/status-ledger.ts';
+import { DEAD_LETTER_REASON_ATTRIBUTE } from '../../functions/queue/sqs-conversation-dead-letters.ts';
 import type { BatchFunction } from './lambda-event-source.ts';
 import type { ConversationRule } from './lane-pieces.ts';
 
 type Mutation = Pick<ConsumerDependencies, 'claimStore' | 'statusLedger'> & {
   /** Changes the configuration the consumer is built with. */
   readonly config?: (config: ConsumerConfig) => ConsumerConfig;
+  /** Wraps the SQS client the consumer is given (built with `config`). */
+  readonly sqs?: (sqs: SQSClient, config: ConsumerConfig) => SQSClient;
+  /** Wraps the handlers the consumer is given. */
+  readonly handlers?: (handlers: WebhookHandlers) => WebhookHandlers;
   /** The receiver groups inbound messages into conversations by this rule, not by the product's. */
   readonly receiverConversation?: ConversationRule;
 };
@@ -67,6 +90,9 @@ const MUTATIONS = {
   'conversation-from-phone': {
     receiverConversation: (message) => conversationId(PHONE_NUMBER_ID, message.from),
   },
+  'dead-letter-dropped': { sqs: (sqs, config) => laneDeadLetterSends(sqs, config, droppingGivenUp) },
+  'dead-letter-failure-ignored': { sqs: (sqs, config) => laneDeadLetterSends(sqs, config, ignoringFailure) },
+  'dead-letter-receives-ignored': { handlers: givingUpOnFirstReceive },
 } as const satisfies Record<string, Mutation>;
 
 export type ConsumerVariant = keyof typeof MUTATIONS;
@@ -102,11 +128,18 @@ export function receiverConversationRule(variant: ConsumerVariant): Conversation
 }
 
 export function buildConsumer(variant: ConsumerVariant, ports: SimulatedPorts): BatchFunction {
-  const { config: mutateConfig, receiverConversation: _receiver, ...mutation }: Mutation = MUTATIONS[variant];
-  return createConsumerHandler(mutateConfig?.(ports.config) ?? ports.config, {
+  const {
+    config: mutateConfig,
+    sqs: wrapSqs,
+    handlers: wrapHandlers,
+    receiverConversation: _receiver,
+    ...mutation
+  }: Mutation = MUTATIONS[variant];
+  const config = mutateConfig?.(ports.config) ?? ports.config;
+  return createConsumerHandler(config, {
     documentClient: ports.documentClient,
-    sqs: ports.sqs,
-    handlers: ports.handlers,
+    sqs: wrapSqs?.(ports.sqs, config) ?? ports.sqs,
+    handlers: wrapHandlers?.(ports.handlers) ?? ports.handlers,
     logger,
     metrics: new UnpublishedMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
     clock: ports.clock,
@@ -168,4 +201,67 @@ function advancingOnAnyRank(documentClient: DynamoDBDocumentClient): DynamoDBDoc
     get: (target, property, receiver) =>
       property === 'send' ? send : Reflect.get(target, property, receiver),
   });
+}
+
+type SendMessageBatch = (
+  command: SendMessageBatchCommand,
+  send: (command: SendMessageBatchCommand) => Promise<SendMessageBatchCommandOutput>,
+) => Promise<SendMessageBatchCommandOutput>;
+
+/** The consumer's SQS client, its sends to the lane's DLQ (`config.laneDeadLetters`) going through `intercept`. */
+function laneDeadLetterSends(sqs: SQSClient, config: ConsumerConfig, intercept: SendMessageBatch): SQSClient {
+  const queueUrl = config.laneDeadLetters?.queueUrl;
+  const send = (command: Parameters<SQSClient['send']>[0]) =>
+    command instanceof SendMessageBatchCommand &&
+    queueUrl !== undefined &&
+    command.input.QueueUrl === queueUrl
+      ? intercept(command, (forwarded) => sqs.send(forwarded))
+      : sqs.send(command);
+  return new Proxy(sqs, {
+    get: (target, property, receiver) =>
+      property === 'send' ? send : Reflect.get(target, property, receiver),
+  });
+}
+
+/** Sends on only the entries no handler gave up on; answers that every entry was stored. */
+const droppingGivenUp: SendMessageBatch = async (command, send) => {
+  const entries = command.input.Entries ?? [];
+  const kept = entries.filter(
+    (entry) => entry.MessageAttributes?.[DEAD_LETTER_REASON_ATTRIBUTE] === undefined,
+  );
+  if (kept.length > 0) await send(new SendMessageBatchCommand({ ...command.input, Entries: kept }));
+  return {
+    Successful: entries.map((entry) => ({ Id: entry.Id, MessageId: 'dropped', MD5OfMessageBody: '' })),
+    Failed: [],
+    $metadata: {},
+  };
+};
+
+/** Answers a send that failed, as a whole or an entry, as if every entry had been stored. */
+const ignoringFailure: SendMessageBatch = async (command, send) => {
+  try {
+    return { ...(await send(command)), Failed: [] };
+  } catch {
+    return { Successful: [], Failed: [], $metadata: {} };
+  }
+};
+
+/** Every handler, its `DeadLetter` rethrown with `afterReceives: 1`. */
+function givingUpOnFirstReceive(handlers: WebhookHandlers): WebhookHandlers {
+  const wrap =
+    (handler: WebhookHandler<never>): WebhookHandler<never> =>
+    async (context) => {
+      try {
+        await handler(context);
+      } catch (error) {
+        if (!(error instanceof DeadLetter)) throw error;
+        throw new DeadLetter({ reason: error.reason, details: error.details, afterReceives: 1 });
+      }
+    };
+  return Object.fromEntries(
+    Object.entries(handlers).map(([name, value]) => [
+      name,
+      typeof value === 'function' ? wrap(value as WebhookHandler<never>) : value,
+    ]),
+  ) as WebhookHandlers;
 }

@@ -21,6 +21,11 @@ export const FAULT_KINDS = [
   'handler-error',
   /** A handler threw `RetryLater` before its side effect (a downstream asked to be called later). */
   'handler-retry-later',
+  /**
+   * A handler threw `DeadLetter` before its side effect (retrying cannot help): the consumer moves the record to
+   * its lane's DLQ once its receive count reaches the `afterReceives` asked (1 to 3), and retries it before.
+   */
+  'handler-dead-letter',
   /** A side effect refused because its backend was down (a downstream outage scenario). */
   'backend-down',
   /** A handler took seconds, possibly past its invocation's deadline. */
@@ -52,6 +57,8 @@ export interface FaultPlan {
   readonly handlerErrorRate: number;
   /** Chance that a side effect is deferred with `RetryLater` instead. */
   readonly handlerRetryLaterRate: number;
+  /** Chance that a handler gives up on its event with `DeadLetter` instead. */
+  readonly handlerDeadLetterRate: number;
   readonly handlerSlowRate: number;
   readonly duplicateDeliveryRate: number;
   readonly staleHandleEffectRate: number;
@@ -77,6 +84,8 @@ export function drawFaultPlan(random: SeededRandom): FaultPlan {
     ttlSweeps: random.int(0, 2),
     // Drawn last: the draws above stay what they were for every seed.
     handlerRetryLaterRate: random.pick([0, 0.1, 0.3]),
+    // Drawn after it, for the same reason.
+    handlerDeadLetterRate: random.pick([0, 0.05, 0.2]),
   };
 }
 
@@ -89,6 +98,7 @@ export const CALM_PLAN: FaultPlan = {
   dynamodbSlowRate: 0,
   handlerErrorRate: 0,
   handlerRetryLaterRate: 0,
+  handlerDeadLetterRate: 0,
   handlerSlowRate: 0,
   duplicateDeliveryRate: 0,
   staleHandleEffectRate: 0,

@@ -6,8 +6,10 @@
  *    message carrying it was dead-lettered (then it waits in the DLQ; such keys are counted apart, as
  *    exempt). For a status, whose handler acts only on `advanced`: it was handled, and effected when it
  *    advanced the ledger; and the highest status of each ledger (a message's, or a group send
- *    participant's) was effected (it is `advanced` whenever it comes). A body the consumer could not use is quarantined. A message is dead-lettered only after the
- *    queue counted `maxReceiveCount` receives of it, each of them handed to an invocation.
+ *    participant's) was effected (it is `advanced` whenever it comes). A body the consumer could not use is
+ *    quarantined. A message is dead-lettered by SQS redrive only after the queue counted `maxReceiveCount`
+ *    receives of it, each of them handed to an invocation. A message counts as dead-lettered too when its
+ *    consumer moved a copy to the lane's DLQ and the DLQ stored it (invariant 5 says when it may).
  * 2. a second effect only from the effect→complete window: each effect of a key after its first is excused by
  *    one window that opened before it. A window is an effect made while its attempt held the claim (its
  *    owner, lease not lapsed), whose attempt then did not complete the claim: its invocation crashed or
@@ -20,10 +22,21 @@
  *    another; the ledger never moves a message backwards (every ledger write was watched), and ends at or
  *    above every status its handlers saw.
  * 4. the change a status handler sees is the same on every attempt of that key.
+ * 5. a consumer's own dead-lettering: each entry it sends to its lane's DLQ copies a record its invocation
+ *    received (FIFO ids: the record's group, its message id as deduplication id); one carrying a handler's
+ *    `deadLetterReason` follows a `DeadLetter` with that reason, thrown in the same invocation on the record's
+ *    events (on the ordered lane, its conversation's: a turn gives up on all its records) asking for no more
+ *    receives than the record had; one without it, the lane's receive budget reached (the ordered lane's last
+ *    receive). A send the consumer was answered `ok` leaves its records out of the invocation's
+ *    `batchItemFailures` (SQS deletes them: nothing runs again from them); one that failed, as a whole or
+ *    an entry, keeps every record of it in (they come back; a copy the DLQ stored meanwhile stays there); the
+ *    invocation returns only once it was answered. With invariant 1 (a record deleted without a stored copy
+ *    answers for nothing), an event a handler gave up on is effected or in the DLQ, never lost.
  */
 
 import { rankOfStatus } from '../../functions/ledger/status-rank.ts';
-import type { AppliedWrite, EffectRecord, ProtocolJournal } from './protocol-journal.ts';
+import { isFifoMessage } from './fifo-queue.ts';
+import type { AppliedWrite, EffectRecord, LaneDeadLetterSend, ProtocolJournal } from './protocol-journal.ts';
 import type { QuarantinedMessage } from './sqs-link.ts';
 import type { QueueMessage } from './standard-queue.ts';
 import type { PlannedEvent, Workload } from './workload.ts';
@@ -105,6 +118,11 @@ export interface InvariantInput {
   readonly finalLedgerRanks: ReadonlyMap<string, number>;
   /** The redrive policy of the message's queue (one number: every message's). */
   readonly maxReceiveCount: number | ((message: QueueMessage) => number);
+  /**
+   * The receive from which a lane's consumer moves a failing record to the DLQ without a handler giving up on
+   * it (invariant 5). @default - never
+   */
+  readonly consumerMaxReceives?: (lane: LaneDeadLetterSend['lane']) => number;
 }
 
 export function checkInvariants(input: InvariantInput): InvariantReport {
@@ -115,6 +133,7 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
   const counts = checkAtLeastOnce(input, effects, exempt, expectedChanges, violations);
   checkQuarantine(input, violations);
   checkDeadLetters(input, violations);
+  checkConsumerDeadLetters(input, violations);
   const windows = openWindows(input.journal);
   const doubleEffects = checkDoubleEffects(input.journal.effects, windows, violations);
   checkLedgerChanges(input.journal, input.workload, violations);
@@ -187,11 +206,14 @@ function checkQuarantine(input: InvariantInput, violations: Violation[]): void {
   }
 }
 
-/** Dead-lettered only once the queue counted `maxReceiveCount` receives, each handed to an invocation. */
+/**
+ * Redriven only once the queue counted `maxReceiveCount` receives, each handed to an invocation. (A consumer's
+ * own moves are checked by {@link checkConsumerDeadLetters}.)
+ */
 function checkDeadLetters(input: InvariantInput, violations: Violation[]): void {
   const receipts = countBy(input.journal.receipts.map((receipt) => receipt.messageId));
   for (const message of input.messages) {
-    if (message.state !== 'dead-letter') continue;
+    if (message.state !== 'dead-letter' || message.deadLetteredBy === 'consumer') continue;
     const handed = receipts.get(message.messageId) ?? 0;
     const maxReceiveCount =
       typeof input.maxReceiveCount === 'number' ? input.maxReceiveCount : input.maxReceiveCount(message);
@@ -205,6 +227,88 @@ function checkDeadLetters(input: InvariantInput, violations: Violation[]): void 
         invariant: 'dead-letter',
         detail: `${message.messageId} was dead-lettered at receive count ${message.receiveCount}, but invocations got it ${handed} times`,
       });
+    }
+  }
+}
+
+/** Invariant 5: every record a consumer sent to its lane's DLQ, see the header. */
+function checkConsumerDeadLetters(input: InvariantInput, violations: Violation[]): void {
+  const { journal } = input;
+  const keysOf = new Map(input.workload.bodies.map((body) => [body.bodyId, body.keys]));
+  const byId = new Map(input.messages.map((message) => [message.messageId, message]));
+  const receipts = groupBy(journal.receipts, (receipt) => `${receipt.invocation} ${receipt.messageId}`);
+  const thrownBy = groupBy(journal.deadLetterThrows, (thrown) => thrown.worker);
+  // The keys a handler may have given up on for `message`: its own, and on the ordered lane its conversation's.
+  const givenUpKeys = (message: QueueMessage): Set<string> => {
+    const related = isFifoMessage(message)
+      ? input.messages.filter((other) => isFifoMessage(other) && other.groupId === message.groupId)
+      : [message];
+    return new Set(related.flatMap((other) => keysOf.get(other.bodyId) ?? []));
+  };
+  const movedOk = new Set(
+    journal.laneDeadLetterSends
+      .filter((send) => send.answer === 'ok')
+      .flatMap((send) => send.entries.map((entry) => `${send.worker} ${entry.messageId}`)),
+  );
+  const fail = (detail: string) => violations.push({ invariant: 'dead-letter', detail });
+  for (const send of journal.laneDeadLetterSends) {
+    const dlq = `the ${send.lane} lane's DLQ`;
+    const returned = journal.fates.get(send.worker) === 'returned';
+    if (returned && send.answer === undefined) {
+      fail(`${send.worker} returned before its send to ${dlq} was answered`);
+    }
+    const reportedFailed = new Set(journal.batchItemFailures.get(send.worker) ?? []);
+    for (const entry of send.entries) {
+      const message = entry.messageId === undefined ? undefined : byId.get(entry.messageId);
+      if (message === undefined) {
+        fail(`${send.worker} sent ${dlq} a copy of no queue message (its deliveryId attribute was not kept)`);
+        continue;
+      }
+      const id = message.messageId;
+      const receiveCount = receipts.get(`${send.worker} ${id}`)?.[0]?.receiveCount;
+      if (receiveCount === undefined) {
+        fail(`${send.worker} sent ${id} to ${dlq} without having received it`);
+        continue;
+      }
+      if (isFifoMessage(message) && (entry.groupId !== message.groupId || entry.deduplicationId !== id)) {
+        fail(
+          `${send.worker} sent ${id} to ${dlq} with group ${entry.groupId} and deduplication id ${entry.deduplicationId}, not its group ${message.groupId} and its message id`,
+        );
+      }
+      if (entry.reason === undefined) {
+        const budget = input.consumerMaxReceives?.(send.lane) ?? Number.POSITIVE_INFINITY;
+        if (receiveCount < budget) {
+          fail(
+            `${send.worker} moved ${id} to ${dlq} on receive ${receiveCount}, before the lane's budget of ${budget}, and no handler gave up on it`,
+          );
+        }
+      } else {
+        const keys = givenUpKeys(message);
+        const givenUp = (thrownBy.get(send.worker) ?? []).some(
+          (thrown) =>
+            thrown.seq < send.seq &&
+            thrown.reason === entry.reason &&
+            thrown.afterReceives <= receiveCount &&
+            thrown.keys.some((key) => keys.has(key)),
+        );
+        if (!givenUp) {
+          fail(
+            `${send.worker} moved ${id} to ${dlq} on receive ${receiveCount} (${entry.reason}), but no handler of that invocation gave up on it with afterReceives ≤ ${receiveCount}`,
+          );
+        }
+      }
+      if (!returned) continue;
+      if (send.answer === 'ok' && reportedFailed.has(id)) {
+        fail(`${send.worker} moved ${id} to ${dlq}, then reported it failed: it comes back`);
+      } else if (
+        send.answer === 'failed' &&
+        !reportedFailed.has(id) &&
+        !movedOk.has(`${send.worker} ${id}`)
+      ) {
+        fail(
+          `${send.worker}'s send of ${id} to ${dlq} failed${entry.landed ? '' : ' (not stored)'}, yet it reported the record handled: SQS deletes it`,
+        );
+      }
     }
   }
 }

@@ -3,7 +3,8 @@
  * invoking the function with them, one invocation at a time, with a Lambda context whose remaining time runs
  * on the virtual clock. After the invocation returns, the records not listed in `batchItemFailures` are
  * deleted by their receipt handles (a response naming a message outside the batch fails the whole batch, as
- * Lambda does); a thrown invocation, a timed-out one and a crashed one delete nothing.
+ * Lambda does); a thrown invocation, a timed-out one and a crashed one delete nothing. The journal keeps which
+ * records each invocation that returned reported failed.
  *
  * Deaths: an invocation is killed at its deadline (function timeout), and, by seed, crashes at one of its
  * await points: when its n-th operation would complete, it dies instead, with everything it had in flight.
@@ -17,6 +18,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { createLambdaContext } from '../../cli/local/lambda-context.ts';
 import { parseBatchResponse, toLambdaRecord } from '../../cli/local/lambda-sqs-batch.ts';
 import type { SeededRandom } from '../../cli/local/seeded-random.ts';
+import type { DeliveryAttributeName } from '../../functions/queue/outgoing-message.ts';
 import type { FaultPlan, FaultTally } from './faults.ts';
 import { FifoQueue, isFifoMessage, type QueueModel } from './fifo-queue.ts';
 import type { InvocationFate, ProtocolJournal } from './protocol-journal.ts';
@@ -50,6 +52,8 @@ export interface LambdaEventSourceOptions {
 }
 
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:deliveries';
+/** The record's attribute naming its queue message's body (see `toRecord`). */
+export const DELIVERY_ID_ATTRIBUTE = 'deliveryId' satisfies DeliveryAttributeName;
 /** Crashes land on one of an invocation's first this-many operations. */
 const CRASH_POINTS = 40;
 
@@ -244,6 +248,7 @@ export class LambdaEventSource {
     scheduler.abandonWorker(invocation.id);
     if (end.fate === 'returned') {
       const failed = end.response.batchItemFailures.map((failure) => failure.itemIdentifier);
+      journal.batchItemFailures.set(invocation.id, failed);
       trace.add(scheduler.now, invocation.id, 'returned', `batchItemFailures [${failed.join(' ')}]`);
     } else if (end.fate === 'threw') {
       trace.add(scheduler.now, invocation.id, 'threw', 'nothing deleted');
@@ -297,7 +302,11 @@ function describeDelivery(delivery: Delivery): string {
   return `${delivery.message.messageId}(${delivery.message.bodyId},#${delivery.receiveCount}${duplicate})`;
 }
 
-/** The delivery as ReceiveMessage returns it, so that the record is built as the local stack builds it. */
+/**
+ * The delivery as ReceiveMessage returns it, so that the record is built as the local stack builds it. Its one
+ * message attribute is the receiver's `deliveryId`, here the lane piece's bodyId (one queue message each): a
+ * copy the consumer moves to its lane's DLQ keeps it, which tells the checker which message it copies.
+ */
 function toRecord(delivery: Delivery, queueArn: string): SQSRecord {
   const { message } = delivery;
   const fifo = isFifoMessage(message)
@@ -313,6 +322,7 @@ function toRecord(delivery: Delivery, queueArn: string): SQSRecord {
       ReceiptHandle: delivery.receiptHandle,
       Body: message.body,
       MD5OfBody: '',
+      MessageAttributes: { [DELIVERY_ID_ATTRIBUTE]: { DataType: 'String', StringValue: message.bodyId } },
       Attributes: {
         ApproximateReceiveCount: String(delivery.receiveCount),
         SentTimestamp: String(message.sentAt),

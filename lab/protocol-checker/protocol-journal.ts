@@ -1,9 +1,11 @@
 /**
  * What the invariants need to know about one schedule, written down as it happens: side effects, what each
  * status handler call saw, which writes DynamoDB applied (and the claim or ledger item each left behind),
- * what answer each request got, which messages each invocation received and how it ended, what TTL deleted,
- * every move of a ledger item's current rank, and when each inbound-message handler call started and finished. Every record carries `seq`, its place in the one order in
- * which the single-threaded checker did things (virtual times tie).
+ * what answer each request got, which messages each invocation received, how it ended and which records it
+ * reported failed, what TTL deleted, every move of a ledger item's current rank, when each inbound-message
+ * handler call started and finished, which handler calls gave up (`DeadLetter`), and every record a consumer
+ * sent to its lane's DLQ itself. Every record carries `seq`, its place in the one order in which the
+ * single-threaded checker did things (virtual times tie).
  */
 
 import type { ClaimTableOperation } from './claim-table-requests.ts';
@@ -87,6 +89,45 @@ export interface HandlerCall {
   finishSeq?: number;
 }
 
+/** A handler call threw `DeadLetter` before its effect: it gave up on `keys` (one, or a turn's). */
+export interface DeadLetterThrow {
+  readonly keys: readonly string[];
+  readonly worker: string;
+  readonly reason: string;
+  /** The receive from which the consumer may move the record to the DLQ. */
+  readonly afterReceives: number;
+  readonly at: number;
+  readonly seq: number;
+}
+
+/** One entry of a consumer's `SendMessageBatch` to its lane's DLQ. */
+export interface LaneDeadLetterEntry {
+  /** The queue message it copies (its `deliveryId` attribute, kept from the record); undefined: none found. */
+  readonly messageId: string | undefined;
+  /** Its `deadLetterReason` attribute: a handler gave up on the record. */
+  readonly reason: string | undefined;
+  readonly groupId: string | undefined;
+  readonly deduplicationId: string | undefined;
+  /** The DLQ stored it. */
+  landed: boolean;
+}
+
+/** A consumer's `SendMessageBatch` to its lane's DLQ (records it gives up on), and what became of it. */
+export interface LaneDeadLetterSend {
+  readonly worker: string;
+  readonly lane: 'status' | 'message';
+  readonly entries: readonly LaneDeadLetterEntry[];
+  readonly at: number;
+  readonly seq: number;
+  /**
+   * What the consumer was answered: `ok` (every entry stored), `failed` (an error, or entries refused);
+   * undefined while no answer reached it (its invocation died first, or the call was not awaited).
+   */
+  answer?: 'ok' | 'failed';
+  /** When the DLQ stored its entries. */
+  landedAt?: number;
+}
+
 export interface TtlDeletion {
   readonly pk: string;
   readonly at: number;
@@ -117,6 +158,10 @@ export class ProtocolJournal {
   readonly ttlDeletions: TtlDeletion[] = [];
   readonly handlerCalls: HandlerCall[] = [];
   readonly fates = new Map<string, InvocationFate>();
+  /** The records each invocation that returned reported failed (`batchItemFailures`), by message id. */
+  readonly batchItemFailures = new Map<string, readonly string[]>();
+  readonly deadLetterThrows: DeadLetterThrow[] = [];
+  readonly laneDeadLetterSends: LaneDeadLetterSend[] = [];
   /** Highest current rank ever seen per ledger item. */
   readonly highestRank = new Map<string, number>();
   readonly backwardMoves: RankMove[] = [];
@@ -167,6 +212,19 @@ export class ProtocolJournal {
     return () => {
       call.finishSeq = this.#next();
     };
+  }
+
+  recordDeadLetterThrow(thrown: Unsequenced<DeadLetterThrow>): void {
+    this.deadLetterThrows.push({ ...thrown, seq: this.#next() });
+  }
+
+  /** A consumer sent `entries` to its lane's DLQ; the returned record is updated as the send lands and answers. */
+  recordLaneDeadLetterSend(
+    send: Omit<LaneDeadLetterSend, 'seq' | 'answer' | 'landedAt'>,
+  ): LaneDeadLetterSend {
+    const recorded: LaneDeadLetterSend = { ...send, seq: this.#next() };
+    this.laneDeadLetterSends.push(recorded);
+    return recorded;
   }
 
   recordTtlDeletion(pk: string, at: number): void {

@@ -72,9 +72,10 @@ export function reliabilityRegions(full: ProtocolReport, short: ProtocolReport):
         : `Zero in all ${full.schedules} schedules: ${zeros.join(', ')}.`,
     'protocol-dead-letters':
       `The ${full.deadLetteredMessages} dead-lettered messages are the harsh schedules' (handlers failing or ` +
-      `throttled on every receive); the ${full.eventsExempt} acknowledged events they answer for are counted ` +
-      `as exempt, apart from the ${full.eventsChecked} checked, and ${full.eventsHandedOff} of them were also ` +
-      'carried by a message that was deleted because it found their claim held for the dead-lettered one.',
+      'throttled on every receive) and those a handler gave up on (`DeadLetter`); the ' +
+      `${full.eventsExempt} acknowledged events they answer for are counted as exempt, apart from the ` +
+      `${full.eventsChecked} checked, and ${full.eventsHandedOff} of them were also carried by a message that ` +
+      'was deleted because it found their claim held for the dead-lettered one.',
   };
 }
 

@@ -17,8 +17,13 @@ export interface QueueMessage {
   visibleAt: number;
   latestHandle: string | undefined;
   state: MessageState;
-  /** When the redrive moved it to the dead-letter queue. */
+  /** When the redrive moved it to the dead-letter queue (or its consumer did, see `deadLetteredBy`). */
   deadLetteredAt?: number;
+  /**
+   * `consumer`: the queue deleted it, but its consumer had moved a copy to the lane's DLQ first (set on the
+   * checker's view of the message at the end, never by the queue models).
+   */
+  readonly deadLetteredBy?: 'consumer';
 }
 
 /** What a call with a receipt handle did. */

@@ -3,10 +3,10 @@
  * each body into its lanes (lane-pieces.ts): a part per conversation into the message lane's FIFO queue,
  * the statuses into the status lane's standard queue. Each lane's real consumer runs under its simulated event
  * source (the message lane's built `ordered: true` with the lane's retry delays and its own dead-lettering on a
- * record's last receive, SQS redrive the net behind it, in turns with a burst window
- * in some schedules) until the schedule is quiescent (every body enqueued, every message deleted or
- * dead-lettered, no invocation running); then the invariants are checked, per-conversation order among them.
- * Same seed, same trace.
+ * record's last receive, SQS redrive the net behind it, in turns with a burst window in some schedules; each
+ * lane's consumer with its lane's DLQ, for the records a handler gives up on) until the schedule is quiescent
+ * (every body enqueued, every message deleted or dead-lettered, no invocation running); then the invariants
+ * are checked, per-conversation order among them. Same seed, same trace.
  *
  * With `outage`, the seed draws only the workload: the pipeline runs with the production defaults (timeouts,
  * visibility timeout, retry budget) and no fault but a downstream outage from the schedule's start, during
@@ -45,6 +45,7 @@ import {
   MESSAGE_DEAD_LETTER_QUEUE_URL,
   MESSAGE_QUEUE_URL,
   SqsLink,
+  STATUS_DEAD_LETTER_QUEUE_URL,
 } from './sqs-link.ts';
 import { type QueueMessage, type QueueSettings, StandardQueue } from './standard-queue.ts';
 import { Trace } from './trace.ts';
@@ -231,17 +232,13 @@ async function simulate(options: ScheduleOptions, random: SeededRandom): Promise
   } finally {
     clients.release();
   }
-  // A record the consumer moved to the lane's DLQ itself is dead-lettered, though Lambda then deleted it.
-  const movedAt = new Map<string, number>();
-  for (const moved of sqsLink.laneDeadLettered)
-    if (!movedAt.has(moved.messageId)) movedAt.set(moved.messageId, moved.at);
-  const messageLaneMessages: FifoMessage[] = (messageQueue?.messages() ?? []).map((message) => {
-    const at = movedAt.get(message.messageId);
-    return at === undefined || message.state === 'dead-letter'
-      ? message
-      : { ...message, state: 'dead-letter', deadLetteredAt: at };
-  });
-  const messages = [...queue.messages(), ...messageLaneMessages];
+  // A record a consumer moved to its lane's DLQ itself is dead-lettered, though Lambda then deleted it.
+  const movedAt = consumerDeadLetteredAt(shared.journal);
+  const statusLaneMessages = queue.messages().map((message) => movedByConsumer(message, movedAt));
+  const messageLaneMessages: FifoMessage[] = (messageQueue?.messages() ?? []).map((message) =>
+    movedByConsumer(message, movedAt),
+  );
+  const messages = [...statusLaneMessages, ...messageLaneMessages];
   const inMessageLane = new Set<QueueMessage>(messageLaneMessages);
   const report = checkInvariants({
     // What the queues hold: each body's lane pieces, with the keys each carries.
@@ -250,11 +247,14 @@ async function simulate(options: ScheduleOptions, random: SeededRandom): Promise
     messages,
     quarantined: sqsLink.quarantined,
     finalLedgerRanks: ledgerRanks(model),
-    maxReceiveCount: (message) => {
-      if (!inMessageLane.has(message) || lane === undefined) return settings.queue.maxReceiveCount;
-      // Moved by the consumer on its last receive, or by SQS redrive, the net, later.
-      return movedAt.has(message.messageId) ? lane.maxReceives : lane.queue.maxReceiveCount;
-    },
+    // SQS redrive: the status queue's, or the message queue's, the net behind its consumer's own moves.
+    maxReceiveCount: (message) =>
+      inMessageLane.has(message) && lane !== undefined
+        ? lane.queue.maxReceiveCount
+        : settings.queue.maxReceiveCount,
+    // The receive from which each lane's consumer moves a record that failed, given up on or not.
+    consumerMaxReceives: (consumerLane) =>
+      consumerLane === 'message' && lane !== undefined ? lane.maxReceives : settings.queue.maxReceiveCount,
   });
   const order = checkConversationOrder({
     journal: shared.journal,
@@ -285,6 +285,26 @@ async function simulate(options: ScheduleOptions, random: SeededRandom): Promise
     order: { pairsChecked: order.pairsChecked, turnsChecked: order.turnsChecked },
     violations: [...report.violations, ...order.violations, ...run.failures],
   };
+}
+
+/** When the DLQ first stored a consumer's copy of each queue message, by message id. */
+function consumerDeadLetteredAt(journal: ProtocolJournal): Map<string, number> {
+  const movedAt = new Map<string, number>();
+  for (const send of journal.laneDeadLetterSends) {
+    for (const entry of send.entries) {
+      if (!entry.landed || entry.messageId === undefined || send.landedAt === undefined) continue;
+      if (!movedAt.has(entry.messageId)) movedAt.set(entry.messageId, send.landedAt);
+    }
+  }
+  return movedAt;
+}
+
+/** The message as the DLQ answers for it: dead-lettered by its consumer, unless SQS redrive moved it. */
+function movedByConsumer<M extends QueueMessage>(message: M, movedAt: ReadonlyMap<string, number>): M {
+  const at = movedAt.get(message.messageId);
+  return at === undefined || message.state === 'dead-letter'
+    ? message
+    : { ...message, state: 'dead-letter', deadLetteredAt: at, deadLetteredBy: 'consumer' };
 }
 
 /** Steps until every body is in, every message gone and no invocation runs; a run that cannot get there fails. */
@@ -404,6 +424,8 @@ function consumerConfig(settings: ScheduleSettings): ConsumerConfig {
     claimUnhandledEvents: true,
     retryBaseDelaySeconds: settings.retry.retryBaseDelaySeconds,
     retryMaxDelaySeconds: settings.retry.retryMaxDelaySeconds,
+    // As the construct wires it: the lane's DLQ, and its redrive's receive count.
+    laneDeadLetters: { queueUrl: STATUS_DEAD_LETTER_QUEUE_URL, maxReceives: settings.queue.maxReceiveCount },
   };
 }
 

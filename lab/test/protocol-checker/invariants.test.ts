@@ -522,3 +522,189 @@ function baseInput(story: Story, workload: Workload, messages: readonly QueueMes
     maxReceiveCount: 3,
   };
 }
+
+describe("a consumer's own dead-lettering: only a record a handler gave up on, or at the lane's budget, and then handled", () => {
+  const workload = workloadOf([[KEY]]);
+
+  /**
+   * `inv1` receives msg-001 (its receive `receiveCount`), its handler gives up on KEY asking for
+   * `afterReceives`, and it sends the record to the status lane's DLQ: stored or not, answered so.
+   */
+  function gaveUp(options: {
+    receiveCount: number;
+    afterReceives: number;
+    send?: { landed: boolean; answer: 'ok' | 'failed' | undefined };
+    reportedFailed: readonly string[];
+  }): Story {
+    const story = new Story();
+    story.journal.recordReceipt({
+      invocation: 'inv1',
+      messageId: 'msg-001',
+      receiveCount: options.receiveCount,
+    });
+    story.journal.recordDeadLetterThrow({
+      keys: [KEY],
+      worker: 'inv1',
+      reason: 'simulated',
+      afterReceives: options.afterReceives,
+      at: 100,
+    });
+    if (options.send !== undefined) {
+      const send = story.journal.recordLaneDeadLetterSend({
+        worker: 'inv1',
+        lane: 'status',
+        entries: [
+          {
+            messageId: 'msg-001',
+            reason: 'simulated',
+            groupId: undefined,
+            deduplicationId: undefined,
+            landed: options.send.landed,
+          },
+        ],
+        at: 110,
+      });
+      if (options.send.landed) send.landedAt = 110;
+      if (options.send.answer !== undefined) send.answer = options.send.answer;
+    }
+    story.journal.batchItemFailures.set('inv1', options.reportedFailed);
+    return story.end('inv1', 'returned');
+  }
+
+  /** msg-001 as the checker sees it at the end: in the DLQ when the consumer's copy was stored. */
+  const settled = (state: 'consumer' | 'deleted', receiveCount: number) =>
+    state === 'consumer'
+      ? { ...message('msg-001', 'body1', 'dead-letter', receiveCount), deadLetteredBy: 'consumer' as const }
+      : message('msg-001', 'body1', 'deleted', receiveCount);
+
+  it('control: given up on its second receive as asked, moved, stored and reported handled: in the DLQ', () => {
+    const story = gaveUp({
+      receiveCount: 2,
+      afterReceives: 2,
+      send: { landed: true, answer: 'ok' },
+      reportedFailed: [],
+    });
+    const report = story.check({ workload, messages: [settled('consumer', 2)] });
+    expect(report.violations).toEqual([]);
+    expect([report.eventsChecked, report.eventsExempt]).toEqual([0, 1]);
+  });
+
+  it('control: a failed send that keeps the record in its lane; it comes back and is effected', () => {
+    const story = gaveUp({
+      receiveCount: 1,
+      afterReceives: 1,
+      send: { landed: false, answer: 'failed' },
+      reportedFailed: ['msg-001'],
+    });
+    story.journal.recordReceipt({ invocation: 'inv2', messageId: 'msg-001', receiveCount: 2 });
+    story.claim('inv2', 1_000, 6_000).effect('inv2', 1_100).complete('inv2', 1_200).end('inv2', 'returned');
+    const report = story.check({ workload, messages: [settled('deleted', 2)] });
+    expect(report.violations).toEqual([]);
+  });
+
+  it('moved before the receive the handler asked for is caught', () => {
+    const story = gaveUp({
+      receiveCount: 1,
+      afterReceives: 3,
+      send: { landed: true, answer: 'ok' },
+      reportedFailed: [],
+    });
+    const report = story.check({ workload, messages: [settled('consumer', 1)] });
+    expect(report.violations).toEqual([
+      {
+        invariant: 'dead-letter',
+        detail:
+          "inv1 moved msg-001 to the status lane's DLQ on receive 1 (simulated), but no handler of that invocation gave up on it with afterReceives ≤ 1",
+      },
+    ]);
+  });
+
+  it('moved without a handler giving up, before the lane’s budget, is caught', () => {
+    const story = new Story();
+    story.journal.recordReceipt({ invocation: 'inv1', messageId: 'msg-001', receiveCount: 2 });
+    const send = story.journal.recordLaneDeadLetterSend({
+      worker: 'inv1',
+      lane: 'message',
+      entries: [
+        {
+          messageId: 'msg-001',
+          reason: undefined,
+          groupId: undefined,
+          deduplicationId: undefined,
+          landed: true,
+        },
+      ],
+      at: 110,
+    });
+    send.answer = 'ok';
+    send.landedAt = 110;
+    story.journal.batchItemFailures.set('inv1', []);
+    story.end('inv1', 'returned');
+    const report = checkInvariants({
+      ...baseInput(story, workload, [settled('consumer', 2)]),
+      consumerMaxReceives: () => 3,
+    });
+    expect(invariantsOf(report)).toEqual(['dead-letter']);
+    // On its last receive it may.
+    const last = checkInvariants({
+      ...baseInput(story, workload, [settled('consumer', 2)]),
+      consumerMaxReceives: () => 2,
+    });
+    expect(last.violations).toEqual([]);
+  });
+
+  it('a record acknowledged without its copy reaching the DLQ is lost, and caught', () => {
+    // The handler gave up, and the consumer reported the record handled without sending it anywhere.
+    const dropped = gaveUp({ receiveCount: 1, afterReceives: 1, reportedFailed: [] });
+    expect(invariantsOf(dropped.check({ workload, messages: [settled('deleted', 1)] }))).toEqual([
+      'at-least-once',
+    ]);
+  });
+
+  it('a failed send whose record is reported handled is caught, stored copy or not', () => {
+    const notStored = gaveUp({
+      receiveCount: 1,
+      afterReceives: 1,
+      send: { landed: false, answer: 'failed' },
+      reportedFailed: [],
+    });
+    expect(invariantsOf(notStored.check({ workload, messages: [settled('deleted', 1)] }))).toEqual([
+      'at-least-once',
+      'dead-letter',
+    ]);
+    // An entry refused beside a stored one: the stored copy answers for the event, the record must still come back.
+    const stored = gaveUp({
+      receiveCount: 1,
+      afterReceives: 1,
+      send: { landed: true, answer: 'failed' },
+      reportedFailed: [],
+    });
+    expect(invariantsOf(stored.check({ workload, messages: [settled('consumer', 1)] }))).toEqual([
+      'dead-letter',
+    ]);
+  });
+
+  it('a record moved, then reported failed, is caught: it would run again', () => {
+    const story = gaveUp({
+      receiveCount: 1,
+      afterReceives: 1,
+      send: { landed: true, answer: 'ok' },
+      reportedFailed: ['msg-001'],
+    });
+    expect(invariantsOf(story.check({ workload, messages: [settled('consumer', 1)] }))).toEqual([
+      'dead-letter',
+    ]);
+  });
+
+  it('an invocation that returns before its send was answered is caught', () => {
+    const story = gaveUp({
+      receiveCount: 1,
+      afterReceives: 1,
+      send: { landed: true, answer: undefined },
+      reportedFailed: [],
+    });
+    expect(invariantsOf(story.check({ workload, messages: [settled('consumer', 1)] }))).toEqual([
+      'dead-letter',
+    ]);
+  });
+});

@@ -3,7 +3,8 @@
  * wrapped to break one rule, see consumer-under-test.ts) is found within the default run of 2000 schedules,
  * by the invariant it targets, and the same wiring without the mutation passes the same schedules (the
  * control). The seeds kept below fail for the mutant, with exactly the invariants listed, and pass for the
- * product. Seeds move when the checker's draws change;
+ * product. The `dead-letter-*` mutants break the consumer's own dead-lettering of the records a handler gave up
+ * on (`DeadLetter`), on both lanes. Seeds move when the checker's draws change;
  * `npm run check:protocol -- --variant <mutant> --schedules 300` lists the new ones.
  */
 import { describe, expect, it } from 'vitest';
@@ -35,7 +36,7 @@ const MUTANTS: readonly {
     keptSeeds: [
       { seed: 4, violates: ['at-least-once'] },
       { seed: 5, violates: ['at-least-once'] },
-      { seed: 23, violates: ['at-least-once'] },
+      { seed: 11, violates: ['at-least-once'] },
     ],
   },
   {
@@ -104,6 +105,48 @@ const MUTANTS: readonly {
       // In turns with a 1 s burst window: the message that named the phone number alone (its BSUID only in its
       // contact) in the phone's group, apart from the customer's others.
       { seed: 53, violates: ['conversation-order'] },
+    ],
+  },
+  {
+    // The lane DLQ never gets the records a handler gave up on (`DeadLetter`), yet the consumer is told they were
+    // stored: it counts them as handled, SQS deletes them, and the events their handler gave up on are lost.
+    variant: 'dead-letter-dropped',
+    targets: 'at-least-once',
+    keptSeeds: [
+      // On the message lane: a message its handler gave up on, on its first receive.
+      { seed: 11, violates: ['at-least-once'] },
+      // On the status lane: two statuses of one message, gone with their record.
+      { seed: 60, violates: ['at-least-once'] },
+      // The conversation moved on past a message that is neither done nor in the DLQ.
+      { seed: 15, violates: ['at-least-once', 'conversation-order'] },
+    ],
+  },
+  {
+    // A send to the lane DLQ that failed is taken for a success: the records it carried are deleted, neither
+    // effected nor in the DLQ.
+    variant: 'dead-letter-failure-ignored',
+    targets: 'dead-letter',
+    keptSeeds: [
+      // On the message lane: the send failed, the record was deleted, and its message is lost.
+      { seed: 59, violates: ['at-least-once', 'dead-letter'] },
+      // On the status lane: nothing is lost (another body carries the status its handler gave up on, and is
+      // effected from there), yet the record is deleted.
+      { seed: 128, violates: ['dead-letter'] },
+      { seed: 207, violates: ['dead-letter'] },
+    ],
+  },
+  {
+    // Every `DeadLetter` read as `afterReceives: 1`: a record goes to the DLQ on the first receive its handler
+    // gives up on, where the handler asked for more tries.
+    variant: 'dead-letter-receives-ignored',
+    targets: 'dead-letter',
+    keptSeeds: [
+      // On the status lane, on the first receive.
+      { seed: 10, violates: ['dead-letter'] },
+      // On the message lane, on the first receive.
+      { seed: 34, violates: ['dead-letter'] },
+      // On the message lane, on the second receive, where the handler asked for three.
+      { seed: 43, violates: ['dead-letter'] },
     ],
   },
 ];
