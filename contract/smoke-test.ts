@@ -20,10 +20,14 @@ export const SMOKE_TEST_CUSTOMER_WA_ID = '15555550100';
 /** The business number a smoke test is addressed to: another fictional number of the same range. */
 export const SMOKE_TEST_DISPLAY_PHONE_NUMBER = '15555550199';
 
-/** The business phone number id of a smoke test: not digits, so no Graph API call can be made with it. */
+/**
+ * The business phone number id of a smoke test: not digits, so no Graph API call can be made with it. A
+ * subscriber limited to `numbers` never receives it: `ops smoke` addresses it a body of its own first number
+ * instead (cli/ops/smoke/smoke-body.ts), the wamids still marking the events as a test.
+ */
 export const SMOKE_TEST_PHONE_NUMBER_ID = 'smoke-test-phone-number';
 
-/** The `entry.id` (WABA id) of a smoke-test body. */
+/** The `entry.id` (WABA id) of a smoke-test body; for a subscriber of `wabas` alone, its own first WABA. */
 export const SMOKE_TEST_WABA_ID = 'smoke-test-waba';
 
 /** Whether a wamid (a message's or a status's `id`) is a smoke test's. */

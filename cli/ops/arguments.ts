@@ -9,7 +9,7 @@ import { isLaneName, LANES, type LaneName } from 'whatsapp-webhook-dedup/contrac
 import { BodyFileError, extractEventsOfFile } from '../keys/keys.ts';
 import { DEFAULT_PORT } from '../local/local-stack-api.ts';
 import { UsageError } from './errors.ts';
-import { type EventKeyShape, eventKeyShape } from './inspect/event-key-shape.ts';
+import { type EventKeyShape, eventKeyShape, eventShapeOf } from './inspect/event-key-shape.ts';
 import { type MetaOptions, metaOptions } from './meta/meta-arguments.ts';
 import { attachRelativeTimes, type ReplayArguments, replayOptions } from './replay/replay-arguments.ts';
 import { type SmokeOptions, smokeOptions } from './smoke/smoke-arguments.ts';
@@ -309,7 +309,7 @@ function bodyFileEvents(file: string): EventKeyShape[] {
   if (!extraction.ok) {
     throw new UsageError(`${file} holds no events: ${extraction.reason} (${extraction.detail})`);
   }
-  return extraction.events.map((event) => eventKeyShape(event.key));
+  return extraction.events.map(eventShapeOf);
 }
 
 /** `--local URL`, else the port `npm start` listens on. */

@@ -29,6 +29,9 @@ export interface DrillEvent {
   /** The `Field` metric dimension: `message`, `status`, or the management field. */
   readonly metricField: string;
   readonly change: { readonly field: string; readonly value: Record<string, unknown> };
+  /** Its business phone number and WABA, as the extractor reads them (a subscriber's `numbers` and `wabas`). */
+  readonly phoneNumberId: string | undefined;
+  readonly wabaId: string | undefined;
   /** Epoch seconds of the entry this event arrived in. */
   readonly entryTime: number;
 }
@@ -132,7 +135,15 @@ export class TrafficGenerator {
     if (event === undefined || (extraction.ok && extraction.events.length !== 1)) {
       throw new Error(`The outage drill built a body without exactly one event (field ${field}).`);
     }
-    return { key: event.key, kind: event.kind, metricField: event.metricField, change, entryTime };
+    return {
+      key: event.key,
+      kind: event.kind,
+      metricField: event.metricField,
+      change,
+      phoneNumberId: event.phoneNumberId,
+      wabaId: event.wabaId,
+      entryTime,
+    };
   }
 }
 

@@ -2,7 +2,7 @@
  * The outage drill's conclusion: every distinct event of the run must have been effected exactly once, by
  * every subscriber that should have it, and by no other.
  */
-import { wantsField } from 'whatsapp-webhook-dedup/contract/subscribers';
+import { wantsEvent } from 'whatsapp-webhook-dedup/contract/event-origin';
 import { isGroupField } from 'whatsapp-webhook-dedup/functions/events/group-item';
 import type { EventKind } from 'whatsapp-webhook-dedup/functions/events/types';
 import type { EffectsView } from '../local/stack/effects-journal.ts';
@@ -22,15 +22,23 @@ export interface Verdict {
 }
 
 export interface SubscriberVerdict extends Verdict {
-  /** Events of this run it effected although its fields or handlers exclude them. */
+  /** Events of this run it effected although its fields, numbers, wabas or handlers exclude them. */
   readonly unexpected: readonly string[];
 }
 
-/** What a subscriber should effect: events of its fields (all when null) that one of its handlers takes. */
+/**
+ * What a subscriber should effect: events of its fields, numbers and wabas (each null or absent: no limit)
+ * that one of its handlers takes.
+ */
 export interface SubscriberExpectation {
   readonly name: string;
   readonly fields: readonly string[] | null;
-  /** The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`, `onGroupEvent`). */
+  readonly numbers?: readonly string[] | null;
+  readonly wabas?: readonly string[] | null;
+  /**
+   * The handlers its module defines (`onMessage`, `onStatus`, `onError`, `onManagementEvent`, `onGroupEvent`,
+   * or `onRecord`, which takes every kind).
+   */
   readonly handlers: readonly string[];
   readonly effects: EffectsView;
 }
@@ -39,6 +47,9 @@ export interface JudgedEvent {
   readonly key: string;
   readonly kind: EventKind;
   readonly change: { readonly field: string };
+  /** The event's phone number and WABA, as the extractor read them (what `numbers` and `wabas` select). */
+  readonly phoneNumberId: string | undefined;
+  readonly wabaId: string | undefined;
 }
 
 const HANDLER_OF_KIND: Readonly<Record<EventKind, string>> = {
@@ -66,8 +77,16 @@ export function judge(events: readonly { event: { key: string } }[], effects: Ef
 
 export function expects(subscriber: Omit<SubscriberExpectation, 'effects'>, event: JudgedEvent): boolean {
   return (
-    wantsField(subscriber.fields ?? undefined, event.change.field) &&
-    (subscriber.handlers.includes(HANDLER_OF_KIND[event.kind]) ||
+    wantsEvent(
+      {
+        fields: subscriber.fields ?? undefined,
+        numbers: subscriber.numbers ?? undefined,
+        wabas: subscriber.wabas ?? undefined,
+      },
+      { field: event.change.field, phoneNumberId: event.phoneNumberId, wabaId: event.wabaId },
+    ) &&
+    (subscriber.handlers.includes('onRecord') ||
+      subscriber.handlers.includes(HANDLER_OF_KIND[event.kind]) ||
       (isGroupField(event.change.field) && subscriber.handlers.includes('onGroupEvent')))
   );
 }

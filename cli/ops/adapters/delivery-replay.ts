@@ -44,7 +44,10 @@ export type ReplayOutcome =
   | { readonly outcome: 'stored'; readonly subscribers: readonly string[]; readonly events: number }
   /** The receiver would quarantine the body (or a piece of it) again. */
   | { readonly outcome: 'still-invalid'; readonly reasons: readonly QuarantineReason[] }
-  /** A valid delivery whose fields no subscriber wants: a fresh one would be acknowledged and dropped. */
+  /**
+   * A valid delivery no subscriber wants (by its fields, numbers and wabas): a fresh one would be acknowledged
+   * and dropped.
+   */
   | { readonly outcome: 'unrouted'; readonly fields: readonly string[] }
   /** A queue still missed a part after the receiver's retries (it would answer 503). */
   | { readonly outcome: 'failed'; readonly problem: string };

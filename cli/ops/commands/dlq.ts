@@ -8,8 +8,8 @@
  * acknowledgement was lost, a redrive skips it as duplicates).
  */
 
+import { wantsEvent } from 'whatsapp-webhook-dedup/contract/event-origin';
 import type { LaneName } from 'whatsapp-webhook-dedup/contract/lanes';
-import { wantsField } from 'whatsapp-webhook-dedup/contract/subscribers';
 import { storageKey } from 'whatsapp-webhook-dedup/functions/claims/storage-key';
 import { extractEvents } from 'whatsapp-webhook-dedup/functions/events/extract-events';
 import type { DeliveryAttributeName } from 'whatsapp-webhook-dedup/functions/queue/outgoing-message';
@@ -211,9 +211,7 @@ async function describeRecords(
   const keysOf = messages.map((message) => {
     const extraction = extractEvents(message.body);
     if (!extraction.ok) return undefined;
-    return extraction.events
-      .filter((event) => wantsField(subscriber.fields, event.field))
-      .map((event) => event.key);
+    return extraction.events.filter((event) => wantsEvent(subscriber, event)).map((event) => event.key);
   });
   const pkOf = (key: string) => storageKey(key, subscriber.keyNamespace);
   const claims = await new ClaimRecords({

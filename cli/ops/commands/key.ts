@@ -8,10 +8,21 @@ import { CLAIM_STATUS_TEXT, type ClaimStatus } from '../inspect/claim-view.ts';
 import { type EventKeyShape, eventKeyShape } from '../inspect/event-key-shape.ts';
 import { type KeyState, keyFound, lookUpKeys } from '../inspect/key-lookup.ts';
 import { labelled } from '../output.ts';
+import type { SubscriberTarget } from '../target/ops-target.ts';
+import { originLimits, originText } from '../target/subscriber-selection.ts';
 import type { CommandContext } from './command-context.ts';
 
 /** What `key` answers for a key with neither a claim nor a ledger entry. */
 export const NO_CLAIM_MEANING = 'never seen, or expired after the retention';
+
+/**
+ * NO_CLAIM_MEANING, and for a subscriber limited to numbers or wabas a key that does not say whose event it
+ * is: maybe another number's, which it never claims.
+ */
+function noClaimMeaning(state: KeyState, subscriber: SubscriberTarget): string {
+  if (state.receivesOrigin !== undefined) return NO_CLAIM_MEANING;
+  return `${NO_CLAIM_MEANING}, or an event outside the subscriber's ${originLimits(subscriber)} (the key does not say whose it is)`;
+}
 
 /** Exits `EXIT_NOT_FOUND` (3) when the key has no claim: an answer, printed on stdout like any other. */
 export async function keyCommand(context: CommandContext, key: string): Promise<number | undefined> {
@@ -28,6 +39,12 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
       `subscriber ${subscriber.name} does not receive field ${state.field} (its fields: ${subscriber.fields?.join(', ')}), so it never claims ${key}`,
     );
   }
+  if (nothing && state.receivesOrigin === false) {
+    throw new UsageError(
+      `subscriber ${subscriber.name} receives only the events of its ${originLimits(subscriber)}, and ${key} is of ${originText(state.origin)}, so it never claims it`,
+    );
+  }
+  const meaning = noClaimMeaning(state, subscriber);
   const heading = labelled(
     [
       ['key', key],
@@ -47,9 +64,9 @@ export async function keyCommand(context: CommandContext, key: string): Promise<
         tableName: context.target.tableName,
         pk: state.pk,
         field: state.field,
-        meaning: NO_CLAIM_MEANING,
+        meaning,
       },
-      [...heading, ...labelled([['claim', `none: ${NO_CLAIM_MEANING}`]], TOP)],
+      [...heading, ...labelled([['claim', `none: ${meaning}`]], TOP)],
     );
     return EXIT_NOT_FOUND;
   }
@@ -77,7 +94,7 @@ export async function keysCommand(context: CommandContext, shapes: readonly Even
     { subscriber: subscriber.name, tableName: context.target.tableName, events: states },
     [
       `subscriber ${subscriber.name} (table ${context.target.tableName}, ${context.target.description})`,
-      ...states.map((state) => `${summary(state).padEnd(width)}  ${state.key}${detail(state)}`),
+      ...states.map((state) => `${summary(state).padEnd(width)}  ${state.key}${detail(state, subscriber)}`),
       `${states.length} event${states.length === 1 ? '' : 's'}${[...counts].map(([what, count], index) => `${index === 0 ? ':' : ','} ${count} ${what}`).join('')}`,
     ],
   );
@@ -96,10 +113,10 @@ const SHORT_STATUS: Readonly<Record<ClaimStatus, string>> = {
 
 function summary(state: KeyState): string {
   if (state.claim !== undefined) return SHORT_STATUS[state.claim.status];
-  return state.receivesField ? 'no claim' : 'not received';
+  return state.receivesField && state.receivesOrigin !== false ? 'no claim' : 'not received';
 }
 
-function detail(state: KeyState): string {
+function detail(state: KeyState, subscriber: SubscriberTarget): string {
   const parts: string[] = [];
   const claim = state.claim;
   if (claim?.status === 'done') parts.push(`done ${claim.doneAt}`);
@@ -107,6 +124,9 @@ function detail(state: KeyState): string {
   if (claim?.attempt !== undefined && claim.attempt > 1) parts.push(`attempt ${claim.attempt}`);
   if (state.ledger?.current !== undefined) parts.push(`ledger: ${state.ledger.current}`);
   if (!state.receivesField) parts.push(`field ${state.field} not among the subscriber's fields`);
+  else if (state.receivesOrigin === false) {
+    parts.push(`${originText(state.origin)} outside the subscriber's ${originLimits(subscriber)}`);
+  }
   return parts.length === 0 ? '' : `  (${parts.join(', ')})`;
 }
 

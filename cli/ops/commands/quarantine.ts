@@ -114,6 +114,8 @@ export async function quarantineRequeueCommand(
         name: subscriber.name,
         queueUrl: statusLane(subscriber).queueUrl,
         fields: subscriber.fields,
+        ...(subscriber.numbers === undefined ? {} : { numbers: subscriber.numbers }),
+        ...(subscriber.wabas === undefined ? {} : { wabas: subscriber.wabas }),
         ...(messages === undefined
           ? {}
           : { messageQueueUrl: messages.queueUrl, messageLaneOrdered: messages.ordered }),
@@ -194,7 +196,7 @@ function describeOutcome(outcome: ReplayOutcome): string {
     case 'still-invalid':
       return `the receiver would quarantine it again (${outcome.reasons.join(', ')})`;
     case 'unrouted':
-      return `no subscriber wants its fields (${outcome.fields.join(', ')})`;
+      return `no subscriber wants its events (fields ${outcome.fields.join(', ')}; by their fields, numbers and wabas)`;
     case 'failed':
       return outcome.problem;
   }

@@ -1,9 +1,10 @@
 /**
  * `replay --subscriber NAME --since T [--until T] [--fields F,…] [--dry-run] [--rerun --yes] [--rate N/s]
  * [--restart] [--max N]`: sends the archived deliveries of a time range again, to one subscriber's queues,
- * through the receiver's own code (its lanes, splitting and field routing), in arrival order. The claims skip
- * what is done as duplicates; `--rerun` first forgets the range's done claims, so that a fixed handler runs them
- * again. Progress on stderr; an interrupted replay continues from its cursor when the same command runs again.
+ * through the receiver's own code (its lanes, splitting and routing by field, number and WABA), in arrival
+ * order. The claims skip what is done as duplicates; `--rerun` first forgets the range's done claims, so that
+ * a fixed handler runs them again. Progress on stderr; an interrupted replay continues from its cursor when
+ * the same command runs again.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -11,7 +12,7 @@ import {
   archivedBodyBytes,
   DEFAULT_ARCHIVE_RETENTION_DAYS,
 } from 'whatsapp-webhook-dedup/contract/archive';
-import { wantsField } from 'whatsapp-webhook-dedup/contract/subscribers';
+import { wantsField } from 'whatsapp-webhook-dedup/contract/event-origin';
 import { storageKey } from 'whatsapp-webhook-dedup/functions/claims/storage-key';
 import { type ArchivePosition, ArchiveReader } from '../adapters/archive-reader.ts';
 import { ClaimRecords } from '../adapters/claim-records.ts';
@@ -32,6 +33,7 @@ import {
   type SendOutcome,
 } from '../replay/run-replay.ts';
 import { messageLane, type SubscriberTarget, statusLane } from '../target/ops-target.ts';
+import { originLimits } from '../target/subscriber-selection.ts';
 import type { CommandContext } from './command-context.ts';
 import { forgetClaim } from './forget.ts';
 
@@ -115,6 +117,8 @@ export async function replayCommand(context: CommandContext, args: ReplayArgumen
       },
       {
         fields,
+        numbers: subscriber.numbers,
+        wabas: subscriber.wabas,
         rerun: args.rerun,
         dryRun: args.dryRun,
         ratePerSecond: args.ratePerSecond,
@@ -167,13 +171,15 @@ function narrowedFields(
   return requested;
 }
 
-/** The one subscriber as the receiver is given it: both lanes, the fields to route. */
+/** The one subscriber as the receiver is given it: both lanes, the fields, numbers and wabas to route. */
 function subscriberQueues(subscriber: SubscriberTarget, fields: readonly string[] | undefined) {
   const messages = messageLane(subscriber);
   return {
     name: subscriber.name,
     queueUrl: statusLane(subscriber).queueUrl,
     fields,
+    ...(subscriber.numbers === undefined ? {} : { numbers: subscriber.numbers }),
+    ...(subscriber.wabas === undefined ? {} : { wabas: subscriber.wabas }),
     ...(messages === undefined
       ? {}
       : { messageQueueUrl: messages.queueUrl, messageLaneOrdered: messages.ordered }),
@@ -197,7 +203,10 @@ async function send(sender: DeliveryReplay, record: ArchiveRecord): Promise<Send
         reason: `the receiver would quarantine it (${outcome.reasons.join(', ')})`,
       };
     case 'unrouted':
-      return { outcome: 'skipped', reason: 'none of its fields is routed to the subscriber' };
+      return {
+        outcome: 'skipped',
+        reason: 'none of its events is routed to the subscriber (its fields, numbers and wabas)',
+      };
     case 'failed':
       return { outcome: 'failed', problem: outcome.problem };
   }
@@ -260,6 +269,7 @@ function report(
             .map(([field, count]) => `${field} ${count}`)
             .join(', ') || 'none',
         ],
+        ['limited to', originLimits(subscriber)],
         [
           dry ? 'last read' : 'last sent',
           position === undefined ? undefined : `${position.arrivedAt} (${position.deliveryId})`,

@@ -4,10 +4,14 @@
  * that receives `messages` has done both events (each in its lane), then reads the alarms. Prints the ack
  * time, each subscriber's time to done per lane and the alarms' states; any failed step exits 1 with its
  * reason, after printing what was seen.
+ *
+ * Subscribers limited to `numbers` or `wabas` get the body through the receiver's own routing: it is addressed
+ * to one of their numbers (or WABAs), one body per address `smokeAddresses` picks, and each subscriber is
+ * awaited for every body routed to it (one without a limit gets them all).
  */
 import { randomBytes } from 'node:crypto';
 import { ENV } from 'whatsapp-webhook-dedup/contract/environment';
-import { wantsField } from 'whatsapp-webhook-dedup/contract/subscribers';
+import { wantsField, wantsOrigin } from 'whatsapp-webhook-dedup/contract/event-origin';
 import { OpsError } from '../errors.ts';
 import { labelled } from '../output.ts';
 import {
@@ -16,15 +20,21 @@ import {
   type ClaimOutcome,
   notDoneReason,
 } from '../smoke/await-claims.ts';
-import { postSignedBody } from '../smoke/post-webhook.ts';
-import { smokeBody } from '../smoke/smoke-body.ts';
+import { postSignedBody, type WebhookAck } from '../smoke/post-webhook.ts';
+import {
+  DEFAULT_SMOKE_ADDRESS,
+  type SmokeAddress,
+  type SmokeBody,
+  smokeAddresses,
+  smokeBody,
+} from '../smoke/smoke-body.ts';
 import {
   type AlarmState,
   type Deployment,
   type DeploymentChoice,
   resolveDeployment,
 } from '../target/deployment.ts';
-import { messageLane } from '../target/ops-target.ts';
+import { messageLane, type SubscriberTarget } from '../target/ops-target.ts';
 import type { CommandContext } from './command-context.ts';
 
 export interface SmokeCommand {
@@ -76,35 +86,60 @@ async function runSmokeTest(
     );
   }
   const id = runId();
-  const test = smokeBody(`${context.clock()}-${id}`, context.clock());
-  const awaited: AwaitedClaim[] = receiving.flatMap((subscriber) => [
-    // Without a message lane, inbound messages travel in the status lane.
-    {
-      subscriber: subscriber.name,
-      lane: messageLane(subscriber) ? 'message' : 'status',
-      key: test.messageKey,
-    },
-    { subscriber: subscriber.name, lane: 'status', key: test.statusKey },
-  ]);
-  output.record('smoke', { webhookUrl: deployment.webhookUrl, keys: [test.messageKey, test.statusKey] });
+  const now = context.clock();
+  // The first body's keys are those of a run with one body; each further body's are its own.
+  const tests = smokeAddresses(receiving).map((address, index) =>
+    smokeBody(`${now}-${id}${index === 0 ? '' : `-${index + 1}`}`, now, address),
+  );
+  const awaited: AwaitedClaim[] = receiving.flatMap((subscriber) =>
+    testsReaching(subscriber, tests).flatMap((test) => [
+      // Without a message lane, inbound messages travel in the status lane.
+      {
+        subscriber: subscriber.name,
+        lane: messageLane(subscriber) ? 'message' : 'status',
+        key: test.messageKey,
+      },
+      { subscriber: subscriber.name, lane: 'status', key: test.statusKey },
+    ]),
+  );
+  output.record('smoke', {
+    webhookUrl: deployment.webhookUrl,
+    keys: tests.flatMap((test) => [test.messageKey, test.statusKey]),
+  });
 
-  const sentAtMs = context.clock();
-  const ack = await postSignedBody(
-    deployment.webhookUrl,
-    test.body,
-    appSecret,
-    command.target.kind === 'local'
-      ? `; locally ops signs with ${ENV.appSecrets} (else the development default): give it the value npm start has`
-      : '',
-  );
+  const sent: { readonly test: SmokeBody; readonly sentAtMs: number; readonly ack: WebhookAck }[] = [];
+  for (const test of tests) {
+    const sentAtMs = context.clock();
+    const ack = await postSignedBody(
+      deployment.webhookUrl,
+      test.body,
+      appSecret,
+      command.target.kind === 'local'
+        ? `; locally ops signs with ${ENV.appSecrets} (else the development default): give it the value npm start has`
+        : '',
+    );
+    sent.push({ test, sentAtMs, ack });
+  }
   output.progress(
-    `smoke: accepted in ${Math.round(ack.ackMs)} ms; waiting for ${receiving.length} subscriber(s)`,
+    `smoke: ${sent.length === 1 ? '' : `${sent.length} bodies `}accepted in ${sent.map(({ ack }) => Math.round(ack.ackMs)).join(', ')} ms; waiting for ${receiving.length} subscriber(s)`,
   );
+  const sentAtOf = new Map(
+    sent.flatMap(({ test, sentAtMs }) => [
+      [test.messageKey, sentAtMs],
+      [test.statusKey, sentAtMs],
+    ]),
+  );
+  const lastSentAtMs = Math.max(...sent.map(({ sentAtMs }) => sentAtMs));
   const outcomes = await awaitClaimsDone(
     target,
     new Map(receiving.map((subscriber) => [subscriber.name, subscriber.keyNamespace])),
     awaited,
-    { sentAtMs, deadlineMs: sentAtMs + command.timeoutMs, clock: context.clock, sleep: context.sleep },
+    {
+      sentAtMs: (claim) => sentAtOf.get(claim.key) ?? lastSentAtMs,
+      deadlineMs: lastSentAtMs + command.timeoutMs,
+      clock: context.clock,
+      sleep: context.sleep,
+    },
   );
   let alarms: AlarmState[] | undefined;
   let alarmProblem: string | undefined;
@@ -117,13 +152,25 @@ async function runSmokeTest(
   }
   const notDone = outcomes.filter((outcome) => outcome.status !== 'done');
   const firing = (alarms ?? []).filter((alarm) => alarm.state === 'ALARM');
+  const [firstSent] = sent as [(typeof sent)[number]];
 
   output.result(
     {
       ok: notDone.length === 0 && firing.length === 0 && alarmProblem === undefined,
       webhookUrl: deployment.webhookUrl,
-      keys: { message: test.messageKey, status: test.statusKey },
-      ack: { status: ack.status, ms: round(ack.ackMs) },
+      // The first body's: the run's own when one body reaches every subscriber (always without numbers or wabas).
+      keys: { message: firstSent.test.messageKey, status: firstSent.test.statusKey },
+      ack: { status: firstSent.ack.status, ms: round(firstSent.ack.ackMs) },
+      bodies: sent.map(({ test, ack }) => ({
+        phoneNumberId: test.address.phoneNumberId,
+        wabaId: test.address.wabaId,
+        chosenFor: test.address.chosenFor,
+        keys: { message: test.messageKey, status: test.statusKey },
+        ack: { status: ack.status, ms: round(ack.ackMs) },
+        subscribers: receiving
+          .filter((subscriber) => wantsOrigin(subscriber, test.address))
+          .map((subscriber) => subscriber.name),
+      })),
       subscribers: outcomes.map((outcome) => ({
         ...outcome,
         doneAfterMs: outcome.doneAfterMs === undefined ? undefined : round(outcome.doneAfterMs),
@@ -135,9 +182,7 @@ async function runSmokeTest(
     },
     textLines(
       deployment,
-      test.messageKey,
-      test.statusKey,
-      ack.ackMs,
+      sent,
       outcomes,
       skipped.map((s) => s.name),
       alarms,
@@ -159,26 +204,57 @@ async function runSmokeTest(
   }
 }
 
+/** The bodies the receiver routes to the subscriber: those of its numbers or wabas, every one without them. */
+function testsReaching(subscriber: SubscriberTarget, tests: readonly SmokeBody[]): SmokeBody[] {
+  return tests.filter((test) => wantsOrigin(subscriber, test.address));
+}
+
+/** `phone number 1065… (for tenant)`: where a body was addressed, when not to the smoke test's own ids. */
+function addressText(address: SmokeAddress): string | undefined {
+  if (address.chosenFor === undefined) return undefined;
+  return address.phoneNumberId === DEFAULT_SMOKE_ADDRESS.phoneNumberId
+    ? `WABA ${address.wabaId} (for ${address.chosenFor})`
+    : `phone number ${address.phoneNumberId} (for ${address.chosenFor})`;
+}
+
 function textLines(
   deployment: Deployment,
-  messageKey: string,
-  statusKey: string,
-  ackMs: number,
+  sent: readonly { readonly test: SmokeBody; readonly ack: WebhookAck }[],
   outcomes: readonly ClaimOutcome[],
   skipped: readonly string[],
   alarms: readonly AlarmState[] | undefined,
   alarmProblem: string | undefined,
 ): string[] {
-  const lines = labelled([
+  const bodyOf = new Map(
+    sent.flatMap(({ test }, index) => [
+      [test.messageKey, index + 1],
+      [test.statusKey, index + 1],
+    ]),
+  );
+  const rows: [string, string | undefined][] = [
     ['webhook', `${deployment.webhookUrl} (${deployment.description})`],
-    ['keys', `${messageKey}, ${statusKey}`],
-    ['ack', `200 in ${Math.round(ackMs)} ms`],
-  ]);
+  ];
+  const [only, ...more] = sent;
+  if (only !== undefined && more.length === 0) {
+    rows.push(
+      ['to', addressText(only.test.address)],
+      ['keys', `${only.test.messageKey}, ${only.test.statusKey}`],
+      ['ack', `200 in ${Math.round(only.ack.ackMs)} ms`],
+    );
+  } else {
+    sent.forEach(({ test, ack }, index) => {
+      rows.push([
+        `body ${index + 1}`,
+        `${addressText(test.address) ?? 'the smoke test’s own ids'}: ${test.messageKey}, ${test.statusKey}; ack 200 in ${Math.round(ack.ackMs)} ms`,
+      ]);
+    });
+  }
+  const lines = labelled(rows);
   lines.push('done (from sending, per subscriber and lane):');
   lines.push(
     ...labelled(
       outcomes.map((outcome) => [
-        `${outcome.subscriber} ${outcome.lane}`,
+        `${outcome.subscriber} ${outcome.lane}${sent.length === 1 ? '' : ` (body ${bodyOf.get(outcome.key)})`}`,
         outcome.status === 'done'
           ? `${Math.round(outcome.doneAfterMs ?? 0)} ms`
           : `NOT DONE: ${notDoneReason(outcome)}`,

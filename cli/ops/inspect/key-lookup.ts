@@ -3,8 +3,13 @@
  * namespace and, for a status, its status ledger entry. Shared by `key`, `keys` and `forget`.
  */
 
+import {
+  type EventSelection,
+  limitsOrigin,
+  wantsField,
+  wantsOrigin,
+} from 'whatsapp-webhook-dedup/contract/event-origin';
 import { DEFAULT_SETTINGS } from 'whatsapp-webhook-dedup/contract/settings';
-import { wantsField } from 'whatsapp-webhook-dedup/contract/subscribers';
 import { storageKey } from 'whatsapp-webhook-dedup/functions/claims/storage-key';
 import {
   ledgerKey,
@@ -14,7 +19,7 @@ import {
 import { ClaimRecords } from '../adapters/claim-records.ts';
 import type { OpsTarget, SubscriberTarget } from '../target/ops-target.ts';
 import { type ClaimView, viewClaim } from './claim-view.ts';
-import type { EventKeyShape } from './event-key-shape.ts';
+import type { EventKeyShape, KnownOrigin } from './event-key-shape.ts';
 
 export interface LedgerEntry {
   readonly pk: string;
@@ -28,6 +33,13 @@ export interface KeyState {
   readonly field: string;
   /** False when the subscriber's field filter keeps this field's events from it: it never claims them. */
   readonly receivesField: boolean;
+  /**
+   * Whether the subscriber's `numbers` and `wabas` let the event through (true without them); `undefined`
+   * when the key does not tell (`msg:` and `st:` keys name no phone number or WABA).
+   */
+  readonly receivesOrigin: boolean | undefined;
+  /** The event's phone number and WABA, as far as the key (or the body it came from) names them. */
+  readonly origin: KnownOrigin;
   /** The claim's partition key (`<ns>#<key>`, or a digest for very long keys). */
   readonly pk: string;
   readonly claim: ClaimView | undefined;
@@ -63,6 +75,8 @@ export async function lookUpKeys(
       key: shape.key,
       field: shape.field,
       receivesField: wantsField(subscriber.fields, shape.field),
+      receivesOrigin: receivesOrigin(subscriber, shape.origin),
+      origin: shape.origin,
       pk,
       claim: snapshot === undefined ? undefined : viewClaim(pk, snapshot, nowMs),
       ...(shape.ledger === undefined ? {} : { ledger: ledgers.get(ledgerPk(shape, subscriber)) }),
@@ -113,6 +127,21 @@ function toEntry(pk: string, view: StatusLedgerView | undefined): LedgerEntry {
         .map(([status, seconds]) => [status, new Date(seconds * 1000).toISOString()]),
     ),
   };
+}
+
+/**
+ * Whether a subscriber's `numbers` and `wabas` let an event of `origin` through: the rule itself for an event
+ * read from a body; from a key alone, yes when an id it names is listed, no only when every id that could
+ * still let it through is known (a subscriber of `wabas` alone, and a key naming another WABA), else
+ * `undefined`.
+ */
+export function receivesOrigin(selection: EventSelection, origin: KnownOrigin): boolean | undefined {
+  if (!limitsOrigin(selection)) return true;
+  if (wantsOrigin(selection, origin)) return true;
+  if (origin.exact) return false;
+  const unknownNumber = selection.numbers !== undefined && origin.phoneNumberId === undefined;
+  const unknownWaba = selection.wabas !== undefined && origin.wabaId === undefined;
+  return unknownNumber || unknownWaba ? undefined : false;
 }
 
 /** Whether the table holds anything of the key: a claim, or a status ledger with a current status. */

@@ -8,7 +8,7 @@
  * No SDK here: the command gives the archive, the claim table and the sender as ports.
  */
 import type { ArchiveRecord } from 'whatsapp-webhook-dedup/contract/archive';
-import { wantsField } from 'whatsapp-webhook-dedup/contract/subscribers';
+import { type EventSelection, wantsEvent } from 'whatsapp-webhook-dedup/contract/event-origin';
 import { extractEvents } from 'whatsapp-webhook-dedup/functions/events/extract-events';
 import type { ArchivePosition } from '../adapters/archive-reader.ts';
 import type { ClaimView } from '../inspect/claim-view.ts';
@@ -25,7 +25,10 @@ export interface ReplayCounts {
     sent: number;
     /** Archived as quarantined: still in (or requeued from) the quarantine queue; `quarantine requeue` owns them. */
     quarantined: number;
-    /** Holding no event of the subscriber's (or `--fields`'s) fields: nothing to send it. */
+    /**
+     * Holding no event for the subscriber (of its fields, or `--fields`'s, and of its numbers and wabas):
+     * nothing to send it.
+     */
     notForSubscriber: number;
     /**
      * Refused: no proof that the receiver verified the body, or one that does not hold (anything that may write
@@ -34,7 +37,7 @@ export interface ReplayCounts {
     refused?: number;
   };
   readonly keys: {
-    /** Event keys of the subscriber's fields in the deliveries read. */
+    /** Event keys for the subscriber (its fields, numbers and wabas) in the deliveries read. */
     total: number;
     /** Done before the replay: the claims skip them as duplicates (the consumer counts them as such too). */
     done: number;
@@ -81,9 +84,12 @@ export interface ReplayPorts {
   readonly onRefused?: (record: ArchiveRecord, reason: string) => void;
 }
 
-export interface ReplayOptions {
+export interface ReplayOptions extends EventSelection {
   /** The subscriber's fields, narrowed by `--fields`; undefined: every field. */
   readonly fields: readonly string[] | undefined;
+  /** The subscriber's phone numbers and WABAs (`undefined`: no limit), as its consumer claims them. */
+  readonly numbers?: readonly string[] | undefined;
+  readonly wabas?: readonly string[] | undefined;
   readonly rerun: boolean;
   readonly dryRun: boolean;
   readonly ratePerSecond: number;
@@ -113,15 +119,18 @@ export class ReplayFailedError extends Error {
   }
 }
 
-/** The event keys of an archived body that the subscriber claims (of `fields`), with their field. */
+/**
+ * The event keys of an archived body that the subscriber claims (of the selection's fields, numbers and
+ * wabas), with their field.
+ */
 export function subscriberKeys(
   body: string | Uint8Array,
-  fields: readonly string[] | undefined,
+  selection: EventSelection,
 ): { readonly key: string; readonly field: string }[] {
   const extraction = extractEvents(body);
   if (!extraction.ok) return [];
   return extraction.events
-    .filter((event) => wantsField(fields, event.field))
+    .filter((event) => wantsEvent(selection, event))
     .map(({ key, field }) => ({ key, field }));
 }
 
@@ -139,7 +148,7 @@ export async function runReplay(
   const flush = async () => {
     const deliveries = chunk.map((record) => ({
       record,
-      keys: record.verdict === 'accepted' ? subscriberKeys(bodyOf(record), options.fields) : [],
+      keys: record.verdict === 'accepted' ? subscriberKeys(bodyOf(record), options) : [],
     }));
     chunk = [];
     const claims = await ports.claims([

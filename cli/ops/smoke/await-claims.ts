@@ -21,7 +21,8 @@ export interface ClaimOutcome extends AwaitedClaim {
 }
 
 export interface AwaitOptions {
-  readonly sentAtMs: number;
+  /** When the body holding the claim's event was sent: one time for all, or each claim's own. */
+  readonly sentAtMs: number | ((claim: AwaitedClaim) => number);
   readonly deadlineMs: number;
   readonly clock: () => number;
   readonly sleep: (ms: number) => Promise<void>;
@@ -37,6 +38,8 @@ export async function awaitClaimsDone(
 ): Promise<ClaimOutcome[]> {
   const claims = new ClaimRecords({ documentClient: target.documentClient, tableName: target.tableName });
   const pkOf = (claim: AwaitedClaim) => storageKey(claim.key, namespaces.get(claim.subscriber));
+  const sentAt = (claim: AwaitedClaim) =>
+    typeof options.sentAtMs === 'number' ? options.sentAtMs : options.sentAtMs(claim);
   for (;;) {
     const found = await claims.readMany(awaited.map(pkOf));
     const now = options.clock();
@@ -49,7 +52,7 @@ export async function awaitClaimsDone(
       return {
         ...claim,
         status: view.status,
-        doneAfterMs: view.status === 'done' && doneAt !== undefined ? doneAt - options.sentAtMs : undefined,
+        doneAfterMs: view.status === 'done' && doneAt !== undefined ? doneAt - sentAt(claim) : undefined,
       };
     });
     if (outcomes.every((outcome) => outcome.status === 'done') || now >= options.deadlineMs) return outcomes;

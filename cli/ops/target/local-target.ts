@@ -1,7 +1,8 @@
 /**
  * The local stack (`npm start`) as an ops target, from its `/local/info`: the emulators' endpoints, the
- * claim table, the quarantine queue and each subscriber's lanes. Its pollers are switched through its
- * HTTP endpoints; DLQ redrive copies messages itself (the SQS emulator has no message move tasks).
+ * claim table, the quarantine queue, each subscriber's lanes and what it receives (fields, numbers, wabas).
+ * Its pollers are switched through its HTTP endpoints; DLQ redrive copies messages itself (the SQS emulator
+ * has no message move tasks).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -76,6 +77,8 @@ export function subscriberTargets(info: Pick<LocalInfo, 'subscribers'>): Subscri
     return {
       name: subscriber.name,
       fields: subscriber.fields ?? undefined,
+      numbers: subscriber.numbers ?? undefined,
+      wabas: subscriber.wabas ?? undefined,
       keyNamespace: subscriber.keyNamespace ?? undefined,
       lanes,
     };

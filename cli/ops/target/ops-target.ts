@@ -29,6 +29,10 @@ export interface SubscriberTarget {
   readonly name: string;
   /** `undefined`: every field. */
   readonly fields: readonly string[] | undefined;
+  /** Phone number ids it is limited to (contract/event-origin.ts); `undefined`: no limit by number. */
+  readonly numbers: readonly string[] | undefined;
+  /** WABA ids it is limited to; `undefined`: no limit by account. */
+  readonly wabas: readonly string[] | undefined;
   /** Prefix of its claim and ledger keys; `undefined`: unprefixed. */
   readonly keyNamespace: string | undefined;
   /** The status lane first, then the message lane when the subscriber has one. */

@@ -1,6 +1,6 @@
 /**
  * A deployed stack as an ops target: each subscriber's lanes (queues, DLQs, consumer functions and event
- * source mappings) and the table from its CloudFormation outputs (`contract/stack-outputs.ts`), each subscriber's key namespace and fields from its consumer's
+ * source mappings) and the table from its CloudFormation outputs (`contract/stack-outputs.ts`), each subscriber's key namespace, fields, numbers and wabas from its consumer's
  * environment, read as the consumer reads it (`consumerConfigFromEnv`). Clients use the standard AWS credentials and region (environment, profile, SSO, …).
  */
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -114,6 +114,8 @@ async function resolve(stackName: string, clients: StackClients, close: () => vo
         subscriber: {
           name,
           fields: config.fields,
+          numbers: config.numbers,
+          wabas: config.wabas,
           keyNamespace: config.keyNamespace,
           lanes,
         } satisfies SubscriberTarget,

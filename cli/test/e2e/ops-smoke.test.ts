@@ -1,12 +1,21 @@
 /**
  * `npm run ops -- smoke` against the local stack as `npm start` runs it (three subscribers: two that receive
  * `messages` in both lanes, one that does not): a passing run and its figures, then each way it fails, with
- * exit 1 and the reason in one line.
+ * exit 1 and the reason in one line. Then on a stack of its own with subscribers limited to a phone number and
+ * to a WABA: a body addressed to each, routed by the receiver, and each subscriber awaited for its own.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSmokeTestWamid } from '../../../contract/smoke-test.ts';
+import {
+  isSmokeTestWamid,
+  SMOKE_TEST_PHONE_NUMBER_ID,
+  SMOKE_TEST_WABA_ID,
+} from '../../../contract/smoke-test.ts';
+import {
+  BRAND_WABA,
+  TENANT_NUMBER,
+} from '../../../test/support/local-subscribers/smoke-selection-subscribers.ts';
 import { PAUSE_TEST_TIMEOUT_MS } from '../../../test/support/wait-for.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 
@@ -26,6 +35,13 @@ interface SmokeResult {
   readonly webhookUrl: string;
   readonly keys: { readonly message: string; readonly status: string };
   readonly ack: { readonly status: number; readonly ms: number };
+  readonly bodies: readonly {
+    readonly phoneNumberId: string;
+    readonly wabaId: string;
+    readonly chosenFor?: string;
+    readonly keys: { readonly message: string; readonly status: string };
+    readonly subscribers: readonly string[];
+  }[];
   readonly subscribers: readonly {
     readonly subscriber: string;
     readonly lane: string;
@@ -68,20 +84,22 @@ function expectFailure(result: Run, pattern: RegExp): void {
   expect(lines.at(-1)).toMatch(pattern);
 }
 
-beforeAll(async () => {
-  stack = await spawnLocalStack({
-    env: {
-      WHATSAPP_APP_SECRETS: SECRET,
-      LOCAL_SUBSCRIBERS: 'test/support/local-subscribers/smoke-subscribers.ts',
-    },
-  });
-}, 180_000);
+/** A local stack of `subscribers` for the describe block it is called in, stopped after it. */
+function localStackOf(subscribers: string): void {
+  beforeAll(async () => {
+    stack = await spawnLocalStack({
+      env: { WHATSAPP_APP_SECRETS: SECRET, LOCAL_SUBSCRIBERS: subscribers },
+    });
+  }, 180_000);
 
-afterAll(async () => {
-  await stack?.stop();
-});
+  afterAll(async () => {
+    await stack?.stop();
+  });
+}
 
 describe('npm run ops -- smoke, against the local stack', () => {
+  localStackOf('test/support/local-subscribers/smoke-subscribers.ts');
+
   it('sends a signed test body, waits for every lane of every subscriber, and reports the times', async () => {
     const result = await ops(SECRET, '--json', 'smoke', '--timeout', '60');
 
@@ -90,6 +108,10 @@ describe('npm run ops -- smoke, against the local stack', () => {
     const smoke = JSON.parse(result.stdout) as SmokeResult;
     expect(smoke.ok).toBe(true);
     expect(smoke.webhookUrl).toBe(`${stack.url}/webhook`);
+    // No subscriber is limited to numbers or wabas: one body, of the smoke test's own ids.
+    expect(smoke.bodies).toMatchObject([
+      { phoneNumberId: SMOKE_TEST_PHONE_NUMBER_ID, wabaId: SMOKE_TEST_WABA_ID, keys: smoke.keys },
+    ]);
     expect(isSmokeTestWamid(smoke.keys.message.slice('msg:'.length))).toBe(true);
     expect(smoke.ack.status).toBe(200);
     expect(smoke.ack.ms).toBeGreaterThan(0);
@@ -183,6 +205,87 @@ describe('npm run ops -- smoke, against the local stack', () => {
       expect(new Set(smoke.subscribers.map((outcome) => outcome.status))).toEqual(new Set(['in-flight']));
     } finally {
       await setFaults({ effect: { delayMs: 0, distribution: 'fixed' } });
+    }
+  });
+});
+
+describe('npm run ops -- smoke, with subscribers limited to a phone number and to a WABA', () => {
+  localStackOf('test/support/local-subscribers/smoke-selection-subscribers.ts');
+
+  it('addresses a body to the number and one to the WABA, and each subscriber claims the bodies routed to it', async () => {
+    const result = await ops(SECRET, '--json', 'smoke', '--timeout', '60');
+
+    expect(result.stderr).not.toMatch(/^ops: /m);
+    expect(result.code).toBe(0);
+    const smoke = JSON.parse(result.stdout) as SmokeResult;
+    expect(smoke.ok).toBe(true);
+    const [toNumber, toWaba] = smoke.bodies;
+    expect(smoke.bodies).toMatchObject([
+      {
+        phoneNumberId: TENANT_NUMBER,
+        wabaId: SMOKE_TEST_WABA_ID,
+        chosenFor: 'tenant',
+        subscribers: ['crm', 'tenant'],
+      },
+      {
+        phoneNumberId: SMOKE_TEST_PHONE_NUMBER_ID,
+        wabaId: BRAND_WABA,
+        chosenFor: 'brand',
+        subscribers: ['crm', 'brand'],
+      },
+    ]);
+    if (toNumber === undefined || toWaba === undefined) throw new Error('two bodies expected');
+    for (const { keys } of smoke.bodies)
+      expect(isSmokeTestWamid(keys.message.slice('msg:'.length))).toBe(true);
+    // crm, without a limit, gets both bodies; tenant and brand the one addressed to them.
+    expect(
+      smoke.subscribers.map(({ subscriber, lane, key, status }) => [subscriber, lane, key, status]),
+    ).toEqual([
+      ['crm', 'message', toNumber.keys.message, 'done'],
+      ['crm', 'status', toNumber.keys.status, 'done'],
+      ['crm', 'message', toWaba.keys.message, 'done'],
+      ['crm', 'status', toWaba.keys.status, 'done'],
+      ['tenant', 'message', toNumber.keys.message, 'done'],
+      ['tenant', 'status', toNumber.keys.status, 'done'],
+      ['brand', 'message', toWaba.keys.message, 'done'],
+      ['brand', 'status', toWaba.keys.status, 'done'],
+    ]);
+
+    // The receiver routed the WABA's body away from tenant: it has no claim of it, and key says why it may not.
+    const other = await ops(SECRET, '--json', '--subscriber', 'tenant', 'key', toWaba.keys.message);
+    expect(other.code).toBe(3);
+    expect(JSON.parse(other.stdout)).toMatchObject({
+      found: false,
+      meaning: `never seen, or expired after the retention, or an event outside the subscriber's numbers ${TENANT_NUMBER} (the key does not say whose it is)`,
+    });
+    // A key naming another WABA: brand, limited to its WABA, never claims it.
+    const key = 'account_update:102290129340777:1750000000:VERIFIED_ACCOUNT:-';
+    const refused = await ops(SECRET, '--subscriber', 'brand', 'key', key);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toBe(
+      `ops: subscriber brand receives only the events of its wabas ${BRAND_WABA}, and ${key} is of WABA 102290129340777, so it never claims it`,
+    );
+  });
+
+  it('prints each body’s address and each subscriber’s lanes per body', async () => {
+    const result = await ops(SECRET, 'smoke');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^body 1 +phone number ${TENANT_NUMBER} \\(for tenant\\): msg:wamid\\.SMOKE_TEST\\.[^,]+, st:[^;]+; ack 200 in \\d+ ms$`,
+        'm',
+      ),
+    );
+    expect(result.stdout).toMatch(new RegExp(`^body 2 +WABA ${BRAND_WABA} \\(for brand\\): `, 'm'));
+    for (const lane of [
+      'crm message (body 1)',
+      'crm message (body 2)',
+      'tenant message (body 1)',
+      'tenant status (body 1)',
+      'brand message (body 2)',
+    ]) {
+      expect(result.stdout).toMatch(new RegExp(`^  ${lane.replace(/[()]/g, '\\$&')} +\\d+ ms$`, 'm'));
     }
   });
 });

@@ -404,6 +404,32 @@ describe('--stack NAME: the target from CloudFormation outputs and the consumers
     target.close();
   });
 
+  it('reads a subscriber’s numbers and wabas as its consumer reads them (absent: no limit)', async () => {
+    lambda.on(GetFunctionConfigurationCommand, { FunctionName: 'prod-bot-consumer' }).resolves({
+      Environment: {
+        Variables: consumerEnvironment({
+          tableName: 'prod-claims',
+          subscriberName: 'bot',
+          quarantineQueueUrl: queueUrl('quarantine'),
+          deliveryQueueUrl: queueUrl('bot-deliveries'),
+          retentionDays: 8,
+          leaseMarginMs: 10_000,
+          maximumMessageSizeBytes: 1_048_576,
+          keyNamespace: 'bot',
+          numbers: ['106540352242922', '106540352242923'],
+          wabas: ['102290129340398'],
+        }),
+      },
+    });
+    const target = await resolveStackTarget('prod', clients());
+
+    expect(target.subscribers.map(({ name, numbers, wabas }) => ({ name, numbers, wabas }))).toEqual([
+      { name: 'bot', numbers: ['106540352242922', '106540352242923'], wabas: ['102290129340398'] },
+      { name: 'crm', numbers: undefined, wabas: undefined },
+    ]);
+    target.close();
+  });
+
   it('says which output is missing (a stack deployed before the outputs existed)', async () => {
     cloudFormation.on(DescribeStacksCommand).resolves({
       Stacks: [{ StackName: 'prod', CreationTime: new Date(0), StackStatus: 'CREATE_COMPLETE', Outputs: [] }],

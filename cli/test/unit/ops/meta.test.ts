@@ -65,7 +65,7 @@ afterEach(async () => {
 });
 
 function subscriber(name: string, fields: readonly string[] | undefined): SubscriberTarget {
-  return { name, fields, keyNamespace: name, lanes: [] };
+  return { name, fields, numbers: undefined, wabas: undefined, keyNamespace: name, lanes: [] };
 }
 
 const BOT_AND_CRM = [subscriber('bot', ['messages']), subscriber('crm', ['messages', 'account_update'])];

@@ -275,3 +275,186 @@ describe('smoke against a stack with an alarm in ALARM', () => {
     ]);
   });
 });
+
+describe('smoke with subscribers limited to numbers or wabas', () => {
+  let receiver: Server;
+  let receiverUrl: string;
+  const posted: { phoneNumberId: string; wabaId: string; wamids: string[] }[] = [];
+
+  beforeAll(async () => {
+    receiver = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const [entry] = body.entry;
+        posted.push({
+          phoneNumberId: entry.changes[0].value.metadata.phone_number_id,
+          wabaId: entry.id,
+          wamids: entry.changes.flatMap(
+            (change: { value: { messages?: { id: string }[]; statuses?: { id: string }[] } }) =>
+              [...(change.value.messages ?? []), ...(change.value.statuses ?? [])].map(({ id }) => id),
+          ),
+        });
+        response.writeHead(200).end();
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhook`;
+  });
+
+  afterAll(async () => {
+    receiver.close();
+    await once(receiver, 'close');
+  });
+
+  const lanes = [
+    { lane: 'status', ordered: false, queueUrl: 'q', deadLetterQueueUrl: 'dlq' },
+    { lane: 'message', ordered: true, queueUrl: 'q.fifo', deadLetterQueueUrl: 'dlq.fifo' },
+  ];
+  const NUMBER = '106540352242922';
+  const WABA = '102290129340398';
+
+  async function smokeWith(subscribers: readonly object[], done: (pk: string) => boolean) {
+    const now = 1_780_000_000_000;
+    posted.length = 0;
+    documents.on(BatchGetCommand).callsFake((input) => {
+      const keys = input.RequestItems.claims.Keys as { pk: string }[];
+      return {
+        Responses: {
+          claims: keys
+            .filter(({ pk }) => done(pk))
+            .map(({ pk }) => ({ pk, state: 'done', doneAt: now + 40, expiresAt: now / 1000 + 86_400 * 8 })),
+        },
+      };
+    });
+    const stdout: string[] = [];
+    let clock = now;
+    const context: CommandContext = {
+      target: {
+        tableName: 'claims',
+        documentClient: DynamoDBDocumentClient.from(new DynamoDBClient(config)),
+        subscribers,
+      } as unknown as OpsTarget,
+      output: new Output(
+        { stdout: { write: (text: string) => stdout.push(text) }, stderr: { write: () => {} } },
+        true,
+      ),
+      // The polls' sleeps move the clock, so that the deadline comes.
+      clock: () => clock,
+      sleep: async (ms) => {
+        clock += ms;
+      },
+      subscriber: () => {
+        throw new Error('smoke works on every subscriber');
+      },
+    };
+    const deployment: Deployment = {
+      description: 'stack prod',
+      webhookUrl: receiverUrl,
+      webhookSecrets: async () => ({ appSecrets: ['the-app-secret'], verifyToken: 'vt' }),
+      alarmStates: undefined,
+      accessTokenFromSecret: undefined,
+      close() {},
+    };
+    const error = await smokeCommand(
+      context,
+      { target: { kind: 'stack', stackName: 'prod' }, timeoutMs: 1000 },
+      { resolveDeployment: async () => deployment, runId: () => 'abc' },
+    ).catch((caught: unknown) => caught);
+    return { error, result: JSON.parse(stdout.join('')), now };
+  }
+
+  it('addresses a body to a limited subscriber’s first number and one to a wabas-only subscriber’s first WABA, and awaits each subscriber’s own', async () => {
+    const { error, result, now } = await smokeWith(
+      [
+        { name: 'crm', fields: undefined, numbers: undefined, wabas: undefined, keyNamespace: 'crm', lanes },
+        {
+          name: 'tenant',
+          fields: ['messages'],
+          numbers: [NUMBER, '106540352242923'],
+          wabas: undefined,
+          keyNamespace: 'tenant',
+          lanes,
+        },
+        // Reached by tenant's body: no body of its own.
+        {
+          name: 'desk',
+          fields: undefined,
+          numbers: ['106540352242923', NUMBER],
+          wabas: undefined,
+          keyNamespace: 'desk',
+          lanes: lanes.slice(0, 1),
+        },
+        { name: 'brand', fields: undefined, numbers: undefined, wabas: [WABA], keyNamespace: 'brand', lanes },
+      ],
+      () => true,
+    );
+
+    expect(error).toBeUndefined();
+    const first = `wamid.SMOKE_TEST.${now}-abc`;
+    const second = `wamid.SMOKE_TEST.${now}-abc-2`;
+    expect(posted).toEqual([
+      { phoneNumberId: NUMBER, wabaId: 'smoke-test-waba', wamids: [first, `${first}.reply`] },
+      { phoneNumberId: 'smoke-test-phone-number', wabaId: WABA, wamids: [second, `${second}.reply`] },
+    ]);
+    expect(result.bodies).toMatchObject([
+      { phoneNumberId: NUMBER, chosenFor: 'tenant', subscribers: ['crm', 'tenant', 'desk'] },
+      { wabaId: WABA, chosenFor: 'brand', subscribers: ['crm', 'brand'] },
+    ]);
+    // crm, without a limit, receives both bodies; each limited subscriber the one of its number or WABA.
+    expect(
+      result.subscribers.map(({ subscriber, lane, key }: Record<string, string>) => [subscriber, lane, key]),
+    ).toEqual([
+      ['crm', 'message', `msg:${first}`],
+      ['crm', 'status', `st:${first}.reply:delivered`],
+      ['crm', 'message', `msg:${second}`],
+      ['crm', 'status', `st:${second}.reply:delivered`],
+      ['tenant', 'message', `msg:${first}`],
+      ['tenant', 'status', `st:${first}.reply:delivered`],
+      ['desk', 'status', `msg:${first}`],
+      ['desk', 'status', `st:${first}.reply:delivered`],
+      ['brand', 'message', `msg:${second}`],
+      ['brand', 'status', `st:${second}.reply:delivered`],
+    ]);
+    expect(result.ok).toBe(true);
+  });
+
+  it('sends one body when a single address reaches every limited subscriber, and fails naming the one not done', async () => {
+    const { error, result, now } = await smokeWith(
+      [
+        {
+          name: 'tenant',
+          fields: undefined,
+          numbers: [NUMBER],
+          wabas: undefined,
+          keyNamespace: 'tenant',
+          lanes,
+        },
+        {
+          name: 'bot',
+          fields: ['messages'],
+          numbers: undefined,
+          wabas: undefined,
+          keyNamespace: 'bot',
+          lanes,
+        },
+      ],
+      (pk) => !pk.startsWith('tenant#'),
+    );
+
+    expect(posted.map(({ phoneNumberId, wabaId }) => [phoneNumberId, wabaId])).toEqual([
+      [NUMBER, 'smoke-test-waba'],
+    ]);
+    expect(result.keys).toEqual({
+      message: `msg:wamid.SMOKE_TEST.${now}-abc`,
+      status: `st:wamid.SMOKE_TEST.${now}-abc.reply:delivered`,
+    });
+    expect(error).toEqual(
+      new OpsError(
+        `2 of 4 claims not done after 1 s; tenant (message lane, msg:wamid.SMOKE_TEST.${now}-abc): never claimed: not in its queue (the receiver did not route it there), its consumer is paused or failing, or it has no handler for it and claimUnhandledEvents is false`,
+      ),
+    );
+  });
+});

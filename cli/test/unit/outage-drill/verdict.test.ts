@@ -2,8 +2,17 @@ import { describe, expect, it } from 'vitest';
 import type { EventKind } from '../../../../functions/events/types.ts';
 import { judgeSubscribers, subscriberVerdictLines } from '../../../outage-drill/verdict.ts';
 
-function sent(key: string, kind: EventKind, field: string) {
-  return { event: { key, kind, change: { field } } };
+const NUMBER = '106540352242922';
+const WABA = '102290129340398';
+
+function sent(
+  key: string,
+  kind: EventKind,
+  field: string,
+  origin: { phoneNumberId?: string; wabaId?: string } = { phoneNumberId: NUMBER, wabaId: WABA },
+) {
+  const { phoneNumberId, wabaId } = origin;
+  return { event: { key, kind, change: { field }, phoneNumberId, wabaId } };
 }
 const events = [
   sent('msg:a', 'message', 'messages'),
@@ -88,6 +97,38 @@ describe('judgeSubscribers', () => {
     expect(subscriberVerdictLines(verdict)[0]).toBe(
       'bot: FAILED — 1/2 effected once; 1 never effected (e.g. st:b:read); 0 effected more than once; 1 effected though not its own (e.g. tpl:c).',
     );
+  });
+
+  it('expects of a subscriber limited to numbers or wabas only the events of those, as the consumer claims', () => {
+    const otherNumber = { phoneNumberId: '106540352242999', wabaId: WABA };
+    const otherWaba = { phoneNumberId: '106540352242888', wabaId: '102290129340777' };
+    const account = { wabaId: WABA };
+    const mixed = [
+      sent('msg:a', 'message', 'messages'),
+      sent('msg:b', 'message', 'messages', otherNumber),
+      sent('msg:c', 'message', 'messages', otherWaba),
+      sent('tpl:d', 'management', 'message_template_status_update', account),
+    ];
+    const verdict = judgeSubscribers(mixed, [
+      // Its number's events only: not the account's template update, which has no number.
+      { name: 'tenant', fields: null, numbers: [NUMBER], handlers: everyHandler, effects: effects('msg:a') },
+      // Every event of its WABA, numbers and account alike; a stray of another WABA is unexpected.
+      {
+        name: 'brand',
+        fields: null,
+        wabas: [WABA],
+        handlers: everyHandler,
+        effects: effects('msg:a', 'msg:b', 'tpl:d', 'msg:c'),
+      },
+    ]);
+
+    expect(verdict.bySubscriber?.tenant).toMatchObject({ exactlyOnce: true, distinctEvents: 1 });
+    expect(verdict.bySubscriber?.brand).toMatchObject({
+      exactlyOnce: false,
+      distinctEvents: 3,
+      effectedOnce: 3,
+      unexpected: ['msg:c'],
+    });
   });
 
   it('with a single subscriber, judges as before and prints no subscriber line', () => {
