@@ -372,7 +372,9 @@ function factsTable(rows) {
 
 function keyView(view) {
   const claim = view.claim;
-  const status = claim ? claim.status : view.receivesField ? 'no claim' : 'not received';
+  // receivesOrigin is false when the key names a number or WABA the subscriber is not limited to.
+  const receives = view.receivesField && view.receivesOrigin !== false;
+  const status = claim ? claim.status : receives ? 'no claim' : 'not received';
   const block = element('div', 'key-view');
   block.dataset.subscriber = view.subscriber;
   block.dataset.status = status;
@@ -381,9 +383,11 @@ function keyView(view) {
   block.appendChild(head);
   block.appendChild(element('div', 'key-phrase', claim
     ? CLAIM_STATUS_TEXT[claim.status]
-    : view.receivesField
+    : receives
       ? 'no claim: the next delivery claims the event as new'
-      : 'subscriber ' + view.subscriber + ' does not receive field ' + view.field + ', so it never claims this key'));
+      : view.receivesField
+        ? 'subscriber ' + view.subscriber + ' does not receive the number or account this key names, so it never claims it'
+        : 'subscriber ' + view.subscriber + ' does not receive field ' + view.field + ', so it never claims this key'));
   const rows = [['stored as', view.pk]];
   if (claim) {
     rows.push(

@@ -90,7 +90,7 @@ describe("docs/handlers.md's stated defaults", () => {
 
   it("names the smoke test's wamid prefix and phone number id as contract/smoke-test.ts has them", () => {
     expect(handlers).toContain(`whose wamids start with \`${SMOKE_TEST_WAMID_PREFIX}\``);
-    expect(handlers).toContain(`would try to send to \`${SMOKE_TEST_PHONE_NUMBER_ID}\``);
+    expect(handlers).toContain(`would reply to a fictional customer: from \`${SMOKE_TEST_PHONE_NUMBER_ID}\``);
   });
 });
 
