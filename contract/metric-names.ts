@@ -103,6 +103,16 @@ export const ConsumerLaneMetric = {
 
 export type ConsumerLaneMetricName = (typeof ConsumerLaneMetric)[keyof typeof ConsumerLaneMetric];
 
+/**
+ * A forward subscriber's answers (docs/design.md §12), counted through the handlers' own metrics, with
+ * `AnswerClass` next to `Subscriber`: `2xx`, `3xx`, `4xx`, `5xx`, `timeout`, `connection`, or `not-started`
+ * (a POST that waited its turn too long to fit in the invocation).
+ */
+export const FORWARD_ANSWERS_METRIC = 'ForwardAnswers';
+export const ANSWER_CLASS_DIMENSION = 'AnswerClass';
+export const ANSWER_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'timeout', 'connection', 'not-started'] as const;
+export type AnswerClass = (typeof ANSWER_CLASSES)[number];
+
 /** Receiver metrics (no dimension). */
 export const ReceiverMetric = {
   DeliveriesAccepted: 'DeliveriesAccepted',

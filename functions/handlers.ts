@@ -14,6 +14,7 @@ export {
   type ErrorContext,
   type GroupEventContext,
   type HandlerLogger,
+  type HandlerMetrics,
   InvalidHandlersError,
   type LogDetails,
   type ManagementEventContext,
@@ -27,6 +28,7 @@ export {
   type WebhookHandler,
   type WebhookHandlers,
 } from './consumer/handler-api.ts';
+export { InvalidMetricError } from './consumer/handler-metrics.ts';
 export type { Customer, SendAddress } from './events/customer.ts';
 export type { GroupCustomer, GroupCustomerList, GroupField } from './events/group-item.ts';
 export type { EventKind, JsonObject, JsonValue, WebhookEvent } from './events/types.ts';

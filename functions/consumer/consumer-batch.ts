@@ -34,6 +34,7 @@ import { ConsumerTally } from './consumer-tally.ts';
 import {
   type ConversationTurnContext,
   DeadLetter,
+  type HandlerMetrics,
   handlerFor,
   handlesTurns,
   type MessageContext,
@@ -43,6 +44,7 @@ import {
   type WebhookHandler,
 } from './handler-api.ts';
 import { createHandlerLogger, describeError } from './handler-logger.ts';
+import { handlerMetricsOf } from './handler-metrics.ts';
 import { inFlightRedeliverySeconds } from './in-flight.ts';
 import { loggableKey, loggedEvent } from './loggable-key.ts';
 import { backoffDelaySeconds, deferredDelaySeconds, receiveCountOf } from './retry-policy.ts';
@@ -85,6 +87,7 @@ function isSmokeTest(event: WebhookEvent): boolean {
 /** One batch after the claim pre-pass: records are then processed one call each, in any order. */
 export class ConsumerBatch {
   readonly tally: ConsumerTally;
+  readonly #handlerMetrics: HandlerMetrics;
   readonly #byRecord = new Map<QueueRecord, PreparedRecord>();
   readonly #byMessageId = new Map<string, PreparedRecord>();
   readonly #invocation: Invocation;
@@ -114,6 +117,7 @@ export class ConsumerBatch {
     this.#invocation = invocation;
     this.#options = options;
     this.tally = new ConsumerTally(options.numbers ?? []);
+    this.#handlerMetrics = handlerMetricsOf(this.tally);
     this.#logger = options.logger;
     this.#clock = options.clock ?? Date.now;
     this.#retry = options.retry ?? DEFAULT_SETTINGS;
@@ -437,6 +441,7 @@ export class ConsumerBatch {
       receivedAt: receivedAtOf(record, this.#clock),
       remainingTimeMs: () => this.#invocation.remainingTimeMs(),
       logger: createHandlerLogger(this.#logger, first.event, { events: ready.length }),
+      metrics: this.#handlerMetrics,
     };
     this.#observeWait(record, first.event);
     try {
@@ -650,6 +655,7 @@ export class ConsumerBatch {
       messages: turn.map(({ record, event, claim }) => this.#messageContext(record, event, claim)),
       remainingTimeMs: () => this.#invocation.remainingTimeMs(),
       logger: createHandlerLogger(this.#logger, first.event, { messages: turn.length }),
+      metrics: this.#handlerMetrics,
     };
     for (const { record, event } of turn) this.#observeWait(record, event);
     try {
@@ -698,6 +704,7 @@ export class ConsumerBatch {
       smokeTest: isSmokeTest(event),
       remainingTimeMs: () => this.#invocation.remainingTimeMs(),
       logger: createHandlerLogger(this.#logger, event),
+      metrics: this.#handlerMetrics,
     };
   }
 

@@ -24,6 +24,11 @@ export function publishTally(metrics: Metrics, tally: TallySnapshot, lane: LaneN
     for (const [name, value] of tally.plain) metrics.addMetric(name, MetricUnit.Count, value);
     metrics.publishStoredMetrics();
   }
+  for (const { dimension, counts } of tally.own.values()) {
+    if (dimension !== undefined) metrics.addDimension(dimension.name, dimension.value);
+    for (const [name, value] of counts) metrics.addMetric(name, MetricUnit.Count, value);
+    metrics.publishStoredMetrics();
+  }
   for (const [phoneNumberId, counts] of tally.byNumber) {
     metrics.addDimension(PHONE_NUMBER_DIMENSION, phoneNumberId);
     for (const [name, value] of counts) metrics.addMetric(name, MetricUnit.Count, value);

@@ -15,6 +15,17 @@ export interface TallySnapshot {
   readonly byNumber: ReadonlyMap<string, ReadonlyMap<ConsumerNumberMetricName, number>>;
   /** Declared phone number id → the waits of its records. */
   readonly waitsMsByNumber: ReadonlyMap<string, readonly number[]>;
+  /** The handlers' own counts, by their dimension (`undefined`: none) → metric → count. */
+  readonly own: ReadonlyMap<
+    string,
+    { readonly dimension?: OwnDimension; readonly counts: ReadonlyMap<string, number> }
+  >;
+}
+
+/** The one dimension a handler's own count may carry. */
+export interface OwnDimension {
+  readonly name: string;
+  readonly value: string;
 }
 
 const PER_NUMBER: ReadonlySet<string> = new Set(Object.values(ConsumerNumberMetric));
@@ -30,6 +41,7 @@ export class ConsumerTally {
   readonly #byNumber = new Map<string, Map<ConsumerNumberMetricName, number>>();
   readonly #waitsMsByNumber = new Map<string, number[]>();
   readonly #declaredNumbers: ReadonlySet<string>;
+  readonly #own = new Map<string, { dimension?: OwnDimension; counts: Map<string, number> }>();
 
   /** `declaredNumbers`: the subscriber's `numbers`, the only ones counted per number. */
   constructor(declaredNumbers: readonly string[] = []) {
@@ -56,6 +68,17 @@ export class ConsumerTally {
     this.#plain.set(metric, (this.#plain.get(metric) ?? 0) + count);
   }
 
+  /** A handler's own count (handler-metrics.ts checks it). */
+  countOwn(name: string, dimension: OwnDimension | undefined, value: number): void {
+    const row = dimension === undefined ? '' : `${dimension.name}\u0000${dimension.value}`;
+    let entry = this.#own.get(row);
+    if (entry === undefined) {
+      entry = { ...(dimension === undefined ? {} : { dimension: { ...dimension } }), counts: new Map() };
+      this.#own.set(row, entry);
+    }
+    entry.counts.set(name, (entry.counts.get(name) ?? 0) + value);
+  }
+
   /** A record's wait; also its number's, when `phoneNumberId` is declared. */
   observeWait(milliseconds: number, phoneNumberId?: string): void {
     this.#waitsMs.push(milliseconds);
@@ -73,6 +96,7 @@ export class ConsumerTally {
       waitsMs: this.#waitsMs,
       byNumber: this.#byNumber,
       waitsMsByNumber: this.#waitsMsByNumber,
+      own: this.#own,
     };
   }
 
@@ -91,6 +115,11 @@ export class ConsumerTally {
     for (const [metric, count] of this.#plain) flat[metric] = count;
     for (const [number, counts] of this.#byNumber) {
       for (const [metric, count] of counts) flat[`${metric}/number ${number}`] = count;
+    }
+    for (const { dimension, counts } of this.#own.values()) {
+      for (const [metric, count] of counts) {
+        flat[dimension === undefined ? metric : `${metric}/${dimension.name} ${dimension.value}`] = count;
+      }
     }
     return flat;
   }

@@ -39,6 +39,30 @@ export interface HandlerLogger {
   error(message: string, details?: LogDetails): void;
 }
 
+/**
+ * Counts of your own (tickets opened, replies sent), emitted with the consumer's metrics at the end of the
+ * invocation: namespace `WhatsAppWebhookDedup`, the `Subscriber` dimension, and the one dimension you give, so
+ * that they cost one EMF document per invocation and dimension value, not one per call.
+ * @example
+ * ```typescript
+ * import { defineWebhookHandlers } from 'whatsapp-webhook-dedup/handlers';
+ *
+ * export const webhookHandlers = defineWebhookHandlers({
+ *   async onMessage({ metrics }) {
+ *     metrics.count('TicketsOpened', { name: 'Queue', value: 'support' });
+ *   },
+ * });
+ * ```
+ */
+export interface HandlerMetrics {
+  /**
+   * Adds `value` (default 1) to the metric `name` (letters and digits, starting with a letter, at most 64; not one
+   * of this project's own names) under `dimension`, or without one.
+   * @throws InvalidMetricError for a name or dimension CloudWatch or this project would not take
+   */
+  count(name: string, dimension?: { readonly name: string; readonly value: string }, value?: number): void;
+}
+
 interface EventContextBase<K extends EventKind> {
   /** The event as the consumer extracted it: key, field, kind, payload and value together. */
   readonly event: WebhookEvent;
@@ -121,6 +145,8 @@ interface EventContextBase<K extends EventKind> {
   remainingTimeMs(): number;
   /** A logger whose lines carry the event's `key`, `field` and `kind` (see {@link HandlerLogger}). */
   readonly logger: HandlerLogger;
+  /** Counts of your own, emitted with the consumer's metrics (see {@link HandlerMetrics}). */
+  readonly metrics: HandlerMetrics;
 }
 
 /**
@@ -302,6 +328,8 @@ export interface ConversationTurnContext {
   remainingTimeMs(): number;
   /** Lines carry the conversation's message count and the first message's key. */
   readonly logger: HandlerLogger;
+  /** Counts of your own, emitted with the consumer's metrics (see {@link HandlerMetrics}). */
+  readonly metrics: HandlerMetrics;
 }
 
 /**
@@ -354,6 +382,8 @@ export interface RecordContext {
   remainingTimeMs(): number;
   /** Lines carry the part's event count and its first event's key. */
   readonly logger: HandlerLogger;
+  /** Counts of your own, emitted with the consumer's metrics (see {@link HandlerMetrics}). */
+  readonly metrics: HandlerMetrics;
 }
 
 /**

@@ -7,9 +7,16 @@
  * a redirect) fails the record the same way, with its status logged; the answer's first bytes stay on the
  * error, never in a log line (a destination may echo the body back).
  */
+
+import {
+  ANSWER_CLASS_DIMENSION,
+  type AnswerClass,
+  FORWARD_ANSWERS_METRIC,
+} from '../../contract/metric-names.ts';
 import { concurrencyLimit } from '../commons/bounded-concurrency.ts';
 import type {
   HandlerLogger,
+  HandlerMetrics,
   RecordContext,
   WebhookEventContext,
   WebhookHandlers,
@@ -86,6 +93,7 @@ export interface ForwardHandlerOptions extends Pick<ForwardContext, 'fetch' | 'n
 interface PostContext {
   readonly receivedAt: string;
   readonly logger: HandlerLogger;
+  readonly metrics: HandlerMetrics;
   remainingTimeMs(): number;
 }
 
@@ -110,6 +118,10 @@ export function forwardWebhookHandlers(
       return forwardEvents(events, destination, { ...forwardOptions, receivedAt: context.receivedAt });
     };
     const result = limit === undefined ? await send(false) : await limit.run(send);
+    context.metrics.count(FORWARD_ANSWERS_METRIC, {
+      name: ANSWER_CLASS_DIMENSION,
+      value: answerClassOf(result),
+    });
     const counted = batch ? { events: events.length } : {};
     switch (result.kind) {
       case 'delivered':
@@ -151,6 +163,19 @@ export function forwardWebhookHandlers(
     onError: forward,
     onManagementEvent: forward,
   });
+}
+
+/** How the dashboards count an answer: its status class, or what kept it from coming. */
+export function answerClassOf(result: ForwardResult): AnswerClass {
+  if (result.kind === 'retry' && result.status === undefined) {
+    return result.reason === NO_TIME_LEFT
+      ? 'not-started'
+      : result.reason === 'timeout'
+        ? 'timeout'
+        : 'connection';
+  }
+  const status = result.status ?? 0;
+  return status >= 500 ? '5xx' : status >= 400 ? '4xx' : status >= 300 ? '3xx' : '2xx';
 }
 
 /**

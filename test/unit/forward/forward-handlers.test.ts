@@ -17,12 +17,19 @@ import { smokeBody } from '../../../cli/ops/smoke/smoke-body.ts';
 import type { WebhookEventContext } from '../../../functions/consumer/handler-api.ts';
 import { extractEvents } from '../../../functions/events/extract-events.ts';
 import {
+  answerClassOf,
   ForwardFailedError,
   type ForwardHandlerOptions,
   forwardWebhookHandlers,
 } from '../../../functions/forward/forward-handlers.ts';
 import type { ForwardTarget } from '../../../functions/forward/forwarder.ts';
-import { captureOutput, createHarness, sqsEvent, sqsRecord } from '../../support/consumer-harness.ts';
+import {
+  captureOutput,
+  createHarness,
+  emfDocuments,
+  sqsEvent,
+  sqsRecord,
+} from '../../support/consumer-harness.ts';
 
 let server: Server;
 let url: string;
@@ -124,6 +131,25 @@ describe('a forward subscriber', () => {
     expect(lines.join('\n')).not.toContain('4915112345678');
     const gaveUp = lines.find((line) => line.includes('Handler gave up on the event'));
     expect(JSON.parse(gaveUp ?? '{}')).toMatchObject({ reason: 'http-422', deadLetterNow: false });
+  });
+
+  it('counts each answer by its class in the consumer metrics of the invocation, one document per class', async () => {
+    answer = { status: 503 };
+    const failing = forwarding();
+    const refused = await captureOutput(() => failing.invoke({ Records: [record] }));
+    answer = { status: 200 };
+    const delivering = forwarding();
+    const delivered = await captureOutput(() =>
+      delivering.invoke(
+        sqsEvent(['rec-a', messagesBody(three.slice(0, 2))], ['rec-b', messagesBody(three.slice(2))]),
+      ),
+    );
+    const answers = (lines: readonly string[]) =>
+      emfDocuments(lines)
+        .filter(({ values }) => values.AnswerClass !== undefined)
+        .map(({ dimensions, values }) => [dimensions, values.AnswerClass, values.ForwardAnswers]);
+    expect(answers(refused.lines)).toEqual([[[['service', 'Subscriber', 'AnswerClass']], '5xx', 1]]);
+    expect(answers(delivered.lines)).toEqual([[[['service', 'Subscriber', 'AnswerClass']], '2xx', 3]]);
   });
 
   it("does not forward ops smoke's synthetic events", async () => {
@@ -244,6 +270,7 @@ describe('a forward subscriber with maxInFlight', () => {
     const handlers = forwardWebhookHandlers(target({ timeoutMs: 2_000 }), { maxInFlight: 1 });
     const extraction = extractEvents(messagesBody(inboundMessages(2, 'late')));
     const [a, b] = extraction.ok ? extraction.events : [];
+    const answers: string[] = [];
     const context = (event: unknown, remainingMs: number) =>
       ({
         event,
@@ -251,6 +278,9 @@ describe('a forward subscriber with maxInFlight', () => {
         receivedAt: '2026-12-03T10:00:00.000Z',
         remainingTimeMs: () => remainingMs,
         logger: { debug() {}, info() {}, warn() {}, error() {} },
+        metrics: {
+          count: (_: string, dimension?: { value: string }) => answers.push(dimension?.value ?? ''),
+        },
       }) as unknown as WebhookEventContext & { kind: 'message' };
     const first = handlers.onMessage?.(context(a, 30_000));
     const late = handlers.onMessage?.(context(b, 1_000));
@@ -258,5 +288,21 @@ describe('a forward subscriber with maxInFlight', () => {
     await expect(late).rejects.toThrow(ForwardFailedError);
     await expect(late).rejects.toMatchObject({ reason: 'no-time-left' });
     expect(posts).toHaveLength(1);
+    expect(answers).toEqual(['2xx', 'not-started']);
+  });
+});
+
+describe('answerClassOf', () => {
+  it.each([
+    [{ kind: 'delivered', status: 204 }, '2xx'],
+    [{ kind: 'refused', status: 302, reason: 'http-302' }, '3xx'],
+    [{ kind: 'retry', status: 429, reason: 'http-429' }, '4xx'],
+    [{ kind: 'refused', status: 422, reason: 'http-422' }, '4xx'],
+    [{ kind: 'retry', status: 503, reason: 'http-503' }, '5xx'],
+    [{ kind: 'retry', reason: 'timeout' }, 'timeout'],
+    [{ kind: 'retry', reason: 'connection' }, 'connection'],
+    [{ kind: 'retry', reason: 'no-time-left' }, 'not-started'],
+  ] as const)('classes %o as %s', (result, expected) => {
+    expect(answerClassOf(result)).toBe(expected);
   });
 });
