@@ -26,6 +26,8 @@ export interface WebhookSubscriber {
   readonly name: string;
   /** The webhook fields it receives; `undefined`: every field. */
   readonly fields: readonly string[] | undefined;
+  /** A forward subscriber: its consumers POST to a destination (`forward`), whose answers its dashboard counts. */
+  readonly forwards: boolean;
   /** The phone number ids it receives; `undefined`: every number unless `wabas` limits it. */
   readonly numbers: readonly string[] | undefined;
   /** The WABA ids it receives; `undefined`: every account unless `numbers` limits it. */
@@ -106,6 +108,7 @@ export function buildSubscribers(
     return {
       name: subscriber.name,
       fields: subscriber.fields,
+      forwards: subscriber.forward !== undefined,
       numbers: subscriber.numbers,
       wabas: subscriber.wabas,
       keyNamespace: subscriber.keyNamespace,

@@ -10,6 +10,8 @@ import { type ITableV2, Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { LANE_DIMENSION, type LaneName } from '../../contract/lanes.ts';
 import {
+  ANSWER_CLASS_DIMENSION,
+  type AnswerClass,
   ConsumerFieldMetric,
   type ConsumerFieldMetricName,
   ConsumerLaneMetric,
@@ -17,6 +19,7 @@ import {
   type ConsumerMetricName,
   type ConsumerNumberMetricName,
   FIELD_DIMENSION,
+  FORWARD_ANSWERS_METRIC,
   MANAGEMENT_FIELDS,
   MESSAGES_FIELD_DIMENSIONS,
   METRICS_NAMESPACE,
@@ -100,6 +103,18 @@ export function consumerLaneMetric(
     statistic: window.statistic,
     period: window.period,
     label: window.label ?? `${lane} lane ${name} (${window.statistic})`,
+  });
+}
+
+/** A forward subscriber's answers of one class (`ForwardAnswers`, `AnswerClass`), summed over the period. */
+export function forwardAnswersMetric(answerClass: AnswerClass, window: ConsumerMetricWindow): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: FORWARD_ANSWERS_METRIC,
+    dimensionsMap: { ...consumerDimensions(window.subscriber), [ANSWER_CLASS_DIMENSION]: answerClass },
+    statistic: Stats.SUM,
+    period: window.period,
+    label: answerClass,
   });
 }
 

@@ -24,6 +24,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { LaneName } from '../../contract/lanes.ts';
 import {
+  ANSWER_CLASSES,
   ConsumerFieldMetric,
   ConsumerLaneMetric,
   ConsumerMetric,
@@ -44,6 +45,7 @@ import {
   consumerNumberWaitMetric,
   duplicateRatePercent,
   dynamoDbAccountUserErrors,
+  forwardAnswersMetric,
   type MetricWindow,
   perFieldSearch,
   perSubscriberAndFieldSearch,
@@ -58,6 +60,8 @@ export interface SubscriberDashboardSources {
   readonly deadLetterQueue: IQueue;
   /** The phone number ids it declared (`numbers`): one row each. `undefined`: none. */
   readonly numbers?: readonly string[] | undefined;
+  /** A forward subscriber: one more row, its destination's answers by class. */
+  readonly forwards?: boolean;
   /** `undefined`: no message lane. */
   readonly messageLane:
     | {
@@ -123,6 +127,7 @@ export function buildWebhookDashboard(
   for (const subscriber of props.subscribers) {
     dashboard.addWidgets(...subscriberRow(subscriber, window, thresholds));
     dashboard.addWidgets(...laneRow(subscriber, window, thresholds));
+    if (subscriber.forwards === true) dashboard.addWidgets(forwardAnswersWidget(subscriber.name, window));
     for (const phoneNumberId of subscriber.numbers ?? []) {
       dashboard.addWidgets(...numberRow(subscriber, phoneNumberId, window));
     }
@@ -379,6 +384,17 @@ function laneRow(
     ),
     status,
   ];
+}
+
+/** A forward subscriber's destination: its answers by class, from the forwarding consumer's `ForwardAnswers`. */
+function forwardAnswersWidget(subscriber: string, window: MetricWindow): GraphWidget {
+  return new GraphWidget({
+    title: `${subscriber} destination: answers by class (2xx done; 4xx refused; 5xx, timeouts, connections retried)`,
+    left: ANSWER_CLASSES.map((answerClass) => forwardAnswersMetric(answerClass, { ...window, subscriber })),
+    leftYAxis: { min: 0 },
+    width: 24,
+    height: HEIGHT,
+  });
 }
 
 /**

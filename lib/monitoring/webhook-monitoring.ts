@@ -28,6 +28,8 @@ export interface MonitoredSubscriber {
   readonly deadLetterQueue: IQueue;
   /** The phone number ids it declared: one dashboard row each. `undefined`: none. */
   readonly numbers?: readonly string[] | undefined;
+  /** A forward subscriber: the dashboard counts its destination's answers by class. */
+  readonly forwards?: boolean;
   /** `undefined`: no message lane. */
   readonly messageLane: MessageLaneAlarmSources | undefined;
 }

@@ -9,6 +9,8 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LANE_DIMENSION } from '../../contract/lanes.ts';
 import {
+  ANSWER_CLASS_DIMENSION,
+  ANSWER_CLASSES,
   ConsumerFieldMetric,
   ConsumerLaneMetric,
   ConsumerMetric,
@@ -573,6 +575,26 @@ describe('dashboard', () => {
       ['status', '201', 'p50'],
       ['status', '201', 'p99'],
     ]);
+  });
+
+  it("gives a forward subscriber a row of its destination's answers by class, and a subscriber of code none", () => {
+    const widgets = dashboardWidgets(
+      synthStack({
+        pipeline: {
+          subscribers: {
+            bot: { entry: 'functions/examples/subscribers/bot.ts' },
+            chatwoot: { forward: { url: 'https://chat.example.com/webhooks/whatsapp' } },
+          },
+        },
+      }).template,
+    );
+    const answers = widgets.filter((widget) => widget.properties?.title?.includes('answers by class'));
+    expect(answers.map((widget) => widget.properties?.title?.split(':')[0])).toEqual([
+      'chatwoot destination',
+    ]);
+    expect(answers[0]?.properties?.metrics?.map((row) => [row[1], row[2], row[3]])).toEqual(
+      ANSWER_CLASSES.map((answerClass) => ['ForwardAnswers', ANSWER_CLASS_DIMENSION, answerClass]),
+    );
   });
 
   it('has no archive row with archive: false', () => {

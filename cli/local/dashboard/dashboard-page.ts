@@ -75,7 +75,7 @@ export function dashboardHtml(): string {
 </section>
 <section class="card subscribers">
   <h2>Subscribers</h2>
-  <table><thead><tr><th>subscriber</th><th>fields</th><th>effects</th><th>fresh</th><th>duplicates skipped</th><th>absorbed by queue</th><th>backlog</th><th>in flight</th><th>DLQ</th></tr></thead><tbody id="subscribers"></tbody></table>
+  <table><thead><tr><th>subscriber</th><th>fields</th><th>effects</th><th>fresh</th><th>duplicates skipped</th><th>absorbed by queue</th><th>backlog</th><th>in flight</th><th>DLQ</th><th>destination's answers</th></tr></thead><tbody id="subscribers"></tbody></table>
 </section>
 <section class="card lanes">
   <h2>Lanes: wait before the handler (last minute; a quiet lane shows its last busy minute and its age) and oldest message</h2>
@@ -194,6 +194,14 @@ function cellsRow(texts, classes) {
   return row;
 }
 
+// A forward subscriber's answers by class (ForwardAnswers/<class> counters); '–' for a subscriber of code.
+function answersText(counters) {
+  const classes = Object.entries(counters || {})
+    .filter(([name]) => name.startsWith('ForwardAnswers/'))
+    .map(([name, count]) => name.slice('ForwardAnswers/'.length) + ' ' + count);
+  return classes.length === 0 ? '–' : classes.sort().join(' · ');
+}
+
 function renderSubscribers(subscribers) {
   const rows = Object.entries(subscribers || {}).map(([name, s]) => {
     const fields = subscriberFields && subscriberFields.has(name) ? subscriberFields.get(name) : undefined;
@@ -208,8 +216,9 @@ function renderSubscribers(subscribers) {
         s.queue ? s.queue.backlog : '–',
         s.queue ? s.queue.inFlight : '–',
         s.queue ? s.queue.dlq : '–',
+        answersText(s.totals.counters),
       ],
-      ['name', 'fields', 'number effects', 'number fresh', 'number duplicates', 'number absorbed', 'number', 'number', 'number'],
+      ['name', 'fields', 'number effects', 'number fresh', 'number duplicates', 'number absorbed', 'number', 'number', 'number', 'answers'],
     );
     row.dataset.subscriber = name;
     return row;

@@ -4,9 +4,11 @@
  * duplicates skipped most recently. Served as `GET /local/stats` to the dashboard and the outage drill.
  */
 import {
+  ANSWER_CLASS_DIMENSION,
   ConsumerFieldMetric,
   ConsumerMetric,
   FIELD_DIMENSION,
+  FORWARD_ANSWERS_METRIC,
   PHONE_NUMBER_DIMENSION,
   ReceiverMetric,
   SQS_DEDUPLICATED_SENDS_METRIC,
@@ -90,6 +92,7 @@ const KNOWN_COUNTERS = new Set<string>([
   ...Object.values(ReceiverMetric),
   ...Object.values(ConsumerFieldMetric),
   SQS_DEDUPLICATED_SENDS_METRIC,
+  FORWARD_ANSWERS_METRIC,
 ]);
 
 export class PipelineStats {
@@ -130,7 +133,9 @@ export class PipelineStats {
         if (fieldCount === 'duplicateInFlight') counts.duplicate += point.value;
       }
     }
-    const counterName = field === undefined ? point.name : `${point.name}/${field}`;
+    // A forward subscriber's answers are counted by class: `ForwardAnswers/2xx`, `ForwardAnswers/5xx`, …
+    const qualifier = field ?? point.dimensions[ANSWER_CLASS_DIMENSION];
+    const counterName = qualifier === undefined ? point.name : `${point.name}/${qualifier}`;
     for (const target of [bucket.counters, this.#totals.counters]) {
       target[counterName] = (target[counterName] ?? 0) + point.value;
     }

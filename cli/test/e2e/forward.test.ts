@@ -22,6 +22,8 @@ import {
   wamidFactory,
 } from '../../meta-traffic/webhook-bodies.ts';
 
+/** The subscriber that forwards every event to the Meta consumer (forward-subscribers.ts). */
+const FORWARDING = 'chatwoot';
 let destination: Server;
 let stack: SpawnedLocalStack;
 let client: LocalStackClient;
@@ -141,6 +143,11 @@ describe('npm start with a forward subscriber', () => {
     await waitFor(() => handled.has(id), 60_000);
     expect(busyAnswers).toBe(before + 1);
     expect(handled.get(id)).toHaveLength(1);
+    // The dashboard's answers by class: the 503 and the 2xx that followed, from the consumer's metrics.
+    await waitFor(async () => {
+      const counters = (await client.stats()).subscribers[FORWARDING]?.totals.counters ?? {};
+      return (counters['ForwardAnswers/5xx'] ?? 0) >= 1 && (counters['ForwardAnswers/2xx'] ?? 0) >= 1;
+    }, 30_000);
   }, 120_000);
 
   it('sends a refused event to the DLQ on its third receive, after at most three POSTs, with the status and the answer kept there', async () => {

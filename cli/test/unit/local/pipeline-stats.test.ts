@@ -108,6 +108,24 @@ describe('PipelineStats', () => {
     expect(stats.snapshot().recentDuplicates.map((d) => d.key)).toEqual(['c', 'b']);
   });
 
+  it("counts a forward subscriber's answers by class", () => {
+    const stats = new PipelineStats();
+    for (const [answerClass, value] of [
+      ['2xx', 3],
+      ['5xx', 1],
+      ['2xx', 2],
+    ] as const) {
+      stats.addMetric({
+        namespace: 'WhatsAppWebhookDedup',
+        name: 'ForwardAnswers',
+        value,
+        dimensions: { service: 'whatsapp-webhook-dedup', Subscriber: 'chatwoot', AnswerClass: answerClass },
+        timestamp: Date.now(),
+      });
+    }
+    expect(stats.snapshot().totals.counters).toEqual({ 'ForwardAnswers/2xx': 5, 'ForwardAnswers/5xx': 1 });
+  });
+
   it("counts a declared number's repeat of its fields' counts no second time", () => {
     const stats = new PipelineStats();
     stats.addMetric({
