@@ -12,7 +12,7 @@ import { BENCH_FIGURES } from './bench-figures.ts';
 import { LATENCIES } from './latency.ts';
 import { RESEND_RATE } from './meta-sender.ts';
 import { type ScaleReport, scaleReportMarkdown } from './scale-report.ts';
-import { SCENARIO_NAMES } from './scenarios.ts';
+import { AWAITING_FULL_RUN, SCENARIO_NAMES } from './scenarios.ts';
 
 export const SIMULATION_RESULTS = 'lab/capacity-simulation/results.json';
 
@@ -86,6 +86,10 @@ export function simulationMarkdown(): string {
           'Recorded by `npm run capacity-simulation -- SCENARIO --record`, with `--short` where a report says so.',
           '',
           ...results.reports.flatMap((report) => [scaleReportMarkdown(report), '']),
+          ...Object.entries(AWAITING_FULL_RUN).map(
+            ([name, why]) =>
+              `Not recorded yet: the full run of \`${name}\` (${why}); its short run is in \`npm test\`.`,
+          ),
         ];
   return [modelledMarkdown(), '', ...runs].join('\n').trimEnd();
 }

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../cli/capacity/pipeline.ts';
 import { DIFFERENCE_REASONS } from '../../capacity-simulation/scale-report.ts';
-import { SCENARIO_NAMES } from '../../capacity-simulation/scenarios.ts';
+import { AWAITING_FULL_RUN, SCENARIO_NAMES } from '../../capacity-simulation/scenarios.ts';
 import { readSimulationResults, simulationMarkdown } from '../../capacity-simulation/simulation-markdown.ts';
 import { CAPACITY_PAGE } from '../../docs/capacity-markdown.ts';
 import { readRegion } from '../../docs/markdown/regions.ts';
@@ -15,8 +15,11 @@ import { readRegion } from '../../docs/markdown/regions.ts';
 describe('recorded capacity simulation', () => {
   const results = readSimulationResults();
 
-  it('holds a report of each scenario', () => {
-    expect(results?.reports.map((report) => report.scenario).sort()).toEqual([...SCENARIO_NAMES].sort());
+  it('holds a report of each scenario but those awaiting their full run, which it does not hold yet', () => {
+    const awaiting = Object.keys(AWAITING_FULL_RUN);
+    expect(results?.reports.map((report) => report.scenario).sort()).toEqual(
+      SCENARIO_NAMES.filter((name) => !awaiting.includes(name)).sort(),
+    );
   });
 
   it('holds the full run of each scenario, every verdict holding: the defaults carry them all', () => {
