@@ -407,22 +407,10 @@ export class ConsumerBatch {
         if (failure !== undefined) failures.push(failure);
         continue;
       }
-      this.#countClaimed(event, claim.outcome, claim.attempt);
-      let context: WebhookEventContext | undefined;
-      try {
-        context = await this.#contextFor(record, event, claim);
-      } catch (error) {
-        this.#logger.error('Status ledger write failed; the claim is released', {
-          ...loggedEvent(event),
-          ...describeError(error),
-        });
-        await this.#release(event, claim);
-        this.#backOff(record);
-        failures.push(`ledger:${loggableKey(event)}`);
-        continue;
-      }
+      const readied = await this.#ready(record, event, claim);
+      if ('failure' in readied) failures.push(readied.failure);
       // A status without id or status: acknowledged, as its own handler would never see it.
-      if (context === undefined) await this.#complete(event, claim);
+      else if (readied.context === undefined) await this.#complete(event, claim);
       else ready.push({ event, claim });
     }
     const first = ready[0];
@@ -552,20 +540,9 @@ export class ConsumerBatch {
     claim: HeldClaim,
   ): Promise<string | undefined> {
     const logged = loggedEvent(event);
-    this.#countClaimed(event, claim.outcome, claim.attempt);
-
-    let context: WebhookEventContext | undefined;
-    try {
-      context = await this.#contextFor(record, event, claim);
-    } catch (error) {
-      this.#logger.error('Status ledger write failed; the claim is released', {
-        ...logged,
-        ...describeError(error),
-      });
-      await this.#release(event, claim);
-      this.#backOff(record);
-      return `ledger:${logged.key}`;
-    }
+    const readied = await this.#ready(record, event, claim);
+    if ('failure' in readied) return readied.failure;
+    const { context } = readied;
 
     const handler = handlerFor(this.#options.handlers, event);
     if (handler !== undefined && context !== undefined) {
@@ -604,6 +581,30 @@ export class ConsumerBatch {
 
     await this.#complete(event, claim);
     return undefined;
+  }
+
+  /**
+   * Counts a held claim and builds its handler's context, a status merged into the ledger first. A ledger write
+   * that fails releases the claim and backs the record off; what failed is returned instead.
+   */
+  async #ready(
+    record: QueueRecord,
+    event: WebhookEvent,
+    claim: HeldClaim,
+  ): Promise<{ readonly context: WebhookEventContext | undefined } | { readonly failure: string }> {
+    this.#countClaimed(event, claim.outcome, claim.attempt);
+    try {
+      return { context: await this.#contextFor(record, event, claim) };
+    } catch (error) {
+      const logged = loggedEvent(event);
+      this.#logger.error('Status ledger write failed; the claim is released', {
+        ...logged,
+        ...describeError(error),
+      });
+      await this.#release(event, claim);
+      this.#backOff(record);
+      return { failure: `ledger:${logged.key}` };
+    }
   }
 
   /**

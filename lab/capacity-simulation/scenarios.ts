@@ -74,6 +74,14 @@ function campaignNumber(index: number, total: number): NumberTraffic {
   };
 }
 
+/** One number at the top tier (with 100 inbound messages a second) beside nine live chats of 20 a second. */
+function tenNumbers(): NumberTraffic[] {
+  return [
+    { ...topTierNumber(0), inboundPerSecond: 100 },
+    ...Array.from({ length: 9 }, (_, index) => chatNumber(index + 1, 20)),
+  ];
+}
+
 export function scenario(name: ScenarioName, short: boolean): ScenarioConfig {
   switch (name) {
     case 'steady':
@@ -112,10 +120,7 @@ export function scenario(name: ScenarioName, short: boolean): ScenarioConfig {
         trafficMs: short ? 1_000 : 5 * MINUTE,
         warmUpMs: STATUS_TAIL_MS,
         windowed: true,
-        numbers: [
-          { ...topTierNumber(0), inboundPerSecond: 100 },
-          ...Array.from({ length: 9 }, (_, index) => chatNumber(index + 1, 20)),
-        ],
+        numbers: tenNumbers(),
         drainLimitMs: 10 * MINUTE,
       };
     case 'campaign-beside-nine':
@@ -126,10 +131,7 @@ export function scenario(name: ScenarioName, short: boolean): ScenarioConfig {
         trafficMs: short ? 15_000 : 10 * MINUTE,
         warmUpMs: STATUS_TAIL_MS,
         windowed: true,
-        numbers: [
-          { ...topTierNumber(0), inboundPerSecond: 100 },
-          ...Array.from({ length: 9 }, (_, index) => chatNumber(index + 1, 20)),
-        ],
+        numbers: tenNumbers(),
         drainLimitMs: 10 * MINUTE,
       };
   }
