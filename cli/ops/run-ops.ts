@@ -58,6 +58,7 @@ export async function runOps(
       output: new Output(streams, parsed.json),
       clock: dependencies.clock ?? Date.now,
       sleep: dependencies.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      env: dependencies.env ?? process.env,
       subscriber: () => selectSubscriber(resolved.subscribers, parsed.subscriber),
     };
     if (parsed.subscriber !== undefined) context.subscriber();

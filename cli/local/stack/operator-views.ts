@@ -97,6 +97,7 @@ export function createOperatorViews(options: OperatorViewsOptions): OperatorView
     output: new Output({ stdout: discard, stderr: discard }, true),
     clock,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    env: process.env,
     subscriber: () => {
       throw new Error('The dashboard names the subscriber of each call.');
     },

@@ -9,6 +9,8 @@ export interface CommandContext {
   readonly clock: () => number;
   /** Waits between the polls of a long operation (tests pass one that does not wait). */
   readonly sleep: (ms: number) => Promise<void>;
+  /** The environment the command reads its secrets and switches from (a test passes its own). */
+  readonly env: NodeJS.ProcessEnv;
   /** The subscriber the command works on: `--subscriber`, or the only one (else a usage error). */
   subscriber(): SubscriberTarget;
 }

@@ -43,7 +43,7 @@ export interface SmokeCommand {
 }
 
 export interface SmokeDependencies {
-  readonly resolveDeployment?: (choice: DeploymentChoice) => Promise<Deployment>;
+  readonly resolveDeployment?: (choice: DeploymentChoice, env: NodeJS.ProcessEnv) => Promise<Deployment>;
   /** @default 12 random hex digits */
   readonly runId?: () => string;
 }
@@ -53,7 +53,7 @@ export async function smokeCommand(
   command: SmokeCommand,
   dependencies: SmokeDependencies = {},
 ): Promise<void> {
-  const deployment = await (dependencies.resolveDeployment ?? resolveDeployment)(command.target);
+  const deployment = await (dependencies.resolveDeployment ?? resolveDeployment)(command.target, context.env);
   try {
     await runSmokeTest(
       context,

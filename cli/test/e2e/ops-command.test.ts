@@ -1,7 +1,8 @@
 /**
  * `npm run ops -- …` against the local stack as `npm start` runs it, with two subscribers (bot: `messages`
- * only, crm: every field; test/support/local-subscribers/two-subscribers.ts): every command as a child
- * process, its exit code, stdout and stderr, and what it changed in the stack.
+ * only, crm: every field; test/support/local-subscribers/two-subscribers.ts): every command's exit code,
+ * stdout and stderr, and what it changed in the stack. The commands run in this process; the first test runs
+ * the CLI through npm as a user does.
  */
 
 import { execFile } from 'node:child_process';
@@ -17,6 +18,7 @@ import { ClaimStore } from '../../../functions/claims/claim-store.ts';
 import { proofOf } from '../../../functions/commons/provenance.ts';
 import { SqsConversationDeadLetters } from '../../../functions/queue/sqs-conversation-dead-letters.ts';
 import { SqsQuarantineQueue } from '../../../functions/queue/sqs-quarantine-queue.ts';
+import { type OpsRun, opsInProcess } from '../../../test/support/ops-in-process.ts';
 import { PAUSE_TEST_TIMEOUT_MS, waitFor } from '../../../test/support/wait-for.ts';
 import { keysOfBody } from '../../../test/support/webhooks/event-keys.ts';
 import type { LocalInfo } from '../../local/local-stack-api.ts';
@@ -45,15 +47,11 @@ let info: LocalInfo;
 let sqs: SQSClient;
 let dynamodb: DynamoDBClient;
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Run = OpsRun;
 
-/** `npm run ops -- --local <stack> ARGS`, as tsx runs it (npm itself is run once, below). */
+/** `npm run ops -- --local <stack> ARGS`, in this process (npm itself is run once, below). */
 function ops(...args: string[]): Promise<Run> {
-  return run(process.execPath, ['--import', 'tsx', 'cli/ops/cli.ts', '--local', stack.url, ...args]);
+  return opsInProcess(stack.url, args);
 }
 
 function run(command: string, args: string[]): Promise<Run> {
@@ -152,8 +150,7 @@ describe('npm run ops, against the local stack', () => {
     expectOneLineFailure(await ops('key', 'msg:x', '--yes'), 2, /key takes no --yes option/);
     expectOneLineFailure(await ops('dlq', 'stats'), 2, /several subscribers \(bot, crm\).*--subscriber/);
     expectOneLineFailure(await ops('dlq', 'stats', '--subscriber', 'erp'), 2, /no subscriber "erp"/);
-    // Six processes, each compiling the CLI with tsx: a loaded machine takes seconds for each.
-  }, 90_000);
+  });
 
   it('key: the claim of an event per subscriber, in its namespace; a field a subscriber does not get', async () => {
     const body = envelope([messagesChange(inboundMessagesWithIds([wamid(1)]))]);

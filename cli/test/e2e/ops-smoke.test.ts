@@ -4,8 +4,6 @@
  * exit 1 and the reason in one line. Then on a stack of its own with subscribers limited to a phone number and
  * to a WABA: a body addressed to each, routed by the receiver, and each subscriber awaited for its own.
  */
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   isSmokeTestWamid,
@@ -16,19 +14,15 @@ import {
   BRAND_WABA,
   TENANT_NUMBER,
 } from '../../../test/support/local-subscribers/smoke-selection-subscribers.ts';
+import { type OpsRun, opsInProcess } from '../../../test/support/ops-in-process.ts';
 import { PAUSE_TEST_TIMEOUT_MS } from '../../../test/support/wait-for.ts';
 import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SECRET = 'ops-smoke-e2e-app-secret';
 
 let stack: SpawnedLocalStack;
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Run = OpsRun;
 
 interface SmokeResult {
   readonly ok: boolean;
@@ -54,17 +48,9 @@ interface SmokeResult {
   readonly alarms: null;
 }
 
-/** `npm run ops -- --local <stack> ARGS` as tsx runs it, signing with `appSecret` as a user's shell would. */
+/** `npm run ops -- --local <stack> ARGS` in this process, signing with `appSecret` as a user's shell would. */
 function ops(appSecret: string, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'cli/ops/cli.ts', '--local', stack.url, ...args],
-      { cwd: ROOT, env: { ...process.env, WHATSAPP_APP_SECRETS: appSecret }, timeout: 120_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return opsInProcess(stack.url, args, { env: { ...process.env, WHATSAPP_APP_SECRETS: appSecret } });
 }
 
 async function setFaults(faults: object): Promise<void> {

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type OpsRun, opsInProcess } from '../../../test/support/ops-in-process.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import { keysOfBody } from '../../../test/support/webhooks/event-keys.ts';
 import type { LocalInfo } from '../../local/local-stack-api.ts';
@@ -31,7 +32,6 @@ import {
   wamidFactory,
 } from '../../meta-traffic/webhook-bodies.ts';
 import { defaultCursorDirectory } from '../../ops/replay/replay-cursor.ts';
-import { resolveTarget, runOps } from '../../ops/run-ops.ts';
 
 const SECRET = 'replay-e2e-app-secret';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -43,11 +43,7 @@ let client: LocalStackClient;
 let info: LocalInfo;
 let sqs: SQSClient;
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Run = OpsRun;
 
 /** `npm run ops -- --local <stack> ARGS`, in this process (the stack runs in its own). */
 async function ops(...args: string[]): Promise<Run> {
@@ -64,21 +60,11 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<R
 }
 
 /** `ops` with the wait between paced sends replaced (a test's interruption). */
-async function opsWith(
+function opsWith(
   dependencies: { readonly sleep?: (ms: number) => Promise<void> },
   ...args: string[]
 ): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runOps(
-    ['--local', stack.url, ...args],
-    {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-    },
-    { resolveTarget, ...dependencies },
-  );
-  return { code, stdout, stderr };
+  return opsInProcess(stack.url, args, dependencies);
 }
 
 interface ReplayJson {

@@ -81,6 +81,7 @@ function run(subscribers: readonly SubscriberTarget[] = BOT_AND_CRM, json = fals
     ),
     clock: Date.now,
     sleep: async () => {},
+    env: {},
     subscriber: () => {
       throw new Error('meta works on every subscriber');
     },

@@ -238,6 +238,7 @@ describe('smoke against a stack with an alarm in ALARM', () => {
       ),
       clock: () => now,
       sleep: async () => {},
+      env: {},
       subscriber: () => {
         throw new Error('smoke works on every subscriber');
       },
@@ -346,6 +347,7 @@ describe('smoke with subscribers limited to numbers or wabas', () => {
       sleep: async (ms) => {
         clock += ms;
       },
+      env: {},
       subscriber: () => {
         throw new Error('smoke works on every subscriber');
       },
