@@ -32,6 +32,11 @@ export const LOCAL_ENV = {
    * instead of the real consumer: for measuring the stack around a consumer (the bench's pass-through floor).
    */
   consumer: 'LOCAL_CONSUMER',
+  /**
+   * A DynamoDB Local (or other DynamoDB endpoint) already running, instead of starting one: the stack creates a
+   * claim table of its own name there and deletes it when it stops (the tests share one emulator this way).
+   */
+  dynamodbEndpoint: 'LOCAL_DYNAMODB_ENDPOINT',
 } as const;
 
 /**
@@ -57,6 +62,8 @@ export interface LocalStackConfig {
   readonly defaultsUsed: readonly string[];
   /** `LOCAL_CONSUMER`: a consumer module every lane runs instead of the real consumer. */
   readonly consumerModule: string | undefined;
+  /** `undefined`: the stack starts DynamoDB Local itself. */
+  readonly dynamodbEndpoint: string | undefined;
 }
 
 export function readLocalConfig(env: NodeJS.ProcessEnv = process.env): LocalStackConfig {
@@ -103,6 +110,7 @@ export function readLocalConfig(env: NodeJS.ProcessEnv = process.env): LocalStac
     verbose: ['1', 'true', 'yes'].includes((env[LOCAL_ENV.verbose] ?? '').toLowerCase()),
     defaultsUsed,
     consumerModule: env[LOCAL_ENV.consumer] || undefined,
+    dynamodbEndpoint: env[LOCAL_ENV.dynamodbEndpoint] || undefined,
   };
 }
 

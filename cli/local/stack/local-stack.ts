@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { interceptLocalhostDns } from 'fauxqs';
@@ -172,11 +172,21 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
   if (exposure !== undefined) log(exposure);
 
   try {
-    const [dynamodb, sqsEmulator] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
+    const [dynamodb, sqsEmulator] = await Promise.all([
+      config.dynamodbEndpoint === undefined
+        ? startDynamoDbLocal()
+        : { endpoint: config.dynamodbEndpoint, stop: async () => {} },
+      startSqsEmulator(),
+    ]);
     cleanups.push(
-      () => (dynamodb as DynamoDbLocal).stop(),
+      () => (dynamodb as Pick<DynamoDbLocal, 'stop'>).stop(),
       () => (sqsEmulator as SqsEmulator).stop(),
     );
+    // A DynamoDB the stack did not start may hold other stacks' tables: this one's name is its own.
+    const tableName =
+      config.dynamodbEndpoint === undefined
+        ? LOCAL_TABLE_NAME
+        : `${LOCAL_TABLE_NAME}-${randomBytes(6).toString('hex')}`;
     const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
     const dynamodbClient = new DynamoDBClient({ ...clientConfig, endpoint: dynamodb.endpoint });
     const sqs = new SQSClient({ ...clientConfig, endpoint: sqsEmulator.endpoint });
@@ -184,7 +194,12 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       () => dynamodbClient.destroy(),
       () => sqs.destroy(),
     );
-    await createClaimTable(dynamodbClient, LOCAL_TABLE_NAME);
+    await createClaimTable(dynamodbClient, tableName);
+    if (config.dynamodbEndpoint !== undefined) {
+      cleanups.push(async () => {
+        await dynamodbClient.send(new DeleteTableCommand({ TableName: tableName }));
+      });
+    }
     const quarantineQueueUrl = await createQuarantineQueue(sqs, settings);
     const lanesOf = new Map<string, LaneQueues[]>();
     for (const subscriber of subscribers) {
@@ -331,7 +346,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
           handlers,
           {
             ...process.env,
-            ...consumerVariables(subscriber, laneQueues, quarantineQueueUrl, logDigestKey),
+            ...consumerVariables(subscriber, laneQueues, tableName, quarantineQueueUrl, logDigestKey),
           },
           consumerModule,
         );
@@ -369,7 +384,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         journal: journal(name),
         ledger: new StatusLedger({
           documentClient,
-          tableName: LOCAL_TABLE_NAME,
+          tableName,
           keyNamespace: subscriber.keyNamespace,
           retentionDays: subscriber.settings.retentionDays,
         }),
@@ -412,7 +427,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     const info: LocalInfo = {
       dynamodbEndpoint: dynamodb.endpoint,
       sqsEndpoint: sqsEmulator.endpoint,
-      tableName: LOCAL_TABLE_NAME,
+      tableName,
       queueUrl: first.queues.queueUrl,
       dlqUrl: first.queues.dlqUrl,
       quarantineQueueUrl,
@@ -443,10 +458,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         if (participant !== undefined) return ledger.view(wamid, participant);
         const [own, ids] = await Promise.all([
           ledger.view(wamid),
-          ledgerParticipants(
-            { documentClient, tableName: LOCAL_TABLE_NAME, keyNamespace: which.keyNamespace },
-            wamid,
-          ),
+          ledgerParticipants({ documentClient, tableName, keyNamespace: which.keyNamespace }, wamid),
         ]);
         const participants = (await Promise.all(ids.map((id) => ledger.view(wamid, id)))).filter(
           (view) => view !== undefined,
@@ -497,12 +509,13 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
 function consumerVariables(
   subscriber: ResolvedSubscriber,
   lane: LaneQueues,
+  tableName: string,
   quarantineQueueUrl: string,
   logDigestKey: string,
 ): Record<string, string> {
   const { settings } = lane;
   return consumerEnvironment({
-    tableName: LOCAL_TABLE_NAME,
+    tableName,
     subscriberName: subscriber.name,
     fields: subscriber.fields,
     numbers: subscriber.numbers,

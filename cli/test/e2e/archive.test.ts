@@ -13,10 +13,11 @@ import {
   parseArchiveObjectKey,
 } from '../../../contract/archive.ts';
 import { createEmulatorS3Client } from '../../../test/support/archive-objects.ts';
+import { spawnTestStack } from '../../../test/support/test-local-stack.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import type { ArchiveObjectListing } from '../../local/stack/local-archive.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import type { SpawnedLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   inboundMessagesWithIds,
   messagesBody,
@@ -29,7 +30,7 @@ let stack: SpawnedLocalStack;
 let client: LocalStackClient;
 
 beforeAll(async () => {
-  stack = await spawnLocalStack({ env: { WHATSAPP_APP_SECRETS: SECRET } });
+  stack = await spawnTestStack({ env: { WHATSAPP_APP_SECRETS: SECRET } });
   client = new LocalStackClient(stack.url);
 });
 

@@ -13,10 +13,11 @@ import { conversationId } from '../../../contract/lanes.ts';
 import { DEFAULT_SETTINGS } from '../../../contract/settings.ts';
 import { keyedDigest } from '../../../functions/commons/log-digest.ts';
 import { launchHeadlessChromium } from '../../../test/support/headless-chromium.ts';
+import { spawnTestStack } from '../../../test/support/test-local-stack.ts';
 import { emptyBucket } from '../../local/observe/pipeline-stats.ts';
 import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import type { SpawnedLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   envelope,
   inboundMessagesWithIds,
@@ -33,7 +34,7 @@ let stack: SpawnedLocalStack;
 let browser: Browser;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([spawnLocalStack(), launchHeadlessChromium()]);
+  [stack, browser] = await Promise.all([spawnTestStack(), launchHeadlessChromium()]);
 });
 
 afterAll(async () => {

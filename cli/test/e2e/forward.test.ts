@@ -10,10 +10,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WhatsAppAPI } from 'whatsapp-api-js';
+import { spawnTestStack } from '../../../test/support/test-local-stack.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import type { SpawnedLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   envelope,
   inboundMessagesWithIds,
@@ -96,7 +97,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => destination.listen(0, '127.0.0.1', resolve));
   const { port } = destination.address() as AddressInfo;
-  stack = await spawnLocalStack({
+  stack = await spawnTestStack({
     env: {
       LOCAL_SUBSCRIBERS: 'test/support/local-subscribers/forward-subscribers.ts',
       E2E_FORWARD_URL: `http://127.0.0.1:${port}/webhooks/whatsapp`,

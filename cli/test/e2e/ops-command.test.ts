@@ -19,12 +19,13 @@ import { proofOf } from '../../../functions/commons/provenance.ts';
 import { SqsConversationDeadLetters } from '../../../functions/queue/sqs-conversation-dead-letters.ts';
 import { SqsQuarantineQueue } from '../../../functions/queue/sqs-quarantine-queue.ts';
 import { type OpsRun, opsInProcess } from '../../../test/support/ops-in-process.ts';
+import { spawnTestStack } from '../../../test/support/test-local-stack.ts';
 import { PAUSE_TEST_TIMEOUT_MS, waitFor } from '../../../test/support/wait-for.ts';
 import { keysOfBody } from '../../../test/support/webhooks/event-keys.ts';
 import type { LocalInfo } from '../../local/local-stack-api.ts';
 import { readQueueCounts } from '../../local/queue-counts.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import type { SpawnedLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   envelope,
   inboundMessagesWithIds,
@@ -112,7 +113,7 @@ async function effectsOf(subscriber: string, key: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  stack = await spawnLocalStack({
+  stack = await spawnTestStack({
     env: {
       WHATSAPP_APP_SECRETS: SECRET,
       LOCAL_SUBSCRIBERS: 'test/support/local-subscribers/two-subscribers.ts',

@@ -15,8 +15,9 @@ import {
   TENANT_NUMBER,
 } from '../../../test/support/local-subscribers/smoke-selection-subscribers.ts';
 import { type OpsRun, opsInProcess } from '../../../test/support/ops-in-process.ts';
+import { spawnTestStack } from '../../../test/support/test-local-stack.ts';
 import { PAUSE_TEST_TIMEOUT_MS } from '../../../test/support/wait-for.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import type { SpawnedLocalStack } from '../../local/stack/spawn-local-stack.ts';
 
 const SECRET = 'ops-smoke-e2e-app-secret';
 
@@ -73,7 +74,7 @@ function expectFailure(result: Run, pattern: RegExp): void {
 /** A local stack of `subscribers` for the describe block it is called in, stopped after it. */
 function localStackOf(subscribers: string): void {
   beforeAll(async () => {
-    stack = await spawnLocalStack({
+    stack = await spawnTestStack({
       env: { WHATSAPP_APP_SECRETS: SECRET, LOCAL_SUBSCRIBERS: subscribers },
     });
   }, 180_000);

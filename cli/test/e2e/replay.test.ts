@@ -18,12 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type OpsRun, opsInProcess } from '../../../test/support/ops-in-process.ts';
+import { spawnTestStack } from '../../../test/support/test-local-stack.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import { keysOfBody } from '../../../test/support/webhooks/event-keys.ts';
 import type { LocalInfo } from '../../local/local-stack-api.ts';
 import type { ArchiveObjectListing } from '../../local/stack/local-archive.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import type { SpawnedLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   envelope,
   inboundMessagesWithIds,
@@ -136,7 +137,7 @@ async function duplicatesSeen(subscriber: string): Promise<number> {
 
 beforeAll(async () => {
   vi.stubEnv('XDG_CACHE_HOME', mkdtempSync(join(tmpdir(), 'replay-e2e-cache-')));
-  stack = await spawnLocalStack({
+  stack = await spawnTestStack({
     env: {
       WHATSAPP_APP_SECRETS: SECRET,
       LOCAL_SUBSCRIBERS: 'test/support/local-subscribers/two-subscribers.ts',

@@ -9,12 +9,13 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchHeadlessChromium } from '../../../test/support/headless-chromium.ts';
+import { spawnTestStack } from '../../../test/support/test-local-stack.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import { keysOfEnvelope } from '../../../test/support/webhooks/event-keys.ts';
 import type { LocalStatsSnapshot } from '../../local/observe/subscriber-stats.ts';
 import { DEV_APP_SECRET } from '../../local/stack/local-config.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import type { SpawnedLocalStack } from '../../local/stack/spawn-local-stack.ts';
 import {
   envelope,
   inboundMessagesWithIds,
@@ -29,7 +30,7 @@ let stack: SpawnedLocalStack;
 let client: LocalStackClient;
 
 beforeAll(async () => {
-  stack = await spawnLocalStack({
+  stack = await spawnTestStack({
     env: {
       LOCAL_SUBSCRIBERS: TWO_SUBSCRIBERS,
       // Small batches and a short window: the outage drill at the end compares with M/M/c over batch size 1.

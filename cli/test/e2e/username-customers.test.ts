@@ -10,12 +10,13 @@ import { readFileSync } from 'node:fs';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusLedgerView } from '../../../functions/ledger/status-ledger.ts';
+import { spawnTestStack } from '../../../test/support/test-local-stack.ts';
 import { readQueueCounts } from '../../local/queue-counts.ts';
 import type { EffectEntry } from '../../local/stack/effects-journal.ts';
 import type { LocalLedgerView } from '../../local/stack/local-server.ts';
 import { LocalStackClient } from '../../local/stack/local-stack-client.ts';
 import type { LocalDeadLetters } from '../../local/stack/operator-views.ts';
-import { type SpawnedLocalStack, spawnLocalStack } from '../../local/stack/spawn-local-stack.ts';
+import type { SpawnedLocalStack } from '../../local/stack/spawn-local-stack.ts';
 
 const SECRET = 'e2e-username-app-secret';
 const EFFECT_DELAY_MS = 300;
@@ -154,7 +155,7 @@ async function effectsOnce(keys: readonly string[]): Promise<Required<EffectEntr
 }
 
 beforeAll(async () => {
-  stack = await spawnLocalStack({
+  stack = await spawnTestStack({
     env: {
       WHATSAPP_APP_SECRETS: SECRET,
       LOCAL_EFFECT_DELAY_MS: String(EFFECT_DELAY_MS),

@@ -79,6 +79,8 @@ describe("docs/local.md's configuration table", () => {
     [LOCAL_ENV.effectDelayMs]: String(readLocalConfig({}).effectDelayMs),
     [LOCAL_ENV.verbose]: readLocalConfig({}).verbose ? 'on' : 'off',
     [LOCAL_ENV.subscribers]: SUBSCRIBERS_MODULE,
+    [LOCAL_ENV.dynamodbEndpoint]:
+      readLocalConfig({}).dynamodbEndpoint === undefined ? 'unset: starts DynamoDB Local' : 'set',
   };
 
   it('lists every variable the code reads, and no other', () => {
