@@ -2,6 +2,8 @@
  * The archiver's whole job, as a plain function (docs/design.md, "Archive"): one batch of the archive queue's
  * messages becomes one gzip JSON Lines object per arrival hour (contract/archive.ts), each sorted by arrival.
  *
+ * - **Encodings.** A body came as its text or as base64 (archive-pieces.ts); a record keeps the text of any
+ *   body whose bytes are UTF-8, however it came.
  * - **Chunks.** A body larger than one queue message came in chunks. Those that are all in the batch are joined
  *   at once. The others are staged (`staging/<archiveId>/<chunk>`) and the staging prefix listed: the
  *   invocation that finds every chunk there joins them. Each invocation lists after its own writes, so the
@@ -89,7 +91,7 @@ export async function archiveBatch(
     }
     const { piece } = reading;
     if (piece.chunk === undefined) {
-      whole.push(delivery(piece, piece.base64, [piece.messageId]));
+      whole.push(delivery(piece, piece.body, [piece.messageId]));
       continue;
     }
     const pieces = chunked.get(piece.chunk.archiveId) ?? [];
@@ -160,43 +162,51 @@ async function joinChunks(
   const first = pieces[0] as ArchivePiece & { chunk: NonNullable<ArchivePiece['chunk']> };
   const { archiveId, count } = first.chunk;
   const slices = new Map<number, string>();
-  for (const piece of pieces) slices.set(piece.chunk?.index ?? 0, piece.base64);
+  for (const piece of pieces) slices.set(piece.chunk?.index ?? 0, piece.body);
   const messageIds = pieces.map(({ messageId }) => messageId);
   if (slices.size < count) {
+    // Staged as the UTF-8 of the slice: a text chunk is whole characters, a base64 one ASCII (as versions
+    // before text staged it). A body's chunks share its encoding, so the staged ones are read in this one's.
     const prefix = `${ARCHIVE_STAGING_PREFIX}${archiveId}/`;
-    for (const [index, base64] of slices) await store.put(`${prefix}${index}`, Buffer.from(base64, 'ascii'));
+    for (const [index, slice] of slices) await store.put(`${prefix}${index}`, Buffer.from(slice, 'utf8'));
     const staged = new Set(await store.list(prefix));
     const missing = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !slices.has(index));
     if (!missing.every((index) => staged.has(`${prefix}${index}`))) return undefined;
     for (const index of missing)
-      slices.set(index, Buffer.from(await store.get(`${prefix}${index}`)).toString('ascii'));
+      slices.set(index, Buffer.from(await store.get(`${prefix}${index}`)).toString('utf8'));
   }
-  const base64 = Array.from({ length: count }, (_, i) => slices.get(i + 1) ?? '').join('');
-  return delivery(first, base64, messageIds);
+  const body = Array.from({ length: count }, (_, i) => slices.get(i + 1) ?? '').join('');
+  return delivery(first, body, messageIds);
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The record of a delivery: its text when its bytes are UTF-8 (a leading BOM kept), else their base64. */
-function delivery(piece: ArchivePiece, base64: string, messageIds: readonly string[]): ArchivedDelivery {
-  const bytes = Buffer.from(base64, 'base64');
-  let text: string | undefined;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
-    text = undefined;
-  }
+/**
+ * The record of a delivery: its text when its bytes are UTF-8 (a leading BOM kept), else their base64. A body
+ * that came as text is that text: the receiver sent it so only when its bytes are UTF-8.
+ */
+function delivery(piece: ArchivePiece, body: string, messageIds: readonly string[]): ArchivedDelivery {
+  const kept = piece.encoding === 'utf8' ? { encoding: 'utf8' as const, body } : keptBytes(body);
   const record: ArchiveRecord = {
     v: ARCHIVE_RECORD_VERSION,
     deliveryId: piece.deliveryId,
     arrivedAt: new Date(piece.arrivedAtMs).toISOString(),
     verdict: piece.verdict,
     subscribers: piece.subscribers,
-    encoding: text === undefined ? 'base64' : 'utf8',
-    body: text ?? bytes.toString('base64'),
+    ...kept,
     proof: piece.proof,
   };
   return { record, arrivedAtMs: piece.arrivedAtMs, messageIds };
+}
+
+/** The bytes of a body that came as base64, as the record keeps them. */
+function keptBytes(base64: string): Pick<ArchiveRecord, 'encoding' | 'body'> {
+  const bytes = Buffer.from(base64, 'base64');
+  try {
+    return { encoding: 'utf8', body: strictUtf8.decode(bytes) };
+  } catch {
+    return { encoding: 'base64', body: bytes.toString('base64') };
+  }
 }
 
 /** The same messages give the same id, in any order: a redelivered batch overwrites its own object. */

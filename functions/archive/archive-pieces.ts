@@ -1,9 +1,10 @@
 /**
  * Reads the archive queue's messages (written by `SqsArchiveQueue`) back: each is a whole delivery or one
- * chunk of one, with its arrival, delivery id, verdict and subscribers. A message whose attributes are not
- * ours yields a reason instead, never its content.
+ * chunk of one, as text (`contentEncoding=utf8`) or base64 (`base64`, or no `contentEncoding`: a message of a
+ * version before text, which a rolling deploy leaves in the queue), with its arrival, delivery id, verdict and
+ * subscribers. A message whose attributes are not ours yields a reason instead, never its content.
  */
-import type { ArchiveVerdict } from '../../contract/archive.ts';
+import type { ArchiveRecord, ArchiveVerdict } from '../../contract/archive.ts';
 import { ARCHIVE_CHUNK_ATTRIBUTES, type ArchiveAttributeName } from '../queue/outgoing-message.ts';
 
 /** The part of Lambda's `SQSRecord` the archiver reads. */
@@ -20,8 +21,10 @@ export interface ArchivePiece {
   readonly arrivedAtMs: number;
   readonly verdict: ArchiveVerdict;
   readonly subscribers: readonly string[];
-  /** The body's base64, or this chunk's slice of it. */
-  readonly base64: string;
+  /** How `body` holds the delivery's bytes: their text, or their base64 (as an archive record's). */
+  readonly encoding: ArchiveRecord['encoding'];
+  /** The body in `encoding`, or this chunk's slice of it. */
+  readonly body: string;
   /** The receiver's proof of the whole body's bytes, on every chunk. */
   readonly proof?: string;
   /** Present on a chunk: the id its chunks share, its 1-based index and their count. */
@@ -44,13 +47,16 @@ export function readArchivePiece(record: ArchiveQueueRecord): PieceReading {
   if (verdict !== 'accepted' && verdict !== 'quarantined') return { ok: false, reason: 'no verdict' };
   const subscribers = parseSubscribers(attribute('subscribers'));
   if (subscribers === undefined) return { ok: false, reason: 'no subscribers list' };
+  const encoding = attribute('contentEncoding') ?? 'base64';
+  if (encoding !== 'utf8' && encoding !== 'base64') return { ok: false, reason: 'unknown contentEncoding' };
   const piece: ArchivePiece = {
     messageId: record.messageId,
     deliveryId,
     arrivedAtMs,
     verdict,
     subscribers,
-    base64: record.body,
+    encoding,
+    body: record.body,
     proof: attribute('proof'),
   };
   const archiveId = attribute(ARCHIVE_CHUNK_ATTRIBUTES.id);

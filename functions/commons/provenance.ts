@@ -33,11 +33,16 @@ export function proofHolds(
  */
 export type ProofSigner = (bytes: Uint8Array | string) => Promise<string | undefined>;
 
-/** A signer over a key loaded on demand (`loadKey` caches as it sees fit; it may throw). */
+/**
+ * A signer over a key loaded on demand (`loadKey` caches as it sees fit; it may throw). It remembers its last
+ * proof: the receiver proves a body kept whole twice, as the subscriber's part and as the archive's copy, and
+ * the second under the same key is not hashed again (equal text; bytes, which could have changed, always are).
+ */
 export function createProofSigner(
   loadKey: () => Promise<string | undefined>,
   onUnavailable: (error: unknown) => void = () => {},
 ): ProofSigner {
+  let last: { readonly key: string; readonly text: string; readonly proof: string } | undefined;
   return async (bytes) => {
     let key: string | undefined;
     try {
@@ -46,6 +51,9 @@ export function createProofSigner(
       onUnavailable(error);
       return undefined;
     }
-    return key === undefined || key === '' ? undefined : proofOf(key, bytes);
+    if (key === undefined || key === '') return undefined;
+    if (typeof bytes !== 'string') return proofOf(key, bytes);
+    if (last?.key !== key || last.text !== bytes) last = { key, text: bytes, proof: proofOf(key, bytes) };
+    return last.proof;
   };
 }

@@ -115,6 +115,9 @@ export interface ArchiveCopy {
 
 /** The archive lane: one copy of every delivery the receiver accepted, for the archiver to write to S3. */
 export interface ArchivePort {
-  /** @throws EnqueueFailedError when the copy could not be stored in the archive queue after the retries. */
-  archive(raw: Uint8Array, copy: ArchiveCopy, meta: DeliveryMeta): Promise<QuarantineResult>;
+  /**
+   * `body`: the delivery's bytes, or the text the receiver got (then its UTF-8 bytes are the delivery).
+   * @throws EnqueueFailedError when the copy could not be stored in the archive queue after the retries.
+   */
+  archive(body: Uint8Array | string, copy: ArchiveCopy, meta: DeliveryMeta): Promise<QuarantineResult>;
 }

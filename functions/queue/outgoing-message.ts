@@ -38,6 +38,8 @@ export type ArchiveAttributeName =
   | 'deliveryId'
   | 'verdict'
   | 'subscribers'
+  /** `utf8` (the body is the delivery's text) or `base64`; absent on messages of versions before text. */
+  | 'contentEncoding'
   | 'archiveId'
   | 'chunk'
   | 'chunks'

@@ -4,7 +4,8 @@
  * (A subscriber's own DLQ is filled by SQS redrive only.)
  */
 import type { ProofSigner } from '../commons/provenance.ts';
-import { base64Messages, type ChunkAttributeNames } from './base64-chunks.ts';
+import { base64Messages } from './base64-chunks.ts';
+import type { ChunkAttributeNames } from './chunked-body.ts';
 import type {
   DeliveryMeta,
   QuarantinePort,

@@ -2,7 +2,8 @@
  * The archive lane on the emulators (the global setup's fauxqs, SQS and S3): the receiver's SqsArchiveQueue
  * sends copies to a real queue, the messages are received as Lambda's event source would hand them over, and
  * the real archiver handler writes them to the bucket through S3ArchiveStore; chunks of a large body split
- * over two invocations are staged in the bucket and joined by the second.
+ * over two invocations are staged in the bucket and joined by the second. Bodies go as text or base64, and a
+ * message of a version before text (base64, no `contentEncoding`) is archived as well.
  */
 import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
@@ -10,6 +11,7 @@ import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
+  SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
@@ -123,6 +125,66 @@ describe('the archive lane on the emulators', () => {
     expect(byId.get('large')?.subscribers).toEqual(['bot', 'crm']);
     const staged = await s3.send(new ListObjectsV2Command({ Bucket: bucketName, Prefix: 'staging/' }));
     expect(staged.KeyCount).toBe(messages);
+  });
+
+  it('keeps text, base64 and a previous version’s base64, whole and chunked, byte for byte', async () => {
+    const handler = createArchiverHandler({ [ENV.archiveBucketName]: bucketName }, () => s3);
+    const copy: ArchiveCopy = { verdict: 'quarantined', subscribers: [] };
+    const at = '2026-12-02T09:00:00.000Z';
+    const emoji = `{"text":"${'olá 你好 👋🏽 '.repeat(400)}"}`;
+    const control = Buffer.from(`{"text":"${'a\u0001b'.repeat(2_000)}"}`, 'utf8');
+    const notUtf8 = Buffer.from([0x7b, 0xff, 0xc0, 0x7d]);
+    const previous = Buffer.from('{"object":"whatsapp_business_account","entry":[]}', 'utf8');
+    const sent = [
+      await archive.archive(emoji, copy, meta('emoji', at)),
+      await archive.archive(control, copy, meta('control', at)),
+      await archive.archive(notUtf8, copy, meta('not utf8', at)),
+    ];
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: previous.toString('base64'),
+        MessageAttributes: {
+          receivedAt: { DataType: 'String', StringValue: at },
+          deliveryId: { DataType: 'String', StringValue: 'previous' },
+          verdict: { DataType: 'String', StringValue: 'accepted' },
+          subscribers: { DataType: 'String', StringValue: '["bot"]' },
+        },
+      }),
+    );
+    expect(sent.map(({ messages }) => messages > 1)).toEqual([true, true, false]);
+    const records = await receiveAll(sent.reduce((sum, { messages }) => sum + messages, 1));
+    const encodings = new Map(
+      records.map((record) => [
+        record.messageAttributes.deliveryId?.stringValue,
+        record.messageAttributes.contentEncoding?.stringValue,
+      ]),
+    );
+    expect(Object.fromEntries(encodings)).toEqual({
+      emoji: 'utf8',
+      control: 'base64',
+      'not utf8': 'base64',
+      previous: undefined,
+    });
+
+    expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+    const kept = new Map(
+      [...(await archived()).values()]
+        .flat()
+        .filter((record) => record.arrivedAt === at)
+        .map((record) => [record.deliveryId, record]),
+    );
+    const expected: [string, Buffer, ArchiveRecord['encoding']][] = [
+      ['emoji', Buffer.from(emoji, 'utf8'), 'utf8'],
+      ['control', control, 'utf8'],
+      ['not utf8', notUtf8, 'base64'],
+      ['previous', previous, 'utf8'],
+    ];
+    for (const [deliveryId, bytes, encoding] of expected) {
+      const record = kept.get(deliveryId) as ArchiveRecord;
+      expect(Buffer.from(archivedBodyBytes(record)).equals(bytes), deliveryId).toBe(true);
+      expect(record.encoding, deliveryId).toBe(encoding);
+    }
   });
 
   it('reports the messages it could not write, for redelivery', async () => {

@@ -15,8 +15,10 @@ import type { ArchiveCopy } from '../../../functions/queue/delivery-queue-port.t
 import {
   ARCHIVE_CHUNK_ATTRIBUTES,
   commonAttributes,
+  type OutgoingMessage,
   stringAttribute,
 } from '../../../functions/queue/outgoing-message.ts';
+import { archiveMessages } from '../../../functions/queue/sqs-archive-queue.ts';
 
 class MemoryStore implements ArchiveStore {
   readonly objects = new Map<string, Buffer>();
@@ -46,30 +48,42 @@ class MemoryStore implements ArchiveStore {
 
 let nextMessage = 0;
 
-/** The archive queue's messages for one delivery, as `SqsArchiveQueue` sends them. */
+/**
+ * The archive queue's messages for one delivery, as `SqsArchiveQueue` sends them, or as versions before text
+ * did (base64 always, no `contentEncoding`), which a rolling deploy leaves in the queue.
+ */
 function messagesOf(
   raw: Uint8Array | string,
   deliveryId: string,
   receivedAt: string,
   copy: ArchiveCopy = { verdict: 'accepted', subscribers: ['default'] },
   maximumMessageSizeBytes = 256 * 1024,
+  sender: 'current' | 'before text' = 'current',
 ): ArchiveQueueRecord[] {
-  const bytes = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
-  const attributes = {
-    ...commonAttributes({ deliveryId, receivedAt, retryDeadline: 0 }),
-    verdict: stringAttribute(copy.verdict),
-    subscribers: stringAttribute(JSON.stringify(copy.subscribers)),
-  };
-  return base64Messages(bytes, attributes, maximumMessageSizeBytes, ARCHIVE_CHUNK_ATTRIBUTES).map(
-    (message) => ({
-      messageId: `msg-${++nextMessage}`,
-      body: message.body,
-      messageAttributes: Object.fromEntries(
-        Object.entries(message.attributes).map(([name, value]) => [name, { stringValue: value.StringValue }]),
-      ),
-    }),
-  );
+  const meta = { deliveryId, receivedAt, retryDeadline: 0 };
+  let messages: OutgoingMessage[];
+  if (sender === 'current') {
+    messages = archiveMessages(raw, copy, meta, undefined, maximumMessageSizeBytes);
+  } else {
+    const attributes = {
+      ...commonAttributes(meta),
+      verdict: stringAttribute(copy.verdict),
+      subscribers: stringAttribute(JSON.stringify(copy.subscribers)),
+    };
+    const bytes = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
+    messages = base64Messages(bytes, attributes, maximumMessageSizeBytes, ARCHIVE_CHUNK_ATTRIBUTES);
+  }
+  return messages.map((message) => ({
+    messageId: `msg-${++nextMessage}`,
+    body: message.body,
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.attributes).map(([name, value]) => [name, { stringValue: value.StringValue }]),
+    ),
+  }));
 }
+
+const encodingsOf = (records: readonly ArchiveQueueRecord[]) =>
+  new Set(records.map((record) => record.messageAttributes.contentEncoding?.stringValue));
 
 function setup() {
   const store = new MemoryStore();
@@ -160,6 +174,78 @@ describe('archiveBatch', () => {
     expect(result.failedMessageIds).toEqual([]);
     expect([...store.archived().values()].flat().map((record) => record.body)).toEqual([large]);
     expect([...store.objects.keys()].some((key) => key.startsWith('staging/'))).toBe(false);
+  });
+
+  it('reassembles text, base64, and base64 from a version before text, whole and in chunks, byte for byte', async () => {
+    const { store, deps } = setup();
+    // Multibyte characters across every chunk's end: 2-, 3- and 4-byte ones, and a BOM.
+    const emoji = `\ufeff${JSON.stringify({ text: 'olá 你好 👋🏽'.repeat(300) })}`;
+    const control = JSON.stringify({ text: 'a\u0001b'.repeat(2000) }).replace(/\\u0001/g, '\u0001');
+    const notUtf8 = Buffer.concat([Buffer.from(body(5)), Buffer.from([0xff, 0xc0])]);
+    const deliveries: [string, Uint8Array | string, ArchiveQueueRecord[]][] = [
+      ['text', emoji, messagesOf(emoji, 'text', '2026-12-01T14:00:01.000Z', undefined, 2_048)],
+      ['text whole', body(6), messagesOf(body(6), 'text whole', '2026-12-01T14:00:02.000Z')],
+      ['control', control, messagesOf(control, 'control', '2026-12-01T14:00:03.000Z', undefined, 2_048)],
+      ['not utf8', notUtf8, messagesOf(notUtf8, 'not utf8', '2026-12-01T14:00:04.000Z')],
+      [
+        'old text',
+        emoji,
+        messagesOf(emoji, 'old text', '2026-12-01T14:00:05.000Z', undefined, 2_048, 'before text'),
+      ],
+      [
+        'old bytes',
+        notUtf8,
+        messagesOf(notUtf8, 'old bytes', '2026-12-01T14:00:06.000Z', undefined, 256 * 1024, 'before text'),
+      ],
+    ];
+    const [text, whole, withControl, bytes, oldText, oldBytes] = deliveries.map(([, , records]) => records);
+    expect(
+      [text, whole, withControl, bytes, oldText, oldBytes].map((records) => encodingsOf(records ?? [])),
+    ).toEqual([
+      new Set(['utf8']),
+      new Set(['utf8']),
+      new Set(['base64']),
+      new Set(['base64']),
+      new Set([undefined]),
+      new Set([undefined]),
+    ]);
+    expect(text?.length).toBeGreaterThan(3);
+    expect(withControl?.length).toBeGreaterThan(3);
+    const all = deliveries.flatMap(([, , records]) => records);
+    const result = await archiveBatch([...all].reverse(), deps);
+    expect(result.failedMessageIds).toEqual([]);
+    const archived = [...store.archived().values()].flat();
+    expect(archived.map(({ deliveryId }) => deliveryId)).toEqual(deliveries.map(([id]) => id));
+    for (const [id, raw] of deliveries) {
+      const record = archived.find(({ deliveryId }) => deliveryId === id) as ArchiveRecord;
+      const expected = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : Buffer.from(raw);
+      expect(Buffer.from(archivedBodyBytes(record)).equals(expected), id).toBe(true);
+      expect(record.encoding, id).toBe(id.includes('bytes') || id === 'not utf8' ? 'base64' : 'utf8');
+    }
+  });
+
+  it('stages text chunks spread over batches and joins them between characters', async () => {
+    const { store, deps } = setup();
+    const large = JSON.stringify({ text: '你好👋é'.repeat(400) });
+    const records = messagesOf(large, 'big', '2026-12-01T14:00:00.000Z', undefined, 2_048);
+    expect(encodingsOf(records)).toEqual(new Set(['utf8']));
+    const half = Math.floor(records.length / 2);
+    expect((await archiveBatch(records.slice(0, half), deps)).stagedChunks).toBe(half);
+    expect((await archiveBatch(records.slice(half), deps)).failedMessageIds).toEqual([]);
+    expect([...store.archived().values()].flat().map((record) => record.body)).toEqual([large]);
+  });
+
+  it('fails a message of an encoding it does not know, leaving it for the DLQ', async () => {
+    const { store, deps, logs } = setup();
+    const [message] = messagesOf(body(1), 'd1', '2026-12-01T14:00:00.000Z');
+    const zstd = {
+      ...(message as ArchiveQueueRecord),
+      messageAttributes: { ...message?.messageAttributes, contentEncoding: { stringValue: 'zstd' } },
+    };
+    const result = await archiveBatch([zstd], deps);
+    expect(result.failedMessageIds).toEqual([zstd.messageId]);
+    expect(store.archived().size).toBe(0);
+    expect(logs).toContainEqual(expect.objectContaining({ reason: 'unknown contentEncoding' }));
   });
 
   it('stages chunks spread over batches and archives the body once the last of them arrives', async () => {

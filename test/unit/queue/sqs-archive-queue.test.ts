@@ -35,7 +35,7 @@ function sentEntries() {
 }
 
 describe('SqsArchiveQueue', () => {
-  it('sends one message with the body as base64, its verdict, subscribers, arrival and delivery id', async () => {
+  it('sends a body that is not UTF-8 as base64, with its verdict, subscribers, arrival and delivery id', async () => {
     sqsMock.on(SendMessageBatchCommand).callsFake(({ Entries }) => ({
       Successful: Entries.map(({ Id }: { Id: string }) => ({ Id, MessageId: Id, MD5OfMessageBody: '' })),
     }));
@@ -57,32 +57,73 @@ describe('SqsArchiveQueue', () => {
       deliveryId: 'req-1',
       verdict: 'accepted',
       subscribers: '["bot","crm"]',
+      contentEncoding: 'base64',
     });
   });
 
-  it('spreads a body larger than one message over chunks of one archive id that join back to it', async () => {
+  it('sends valid UTF-8 as its text, given as bytes or as the text the receiver got', async () => {
     sqsMock.on(SendMessageBatchCommand).callsFake(({ Entries }) => ({
       Successful: Entries.map(({ Id }: { Id: string }) => ({ Id, MessageId: Id, MD5OfMessageBody: '' })),
     }));
-    const raw = Buffer.alloc(10_000, 'x');
-    const { messages } = await archiveQueue(2_048).archive(
-      raw,
-      { verdict: 'quarantined', subscribers: [] },
-      META,
-    );
+    const text = '{"text":"olá 👋\tçava\r\n","bom":"\uFEFF"}';
+    await archiveQueue().archive(Buffer.from(text, 'utf8'), { verdict: 'accepted', subscribers: [] }, META);
+    await archiveQueue().archive(text, { verdict: 'accepted', subscribers: [] }, META);
     const entries = sentEntries();
-    expect(messages).toBeGreaterThan(1);
-    expect(entries).toHaveLength(messages);
-    expect(new Set(entries.map((entry) => entry.MessageAttributes?.archiveId?.StringValue)).size).toBe(1);
-    const ordered = [...entries].sort(
-      (a, b) =>
-        Number(a.MessageAttributes?.chunk?.StringValue) - Number(b.MessageAttributes?.chunk?.StringValue),
-    );
-    expect(ordered.map((entry) => entry.MessageAttributes?.chunks?.StringValue)).toEqual(
-      entries.map(() => String(messages)),
-    );
-    expect(Buffer.from(ordered.map((entry) => entry.MessageBody).join(''), 'base64').equals(raw)).toBe(true);
+    expect(entries.map((entry) => entry.MessageBody)).toEqual([text, text]);
+    expect(entries.map((entry) => entry.MessageAttributes?.contentEncoding?.StringValue)).toEqual([
+      'utf8',
+      'utf8',
+    ]);
   });
+
+  it('sends base64 for text holding a character SQS refuses, whose bytes it keeps', async () => {
+    sqsMock.on(SendMessageBatchCommand).callsFake(({ Entries }) => ({
+      Successful: Entries.map(({ Id }: { Id: string }) => ({ Id, MessageId: Id, MD5OfMessageBody: '' })),
+    }));
+    const refused = ['{"a":"\u0001"}', '{"a":"\u001f"}', '\uFFFE', 'lone \uD83D here', 'lone \uDC4B'];
+    for (const text of refused) {
+      await archiveQueue().archive(text, { verdict: 'quarantined', subscribers: [] }, META);
+    }
+    const entries = sentEntries();
+    expect(entries.map((entry) => entry.MessageAttributes?.contentEncoding?.StringValue)).toEqual(
+      refused.map(() => 'base64'),
+    );
+    expect(entries.map((entry) => Buffer.from(entry.MessageBody ?? '', 'base64').toString('utf8'))).toEqual(
+      refused.map((text) => Buffer.from(text, 'utf8').toString('utf8')),
+    );
+  });
+
+  it.each([
+    ['text', Buffer.from('é👋x'.repeat(2_500), 'utf8'), (joined: string) => Buffer.from(joined, 'utf8')],
+    ['base64', Buffer.alloc(10_000, 0xff), (joined: string) => Buffer.from(joined, 'base64')],
+  ])(
+    'spreads a %s body larger than one message over chunks of one archive id that join back to it',
+    async (encoding, raw, decode) => {
+      sqsMock.on(SendMessageBatchCommand).callsFake(({ Entries }) => ({
+        Successful: Entries.map(({ Id }: { Id: string }) => ({ Id, MessageId: Id, MD5OfMessageBody: '' })),
+      }));
+      const { messages } = await archiveQueue(2_048).archive(
+        raw,
+        { verdict: 'quarantined', subscribers: [] },
+        META,
+      );
+      const entries = sentEntries();
+      expect(messages).toBeGreaterThan(1);
+      expect(entries).toHaveLength(messages);
+      expect(new Set(entries.map((entry) => entry.MessageAttributes?.archiveId?.StringValue)).size).toBe(1);
+      expect(new Set(entries.map((entry) => entry.MessageAttributes?.contentEncoding?.StringValue))).toEqual(
+        new Set([encoding === 'text' ? 'utf8' : 'base64']),
+      );
+      const ordered = [...entries].sort(
+        (a, b) =>
+          Number(a.MessageAttributes?.chunk?.StringValue) - Number(b.MessageAttributes?.chunk?.StringValue),
+      );
+      expect(ordered.map((entry) => entry.MessageAttributes?.chunks?.StringValue)).toEqual(
+        entries.map(() => String(messages)),
+      );
+      expect(decode(ordered.map((entry) => entry.MessageBody).join('')).equals(raw)).toBe(true);
+    },
+  );
 
   it('fails with an archive EnqueueFailedError when SQS keeps failing or refuses the copy', async () => {
     sqsMock.on(SendMessageBatchCommand).rejects(new Error('boom'));
