@@ -1,9 +1,9 @@
 /**
- * The receiver Lambda (API Gateway HTTP API, payload format 2.0): maps the event to a `WebhookRequest`, runs
- * `receiveWebhook`, maps the answer back. Configuration comes from the environment only, so the local stack
+ * The receiver Lambda, behind an API Gateway HTTP API or its own function URL (both payload format 2.0, the
+ * same fields; `endpoint` in lib/): maps the event to a `WebhookRequest`, runs `receiveWebhook`, maps the
+ * answer back. Configuration comes from the environment only, so the local stack
  * runs this same handler behind its API Gateway v2 event adapter.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -13,6 +13,7 @@ import { ENV, getNumberFromEnv, getStringFromEnv } from '../contract/environment
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../contract/metric-names.ts';
 import { DEFAULT_SETTINGS } from '../contract/settings.ts';
 import { decodeSubscriberQueues, type SubscriberQueue } from '../contract/subscribers.ts';
+import { createFunctionLogger } from './commons/function-logger.ts';
 import { createProofSigner, type ProofSigner } from './commons/provenance.ts';
 import { sdkClientConfig } from './commons/sdk-client-config.ts';
 import { SqsArchiveQueue } from './queue/sqs-archive-queue.ts';
@@ -25,7 +26,7 @@ import {
 } from './receiver/receive-webhook.ts';
 import { SECRETS_MAX_AGE_SECONDS, webhookSecretsSource } from './receiver/webhook-secrets.ts';
 
-const logger = new Logger({ serviceName: SERVICE_NAME });
+const logger = createFunctionLogger();
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
 
 const INTERNAL_ERROR: APIGatewayProxyResultV2 = {
@@ -122,7 +123,10 @@ function provenanceSigner(env: NodeJS.ProcessEnv, secretsProvider: () => Secrets
   );
 }
 
-/** Maps an HTTP API (payload 2.0) event to the receiver's request; base64 bodies are decoded to their bytes. */
+/**
+ * Maps a payload 2.0 event (HTTP API or function URL) to the receiver's request; base64 bodies are decoded to
+ * their bytes.
+ */
 export function toWebhookRequest(event: APIGatewayProxyEventV2): WebhookRequest {
   const rawBody = event.body ?? '';
   return {

@@ -2,7 +2,7 @@
  * Wires the consumer from its configuration: the thin Lambda handler (`functions/consumer.ts`) builds it once
  * per container from the environment; tests and the local stack build it with their own clients.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -17,6 +17,7 @@ import { DEFAULT_SETTINGS } from '../../contract/settings.ts';
 import { STATUS_LEDGER_MODES, type StatusLedgerMode } from '../../contract/status-ledger-mode.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../contract/subscribers.ts';
 import { ClaimStore, type ClaimStoreOptions } from '../claims/claim-store.ts';
+import { createFunctionLogger } from '../commons/function-logger.ts';
 import { useLogDigestKey } from '../commons/log-digest.ts';
 import { sdkClientConfig } from '../commons/sdk-client-config.ts';
 import { StatusLedger, type StatusLedgerOptions } from '../ledger/status-ledger.ts';
@@ -148,7 +149,7 @@ function commaListFromEnv(variable: string, env: NodeJS.ProcessEnv): readonly st
 }
 
 export function createConsumerLogger(): Logger {
-  return new Logger({ serviceName: SERVICE_NAME });
+  return createFunctionLogger();
 }
 
 export function createConsumerMetrics(): Metrics {

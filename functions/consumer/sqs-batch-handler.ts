@@ -88,12 +88,14 @@ export function createSqsBatchHandler(dependencies: SqsBatchHandlerDependencies)
       };
     } finally {
       if (batch !== undefined) {
+        // Each event's digest, field and outcome, to follow it; the counts are the EMF documents' too.
         logger.info('Batch processed', {
           lane,
           records: event.Records.length,
           failedRecords: batch.failedRecords,
-          counts: batch.tally.toRecord(),
+          events: batch.quietOutcomes,
         });
+        logger.debug('Batch counts', { counts: batch.tally.toRecord() });
         publishTally(metrics, batch.tally.snapshot(), lane);
       }
     }

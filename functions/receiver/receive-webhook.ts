@@ -47,7 +47,10 @@ import type { WebhookSecrets, WebhookSecretsSource } from './webhook-secrets.ts'
 
 export interface WebhookRequest {
   readonly method: string;
-  /** Not routed on: API Gateway sends only `/webhook` here (with a stage prefix on named stages). */
+  /**
+   * Not routed on: API Gateway sends only `/webhook` here (with a stage prefix on named stages), a function URL
+   * whatever path the caller used.
+   */
   readonly path: string;
   /** Decoded query string parameters. */
   readonly query: Readonly<Record<string, string | undefined>>;
@@ -75,6 +78,8 @@ export interface ReceiverMetrics {
 
 /** What the receiver needs of Powertools Logger. Fields are keys, fields and counts only, never content. */
 export interface ReceiverLogger {
+  /** Details an operator rarely needs (docs/decisions.md, "The functions log at INFO what follows one event"). */
+  debug?(message: string, fields: Record<string, unknown>): void;
   info(message: string, fields: Record<string, unknown>): void;
   warn(message: string, fields: Record<string, unknown>): void;
   error(message: string, fields: Record<string, unknown>): void;
@@ -241,10 +246,9 @@ async function quarantineWhole(
   summary: Record<string, unknown> = {},
 ): Promise<WebhookResponse> {
   try {
-    const raw = bodyBytesOf(body);
     await Promise.all([
-      deps.quarantine.quarantine(raw, reason, meta),
-      archiveCopy(deps, raw, { verdict: 'quarantined', subscribers: [] }, meta),
+      deps.quarantine.quarantine(bodyBytesOf(body), reason, meta),
+      archiveCopy(deps, body, { verdict: 'quarantined', subscribers: [] }, meta),
     ]);
   } catch (error) {
     return enqueueFailed(deps, logKeys, 'quarantine', error);
@@ -256,14 +260,14 @@ async function quarantineWhole(
   return respond(200, `${QUARANTINED_ANSWER_PREFIX}${reason}`);
 }
 
-/** Resolves at once when no archive is wired, without encoding the body. */
+/** Resolves at once when no archive is wired; the body goes as the receiver got it, text or bytes. */
 async function archiveCopy(
   { archive }: ReceiverDependencies,
   body: Uint8Array | string,
   copy: ArchiveCopy,
   meta: DeliveryMeta,
 ): Promise<void> {
-  if (archive !== undefined) await archive.archive(bodyBytesOf(body), copy, meta);
+  if (archive !== undefined) await archive.archive(body, copy, meta);
 }
 
 async function enqueueForSubscribers(
@@ -320,16 +324,22 @@ async function enqueueForSubscribers(
       pieces: oversized.length,
     });
   }
+  // What follows the delivery (its id, what it held, who got it) at INFO; how it was cut up and signed at DEBUG.
+  // A secret other than the first stays at INFO: it tells when an old secret can be retired.
   logger.info('Delivery accepted', {
-    ...logKeys,
+    requestId: logKeys.requestId,
     ...readingSummary(reading),
+    subscribers: targets.map(({ name }) => name),
+    ...(secretIndex > 0 && { secretIndex }),
+  });
+  logger.debug?.('Delivery accepted, in detail', {
+    ...logKeys,
     parts: parts.length,
     ...(reading.inboundMessages > 0 && {
       conversations: new Set(parts.flatMap(({ conversationId }) => conversationId ?? [])).size,
     }),
     quarantined,
     secretIndex,
-    subscribers: targets.map(({ name }) => name),
     subscriberCount: targets.length,
   });
   return respond(200);

@@ -38,7 +38,11 @@ export function testConsumerConfig(overrides: Partial<ConsumerConfig> = {}): Con
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 
-export function createHarness(handlers: WebhookHandlers, config: Partial<ConsumerConfig> = {}) {
+export function createHarness(
+  handlers: WebhookHandlers,
+  config: Partial<ConsumerConfig> = {},
+  options: { readonly logLevel?: 'INFO' | 'DEBUG' } = {},
+) {
   const documentClient = DynamoDBDocumentClient.from(
     new DynamoDBClient({ region: 'eu-west-1', credentials }),
   );
@@ -57,7 +61,7 @@ export function createHarness(handlers: WebhookHandlers, config: Partial<Consume
     documentClient,
     sqs,
     handlers,
-    logger: new Logger({ serviceName: SERVICE_NAME, logLevel: 'DEBUG' }),
+    logger: new Logger({ serviceName: SERVICE_NAME, logLevel: options.logLevel ?? 'DEBUG' }),
     metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
     completionRetry: { retries: 2, baseDelayMs: 1, deadlineReserveMs: 0 },
   });

@@ -262,6 +262,41 @@ describe('consumer logs', () => {
     for (const secret of secrets) expect(output, `"${secret}" leaked`).not.toContain(secret);
   });
 
+  it("follows each event at INFO by its key's digest, field and outcome; per-event lines and counts only at DEBUG", async () => {
+    const [message] = inboundMessages(1);
+    const status = { id: 'wamid.out1', status: 'read', recipientId: '16505550001', timestamp: '1749416400' };
+    const batch = () =>
+      sqsEvent(
+        ['rec-1', messagesBody(message === undefined ? [] : [message])],
+        ['rec-2', envelope([statusesChange([status])])],
+      );
+    const run = async (logLevel: 'INFO' | 'DEBUG') => {
+      const { dynamodb, invoke } = createHarness(
+        defineWebhookHandlers({ onMessage: () => {} }),
+        {},
+        { logLevel },
+      );
+      mockLedgerAndClaims(dynamodb);
+      const { lines } = await captureOutput(() => invoke(batch()));
+      return lines.filter((line) => line.includes('"level"')).map((line) => JSON.parse(line));
+    };
+
+    const info = await run('INFO');
+    const summary = info.find((line) => line.message === 'Batch processed');
+    // By outcome, then field: the digests of the keys.
+    expect(summary?.events).toEqual({
+      handled: { messages: [loggableKey({ key: `msg:${message?.id}` })] },
+      recorded: { messages: [loggableKey({ key: 'st:wamid.out1:read' })] },
+    });
+    expect(summary).not.toHaveProperty('counts');
+    expect(info.map((line) => line.message)).toEqual(['Batch processed']);
+
+    const debug = (await run('DEBUG')).map((line) => line.message);
+    for (const moved of ['Event handled', 'Event without handler recorded as done', 'Batch counts']) {
+      expect(debug).toContain(moved);
+    }
+  });
+
   it('logs a keyed digest of every key: stable, distinct per key, and not an unkeyed hash anyone can recompute', () => {
     const key = 'user_preferences:184735920115467:1751307000:4915112345678:marketing_messages:stop';
     const digest = loggableKey({ key });

@@ -29,8 +29,8 @@ function setup(
 ) {
   const metrics: Record<string, number> = {};
   const logs: Record<string, unknown>[] = [];
-  const log = (message: string, fields: Record<string, unknown>) => {
-    logs.push({ message, ...fields });
+  const at = (level: string) => (message: string, fields: Record<string, unknown>) => {
+    logs.push({ level, message, ...fields });
   };
   const deps: ReceiverDependencies = {
     secrets: secrets ?? { origin: 'test', load: async () => ({ appSecrets: [SECRET], verifyToken: 'tok' }) },
@@ -42,7 +42,7 @@ function setup(
         metrics[name] = (metrics[name] ?? 0) + value;
       },
     },
-    logger: { info: log, warn: log, error: log },
+    logger: { debug: at('DEBUG'), info: at('INFO'), warn: at('WARN'), error: at('ERROR') },
     clock: () => Date.UTC(2026, 0, 1),
   };
   return { deps, metrics, logs };
@@ -232,14 +232,52 @@ describe('receiveWebhook, fanned out to subscribers', () => {
     for (const name of ['bot', 'crm', 'templates']) expect(queue.storedFor(name), name).toEqual([[mixed]]);
     expect(queue.quarantined).toEqual([]);
     expect(metrics).toEqual({ DeliveriesAccepted: 1, EventsPerDelivery: 2 });
+    expect(logs).toContainEqual({
+      level: 'INFO',
+      message: 'Delivery accepted',
+      requestId: 'req-9',
+      events: 2,
+      fields: ['messages', 'account_update'],
+      subscribers: ['bot', 'crm', 'templates'],
+    });
+  });
+
+  it('logs at INFO what follows the delivery (its id, events, fields, subscribers), how it was cut up at DEBUG', async () => {
+    const queue = new RecordingQueues(100_000);
+    const { deps, logs } = setup(queue, undefined, [BOT, CRM, TEMPLATES]);
+    await receiveWebhook(post(mixed), deps);
+    expect(logs.filter(({ level }) => level === 'INFO').map(({ message }) => message)).toEqual([
+      'Delivery accepted',
+    ]);
     expect(logs).toContainEqual(
       expect.objectContaining({
-        message: 'Delivery accepted',
-        subscribers: ['bot', 'crm', 'templates'],
+        level: 'DEBUG',
+        message: 'Delivery accepted, in detail',
+        requestId: 'req-9',
+        parts: 1,
+        quarantined: 0,
+        secretIndex: 0,
         subscriberCount: 3,
-        fields: ['messages', 'account_update'],
       }),
     );
+    const info = logs.find(({ level }) => level === 'INFO') ?? {};
+    for (const moved of ['bodyBytes', 'parts', 'quarantined', 'secretIndex', 'subscriberCount']) {
+      expect(info).not.toHaveProperty(moved);
+    }
+  });
+
+  it('logs at INFO which secret matched when it is not the first, for retiring an old one', async () => {
+    const rotating: WebhookSecretsSource = {
+      origin: 'test',
+      load: async () => ({ appSecrets: ['new-secret', SECRET], verifyToken: 'tok' }),
+    };
+    const { deps, logs } = setup(new RecordingQueues(100_000), rotating);
+    await receiveWebhook(post(messages), deps);
+    await receiveWebhook(post(messages, 'new-secret'), deps);
+    expect(logs.filter(({ level }) => level === 'INFO').map((line) => line.secretIndex ?? 'first')).toEqual([
+      1,
+      'first',
+    ]);
   });
 
   it('leaves a subscriber with fields out of a delivery holding none of its fields', async () => {

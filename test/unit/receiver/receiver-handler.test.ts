@@ -371,7 +371,7 @@ describe('POST fanned out to several subscribers', () => {
     expect((await invoke(signedPost(body, SECRET), TWO)).statusCode).toBe(200);
     expect(entriesSentTo(BOT.queueUrl).map((entry) => entry.MessageBody)).toEqual([body.toString('utf8')]);
     expect(entriesSentTo(CRM.queueUrl).map((entry) => entry.MessageBody)).toEqual([body.toString('utf8')]);
-    expect(output.join('')).toMatch(/"subscribers":\["bot","crm"\],"subscriberCount":2/);
+    expect(output.join('')).toMatch(/"message":"Delivery accepted",.*"subscribers":\["bot","crm"\]/);
   });
 
   it('sends an account update to the subscriber without fields only', async () => {
@@ -483,6 +483,66 @@ describe('secrets from Secrets Manager', () => {
       .on(GetSecretValueCommand)
       .rejects(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
     expect((await invoke(signedPost(fixture('message-text.json'), SECRET), AWS_ENV)).statusCode).toBe(503);
+  });
+});
+
+/**
+ * The same request as a Lambda function URL delivers it (payload 2.0 as well): route key `$default`, the URL's
+ * own domain, and whatever path the caller used, since a function URL answers on every path.
+ */
+function viaFunctionUrl(event: APIGatewayProxyEventV2, path = '/webhook'): APIGatewayProxyEventV2 {
+  const urlId = 'n4bqi7ltmgvbmzpvg6ahaplfae0lqfpo';
+  return {
+    ...event,
+    routeKey: '$default',
+    rawPath: path,
+    headers: { ...event.headers, host: `${urlId}.lambda-url.eu-west-1.on.aws` },
+    requestContext: {
+      ...event.requestContext,
+      apiId: urlId,
+      domainName: `${urlId}.lambda-url.eu-west-1.on.aws`,
+      domainPrefix: urlId,
+      routeKey: '$default',
+      http: { ...event.requestContext.http, path },
+    },
+  };
+}
+
+describe('behind a function URL (endpoint: function-url), the same answers', () => {
+  const body = fixture('message-text.json');
+  const handshake = {
+    'hub.mode': 'subscribe',
+    'hub.verify_token': VERIFY_TOKEN,
+    'hub.challenge': '1158201444',
+  };
+
+  it('answers the GET handshake with the challenge, and a wrong token with 403', async () => {
+    const get = (query: Record<string, string>) =>
+      invoke(viaFunctionUrl(httpApiEvent({ method: 'GET', query })));
+    expect(await get(handshake)).toMatchObject({ statusCode: 200, body: '1158201444' });
+    expect(await get({ ...handshake, 'hub.verify_token': 'nope' })).toMatchObject({
+      statusCode: 403,
+      body: '',
+    });
+  });
+
+  it('enqueues a signed POST as received and answers 200; an unsigned one gets 401 and enqueues nothing', async () => {
+    expect((await invoke(viaFunctionUrl(signedPost(body, SECRET)))).statusCode).toBe(200);
+    expect(entriesSentTo(DELIVERY_URL).map((entry) => entry.MessageBody)).toEqual([body.toString('utf8')]);
+
+    sqsMock.resetHistory();
+    expect((await invoke(viaFunctionUrl(signedPost(body, undefined)))).statusCode).toBe(401);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+
+  it('answers the same on any path: the signature, not the route, decides', async () => {
+    for (const path of ['/', '/webhook/', '/anything']) {
+      expect((await invoke(viaFunctionUrl(signedPost(body, SECRET), path))).statusCode).toBe(200);
+      expect((await invoke(viaFunctionUrl(signedPost(body, 'someone-else'), path))).statusCode).toBe(401);
+    }
+    expect((await invoke(viaFunctionUrl(httpApiEvent({ method: 'PUT', body: '{}' }), '/'))).statusCode).toBe(
+      405,
+    );
   });
 });
 
