@@ -7,7 +7,7 @@
  * no aws-cdk-lib, no AWS SDK.
  */
 
-import { meanWaitSeconds, utilisation, waitPercentileSeconds } from './erlang-c.ts';
+import { erlangB, meanWaitSeconds, utilisation, waitPercentileSeconds } from './erlang-c.ts';
 import { type ForwardLaneInFlight, forwardInFlightShare, forwardLaneInFlight } from './forwarding.ts';
 import { FIFO_MAX_BATCH_SIZE, type LaneName, MESSAGE_LANE_FIELD } from './lanes.ts';
 import type { PipelineSettings } from './settings.ts';
@@ -28,9 +28,29 @@ export const POSTS_PER_OUTBOUND_MESSAGE = 3;
 /** Webhook POSTs per inbound message. */
 export const POSTS_PER_INBOUND_MESSAGE = 1;
 
+/**
+ * The webhook's front door (docs/design.md §4): an API Gateway HTTP API in front of the receiver, or the
+ * receiver's own Lambda function URL. Both give Meta the same answers; they differ in what throttles, what it
+ * costs and what can stand in front (docs/decisions.md, "Front door").
+ */
+export const WEBHOOK_ENDPOINTS = ['http-api', 'function-url'] as const;
+export type WebhookEndpoint = (typeof WEBHOOK_ENDPOINTS)[number];
+export const DEFAULT_WEBHOOK_ENDPOINT: WebhookEndpoint = 'http-api';
+
 // AWS limits, default values.
 /** Lambda concurrent executions per account and Region. https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html */
 export const LAMBDA_ACCOUNT_CONCURRENCY = 1_000;
+/**
+ * Concurrency Lambda keeps unreserved in every account and Region: reservations may take the rest, no more.
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html
+ */
+export const LAMBDA_MIN_UNRESERVED_CONCURRENCY = 100;
+/**
+ * Requests/s Lambda serves per unit of a function's concurrency: a function URL's rate limit is 10 × the
+ * receiver's reserved concurrency, beyond which Lambda answers 429.
+ * https://docs.aws.amazon.com/lambda/latest/dg/urls-configuration.html
+ */
+export const LAMBDA_REQUESTS_PER_SECOND_PER_CONCURRENCY = 10;
 /**
  * API Gateway requests/s per account and Region, shared by every API. https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html
  */
@@ -66,6 +86,11 @@ export const DEFAULT_RECEIVER_MS = 40;
 export const ACTIVE_CONVERSATION_SECONDS = 60;
 /** The route's burst must hold this many seconds of the peak (Poisson arrivals bunch; Meta retries in bursts). */
 export const BURST_SECONDS_OF_PEAK = 1;
+/**
+ * The share of the peak's POSTs a function URL's reserved concurrency may turn away (Erlang B, which holds
+ * whatever the distribution of the receiver's durations): one in a thousand, each a 429 that Meta retries late.
+ */
+export const RECEIVER_BLOCKING_TARGET = 0.001;
 /**
  * The p99 wait each lane must keep at its peak: a person waits for a message (Meta's endpoint guidance is under
  * 1 % above 1 s); a status only feeds a ledger or a report, and a minute late harms nobody.
@@ -189,8 +214,16 @@ export interface CapacitySubscriber {
 }
 
 export interface CapacityPipeline {
+  /** @default DEFAULT_WEBHOOK_ENDPOINT */
+  readonly endpoint?: WebhookEndpoint;
+  /** The HTTP API's route throttle (`http-api` only). */
   readonly throttlingRateLimit: number;
   readonly throttlingBurstLimit: number;
+  /**
+   * The receiver's reserved concurrency, a function URL's throttle (`function-url` only).
+   * @default - what the peak needs: `receiverReservedConcurrencyFor`
+   */
+  readonly receiverReservedConcurrency?: number;
   readonly subscribers: readonly CapacitySubscriber[];
   /** @default DEFAULT_HANDLER_MS */
   readonly handlerMs?: Partial<Record<LaneName, number>>;
@@ -274,7 +307,9 @@ export interface LanePlan {
 }
 
 export interface CapacityPlan {
+  readonly endpoint: WebhookEndpoint;
   readonly traffic: CapacityTraffic;
+  /** The receiver's mean concurrency at the peak (Little's law: POSTs/s × its duration). */
   readonly receiverConcurrency: number;
   readonly claimWriteUnitsPerSecond: number;
   readonly limits: readonly CapacityLimit[];
@@ -286,8 +321,11 @@ export interface CapacityPlan {
 }
 
 export interface CapacitySizing {
+  /** The HTTP API's route throttle that carries the peak. */
   readonly throttlingRateLimit: number;
   readonly throttlingBurstLimit: number;
+  /** The receiver's reserved concurrency a function URL needs for the peak (`receiverReservedConcurrencyFor`). */
+  readonly receiverReservedConcurrency: number;
   /** Per lane, the smallest `maxConcurrency` meeting its p99 target (`undefined`: none up to the maximum). */
   readonly maxConcurrency: readonly {
     readonly subscriber: string;
@@ -296,7 +334,10 @@ export interface CapacitySizing {
   }[];
   /** The claim table's warm write throughput (`WarmThroughput.WriteUnitsPerSecond`). */
   readonly warmWriteUnitsPerSecond: number;
-  /** Account concurrency the stack uses at the peak, to compare with the Lambda quota. */
+  /**
+   * Account concurrency the stack uses at the peak, to compare with the Lambda quota: with a function URL the
+   * receiver's reservation, which the account holds for it whether it runs or not.
+   */
   readonly lambdaConcurrency: number;
 }
 
@@ -575,6 +616,22 @@ export function planLanes(peak: ExpectedPeak, pipeline: CapacityPipeline): LaneP
   });
 }
 
+/**
+ * The receiver's reserved concurrency that carries `postsPerSecond` through a function URL: the smallest that
+ * both keeps Lambda's request-rate limit (10 requests/s per unit) a fifth spare, as a sized lane is
+ * (`MAX_SIZED_UTILISATION`), and turns away at most `RECEIVER_BLOCKING_TARGET` of the POSTs, each invocation
+ * holding a unit for `receiverMs` (Erlang B over the offered load POSTs/s × duration). At least 1.
+ */
+export function receiverReservedConcurrencyFor(postsPerSecond: number, receiverMs: number): number {
+  const load = (postsPerSecond * receiverMs) / 1000;
+  let reserved = Math.max(
+    1,
+    Math.ceil(postsPerSecond / (LAMBDA_REQUESTS_PER_SECOND_PER_CONCURRENCY * MAX_SIZED_UTILISATION)),
+  );
+  while (erlangB(reserved, load) > RECEIVER_BLOCKING_TARGET) reserved++;
+  return reserved;
+}
+
 const fixed = (value: number, digits = 0) => Number(value.toFixed(digits));
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 
@@ -590,35 +647,13 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
     ...entry,
     carries: entry.carries ?? entry.needs <= entry.allows,
   });
-  const limits: CapacityLimit[] = [
-    limit({
-      name: 'HTTP API route throttle, rate',
-      setting: 'throttlingRateLimit',
-      kind: 'setting',
-      allows: pipeline.throttlingRateLimit,
-      needs: traffic.postsPerSecond,
-      unit: 'POSTs/s',
-    }),
-    limit({
-      name: 'HTTP API route throttle, burst',
-      setting: 'throttlingBurstLimit',
-      kind: 'setting',
-      allows: pipeline.throttlingBurstLimit,
-      needs: Math.ceil(traffic.postsPerSecond * BURST_SECONDS_OF_PEAK),
-      unit: 'requests',
-      formula: `${BURST_SECONDS_OF_PEAK} s of the peak`,
-    }),
-    limit({
-      name: 'Receiver concurrency',
-      setting: 'Lambda concurrent executions',
-      kind: 'quota',
-      allows: LAMBDA_ACCOUNT_CONCURRENCY,
-      needs: receiverConcurrency,
-      unit: 'executions',
-      formula: `POSTs/s × ${receiverMs} ms`,
-      source: 'https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html',
-    }),
-  ];
+  const endpoint = pipeline.endpoint ?? DEFAULT_WEBHOOK_ENDPOINT;
+  const neededReservation = receiverReservedConcurrencyFor(traffic.postsPerSecond, receiverMs);
+  const reservation = pipeline.receiverReservedConcurrency ?? neededReservation;
+  const limits: CapacityLimit[] =
+    endpoint === 'http-api'
+      ? httpApiLimits(pipeline, traffic, receiverConcurrency, receiverMs, limit)
+      : functionUrlLimits(reservation, neededReservation, receiverMs, limit);
   for (const lane of lanes) {
     const subscriber = pipeline.subscribers.find(({ name }) => name === lane.subscriber);
     const inFlight = subscriber === undefined ? undefined : laneInFlight(subscriber, lane.lane);
@@ -687,28 +722,38 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
     }),
   );
   const consumerConcurrency = lanes.reduce((sum, lane) => sum + sizedConcurrency(lane), 0);
+  // A reservation is held for the receiver whether it runs or not.
+  const receiverShare = endpoint === 'function-url' ? reservation : receiverConcurrency;
   limits.push(
     limit({
       name: 'Lambda concurrency, account',
       setting: 'Lambda concurrent executions',
       kind: 'quota',
       allows: LAMBDA_ACCOUNT_CONCURRENCY,
-      needs: receiverConcurrency + consumerConcurrency,
+      needs: receiverShare + consumerConcurrency,
       unit: 'executions',
-      formula: 'receiver + every lane at its concurrency',
+      formula:
+        endpoint === 'function-url'
+          ? "the receiver's reservation + every lane at its concurrency"
+          : 'receiver + every lane at its concurrency',
       source: 'https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html',
     }),
-    limit({
-      name: 'API Gateway, account',
-      setting: 'API Gateway throttle quota per Region',
-      kind: 'quota',
-      allows: API_GATEWAY_ACCOUNT_RPS,
-      needs: traffic.postsPerSecond,
-      unit: 'requests/s',
-      source: 'https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html',
-    }),
   );
+  if (endpoint === 'http-api') {
+    limits.push(
+      limit({
+        name: 'API Gateway, account',
+        setting: 'API Gateway throttle quota per Region',
+        kind: 'quota',
+        allows: API_GATEWAY_ACCOUNT_RPS,
+        needs: traffic.postsPerSecond,
+        unit: 'requests/s',
+        source: 'https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html',
+      }),
+    );
+  }
   return {
+    endpoint,
     traffic,
     receiverConcurrency,
     claimWriteUnitsPerSecond: writeUnits,
@@ -718,15 +763,91 @@ export function planCapacity(peak: ExpectedPeak, pipeline: CapacityPipeline): Ca
     sizing: {
       throttlingRateLimit: Math.ceil(traffic.postsPerSecond),
       throttlingBurstLimit: Math.ceil(traffic.postsPerSecond * BURST_SECONDS_OF_PEAK),
+      receiverReservedConcurrency: neededReservation,
       maxConcurrency: lanes.map((lane) => ({
         subscriber: lane.subscriber,
         lane: lane.lane,
         value: lane.neededConcurrency,
       })),
       warmWriteUnitsPerSecond: lanesDrainWriteUnits(lanes, sizedConcurrency),
-      lambdaConcurrency: receiverConcurrency + consumerConcurrency,
+      lambdaConcurrency: receiverShare + consumerConcurrency,
     },
   };
+}
+
+type LimitOf = (entry: Omit<CapacityLimit, 'carries'> & { carries?: boolean }) => CapacityLimit;
+
+/** The HTTP API's door: its route throttle, then the receiver's concurrency within the account's. */
+function httpApiLimits(
+  pipeline: CapacityPipeline,
+  traffic: CapacityTraffic,
+  receiverConcurrency: number,
+  receiverMs: number,
+  limit: LimitOf,
+): CapacityLimit[] {
+  return [
+    limit({
+      name: 'HTTP API route throttle, rate',
+      setting: 'throttlingRateLimit',
+      kind: 'setting',
+      allows: pipeline.throttlingRateLimit,
+      needs: traffic.postsPerSecond,
+      unit: 'POSTs/s',
+    }),
+    limit({
+      name: 'HTTP API route throttle, burst',
+      setting: 'throttlingBurstLimit',
+      kind: 'setting',
+      allows: pipeline.throttlingBurstLimit,
+      needs: Math.ceil(traffic.postsPerSecond * BURST_SECONDS_OF_PEAK),
+      unit: 'requests',
+      formula: `${BURST_SECONDS_OF_PEAK} s of the peak`,
+    }),
+    limit({
+      name: 'Receiver concurrency',
+      setting: 'Lambda concurrent executions',
+      kind: 'quota',
+      allows: LAMBDA_ACCOUNT_CONCURRENCY,
+      needs: receiverConcurrency,
+      unit: 'executions',
+      formula: `POSTs/s × ${receiverMs} ms`,
+      source: 'https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html',
+    }),
+  ];
+}
+
+/**
+ * A function URL's door: the receiver's reserved concurrency is its throttle (Lambda answers 429 beyond it, at
+ * 10 requests/s per unit or when every unit is busy), and the account must leave 100 unreserved beside it.
+ */
+function functionUrlLimits(
+  reservation: number,
+  neededReservation: number,
+  receiverMs: number,
+  limit: LimitOf,
+): CapacityLimit[] {
+  return [
+    limit({
+      name: 'Function URL throttle: receiver reserved concurrency',
+      setting: 'receiverReservedConcurrency',
+      kind: 'setting',
+      allows: reservation,
+      needs: neededReservation,
+      unit: 'executions',
+      formula: `POSTs/s / (${LAMBDA_REQUESTS_PER_SECOND_PER_CONCURRENCY} requests/s per execution × ${MAX_SIZED_UTILISATION}), and Erlang B ≤ ${RECEIVER_BLOCKING_TARGET * 100} % over POSTs/s × ${receiverMs} ms`,
+      source: 'https://docs.aws.amazon.com/lambda/latest/dg/urls-configuration.html',
+    }),
+    limit({
+      name: 'Lambda reserved concurrency, account',
+      setting: 'Lambda concurrent executions',
+      kind: 'quota',
+      allows: LAMBDA_ACCOUNT_CONCURRENCY - LAMBDA_MIN_UNRESERVED_CONCURRENCY,
+      needs: reservation,
+      unit: 'executions',
+      formula: `the account's quota less the ${LAMBDA_MIN_UNRESERVED_CONCURRENCY} Lambda keeps unreserved`,
+      source: 'https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html',
+    }),
+  ];
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Sizing from the expected peak (docs/capacity.md): the construct asks the planner of contract/capacity.ts
- * (`planCapacity`, no second model) for the route throttle, each lane's `maxConcurrency` and the claim table's
+ * (`planCapacity`, no second model) for the front door's throttle (the HTTP API's route throttle, or the
+ * receiver's reserved concurrency behind a function URL), each lane's `maxConcurrency` and the claim table's
  * warm throughput, uses them where the props set nothing (never below contract/settings.ts and lib/defaults.ts,
  * which are floors: without `expectedPeak` it sizes for DEFAULT_EXPECTED_PEAK, one number at its top tier), and
  * names every explicit setting or account quota that cannot carry the peak as a synth warning.
@@ -10,11 +11,13 @@ import {
   type CapacityPipeline,
   capacitySubscribers,
   DEFAULT_EXPECTED_PEAK,
+  DEFAULT_WEBHOOK_ENDPOINT,
   DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS,
   EVENT_SOURCE_MAX_CONCURRENCY,
   type ExpectedPeak,
   peakTraffic,
   planCapacity,
+  type WebhookEndpoint,
 } from '../contract/capacity.ts';
 import { forwardInFlightShare } from '../contract/forwarding.ts';
 import type { LaneName } from '../contract/lanes.ts';
@@ -31,8 +34,12 @@ export interface CapacityWarning {
 
 export interface PeakSizing {
   readonly peak: ExpectedPeak;
+  readonly endpoint: WebhookEndpoint;
+  /** The HTTP API's route throttle (used with `http-api` only). */
   readonly throttlingRateLimit: number;
   readonly throttlingBurstLimit: number;
+  /** The receiver's reserved concurrency, a function URL's throttle; `undefined` with `http-api` (none set). */
+  readonly receiverReservedConcurrency: number | undefined;
   /** The subscribers with every `maxConcurrency` the props leave unset sized for the peak. */
   readonly subscribers: readonly ResolvedSubscriber[];
   /** `undefined` when a new table's warm throughput carries the peak (nothing to set, nothing billed). */
@@ -58,15 +65,23 @@ function inFlightCap(subscriber: ResolvedSubscriber, lane: LaneName): number {
   return forwardInFlightShare(maxInFlight, lane, subscriber.messageLane !== undefined);
 }
 
+interface FrontDoorLimits {
+  readonly endpoint: WebhookEndpoint;
+  readonly rate: number;
+  readonly burst: number;
+  readonly reserved: number;
+}
+
 function pipelineOf(
   subscribers: readonly ResolvedSubscriber[],
-  rate: number,
-  burst: number,
+  door: FrontDoorLimits,
   warmWriteUnits?: number,
 ): CapacityPipeline {
   return {
-    throttlingRateLimit: rate,
-    throttlingBurstLimit: burst,
+    endpoint: door.endpoint,
+    throttlingRateLimit: door.rate,
+    throttlingBurstLimit: door.burst,
+    receiverReservedConcurrency: door.reserved,
     subscribers: capacitySubscribers(subscribers),
     warmWriteUnits,
   };
@@ -87,6 +102,7 @@ export function sizeForPeak(
   subscribers: readonly ResolvedSubscriber[],
 ): PeakSizing {
   const peak = props.expectedPeak ?? DEFAULT_EXPECTED_PEAK;
+  const endpoint = props.endpoint ?? DEFAULT_WEBHOOK_ENDPOINT;
   try {
     peakTraffic(peak);
   } catch (error) {
@@ -94,11 +110,12 @@ export function sizeForPeak(
   }
   const declared = planCapacity(
     peak,
-    pipelineOf(
-      subscribers,
-      props.throttlingRateLimit ?? Number.POSITIVE_INFINITY,
-      props.throttlingBurstLimit ?? Number.POSITIVE_INFINITY,
-    ),
+    pipelineOf(subscribers, {
+      endpoint,
+      rate: props.throttlingRateLimit ?? Number.POSITIVE_INFINITY,
+      burst: props.throttlingBurstLimit ?? Number.POSITIVE_INFINITY,
+      reserved: props.receiverReservedConcurrency ?? Number.POSITIVE_INFINITY,
+    }),
   );
   const { sizing } = declared;
   const sized = (subscriber: ResolvedSubscriber, lane: LaneName, own: number) => {
@@ -135,10 +152,17 @@ export function sizeForPeak(
     props.throttlingRateLimit ?? Math.max(sizing.throttlingRateLimit, DEFAULT_THROTTLING_RATE_LIMIT);
   const throttlingBurstLimit =
     props.throttlingBurstLimit ?? Math.max(sizing.throttlingBurstLimit, DEFAULT_THROTTLING_BURST_LIMIT);
+  // Sized from the peak itself, not floored at the default's: a reservation is taken from the account's
+  // concurrency whether the receiver runs or not, so an idle one is not free (docs/decisions.md, "Front door").
+  const reserved = props.receiverReservedConcurrency ?? sizing.receiverReservedConcurrency;
   const warm = Math.max(DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS, sizing.warmWriteUnitsPerSecond);
   const plan = planCapacity(
     peak,
-    pipelineOf(sizedSubscribers, throttlingRateLimit, throttlingBurstLimit, warm),
+    pipelineOf(
+      sizedSubscribers,
+      { endpoint, rate: throttlingRateLimit, burst: throttlingBurstLimit, reserved },
+      warm,
+    ),
   );
   const posts = plan.traffic.postsPerSecond;
   const failing = plan.limits.filter((limit) => !limit.carries);
@@ -148,8 +172,10 @@ export function sizeForPeak(
   }));
   return {
     peak,
+    endpoint,
     throttlingRateLimit,
     throttlingBurstLimit,
+    receiverReservedConcurrency: endpoint === 'function-url' ? reserved : undefined,
     subscribers: sizedSubscribers,
     warmWriteUnitsPerSecond: warm > DYNAMODB_NEW_TABLE_WARM_WRITE_UNITS ? warm : undefined,
     warnings,

@@ -6,7 +6,15 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Billing, type TablePropsV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  FunctionUrlAuthType,
+  type FunctionUrlOptions,
+  InvokeMode,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+} from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { SecretProps } from 'aws-cdk-lib/aws-secretsmanager';
@@ -102,6 +110,16 @@ export const HTTP_API_ACCESS_LOG_FIELDS = {
   integrationLatencyMs: '$context.integrationLatency',
   integrationError: '$context.integrationErrorMessage',
 } as const;
+
+/**
+ * The receiver's function URL (`endpoint: 'function-url'`): public, since Meta sends no AWS credentials and the
+ * receiver authenticates every POST by its HMAC and the handshake by the verify token; buffered (the answers are
+ * a few bytes); no CORS, since no browser calls it. Its throttle is the receiver's reserved concurrency.
+ */
+export const FUNCTION_URL_DEFAULTS = {
+  authType: FunctionUrlAuthType.NONE,
+  invokeMode: InvokeMode.BUFFERED,
+} as const satisfies FunctionUrlOptions;
 
 /**
  * The webhook secret created when no existing one is named: a generated verify token (32 characters, no

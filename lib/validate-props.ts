@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Token } from 'aws-cdk-lib';
 import { DEFAULT_ARCHIVE_RETENTION_DAYS } from '../contract/archive.ts';
+import { DEFAULT_WEBHOOK_ENDPOINT, WEBHOOK_ENDPOINTS, type WebhookEndpoint } from '../contract/capacity.ts';
 import { redriveMaxReceiveCount, resolveMessageLane } from '../contract/lanes.ts';
 import {
   type LaneStays,
@@ -41,7 +42,7 @@ export interface ValidatedProps {
    * lane's `maxConcurrency` the props leave unset is sized for the expected peak (`capacity`).
    */
   readonly subscribers: readonly ResolvedSubscriber[];
-  /** The route throttle, warm throughput and warnings for the expected peak. */
+  /** The front door's throttle, warm throughput and warnings for the expected peak. */
   readonly capacity: PeakSizing;
   /** Days the delivery archive keeps a delivery; `undefined` with `archive: false` (no archive is built). */
   readonly archiveRetentionDays: number | undefined;
@@ -174,9 +175,10 @@ function resolveConstructSubscribers(
   return resolved;
 }
 
-/** Checks that only matter in AWS (the local stack has no API Gateway or throttling). */
+/** Checks that only matter in AWS (the local stack has no front door of its own or throttling). */
 function validateInfrastructureProps(s: PipelineSettings, props: WhatsAppWebhookDedupProps): void {
-  if (s.receiverTimeoutSeconds >= HTTP_API_INTEGRATION_TIMEOUT_SECONDS) {
+  const endpoint = checkEndpoint(props);
+  if (endpoint === 'http-api' && s.receiverTimeoutSeconds >= HTTP_API_INTEGRATION_TIMEOUT_SECONDS) {
     throw new UnsafeSettingsError(
       `receiverTimeoutSeconds is ${s.receiverTimeoutSeconds}, but API Gateway gives up after ${HTTP_API_INTEGRATION_TIMEOUT_SECONDS} s and answers 503 while the receiver may still enqueue: use at most ${HTTP_API_INTEGRATION_TIMEOUT_SECONDS - 1}.`,
     );
@@ -193,6 +195,12 @@ function validateInfrastructureProps(s: PipelineSettings, props: WhatsAppWebhook
       'throttlingRateLimit must be > 0 and throttlingBurstLimit a positive integer: 0 would reject every webhook.',
     );
   }
+  const reserved = props.receiverReservedConcurrency;
+  if (reserved !== undefined && !(Number.isInteger(reserved) && reserved >= 1)) {
+    throw new UnsafeSettingsError(
+      `receiverReservedConcurrency is ${reserved}: use a whole number >= 1 (0 would throttle every webhook).`,
+    );
+  }
   if (props.statusLedger !== undefined) checkStatusLedger(props.statusLedger, '');
   // Alarm thresholds are checked here too, so that a bad value fails before anything is bundled.
   resolveThresholds(props.alarmThresholds);
@@ -201,6 +209,32 @@ function validateInfrastructureProps(s: PipelineSettings, props: WhatsAppWebhook
       throw new UnsafeSettingsError('existingSecretName is empty: omit it to create a secret.');
     }
   }
+}
+
+/**
+ * The front door, and the throttle props that belong to the other one: each door has its own throttle, so a
+ * prop of the other door would be silently ignored; it is refused instead, naming the one that applies.
+ */
+function checkEndpoint(props: WhatsAppWebhookDedupProps): WebhookEndpoint {
+  const endpoint = props.endpoint ?? DEFAULT_WEBHOOK_ENDPOINT;
+  if (!(WEBHOOK_ENDPOINTS as readonly string[]).includes(endpoint)) {
+    throw new UnsafeSettingsError(`endpoint is "${endpoint}": use one of ${WEBHOOK_ENDPOINTS.join(', ')}.`);
+  }
+  if (endpoint === 'function-url') {
+    const routeThrottle = (['throttlingRateLimit', 'throttlingBurstLimit'] as const).filter(
+      (prop) => props[prop] !== undefined,
+    );
+    if (routeThrottle.length > 0) {
+      throw new UnsafeSettingsError(
+        `${routeThrottle.join(' and ')} throttle the HTTP API's route; with endpoint 'function-url' there is no route: the receiver's reserved concurrency is the throttle, set receiverReservedConcurrency instead.`,
+      );
+    }
+  } else if (props.receiverReservedConcurrency !== undefined) {
+    throw new UnsafeSettingsError(
+      "receiverReservedConcurrency is the function URL's throttle; with endpoint 'http-api' the route throttles (throttlingRateLimit, throttlingBurstLimit): set those, or endpoint: 'function-url'.",
+    );
+  }
+  return endpoint;
 }
 
 /** The same AWS-only checks on one subscriber's own settings and namespace. */

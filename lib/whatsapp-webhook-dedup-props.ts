@@ -5,7 +5,7 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import type { ExpectedPeak } from '../contract/capacity.ts';
+import type { ExpectedPeak, WebhookEndpoint } from '../contract/capacity.ts';
 import type { MessageLaneDefinition } from '../contract/lanes.ts';
 import type { StatusLedgerMode } from '../contract/status-ledger-mode.ts';
 import type { SubscriberDefinitions } from '../contract/subscribers.ts';
@@ -62,8 +62,9 @@ export interface WhatsAppWebhookDedupProps {
    */
   readonly consumerTimeoutSeconds?: number;
   /**
-   * Receiver timeout in seconds: reading the secret, verifying and enqueueing with SDK retries. At most 29,
-   * so the receiver's own 5xx reaches Meta before API Gateway's 30 s integration timeout.
+   * Receiver timeout in seconds: reading the secret, verifying and enqueueing with SDK retries. At most 29
+   * with `endpoint: 'http-api'`, so the receiver's own 5xx reaches Meta before API Gateway's 30 s integration
+   * timeout.
    * @default 10
    * @example
    * ```typescript
@@ -279,8 +280,48 @@ export interface WhatsAppWebhookDedupProps {
    */
   readonly existingSecretName?: string;
   /**
-   * Steady-state request rate limit of the webhook routes (requests per second). Below the webhook POSTs/s of
-   * `expectedPeak`, the synth warns.
+   * The webhook's front door (docs/design.md §4). `'http-api'`: an API Gateway HTTP API, throttled per route,
+   * with an access log (AWS WAF attaches to neither door directly: both need CloudFront in front for one).
+   * `'function-url'`: the receiver's own Lambda function URL (auth type `NONE`: the `X-Hub-Signature-256` HMAC
+   * authenticates every POST), costing nothing beyond the receiver's invocation; its throttle is the receiver's
+   * reserved concurrency (`receiverReservedConcurrency`, Lambda answers 429 beyond it and Meta retries), its
+   * record of each request the receiver's own log line and the URL metrics. Both give Meta the same answers;
+   * the trade-offs are in docs/decisions.md ("Front door").
+   * @default 'http-api'
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', {
+   *   endpoint: 'function-url',
+   *   expectedPeak: { messagesPerSecond: 80 }, // sizes the receiver's reserved concurrency
+   * });
+   * ```
+   */
+  readonly endpoint?: WebhookEndpoint;
+  /**
+   * The receiver's reserved concurrency: with `endpoint: 'function-url'`, the webhook's throttle (Lambda
+   * answers 429 when every unit is busy or above 10 requests/s per unit). Taken from the account's concurrency
+   * whether the receiver runs or not; Lambda keeps 100 of it unreserved. Below what `expectedPeak` needs, the
+   * synth warns; refused with `'http-api'`, whose throttle is the route's.
+   * @default - sized for `expectedPeak` by the capacity planner: POSTs/s / (10 × 0.8), and at most 0.1 % of
+   *   the POSTs turned away at the receiver's duration (Erlang B)
+   * @example
+   * ```typescript
+   * import { App, Stack } from 'aws-cdk-lib';
+   * import { WhatsAppWebhookDedup } from 'whatsapp-webhook-dedup';
+   *
+   * const stack = new Stack(new App(), 'SupportWebhook');
+   * new WhatsAppWebhookDedup(stack, 'Webhook', { endpoint: 'function-url', receiverReservedConcurrency: 100 });
+   * ```
+   */
+  readonly receiverReservedConcurrency?: number;
+  /**
+   * Steady-state request rate limit of the webhook routes (requests per second), with `endpoint: 'http-api'`;
+   * refused with `'function-url'`, whose throttle is `receiverReservedConcurrency`. Below the webhook POSTs/s
+   * of `expectedPeak`, the synth warns.
    * @default - the POSTs/s of `expectedPeak`: 3 per outbound message and 1 per inbound one
    * @example
    * ```typescript
@@ -293,7 +334,8 @@ export interface WhatsAppWebhookDedupProps {
    */
   readonly throttlingRateLimit?: number;
   /**
-   * Burst limit of the webhook routes (requests). Below a second of `expectedPeak`'s POSTs, the synth warns.
+   * Burst limit of the webhook routes (requests), with `endpoint: 'http-api'`; refused with `'function-url'`.
+   * Below a second of `expectedPeak`'s POSTs, the synth warns.
    * @default - one second of `expectedPeak`'s POSTs
    * @example
    * ```typescript
@@ -308,8 +350,8 @@ export interface WhatsAppWebhookDedupProps {
   /**
    * The traffic the pipeline must carry (docs/capacity.md): outbound messages/s per business phone number, and
    * optionally inbound messages/s and how many numbers. The capacity planner (`planCapacity`) sizes from it
-   * what the props leave unset: the route throttle, each lane's `maxConcurrency` and the claim table's warm
-   * write throughput. An explicit setting that cannot carry it, or an account quota it exceeds, is named in a
+   * what the props leave unset: the route throttle (or the receiver's reserved concurrency behind a function
+   * URL), each lane's `maxConcurrency` and the claim table's warm write throughput. An explicit setting that cannot carry it, or an account quota it exceeds, is named in a
    * synth warning; nothing is refused.
    * @default - one number at Meta's top tier: 1,000 messages/s out and 1,000 in (`DEFAULT_EXPECTED_PEAK`)
    * @example
@@ -355,7 +397,7 @@ export interface WhatsAppWebhookDedupProps {
    */
   readonly alarmTopic?: ITopic;
   /**
-   * Retention of the functions' and the API's log groups.
+   * Retention of the functions' log groups and, with `endpoint: 'http-api'`, the API's access log.
    * @default RetentionDays.ONE_MONTH
    * @example
    * ```typescript

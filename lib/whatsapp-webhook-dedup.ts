@@ -1,5 +1,6 @@
 /**
- * `WhatsAppWebhookDedup`: the whole pipeline of docs/design.md §2–§5 as one construct. HTTP API → receiver Lambda
+ * `WhatsAppWebhookDedup`: the whole pipeline of docs/design.md §2–§5 as one construct. HTTP API (or the
+ * receiver's function URL, `endpoint: 'function-url'`) → receiver Lambda
  * (verifies the signature, enqueues to every subscriber's queue) → per subscriber: SQS → consumer Lambda (claims
  * each event in DynamoDB under the subscriber's namespace, runs the side effect once) → its DLQ for records that
  * keep failing; for a subscriber that wants `messages`, a message lane beside that status lane (its own FIFO
@@ -14,6 +15,7 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
+import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -27,9 +29,15 @@ import { buildQuarantineQueue } from './builders/queues.ts';
 import { buildReceiver } from './builders/receiver.ts';
 import { buildSubscribers, type WebhookSubscriber } from './builders/subscriber.ts';
 import { buildWebhookApi } from './builders/webhook-api.ts';
+import { buildWebhookFunctionUrl } from './builders/webhook-function-url.ts';
 import { buildWebhookSecret } from './builders/webhook-secret.ts';
 import { DEFAULT_LOG_LEVEL, DEFAULT_LOG_RETENTION } from './defaults.ts';
 import type { PipelineAlarms, SubscriberAlarms, WebhookAlarms } from './monitoring/alarms.ts';
+import {
+  type FrontDoorMetrics,
+  functionUrlFrontDoor,
+  httpApiFrontDoor,
+} from './monitoring/front-door-metrics.ts';
 import { WebhookMonitoring } from './monitoring/webhook-monitoring.ts';
 import { validateProps } from './validate-props.ts';
 import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.ts';
@@ -37,7 +45,8 @@ import type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.t
 export type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.ts';
 
 /**
- * The whole pipeline as one construct: the webhook API and receiver, each subscriber's queues and consumer,
+ * The whole pipeline as one construct: the webhook's front door (an HTTP API, or the receiver's function URL)
+ * and receiver, each subscriber's queues and consumer,
  * the claim table, the quarantine queue, the archive, the dashboard and the alarms. Every prop is optional;
  * the defaults deploy one consumer over this package's default handlers, which only log each event
  * (`consumerEntry` or `subscribers` name yours). The props are checked before anything is built: a setting
@@ -58,9 +67,14 @@ export type { WhatsAppWebhookDedupProps } from './whatsapp-webhook-dedup-props.t
 export class WhatsAppWebhookDedup extends Construct {
   /** The resolved, validated pipeline settings (each subscriber's own are in `subscribers`). */
   public readonly settings: PipelineSettings;
-  /** The HTTP API in front of the receiver (`GET` and `POST /webhook`). */
-  public readonly httpApi: HttpApi;
-  /** `https://<api-id>.execute-api.<region>.amazonaws.com/webhook`: the callback URL for the Meta app. */
+  /** The HTTP API in front of the receiver (`GET` and `POST /webhook`); `undefined` with a function URL. */
+  public readonly httpApi: HttpApi | undefined;
+  /** The receiver's function URL (auth type `NONE`); `undefined` with the HTTP API (the default). */
+  public readonly functionUrl: FunctionUrl | undefined;
+  /**
+   * The callback URL for the Meta app: `https://<api-id>.execute-api.<region>.amazonaws.com/webhook`, or with a
+   * function URL `https://<url-id>.lambda-url.<region>.on.aws/webhook`.
+   */
   public readonly webhookUrl: string;
   /** The receiver Lambda: verifies the signature, enqueues the delivery, answers Meta. */
   public readonly receiverFunction: NodejsFunction;
@@ -93,7 +107,7 @@ export class WhatsAppWebhookDedup extends Construct {
   public readonly dashboard: Dashboard;
   /** The pipeline's alarms with the first subscriber's. */
   public readonly alarms: WebhookAlarms;
-  /** The receiver, API, claim-table and quarantine alarms. */
+  /** The receiver, front door, claim-table and quarantine alarms. */
   public readonly pipelineAlarms: PipelineAlarms;
   /** Subscriber name → its alarms. */
   public readonly subscriberAlarms: Readonly<Record<string, SubscriberAlarms>>;
@@ -162,6 +176,7 @@ export class WhatsAppWebhookDedup extends Construct {
       secret,
       provenanceSecret: this.provenanceSecret,
       memorySize: props.receiverMemorySize,
+      reservedConcurrentExecutions: capacity.receiverReservedConcurrency,
     });
 
     const roleOf = (fn: NodejsFunction): IRole => fn.role as IRole;
@@ -173,19 +188,35 @@ export class WhatsAppWebhookDedup extends Construct {
         ...(subscriber.messageLane === undefined ? [] : [roleOf(subscriber.messageLane.consumerFunction)]),
       ]),
     ]);
-    if (this.archive !== undefined) onlyTheseSend(this.archive.queue, [receiverRole]);
+    if (this.archive !== undefined) {
+      onlyTheseSend(this.archive.queue, [receiverRole]);
+      // The archiver reads every encoding a receiver sends; a receiver updated first could send one an old
+      // archiver misreads (docs/decisions.md, the archive copy's record), so CloudFormation updates it last.
+      this.receiverFunction.node.addDependency(this.archive.archiverFunction);
+    }
 
-    const api = buildWebhookApi(this, {
-      receiverFunction: this.receiverFunction,
-      logRetention: logs.logRetention,
-      throttlingRateLimit: capacity.throttlingRateLimit,
-      throttlingBurstLimit: capacity.throttlingBurstLimit,
-    });
-    this.httpApi = api.httpApi;
-    this.webhookUrl = api.webhookUrl;
+    let frontDoor: FrontDoorMetrics;
+    if (capacity.endpoint === 'function-url') {
+      const door = buildWebhookFunctionUrl(this, this.receiverFunction);
+      this.httpApi = undefined;
+      this.functionUrl = door.functionUrl;
+      this.webhookUrl = door.webhookUrl;
+      frontDoor = functionUrlFrontDoor(this.receiverFunction);
+    } else {
+      const api = buildWebhookApi(this, {
+        receiverFunction: this.receiverFunction,
+        logRetention: logs.logRetention,
+        throttlingRateLimit: capacity.throttlingRateLimit,
+        throttlingBurstLimit: capacity.throttlingBurstLimit,
+      });
+      this.httpApi = api.httpApi;
+      this.functionUrl = undefined;
+      this.webhookUrl = api.webhookUrl;
+      frontDoor = httpApiFrontDoor(api.httpApi);
+    }
 
     const monitoring = new WebhookMonitoring(this, 'Monitoring', {
-      httpApi: this.httpApi,
+      frontDoor,
       receiverFunction: this.receiverFunction,
       claimTable: this.claimTable,
       quarantineQueue: this.quarantineQueue,

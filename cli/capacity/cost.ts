@@ -1,12 +1,20 @@
 /**
  * What the peak costs while it lasts, from the price table docs/cost.md uses (cli/cost/prices.ts) and its
- * assumed log volumes (cli/cost/stack-cost.ts ASSUMPTIONS): per hour, and per month were it to last all month.
+ * assumed log volumes (cli/cost/stack-cost.ts ASSUMPTIONS): per hour, and per month were it to last all month,
+ * behind either front door (`frontDoorCost`: the HTTP API's request charge and access log, or a function URL's
+ * nothing).
  */
 
 import { type CapacityPlan, DEFAULT_RECEIVER_MS } from 'whatsapp-webhook-dedup/contract/capacity';
 import { DEFAULT_RECEIVER_MEMORY_MB } from 'whatsapp-webhook-dedup/lib/defaults';
 import { PRICES } from '../cost/prices.ts';
-import { ASSUMPTIONS, KB_PER_GB } from '../cost/stack-cost.ts';
+import {
+  ASSUMPTIONS,
+  DEFAULT_FRONT_DOOR,
+  type FrontDoor,
+  frontDoorCost,
+  KB_PER_GB,
+} from '../cost/stack-cost.ts';
 import type { PlannedPipeline } from './pipeline.ts';
 
 /** AWS prices a month as 730 hours. https://aws.amazon.com/lambda/pricing/ */
@@ -14,7 +22,9 @@ export const HOURS_PER_MONTH = 730;
 const SECONDS_PER_HOUR = 3600;
 
 export interface PeakCost {
+  readonly door: FrontDoor;
   readonly perHour: {
+    /** The HTTP API's requests; 0 behind a function URL. */
     readonly apiGateway: number;
     readonly receiver: number;
     readonly sqs: number;
@@ -29,8 +39,14 @@ export interface PeakCost {
 const lambda = (invocations: number, seconds: number, memoryMb: number) =>
   invocations * (PRICES.lambda.perRequest + (memoryMb / 1024) * seconds * PRICES.lambda.perGbSecond);
 
-export function peakCost(plan: CapacityPlan, pipeline: PlannedPipeline): PeakCost {
+/** `door`: the plan's own `endpoint` unless another is asked for (to compare both doors on one plan). */
+export function peakCost(
+  plan: CapacityPlan,
+  pipeline: PlannedPipeline,
+  door: FrontDoor = plan.endpoint ?? DEFAULT_FRONT_DOOR,
+): PeakCost {
   const posts = plan.traffic.postsPerSecond * SECONDS_PER_HOUR;
+  const front = frontDoorCost(door, posts, ASSUMPTIONS.apiAccessLogKB);
   const receiverSeconds = (pipeline.receiverMs ?? DEFAULT_RECEIVER_MS) / 1000;
   let sqs = 0;
   let consumers = 0;
@@ -47,17 +63,18 @@ export function peakCost(plan: CapacityPlan, pipeline: PlannedPipeline): PeakCos
     consumerInvocations += invocations;
   }
   const parts = {
-    apiGateway: posts * PRICES.apiGateway.perRequest,
+    apiGateway: front.requests,
     receiver: lambda(posts, receiverSeconds, DEFAULT_RECEIVER_MEMORY_MB),
     sqs,
     consumers,
     dynamoDb: plan.claimWriteUnitsPerSecond * SECONDS_PER_HOUR * PRICES.dynamoDb.perWriteRequestUnit,
     logs:
-      ((posts * (ASSUMPTIONS.receiverLogKB + ASSUMPTIONS.apiAccessLogKB) +
+      ((posts * ASSUMPTIONS.receiverLogKB +
+        front.accessLogKB +
         consumerInvocations * ASSUMPTIONS.busy.consumerLogKB) /
         KB_PER_GB) *
       PRICES.cloudWatch.logsPerGbIngested,
   };
   const total = Object.values(parts).reduce((sum, value) => sum + value, 0);
-  return { perHour: { ...parts, total }, perMonth: total * HOURS_PER_MONTH };
+  return { door, perHour: { ...parts, total }, perMonth: total * HOURS_PER_MONTH };
 }

@@ -1,8 +1,9 @@
 /**
  * The pipeline the planner sizes: what the construct deploys without `expectedPeak` (settings from
  * contract/settings.ts and the lanes of contract/lanes.ts, then sized for DEFAULT_EXPECTED_PEAK by
- * lib/capacity-sizing.ts as the construct does), with the default subscriber, N copies of it, or the
- * subscribers of a module shaped like bin/subscribers.ts (each entry imported to see which handlers it has).
+ * lib/capacity-sizing.ts as the construct does), behind either front door, with the default subscriber, N
+ * copies of it, or the subscribers of a module shaped like bin/subscribers.ts (each entry imported to see which
+ * handlers it has).
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,6 +11,8 @@ import {
   type CapacityPipeline,
   type CapacitySubscriber,
   capacitySubscribers,
+  DEFAULT_WEBHOOK_ENDPOINT,
+  type WebhookEndpoint,
 } from 'whatsapp-webhook-dedup/contract/capacity';
 import { resolveMessageLane } from 'whatsapp-webhook-dedup/contract/lanes';
 import { resolveSettings } from 'whatsapp-webhook-dedup/contract/settings';
@@ -34,6 +37,7 @@ export interface PlannedSubscriber extends CapacitySubscriber {
 }
 
 export interface PlannedPipeline extends CapacityPipeline {
+  readonly endpoint: WebhookEndpoint;
   readonly subscribers: readonly PlannedSubscriber[];
 }
 
@@ -62,25 +66,37 @@ function planned(subscriber: ResolvedSubscriber, handlers: HandlerSet): PlannedS
 }
 
 /**
- * The construct's sizing for its default peak, as `cdk synth` applies it: the throttle, each lane's
- * `maxConcurrency` the definitions leave unset, and the claim table's warm throughput.
+ * The construct's sizing for its default peak, as `cdk synth` applies it: the front door's throttle (the
+ * route's, or the receiver's reserved concurrency), each lane's `maxConcurrency` the definitions leave unset,
+ * and the claim table's warm throughput.
  */
 function deployed(
   resolved: readonly ResolvedSubscriber[],
   definitions: SubscriberDefinitions | undefined,
   handlersOf: (subscriber: ResolvedSubscriber) => HandlerSet,
+  endpoint: WebhookEndpoint,
 ): PlannedPipeline {
-  const sizing = sizeForPeak(definitions === undefined ? {} : { subscribers: definitions }, resolved);
+  const sizing = sizeForPeak(
+    { endpoint, ...(definitions === undefined ? {} : { subscribers: definitions }) },
+    resolved,
+  );
   return {
+    endpoint,
     throttlingRateLimit: sizing.throttlingRateLimit,
     throttlingBurstLimit: sizing.throttlingBurstLimit,
+    ...(sizing.receiverReservedConcurrency === undefined
+      ? {}
+      : { receiverReservedConcurrency: sizing.receiverReservedConcurrency }),
     warmWriteUnits: sizing.warmWriteUnitsPerSecond,
     subscribers: sizing.subscribers.map((subscriber) => planned(subscriber, handlersOf(subscriber))),
   };
 }
 
-/** The construct with default props: one subscriber over functions/webhook-handlers.ts. */
-export function defaultPipeline(copies = 1): PlannedPipeline {
+/** The construct with default props (but `endpoint`): one subscriber over functions/webhook-handlers.ts. */
+export function defaultPipeline(
+  copies = 1,
+  endpoint: WebhookEndpoint = DEFAULT_WEBHOOK_ENDPOINT,
+): PlannedPipeline {
   if (copies === 1) {
     const subscriber: ResolvedSubscriber = {
       name: DEFAULT_SUBSCRIBER_NAME,
@@ -96,23 +112,26 @@ export function defaultPipeline(copies = 1): PlannedPipeline {
       memorySize: undefined,
       messageLane: resolveMessageLane({}, undefined, undefined),
     };
-    return deployed([subscriber], undefined, () => defaultHandlers);
+    return deployed([subscriber], undefined, () => defaultHandlers, endpoint);
   }
   const definitions: SubscriberDefinitions = Object.fromEntries(
     Array.from({ length: copies }, (_, index) => [`subscriber-${index + 1}`, { entry: DEFAULT_ENTRY }]),
   );
-  return deployed(resolveSubscribers(definitions), definitions, () => defaultHandlers);
+  return deployed(resolveSubscribers(definitions), definitions, () => defaultHandlers, endpoint);
 }
 
 /** The subscribers exported as `subscribers` by `modulePath` (from the project root), like bin/subscribers.ts. */
-export async function pipelineFromModule(modulePath: string): Promise<PlannedPipeline> {
+export async function pipelineFromModule(
+  modulePath: string,
+  endpoint: WebhookEndpoint = DEFAULT_WEBHOOK_ENDPOINT,
+): Promise<PlannedPipeline> {
   const module = (await import(pathToFileURL(resolve(PROJECT_ROOT, modulePath)).href)) as {
     subscribers?: SubscriberDefinitions;
   };
   if (!('subscribers' in module)) {
     throw new TypeError(`${modulePath} exports no subscribers (see bin/subscribers.ts).`);
   }
-  if (module.subscribers === undefined) return defaultPipeline();
+  if (module.subscribers === undefined) return defaultPipeline(1, endpoint);
   const resolved = resolveSubscribers(module.subscribers);
   const handlers = new Map<string, HandlerSet>();
   for (const subscriber of resolved) {
@@ -134,5 +153,10 @@ export async function pipelineFromModule(modulePath: string): Promise<PlannedPip
     }
     handlers.set(subscriber.name, entry.webhookHandlers);
   }
-  return deployed(resolved, module.subscribers, (subscriber) => handlers.get(subscriber.name) ?? {});
+  return deployed(
+    resolved,
+    module.subscribers,
+    (subscriber) => handlers.get(subscriber.name) ?? {},
+    endpoint,
+  );
 }

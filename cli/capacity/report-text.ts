@@ -11,7 +11,7 @@ import {
   P99_WAIT_TARGET_SECONDS,
 } from 'whatsapp-webhook-dedup/contract/capacity';
 import { wrap } from '../tools/markdown-table.ts';
-import { type CapacityReport, count, duration, money } from './report.ts';
+import { type CapacityReport, count, doorSizing, duration, frontDoorName, money } from './report.ts';
 
 export const TERMINAL_WIDTH = 100;
 
@@ -98,7 +98,8 @@ export function reportText(report: CapacityReport, options: { colour: boolean })
       `Peak: ${t.numbers} number${t.numbers === 1 ? '' : 's'} × (3 × ${count(report.peak.messagesPerSecond)} ` +
         `outbound + 1 × ${count(t.inboundPerSecond / t.numbers)} inbound messages/s) = ` +
         `${count(t.postsPerSecond)} webhook POSTs/s: ${count(t.statusesPerSecond)} statuses/s and ` +
-        `${count(t.inboundPerSecond)} inbound messages/s, ${count(t.activeConversations)} active conversations.`,
+        `${count(t.inboundPerSecond)} inbound messages/s, ${count(t.activeConversations)} active conversations, ` +
+        `through ${frontDoorName(plan)}.`,
     ),
     paragraph(
       `Assumed: handlers of ${assumptions.handlerMs.message} ms per message and ${assumptions.handlerMs.status} ms ` +
@@ -146,7 +147,7 @@ export function reportText(report: CapacityReport, options: { colour: boolean })
 function smallestSettings({ plan }: CapacityReport): string[] {
   const z = plan.sizing;
   return [
-    `throttlingRateLimit ${count(z.throttlingRateLimit)}, throttlingBurstLimit ${count(z.throttlingBurstLimit)}`,
+    doorSizing(plan, (name) => name),
     ...z.maxConcurrency.map(
       (entry) =>
         `${entry.subscriber}, ${entry.lane} lane: maxConcurrency ` +

@@ -55,9 +55,11 @@ export function reportJson(report: CapacityReport): string {
   return JSON.stringify(
     {
       peak: report.peak,
+      endpoint: report.plan.endpoint,
       traffic: report.plan.traffic,
       assumptions: report.assumptions,
       receiverConcurrency: report.plan.receiverConcurrency,
+      sizing: report.plan.sizing,
       claimWriteUnitsPerSecond: report.plan.claimWriteUnitsPerSecond,
       limits: report.plan.limits,
       lanes: report.plan.lanes,
@@ -111,6 +113,21 @@ function laneRow(lane: LanePlan): string[] {
   ];
 }
 
+/** The door the plan is for, as the reports name it. */
+export function frontDoorName(plan: CapacityPlan): string {
+  return plan.endpoint === 'function-url'
+    ? "the receiver's function URL (its reserved concurrency throttles)"
+    : 'an API Gateway HTTP API (its route throttles)';
+}
+
+/** The door's throttle that carries the peak: the route's rate and burst, or the receiver's reservation. */
+export function doorSizing(plan: CapacityPlan, code: (name: string) => string): string {
+  const z = plan.sizing;
+  return plan.endpoint === 'function-url'
+    ? `${code('receiverReservedConcurrency')} ${count(z.receiverReservedConcurrency)}`
+    : `${code('throttlingRateLimit')} ${count(z.throttlingRateLimit)}, ${code('throttlingBurstLimit')} ${count(z.throttlingBurstLimit)}`;
+}
+
 function sizingLine(plan: CapacityPlan): string {
   const z = plan.sizing;
   const lanes = z.maxConcurrency
@@ -119,14 +136,14 @@ function sizingLine(plan: CapacityPlan): string {
         `${entry.subscriber} ${entry.lane} lane ${entry.value ?? `more than ${count(EVENT_SOURCE_MAX_CONCURRENCY)}`}`,
     )
     .join(', ');
-  return `**The smallest settings that carry this peak**: \`throttlingRateLimit\` ${count(z.throttlingRateLimit)}, \`throttlingBurstLimit\` ${count(z.throttlingBurstLimit)}; \`maxConcurrency\` per lane: ${lanes}; claim table warm throughput ${count(z.warmWriteUnitsPerSecond)} WU/s; ${count(z.lambdaConcurrency)} Lambda executions of the account's quota.`;
+  return `**The smallest settings that carry this peak**: ${doorSizing(plan, (name) => `\`${name}\``)}; \`maxConcurrency\` per lane: ${lanes}; claim table warm throughput ${count(z.warmWriteUnitsPerSecond)} WU/s; ${count(z.lambdaConcurrency)} Lambda executions of the account's quota.`;
 }
 
 export function reportMarkdown(report: CapacityReport): string {
   const { plan, assumptions, cost } = report;
   const t = plan.traffic;
   const lines = [
-    `**Peak**: ${t.numbers} number${t.numbers === 1 ? '' : 's'} × (3 × ${count(report.peak.messagesPerSecond)} outbound + 1 × ${count(t.inboundPerSecond / t.numbers)} inbound messages/s) = **${count(t.postsPerSecond)} webhook POSTs/s**: ${count(t.statusesPerSecond)} statuses/s and ${count(t.inboundPerSecond)} inbound messages/s, ${count(t.activeConversations)} active conversations. Assumed: handlers of ${assumptions.handlerMs.message} ms per message and ${assumptions.handlerMs.status} ms per status, ${assumptions.claimWriteMs} ms per claim-table write, ${assumptions.receiverMs} ms per receiver invocation.`,
+    `**Peak**: ${t.numbers} number${t.numbers === 1 ? '' : 's'} × (3 × ${count(report.peak.messagesPerSecond)} outbound + 1 × ${count(t.inboundPerSecond / t.numbers)} inbound messages/s) = **${count(t.postsPerSecond)} webhook POSTs/s**: ${count(t.statusesPerSecond)} statuses/s and ${count(t.inboundPerSecond)} inbound messages/s, ${count(t.activeConversations)} active conversations, through ${frontDoorName(plan)}. Assumed: handlers of ${assumptions.handlerMs.message} ms per message and ${assumptions.handlerMs.status} ms per status, ${assumptions.claimWriteMs} ms per claim-table write, ${assumptions.receiverMs} ms per receiver invocation.`,
     '',
     markdownTable(
       ['#', 'limit', 'setting or quota', 'allows', 'needs', 'carries'],

@@ -1,12 +1,18 @@
 /**
  * `npm run capacity -- --messages-per-second N [--inbound-per-second M] [--numbers K]
- * [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE] [--json | --markdown]`:
+ * [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE]
+ * [--endpoint http-api|function-url] [--json | --markdown]`:
  * the capacity planner, as text for a terminal unless asked for JSON or markdown. Exit 0 when every limit carries the peak, 1 when one does not, 2 for bad arguments.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ExpectedPeak } from 'whatsapp-webhook-dedup/contract/capacity';
+import {
+  DEFAULT_WEBHOOK_ENDPOINT,
+  type ExpectedPeak,
+  WEBHOOK_ENDPOINTS,
+  type WebhookEndpoint,
+} from 'whatsapp-webhook-dedup/contract/capacity';
 import { LANES, type LaneName } from 'whatsapp-webhook-dedup/contract/lanes';
 import { UnsafeSettingsError } from 'whatsapp-webhook-dedup/contract/settings';
 import { UsageError } from '../ops/errors.ts';
@@ -15,13 +21,16 @@ import { capacityReport, reportJson, reportMarkdown } from './report.ts';
 import { reportText } from './report-text.ts';
 
 export const CAPACITY_USAGE = `usage: npm run capacity -- --messages-per-second N [--inbound-per-second M] [--numbers K]
-  [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE] [--json | --markdown]
+  [--handler-ms S | --handler-ms message=S,status=S] [--subscribers N | --subscribers MODULE]
+  [--endpoint http-api|function-url] [--json | --markdown]
 
 --messages-per-second  outbound messages/s per number (each brings 3 status webhooks)
 --inbound-per-second   inbound messages/s per number (default: the outbound rate)
 --numbers              business phone numbers at that rate (default 1)
 --handler-ms           a handler's milliseconds per record, for both lanes or per lane
 --subscribers          N copies of the default subscriber, or a module exporting subscribers (like bin/subscribers.ts)
+--endpoint             the front door: http-api (default; the route throttles) or function-url (the receiver's
+                       reserved concurrency throttles)
 --receiver-ms, --claim-ms, --conversations   the receiver's duration, one claim-table write, active conversations
 --json, --markdown     the report as JSON, or as the markdown docs/capacity.md holds (default: text for a terminal)
 Exit 0: every limit carries the peak; 1: a setting or quota does not; 2: bad arguments.`;
@@ -32,6 +41,7 @@ const OPTIONS = {
   numbers: { type: 'string' },
   'handler-ms': { type: 'string' },
   subscribers: { type: 'string' },
+  endpoint: { type: 'string' },
   'receiver-ms': { type: 'string' },
   'claim-ms': { type: 'string' },
   conversations: { type: 'string' },
@@ -46,6 +56,7 @@ export type CapacityCommand =
       readonly kind: 'plan';
       readonly peak: ExpectedPeak;
       readonly subscribers: { readonly copies: number } | { readonly module: string };
+      readonly endpoint: WebhookEndpoint;
       readonly handlerMs: Partial<Record<LaneName, number>>;
       readonly receiverMs?: number;
       readonly claimWriteMs?: number;
@@ -86,6 +97,14 @@ function handlerMs(raw: string | undefined): Partial<Record<LaneName, number>> {
   return result;
 }
 
+function endpoint(raw: string | undefined): WebhookEndpoint {
+  if (raw === undefined) return DEFAULT_WEBHOOK_ENDPOINT;
+  if (!(WEBHOOK_ENDPOINTS as readonly string[]).includes(raw)) {
+    throw new UsageError(`--endpoint ${JSON.stringify(raw)}: use ${WEBHOOK_ENDPOINTS.join(' or ')}.`);
+  }
+  return raw as WebhookEndpoint;
+}
+
 /** The command the arguments ask for; every mistake is one `UsageError` line. */
 export function parseCapacityArguments(argv: readonly string[]): CapacityCommand {
   let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
@@ -124,6 +143,7 @@ export function parseCapacityArguments(argv: readonly string[]): CapacityCommand
       activeConversations: conversations,
     },
     subscribers,
+    endpoint: endpoint(values.endpoint),
     handlerMs: handlerMs(values['handler-ms']),
     receiverMs,
     claimWriteMs,
@@ -149,8 +169,8 @@ export async function runCapacity(argv: readonly string[], io: CapacityIo): Prom
     }
     let pipeline: PlannedPipeline =
       'copies' in command.subscribers
-        ? defaultPipeline(command.subscribers.copies)
-        : await pipelineFromModule(command.subscribers.module);
+        ? defaultPipeline(command.subscribers.copies, command.endpoint)
+        : await pipelineFromModule(command.subscribers.module, command.endpoint);
     pipeline = {
       ...pipeline,
       handlerMs: command.handlerMs,

@@ -1,9 +1,14 @@
 /**
- * Dollars per million webhook events for the whole stack (API Gateway, receiver Lambda, SQS, consumer Lambda,
- * DynamoDB, CloudWatch Logs) from a traffic shape and the prices of `prices.ts`. docs/cost.md's reference
- * shapes and the benchmark's bot mix both go through `costPerMillionEvents`, so they cannot disagree on a price
- * or a formula.
+ * Dollars per million webhook events for the whole stack (its front door, receiver Lambda, SQS, consumer Lambda,
+ * DynamoDB, CloudWatch Logs) from a traffic shape, a front door and the prices of `prices.ts`. docs/cost.md's
+ * reference shapes, the benchmark's bot mix and the capacity planner all go through `costPerMillionEvents` or
+ * `frontDoorCost`, so they cannot disagree on a price or a formula.
  */
+import {
+  DEFAULT_WEBHOOK_ENDPOINT,
+  WEBHOOK_ENDPOINTS,
+  type WebhookEndpoint,
+} from 'whatsapp-webhook-dedup/contract/capacity';
 import { DEFAULT_CONSUMER_MEMORY_MB, DEFAULT_RECEIVER_MEMORY_MB } from 'whatsapp-webhook-dedup/lib/defaults';
 import { PRICES } from './prices.ts';
 
@@ -25,12 +30,37 @@ export interface TrafficShape {
   readonly sqsRequestsPerConsumerInvocation: number;
   readonly wruPerEvent: number;
   readonly rruPerEvent: number;
-  /** Log bytes ingested per delivery: the receiver's lines and EMF, and API Gateway's access log. */
-  readonly logKBPerDelivery: number;
+  /** Log bytes ingested per delivery: the receiver's lines and its EMF document. */
+  readonly receiverLogKBPerDelivery: number;
+  /** API Gateway's access log line per request; billed only behind the HTTP API. */
+  readonly apiAccessLogKBPerDelivery: number;
   readonly logKBPerConsumerInvocation: number;
 }
 
+/**
+ * What Meta's POSTs reach (the construct's `endpoint`): an API Gateway HTTP API (a request charge and an access
+ * log line each), or the receiver's Lambda function URL, which AWS bills nothing beyond the receiver's own
+ * invocation.
+ */
+export const FRONT_DOORS = WEBHOOK_ENDPOINTS;
+export type FrontDoor = WebhookEndpoint;
+export const DEFAULT_FRONT_DOOR: FrontDoor = DEFAULT_WEBHOOK_ENDPOINT;
+
+/** What the door itself bills for `deliveries` POSTs of bodies under 512 KB: dollars, and access-log KB. */
+export function frontDoorCost(
+  door: FrontDoor,
+  deliveries: number,
+  apiAccessLogKBPerDelivery: number,
+): { readonly requests: number; readonly accessLogKB: number } {
+  if (door === 'function-url') return { requests: 0, accessLogKB: 0 };
+  return {
+    requests: deliveries * PRICES.apiGateway.perRequest,
+    accessLogKB: deliveries * apiAccessLogKBPerDelivery,
+  };
+}
+
 export interface StackCost {
+  /** The HTTP API's requests; 0 behind a function URL. */
   readonly apiGateway: number;
   readonly receiver: number;
   readonly consumer: number;
@@ -44,14 +74,15 @@ export const MILLION = 1e6;
 /** Log volumes in decimal units, as in docs/cost.md: 1 KB = 1000 bytes, 1 GB = 10^6 KB. */
 export const KB_PER_GB = 1e6;
 
-export function costPerMillionEvents(shape: TrafficShape): StackCost {
+export function costPerMillionEvents(shape: TrafficShape, door: FrontDoor = DEFAULT_FRONT_DOOR): StackCost {
   const deliveries = shape.deliveriesPerEvent * MILLION;
+  const front = frontDoorCost(door, deliveries, shape.apiAccessLogKBPerDelivery);
   const consumerInvocations = shape.consumerInvocationsPerEvent * MILLION;
   const lambda = (invocations: number, ms: number, memoryMb: number) =>
     invocations * PRICES.lambda.perRequest +
     invocations * (memoryMb / 1024) * (ms / 1000) * PRICES.lambda.perGbSecond;
   const parts = {
-    apiGateway: deliveries * PRICES.apiGateway.perRequest,
+    apiGateway: front.requests,
     receiver: lambda(deliveries, shape.receiverMs, shape.receiverMemoryMb),
     consumer: lambda(consumerInvocations, shape.consumerMsPerInvocation, shape.consumerMemoryMb),
     sqs:
@@ -63,7 +94,9 @@ export function costPerMillionEvents(shape: TrafficShape): StackCost {
       (shape.wruPerEvent * PRICES.dynamoDb.perWriteRequestUnit +
         shape.rruPerEvent * PRICES.dynamoDb.perReadRequestUnit),
     logs:
-      ((deliveries * shape.logKBPerDelivery + consumerInvocations * shape.logKBPerConsumerInvocation) /
+      ((deliveries * shape.receiverLogKBPerDelivery +
+        front.accessLogKB +
+        consumerInvocations * shape.logKBPerConsumerInvocation) /
         KB_PER_GB) *
       PRICES.cloudWatch.logsPerGbIngested,
   };
@@ -98,7 +131,8 @@ export function referenceShape(name: 'quiet' | 'busy'): TrafficShape {
     sqsRequestsPerConsumerInvocation: ASSUMPTIONS.sqsRequestsPerConsumerInvocation,
     wruPerEvent: 2,
     rruPerEvent: 0,
-    logKBPerDelivery: ASSUMPTIONS.receiverLogKB + ASSUMPTIONS.apiAccessLogKB,
+    receiverLogKBPerDelivery: ASSUMPTIONS.receiverLogKB,
+    apiAccessLogKBPerDelivery: ASSUMPTIONS.apiAccessLogKB,
     logKBPerConsumerInvocation: consumer.consumerLogKB,
   };
 }
@@ -117,6 +151,8 @@ export function measuredShape(measured: {
   readonly wru: number;
   readonly rru: number;
   readonly consumerLogBytes: number;
+  /** Bytes the receiver logged per delivery, measured; absent: ASSUMPTIONS.receiverLogKB. */
+  readonly receiverLogBytesPerDelivery?: number;
 }): TrafficShape {
   return {
     deliveriesPerEvent: measured.deliveries / measured.events,
@@ -132,7 +168,11 @@ export function measuredShape(measured: {
     sqsRequestsPerConsumerInvocation: ASSUMPTIONS.sqsRequestsPerConsumerInvocation,
     wruPerEvent: measured.wru / measured.events,
     rruPerEvent: measured.rru / measured.events,
-    logKBPerDelivery: ASSUMPTIONS.receiverLogKB + ASSUMPTIONS.apiAccessLogKB,
+    receiverLogKBPerDelivery:
+      measured.receiverLogBytesPerDelivery === undefined
+        ? ASSUMPTIONS.receiverLogKB
+        : measured.receiverLogBytesPerDelivery / 1000,
+    apiAccessLogKBPerDelivery: ASSUMPTIONS.apiAccessLogKB,
     logKBPerConsumerInvocation: measured.consumerLogBytes / 1000 / measured.consumerInvocations,
   };
 }

@@ -13,11 +13,14 @@ import {
   EVENT_SOURCE_MAX_CONCURRENCY,
   type ExpectedPeak,
   LAMBDA_ACCOUNT_CONCURRENCY,
+  LAMBDA_MIN_UNRESERVED_CONCURRENCY,
+  LAMBDA_REQUESTS_PER_SECOND_PER_CONCURRENCY,
   META_DEFAULT_MESSAGES_PER_SECOND,
   META_UPGRADED_MESSAGES_PER_SECOND,
   P99_WAIT_TARGET_SECONDS,
   POSTS_PER_INBOUND_MESSAGE,
   POSTS_PER_OUTBOUND_MESSAGE,
+  RECEIVER_BLOCKING_TARGET,
 } from '../../contract/capacity.ts';
 import { simulationMarkdown } from '../capacity-simulation/simulation-markdown.ts';
 
@@ -31,6 +34,11 @@ export const CAPACITY_SHAPES: Readonly<Record<string, ExpectedPeak>> = {
   'capacity-default-tier': { messagesPerSecond: META_DEFAULT_MESSAGES_PER_SECOND },
   'capacity-top-tier': { messagesPerSecond: META_UPGRADED_MESSAGES_PER_SECOND },
   'capacity-ten-numbers': { messagesPerSecond: META_UPGRADED_MESSAGES_PER_SECOND, numbers: 10 },
+};
+
+/** The top tier again behind the other front door (docs/capacity.md, "Behind a function URL"). */
+export const FUNCTION_URL_SHAPES: Readonly<Record<string, ExpectedPeak>> = {
+  'capacity-top-tier-function-url': { messagesPerSecond: META_UPGRADED_MESSAGES_PER_SECOND },
 };
 
 const n = (value: number) => value.toLocaleString('en-US');
@@ -58,6 +66,16 @@ export function limitsMarkdown(): string {
       'https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html',
     ],
     [
+      'Lambda reserved concurrency, per account and Region',
+      `all but ${n(LAMBDA_MIN_UNRESERVED_CONCURRENCY)} executions, which stay unreserved`,
+      'https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html',
+    ],
+    [
+      'Lambda function URL, per function',
+      `${n(LAMBDA_REQUESTS_PER_SECOND_PER_CONCURRENCY)} requests/s per unit of reserved concurrency, and no more requests at once than it; beyond either, 429`,
+      'https://docs.aws.amazon.com/lambda/latest/dg/urls-configuration.html',
+    ],
+    [
       'SQS event source scaling',
       `starts at ${EVENT_SOURCE_INITIAL_CONCURRENCY} concurrent batches, adds up to ${EVENT_SOURCE_CONCURRENCY_ADDED_PER_MINUTE} per minute; \`maxConcurrency\` at most ${n(EVENT_SOURCE_MAX_CONCURRENCY)}`,
       'https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html',
@@ -81,7 +99,7 @@ export function limitsMarkdown(): string {
   return [
     markdownTable(['limit', 'value', 'source'], rows),
     '',
-    `The planner's own rules: the route's burst holds ${BURST_SECONDS_OF_PEAK} s of the peak; a conversation is active for ${ACTIVE_CONVERSATION_SECONDS} s after its customer wrote; a lane carries its peak when its p99 wait stays within ${P99_WAIT_TARGET_SECONDS.message} s (message lane) or ${P99_WAIT_TARGET_SECONDS.status} s (status lane).`,
+    `The planner's own rules: the route's burst holds ${BURST_SECONDS_OF_PEAK} s of the peak; a conversation is active for ${ACTIVE_CONVERSATION_SECONDS} s after its customer wrote; a lane carries its peak when its p99 wait stays within ${P99_WAIT_TARGET_SECONDS.message} s (message lane) or ${P99_WAIT_TARGET_SECONDS.status} s (status lane); a function URL's reservation keeps Lambda's request rate a fifth spare and turns away at most ${RECEIVER_BLOCKING_TARGET * 100} % of the POSTs (Erlang B).`,
   ].join('\n');
 }
 
@@ -93,6 +111,9 @@ export function capacityRegions(): Record<string, Record<string, string>> {
   };
   for (const [name, peak] of Object.entries(CAPACITY_SHAPES)) {
     regions[name] = reportMarkdown(capacityReport(peak, defaultPipeline()));
+  }
+  for (const [name, peak] of Object.entries(FUNCTION_URL_SHAPES)) {
+    regions[name] = reportMarkdown(capacityReport(peak, defaultPipeline(1, 'function-url')));
   }
   return { [CAPACITY_PAGE]: regions };
 }

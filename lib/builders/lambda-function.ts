@@ -14,6 +14,8 @@ export interface LambdaFunctionOptions {
   readonly logRetention: RetentionDays;
   /** The function's own variables; `NODE_OPTIONS` is added. */
   readonly environment: Readonly<Record<string, string>>;
+  /** @default - none: the function draws on the account's unreserved concurrency */
+  readonly reservedConcurrentExecutions?: number | undefined;
 }
 
 export interface BuiltLambdaFunction {
@@ -52,6 +54,7 @@ export function buildLambdaFunction(
     architecture: LAMBDA_ARCHITECTURE,
     memorySize: options.memorySize,
     timeout: Duration.seconds(options.timeoutSeconds),
+    reservedConcurrentExecutions: options.reservedConcurrentExecutions,
     role,
     logGroup,
     ...LAMBDA_LOGGING,

@@ -40,6 +40,8 @@ export interface ReceiverOptions {
   readonly memorySize?: number;
   /** The archive queue it copies every delivery to; `undefined`: no archive. */
   readonly archiveQueue?: IQueue | undefined;
+  /** Behind a function URL, its throttle; `undefined`: none (the HTTP API's route throttles). */
+  readonly reservedConcurrentExecutions?: number | undefined;
 }
 
 /**
@@ -53,6 +55,7 @@ export function buildReceiver(scope: Construct, options: ReceiverOptions): Nodej
     entry: RECEIVER_ENTRY,
     memorySize: options.memorySize ?? DEFAULT_RECEIVER_MEMORY_MB,
     timeoutSeconds: settings.receiverTimeoutSeconds,
+    reservedConcurrentExecutions: options.reservedConcurrentExecutions,
     logRetention: options.logRetention,
     environment: receiverEnvironment({
       logLevel: options.logLevel,

@@ -12,7 +12,6 @@
  */
 
 import { Duration } from 'aws-cdk-lib';
-import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Alarm, ComparisonOperator, type IMetric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -21,6 +20,7 @@ import type { Construct } from 'constructs';
 import { ConsumerLaneMetric, ConsumerMetric, ReceiverMetric } from '../../contract/metric-names.ts';
 import { withoutUndefined } from '../../contract/settings.ts';
 import { ALARM_DEFAULTS } from '../defaults.ts';
+import type { FrontDoorMetrics } from './front-door-metrics.ts';
 import {
   claimTableSystemErrors,
   claimTableThrottledWrites,
@@ -179,7 +179,8 @@ export interface WebhookAlarmThresholds {
    */
   readonly duplicateRateFields?: readonly string[];
   /**
-   * Alarm when the HTTP API answers at least this many 5xx in one period (each one makes Meta retry).
+   * Alarm when the webhook (the HTTP API, or the function URL) answers at least this many 5xx in one period
+   * (each one makes Meta retry).
    * @default 5
    * @example
    * ```typescript
@@ -512,7 +513,7 @@ export interface WebhookAlarmThresholds {
 
 /** What the pipeline-wide alarms watch: the receiver's side, the claim table and the quarantine queue. */
 export interface PipelineAlarmSources {
-  readonly httpApi: IHttpApi;
+  readonly frontDoor: FrontDoorMetrics;
   readonly receiverFunction: IFunction;
   readonly claimTable: ITableV2;
   readonly quarantineQueue: IQueue;
@@ -600,7 +601,7 @@ function countAlarmIn(scope: Construct): CountAlarm {
     });
 }
 
-/** The receiver, API, claim-table and quarantine alarms, created once in `scope`. */
+/** The receiver, front door, claim-table and quarantine alarms, created once in `scope`. */
 export function createPipelineAlarms(
   scope: Construct,
   sources: PipelineAlarmSources,
@@ -613,7 +614,7 @@ export function createPipelineAlarms(
     apiServerErrors: count(
       'ApiServerErrors',
       'The webhook answered 5xx (enqueue failures, secrets unreadable, receiver errors); Meta will retry these deliveries. Check the receiver logs for the step that failed.',
-      sources.httpApi.metricServerError(sum),
+      sources.frontDoor.serverErrors(sum),
       t.apiServerErrors,
     ),
     signatureRejections: count(
@@ -624,13 +625,13 @@ export function createPipelineAlarms(
     ),
     receiverErrors: count(
       'ReceiverErrors',
-      'Receiver invocations failed as a whole (crash or timeout): API Gateway answered 5xx and Meta will retry. Check the receiver logs and its duration against its timeout.',
+      `Receiver invocations failed as a whole (crash or timeout): ${sources.frontDoor.answeredBy} answered 5xx and Meta will retry. Check the receiver logs and its duration against its timeout.`,
       sources.receiverFunction.metricErrors(sum),
       t.receiverErrors,
     ),
     receiverThrottles: count(
       'ReceiverThrottles',
-      'The receiver was throttled: deliveries were refused and Meta will retry them late. Check the account concurrency.',
+      sources.frontDoor.throttleAdvice,
       sources.receiverFunction.metricThrottles(sum),
       t.receiverThrottles,
     ),

@@ -6,7 +6,6 @@
  * `metrics.ts` and from the constructs themselves.
  */
 import { Duration } from 'aws-cdk-lib';
-import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   type Alarm,
   AlarmStatusWidget,
@@ -34,6 +33,7 @@ import {
 } from '../../contract/metric-names.ts';
 import type { ResolvedThresholds } from './alarms.ts';
 import { ARCHIVE_BACKLOG_AGE_SECONDS, type ArchiveAlarmSources } from './archive-alarms.ts';
+import type { FrontDoorMetrics } from './front-door-metrics.ts';
 import {
   absorbedByFifoQueue,
   claimTableSystemErrors,
@@ -73,7 +73,7 @@ export interface SubscriberDashboardSources {
 }
 
 export interface WebhookDashboardProps {
-  readonly httpApi: IHttpApi;
+  readonly frontDoor: FrontDoorMetrics;
   readonly receiverFunction: IFunction;
   readonly claimTable: ITableV2;
   readonly quarantineQueue: IQueue;
@@ -135,11 +135,12 @@ export function buildWebhookDashboard(
   return dashboard;
 }
 
-/** The receiver, the API, the quarantine, the claim table, and the rare per-field counts of every subscriber. */
+/** The receiver, its front door, the quarantine, the claim table, and the rare per-field counts of every subscriber. */
 function pipelineRows(props: WebhookDashboardProps, window: MetricWindow): IWidget[][] {
   const oneMinute = { period: Duration.minutes(1) };
   const sum = { ...window, statistic: Stats.SUM };
   const subscribers = props.subscribers.map(({ name }) => name);
+  const door = props.frontDoor;
   const perSubscriber = (name: (typeof ConsumerMetric)[keyof typeof ConsumerMetric], what: string) =>
     subscribers.map((subscriber) =>
       consumerMetric(name, { ...window, subscriber, label: `${subscriber}: ${what}` }),
@@ -154,9 +155,9 @@ function pipelineRows(props: WebhookDashboardProps, window: MetricWindow): IWidg
         receiverMetric(ReceiverMetric.EventsPerDelivery, { ...window, statistic: Stats.AVERAGE }),
         receiverMetric(ReceiverMetric.EventsPerDelivery, { ...window, statistic: Stats.MAXIMUM }),
       ]),
-      graph('Receiver latency (API Gateway) p50 / p99', [
-        props.httpApi.metricLatency({ ...window, statistic: Stats.percentile(50), label: 'Latency p50' }),
-        props.httpApi.metricLatency({ ...window, statistic: Stats.percentile(99), label: 'Latency p99' }),
+      graph(`Receiver latency (${door.answeredBy}) p50 / p99`, [
+        door.latency({ ...window, statistic: Stats.percentile(50), label: 'Latency p50' }),
+        door.latency({ ...window, statistic: Stats.percentile(99), label: 'Latency p99' }),
         props.receiverFunction.metricDuration({
           ...window,
           statistic: Stats.percentile(99),
@@ -165,10 +166,10 @@ function pipelineRows(props: WebhookDashboardProps, window: MetricWindow): IWidg
       ]),
     ],
     [
-      graph('HTTP API requests, 4xx, 5xx', [
-        props.httpApi.metricCount({ ...window, statistic: Stats.SUM, label: 'Requests' }),
-        props.httpApi.metricClientError({ ...window, statistic: Stats.SUM, label: '4xx' }),
-        props.httpApi.metricServerError({ ...window, statistic: Stats.SUM, label: '5xx' }),
+      graph(`${door.name} requests, 4xx, 5xx`, [
+        door.requests({ ...window, statistic: Stats.SUM, label: 'Requests' }),
+        door.clientErrors({ ...window, statistic: Stats.SUM, label: '4xx' }),
+        door.serverErrors({ ...window, statistic: Stats.SUM, label: '5xx' }),
       ]),
       graph('Receiver errors and throttles', [
         props.receiverFunction.metricErrors({ ...sum, label: 'Errors' }),

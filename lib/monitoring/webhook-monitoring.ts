@@ -1,4 +1,3 @@
-import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -18,6 +17,7 @@ import {
   type WebhookAlarmThresholds,
 } from './alarms.ts';
 import { type ArchiveAlarmSources, type ArchiveAlarms, createArchiveAlarms } from './archive-alarms.ts';
+import type { FrontDoorMetrics } from './front-door-metrics.ts';
 import { buildWebhookDashboard } from './webhook-dashboard.ts';
 
 /** What the monitoring watches of one subscriber. */
@@ -35,7 +35,8 @@ export interface MonitoredSubscriber {
 }
 
 export interface WebhookMonitoringProps {
-  readonly httpApi: IHttpApi;
+  /** The HTTP API's or the function URL's metrics. */
+  readonly frontDoor: FrontDoorMetrics;
   readonly receiverFunction: IFunction;
   readonly claimTable: ITableV2;
   readonly quarantineQueue: IQueue;

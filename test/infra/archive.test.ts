@@ -122,6 +122,13 @@ describe('the archive queue and the archiver', () => {
     });
   });
 
+  it('updates the receiver after the archiver, so that no receiver sends a copy an old archiver misreads', () => {
+    const archiverId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookArchiveArchiver');
+    const receiverId = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'WebhookReceiver');
+    const receiver = template.findResources('AWS::Lambda::Function')[receiverId];
+    expect(receiver?.DependsOn).toEqual(expect.arrayContaining([archiverId]));
+  });
+
   it('lets the archiver write under the two prefixes and read only its staged chunks, nothing else of S3', () => {
     const statements = statementsOfRole(template, 'WebhookArchiveArchiverRole').filter((statement) =>
       actionsOf(statement).some((action) => action.startsWith('s3:')),

@@ -1,7 +1,8 @@
 /**
  * cdk-nag (v3, AwsSolutions pack) as a CDK policy-validation plugin: synthesis fails on any unacknowledged
  * finding, errors and warnings alike. Every shape of the stack (created secret; imported secret with an alarm
- * topic; three subscribers; forward subscribers) must synthesise clean, and every acknowledgement must carry a written reason.
+ * topic; three subscribers; forward subscribers; the function URL door) must synthesise clean, and every
+ * acknowledgement must carry a written reason.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +84,10 @@ describe('cdk-nag AwsSolutions', () => {
         },
       },
     ],
+    [
+      'function URL front door (auth type NONE, reserved concurrency)',
+      { pipeline: { endpoint: 'function-url' } },
+    ],
   ])(
     '%s: synthesises with no unacknowledged error or warning',
     (_case, props) => {
@@ -103,10 +108,12 @@ describe('cdk-nag AwsSolutions', () => {
       // SMG4 (no rotation): the log digest and provenance keys always, the webhook secret when the stack
       // creates it.
       const generatedKeys = ['AwsSolutions-SMG4', 'AwsSolutions-SMG4'];
+      // APIG4 (no authorizer) only where there is an API: AwsSolutions has no rule on a function URL's auth type.
+      const apiIds = props.pipeline?.endpoint === 'function-url' ? [] : ['AwsSolutions-APIG4'];
       const expectedIds = (
         props.pipeline?.existingSecretName
-          ? ['AwsSolutions-APIG4', ...generatedKeys, 'AwsSolutions-SQS3', ...archiveIds]
-          : ['AwsSolutions-APIG4', 'AwsSolutions-SMG4', ...generatedKeys, 'AwsSolutions-SQS3', ...archiveIds]
+          ? [...apiIds, ...generatedKeys, 'AwsSolutions-SQS3', ...archiveIds]
+          : [...apiIds, 'AwsSolutions-SMG4', ...generatedKeys, 'AwsSolutions-SQS3', ...archiveIds]
       ).sort();
       expect(
         acks

@@ -507,6 +507,13 @@ describe('HTTP API', () => {
     expect(fields).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
     expect(format.asString()).not.toMatch(/querystring|\$context\.path/i);
   });
+
+  it('is the only door: no function URL, and the receiver reserves no concurrency (the route throttles)', () => {
+    template.resourceCountIs('AWS::Lambda::Url', 0);
+    const receiver = template.findResources('AWS::Lambda::Function')[receiverId];
+    expect(receiver?.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(stack.pipeline.functionUrl).toBeUndefined();
+  });
 });
 
 describe('Monitoring', () => {

@@ -12,7 +12,10 @@ export interface WebhookAck {
   readonly ackMs: number;
 }
 
-/** API Gateway's own limit is 30 s; a receiver that takes longer would be retried by Meta anyway. */
+/**
+ * API Gateway's own limit is 30 s (a function URL has none, but the receiver answers within its own timeout); a
+ * receiver that takes longer would be retried by Meta anyway.
+ */
 const POST_TIMEOUT_MS = 30_000;
 
 /** `unauthorizedHint`: where the secret came from, added to the 401 line. */
@@ -50,6 +53,9 @@ function answerMeaning(url: string, status: number, text: string): string {
   const excerpt = text.trim().slice(0, 120).replace(/\s+/g, ' ');
   if (status === 401) {
     return `the webhook ${url} refused the signature (401): the app secret ops signed with is not one the receiver holds (a wrong or rotated secret, or a receiver still caching the old one for up to 5 minutes)`;
+  }
+  if (status === 429) {
+    return `the webhook ${url} answered 429: its throttle is full (the HTTP API's route throttle, or behind a function URL the receiver's reserved concurrency); Meta retries such deliveries late, as duplicates the claims absorb`;
   }
   if (status >= 500) {
     return `the webhook ${url} answered ${status}: the receiver could not enqueue the body (queues, permissions or the secret unreadable; see its logs)${excerpt ? ` (${excerpt})` : ''}`;

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   CONSUMER_CPU_MS_PER_RECORD,
   DEFAULT_CLAIM_WRITE_MS,
+  DEFAULT_RECEIVER_MS,
+  peakTraffic,
+  receiverReservedConcurrencyFor,
   slowestOf,
 } from '../../../../contract/capacity.ts';
 import { DEFAULT_THROTTLING_RATE_LIMIT } from '../../../../lib/defaults.ts';
@@ -31,6 +34,44 @@ describe('npm run capacity', () => {
     expect(stdout).toContain(`- throttlingRateLimit ${DEFAULT_THROTTLING_RATE_LIMIT} < 8000 POSTs/s`);
     expect(stdout).toContain('Cannot carry this peak:');
     expect(stdout).toMatch(/^ 1 {2}HTTP API route throttle, rate +4,000 POSTs\/s +8,000 POSTs\/s {2}NO$/m);
+  });
+
+  it("plans the function URL door with --endpoint: the receiver's reservation, no route and no API quota", async () => {
+    const peak = { messagesPerSecond: 1000, numbers: 2 };
+    const reserved = receiverReservedConcurrencyFor(peakTraffic(peak).postsPerSecond, DEFAULT_RECEIVER_MS);
+    const sizedForOne = receiverReservedConcurrencyFor(
+      peakTraffic({ messagesPerSecond: 1000 }).postsPerSecond,
+      DEFAULT_RECEIVER_MS,
+    );
+    const { code, stdout } = await run(
+      '--messages-per-second',
+      '1000',
+      '--numbers',
+      '2',
+      '--endpoint',
+      'function-url',
+    );
+    expect(code).toBe(1);
+    expect(stdout.replace(/\s+/g, ' ')).toContain(
+      "through the receiver's function URL (its reserved concurrency throttles)",
+    );
+    expect(stdout).toContain(`- receiverReservedConcurrency ${sizedForOne} < ${reserved} executions`);
+    expect(stdout).toContain(`receiverReservedConcurrency ${reserved.toLocaleString('en-US')}`);
+    expect(stdout).not.toMatch(/HTTP API route throttle|API Gateway, account|throttlingRateLimit/);
+
+    const json = JSON.parse(
+      (await run('--messages-per-second', '80', '--endpoint', 'function-url', '--json')).stdout,
+    );
+    expect(json.endpoint).toBe('function-url');
+    expect(json.sizing.receiverReservedConcurrency).toBe(
+      receiverReservedConcurrencyFor(
+        peakTraffic({ messagesPerSecond: 80 }).postsPerSecond,
+        DEFAULT_RECEIVER_MS,
+      ),
+    );
+    expect(json.limits.map((limit: { setting: string }) => limit.setting)).toContain(
+      'receiverReservedConcurrency',
+    );
   });
 
   it('exits 0 when every limit carries the peak', async () => {
@@ -165,6 +206,10 @@ describe('npm run capacity', () => {
     [['--messages-per-second', '10', '--handler-ms', 'reply=5'], '--handler-ms "reply=5": use milliseconds'],
     [['--messages-per-second', '10', '--subscribers', 'no/such.ts'], '--subscribers "no/such.ts"'],
     [['--messages-per-second', '10', '--bogus'], "Unknown option '--bogus'"],
+    [
+      ['--messages-per-second', '10', '--endpoint', 'rest-api'],
+      '--endpoint "rest-api": use http-api or function-url.',
+    ],
     [['--simulate', 'steady'], "Unknown option '--simulate'"],
   ])('exits 2 with one line for %j', async (argv, message) => {
     const { code, stdout, stderr } = await run(...argv);

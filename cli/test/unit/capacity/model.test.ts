@@ -10,14 +10,19 @@ import {
   handlerRounds,
   LAMBDA_ACCOUNT_CONCURRENCY,
   LAMBDA_INVOKE_MS,
+  LAMBDA_MIN_UNRESERVED_CONCURRENCY,
+  LAMBDA_REQUESTS_PER_SECOND_PER_CONCURRENCY,
   MAX_SIZED_UTILISATION,
   P99_WAIT_TARGET_SECONDS,
   POSTS_PER_INBOUND_MESSAGE,
   POSTS_PER_OUTBOUND_MESSAGE,
   peakTraffic,
   planCapacity,
+  RECEIVER_BLOCKING_TARGET,
+  receiverReservedConcurrencyFor,
   slowestOf,
 } from '../../../../contract/capacity.ts';
+import { erlangB } from '../../../../contract/erlang-c.ts';
 import { resolveSettings } from '../../../../contract/settings.ts';
 import { DEFAULT_THROTTLING_BURST_LIMIT, DEFAULT_THROTTLING_RATE_LIMIT } from '../../../../lib/defaults.ts';
 import { defaultPipeline } from '../../../capacity/pipeline.ts';
@@ -254,6 +259,65 @@ describe('the limits', () => {
 
   it("assume the receiver's duration that docs/cost.md assumes", () => {
     expect(DEFAULT_RECEIVER_MS).toBe(ASSUMPTIONS.receiverMs);
+  });
+});
+
+describe('the function URL door', () => {
+  const functionUrl = (reserved?: number): CapacityPipeline => ({
+    ...smallPipeline(),
+    endpoint: 'function-url',
+    ...(reserved === undefined ? {} : { receiverReservedConcurrency: reserved }),
+  });
+
+  it("replaces the route throttle by the receiver's reservation and the API Gateway quota by the unreserved floor", () => {
+    const names = planCapacity({ messagesPerSecond: 1 }, functionUrl()).limits.map((limit) => limit.name);
+    expect(names.slice(0, 2)).toEqual([
+      'Function URL throttle: receiver reserved concurrency',
+      'Lambda reserved concurrency, account',
+    ]);
+    expect(names.at(-1)).toBe('Lambda concurrency, account');
+    expect(names.filter((name) => /HTTP API|API Gateway|Receiver concurrency/.test(name))).toEqual([]);
+  });
+
+  it('sizes the reservation for the rate limit with a fifth spare, and for at most 0.1 % turned away', () => {
+    // Large: Lambda's 10 requests/s per execution binds (the mean concurrency is far below it).
+    const busy = 4000;
+    expect(receiverReservedConcurrencyFor(busy, 40)).toBe(
+      Math.ceil(busy / (LAMBDA_REQUESTS_PER_SECOND_PER_CONCURRENCY * MAX_SIZED_UTILISATION)),
+    );
+    // Slow receiver: the executions busy at once bind, beyond their mean by what Erlang B asks.
+    const slow = receiverReservedConcurrencyFor(100, 500);
+    expect(slow).toBeGreaterThan(100 * 0.5);
+    expect(erlangB(slow, 100 * 0.5)).toBeLessThanOrEqual(RECEIVER_BLOCKING_TARGET);
+    expect(erlangB(slow - 1, 100 * 0.5)).toBeGreaterThan(RECEIVER_BLOCKING_TARGET);
+    // Quiet: never 0.
+    expect(receiverReservedConcurrencyFor(0, 40)).toBe(1);
+  });
+
+  it('names a reservation short of the peak, and the account quota and unreserved floor it outgrows', () => {
+    const peak = { messagesPerSecond: 1000, inboundPerSecond: 0 };
+    const needed = receiverReservedConcurrencyFor(peakTraffic(peak).postsPerSecond, 40);
+    expect(planCapacity(peak, functionUrl(10)).problems).toContainEqual(
+      expect.stringMatching(new RegExp(`^receiverReservedConcurrency 10 < ${needed} executions \\(`)),
+    );
+    const greedy = planCapacity(peak, functionUrl(950));
+    expect(greedy.problems).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^Lambda concurrent executions ${LAMBDA_ACCOUNT_CONCURRENCY - LAMBDA_MIN_UNRESERVED_CONCURRENCY} < 950 executions .*: raise the quota$`,
+        ),
+      ),
+    );
+    // The reservation counts against the account whether the receiver runs or not.
+    expect(greedy.sizing.lambdaConcurrency).toBeGreaterThanOrEqual(950);
+  });
+
+  it('sizes the reservation the construct deploys behind a function URL, and carries the default peak', () => {
+    const pipeline = defaultPipeline(1, 'function-url');
+    const plan = planCapacity({ messagesPerSecond: 1000 }, pipeline);
+    expect(pipeline.receiverReservedConcurrency).toBe(plan.sizing.receiverReservedConcurrency);
+    expect(plan.problems).toEqual([]);
+    expect(defaultPipeline().receiverReservedConcurrency).toBeUndefined();
   });
 });
 

@@ -27,6 +27,7 @@ import { checkSignature } from '../../../../functions/receiver/signature.ts';
 import type { CommandContext } from '../../../ops/commands/command-context.ts';
 import { smokeCommand } from '../../../ops/commands/smoke.ts';
 import { OpsError } from '../../../ops/errors.ts';
+import { checkSubscriptions, describeFinding } from '../../../ops/meta/subscription-check.ts';
 import { Output } from '../../../ops/output.ts';
 import { type Deployment, stackDeployment } from '../../../ops/target/deployment.ts';
 import type { OpsTarget } from '../../../ops/target/ops-target.ts';
@@ -38,6 +39,9 @@ const documents = mockClient(DynamoDBDocumentClient);
 
 const config = { region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
 const WEBHOOK_URL = 'https://abc123.execute-api.eu-west-1.amazonaws.com/webhook';
+/** The same stack behind `endpoint: 'function-url'`: the receiver's own URL, with the same path. */
+const FUNCTION_URL_WEBHOOK_URL =
+  'https://n4bqi7ltmgvbmzpvg6ahaplfae0lqfpo.lambda-url.eu-west-1.on.aws/webhook';
 
 afterEach(() => {
   cloudFormation.reset();
@@ -46,7 +50,7 @@ afterEach(() => {
   documents.reset();
 });
 
-function deployed(): Promise<Deployment> {
+function deployed(webhookUrl = WEBHOOK_URL): Promise<Deployment> {
   cloudFormation.on(DescribeStacksCommand, { StackName: 'prod' }).resolves({
     Stacks: [
       {
@@ -54,7 +58,7 @@ function deployed(): Promise<Deployment> {
         CreationTime: new Date(0),
         StackStatus: 'CREATE_COMPLETE',
         Outputs: [
-          { OutputKey: STACK_OUTPUT.webhookUrl, OutputValue: WEBHOOK_URL },
+          { OutputKey: STACK_OUTPUT.webhookUrl, OutputValue: webhookUrl },
           { OutputKey: STACK_OUTPUT.webhookSecretName, OutputValue: 'prod/whatsapp-webhook' },
         ],
       },
@@ -69,19 +73,25 @@ function deployed(): Promise<Deployment> {
 }
 
 describe('a deployed stack for meta and smoke', () => {
-  it('the webhook URL from the outputs, the app secrets and verify token from its secret', async () => {
-    secretsManager.on(GetSecretValueCommand, { SecretId: 'prod/whatsapp-webhook' }).resolves({
-      SecretString: JSON.stringify({ appSecrets: ['s1', '', 's2'], verifyToken: 'vt' }),
-    });
-    const deployment = await deployed();
+  it.each([
+    ['an HTTP API', WEBHOOK_URL],
+    ['a function URL', FUNCTION_URL_WEBHOOK_URL],
+  ])(
+    'the webhook URL from the outputs (%s), the app secrets and verify token from its secret',
+    async (_door, url) => {
+      secretsManager.on(GetSecretValueCommand, { SecretId: 'prod/whatsapp-webhook' }).resolves({
+        SecretString: JSON.stringify({ appSecrets: ['s1', '', 's2'], verifyToken: 'vt' }),
+      });
+      const deployment = await deployed(url);
 
-    expect(deployment.webhookUrl).toBe(WEBHOOK_URL);
-    expect(await deployment.webhookSecrets()).toEqual({ appSecrets: ['s1', 's2'], verifyToken: 'vt' });
-    expect(secretsManager.commandCalls(GetSecretValueCommand).map((call) => call.args[0].input)).toEqual([
-      { SecretId: 'prod/whatsapp-webhook' },
-    ]);
-    deployment.close();
-  });
+      expect(deployment.webhookUrl).toBe(url);
+      expect(await deployment.webhookSecrets()).toEqual({ appSecrets: ['s1', 's2'], verifyToken: 'vt' });
+      expect(secretsManager.commandCalls(GetSecretValueCommand).map((call) => call.args[0].input)).toEqual([
+        { SecretId: 'prod/whatsapp-webhook' },
+      ]);
+      deployment.close();
+    },
+  );
 
   it('an access token secret: the string itself, or its accessToken; a missing one named', async () => {
     secretsManager
@@ -457,6 +467,30 @@ describe('smoke with subscribers limited to numbers or wabas', () => {
       new OpsError(
         `2 of 4 claims not done after 1 s; tenant (message lane, msg:wamid.SMOKE_TEST.${now}-abc): never claimed: not in its queue (the receiver did not route it there), its consumer is paused or failing, or it has no handler for it and claimUnhandledEvents is false`,
       ),
+    );
+  });
+});
+
+describe('meta status against either front door', () => {
+  const subscribed = (callbackUrl: string) => ({
+    appId: 'app',
+    webhookUrl: FUNCTION_URL_WEBHOOK_URL,
+    fields: ['messages'],
+    app: { object: 'whatsapp_business_account', active: true, callbackUrl, fields: ['messages'] },
+    wabas: [{ wabaId: 'waba', apps: [{ appId: 'app', name: undefined, overrideCallbackUri: undefined }] }],
+  });
+
+  it('finds nothing when Meta calls the stack’s function URL', () => {
+    expect(checkSubscriptions(subscribed(FUNCTION_URL_WEBHOOK_URL))).toEqual([]);
+  });
+
+  it('names the old HTTP API URL Meta still calls after the stack moved to a function URL', () => {
+    const findings = checkSubscriptions(subscribed(WEBHOOK_URL));
+    expect(findings).toEqual([{ kind: 'callback-url', metaUrl: WEBHOOK_URL }]);
+    const [finding] = findings;
+    if (finding === undefined) throw new Error('no finding');
+    expect(describeFinding(finding, FUNCTION_URL_WEBHOOK_URL)).toBe(
+      `the app's callback URL is ${WEBHOOK_URL}, not the stack's ${FUNCTION_URL_WEBHOOK_URL}`,
     );
   });
 });
