@@ -2,6 +2,7 @@
 
 import {
   costPerMillionEvents,
+  type FrontDoor,
   measuredShape,
   referenceShape,
   type StackCost,
@@ -32,9 +33,36 @@ export interface BotMixContestant {
   readonly dollarsByComponent: StackCost;
   /** The same with the consumer billed the milliseconds measured here (on DynamoDB Local, on this machine). */
   readonly dollarsPerMillionEventsAtMeasuredMs: number;
+  /**
+   * The same three figures behind a function URL instead of the HTTP API (no request charge, no access log);
+   * absent from results written before the function URL was priced.
+   */
+  readonly functionUrl?: DoorCost;
   readonly effects: number;
   readonly missingEffects: number;
   readonly repeatedEffects: number;
+}
+
+export interface DoorCost {
+  readonly dollarsPerMillionEvents: number;
+  readonly dollarsByComponent: StackCost;
+  readonly dollarsPerMillionEventsAtMeasuredMs: number;
+}
+
+/** Log bytes at INFO (what the functions log) and at DEBUG (INFO plus every line moved to debug). */
+export interface LogBytesByLevel {
+  readonly info: number;
+  readonly debug: number;
+}
+
+/**
+ * The bot mix's log volume, measured: the bytes the real receiver handler writes to stdout per delivery of the
+ * mix (its lines and its EMF document, with a Lambda context), and the bytes ours' consumer writes per
+ * invocation, each at both levels.
+ */
+export interface BotMixLogVolume {
+  readonly receiverBytesPerDelivery: LogBytesByLevel;
+  readonly consumerBytesPerInvocation: LogBytesByLevel;
 }
 
 export interface EventClassCost {
@@ -76,13 +104,20 @@ export interface BotMixResults {
    * that read anything; absent from results written before it was counted.
    */
   readonly roundsOffFloor?: number;
+  /** Absent from results written before the log volume was measured at both levels. */
+  readonly logVolume?: BotMixLogVolume;
 }
 
 export const TODAYS_SHAPE = 'busy' as const;
 
-export function summarizeBotMix(output: BotMixOutput): BotMixResults {
+/**
+ * `receiverLogBytes`: what the receiver logged per delivery of the mix (lab/bench/receiver/log-volume-worker.ts);
+ * without it, the receiver's log volume is docs/cost.md's assumption.
+ */
+export function summarizeBotMix(output: BotMixOutput, receiverLogBytes?: LogBytesByLevel): BotMixResults {
   const runsOf = (name: BotMixContestantName) => output.runs.filter((run) => run.contestant === name);
-  const summary = (name: BotMixContestantName) => summarizeContestant(runsOf(name), output);
+  const summary = (name: BotMixContestantName) =>
+    summarizeContestant(runsOf(name), output, receiverLogBytes?.info);
   const ours = summary('ours');
   const powertools = summary('powertools');
   const powertoolsPerMessage = summary('powertoolsPerMessage');
@@ -117,13 +152,27 @@ export function summarizeBotMix(output: BotMixOutput): BotMixResults {
     roundsOffFloor:
       offFloor(runsOf('ours'), output.floorWru) +
       offFloor(runsOf('oursNoUnhandledClaims'), output.floorWruNoUnhandledClaims),
+    ...(receiverLogBytes !== undefined &&
+      output.debugRun !== undefined && {
+        logVolume: {
+          receiverBytesPerDelivery: receiverLogBytes,
+          consumerBytesPerInvocation: {
+            info: ours.logBytesPerInvocation,
+            debug: round(output.debugRun.logBytes / output.debugRun.invocations, 0),
+          },
+        },
+      }),
   };
 }
 
 const offFloor = (runs: readonly ConsumerRun[], floor: number) =>
   runs.filter((run) => run.wru !== floor || run.rru !== 0).length;
 
-function summarizeContestant(runs: readonly ConsumerRun[], output: BotMixOutput): BotMixContestant {
+function summarizeContestant(
+  runs: readonly ConsumerRun[],
+  output: BotMixOutput,
+  receiverLogBytesPerDelivery: number | undefined,
+): BotMixContestant {
   if (runs.length === 0) throw new Error('A bot-mix contestant has no run.');
   const perTurn = (pick: (run: ConsumerRun) => number) => round(median(runs.map(pick)) / output.turns);
   const middle = (pick: (run: ConsumerRun) => number) => median(runs.map(pick));
@@ -139,12 +188,23 @@ function summarizeContestant(runs: readonly ConsumerRun[], output: BotMixOutput)
     wru,
     rru,
     consumerLogBytes: logBytes,
+    receiverLogBytesPerDelivery,
   };
-  const cost = costPerMillionEvents(measuredShape(measured));
-  const atMeasuredMs = costPerMillionEvents(measuredShape({ ...measured, consumerBilledMs: billedMs }));
-  const rounded = Object.fromEntries(
-    Object.entries(cost).map(([component, dollars]) => [component, round(dollars, 3)]),
-  ) as unknown as StackCost;
+  const behind = (door: FrontDoor): DoorCost => {
+    const cost = costPerMillionEvents(measuredShape(measured), door);
+    const atMeasuredMs = costPerMillionEvents(
+      measuredShape({ ...measured, consumerBilledMs: billedMs }),
+      door,
+    );
+    return {
+      dollarsPerMillionEvents: round(cost.total, 2),
+      dollarsByComponent: Object.fromEntries(
+        Object.entries(cost).map(([component, dollars]) => [component, round(dollars, 3)]),
+      ) as unknown as StackCost,
+      dollarsPerMillionEventsAtMeasuredMs: round(atMeasuredMs.total, 2),
+    };
+  };
+  const httpApi = behind('http-api');
   return {
     wruPerTurn: perTurn((run) => run.wru),
     rruPerTurn: perTurn((run) => run.rru),
@@ -158,9 +218,8 @@ function summarizeContestant(runs: readonly ConsumerRun[], output: BotMixOutput)
       middle((run) => run.eventsPerSec),
       1,
     ),
-    dollarsPerMillionEvents: round(cost.total, 2),
-    dollarsByComponent: rounded,
-    dollarsPerMillionEventsAtMeasuredMs: round(atMeasuredMs.total, 2),
+    ...httpApi,
+    functionUrl: behind('function-url'),
     effects: middle((run) => run.effects),
     missingEffects: Math.max(...runs.map((run) => run.missingEffects)),
     repeatedEffects: Math.max(...runs.map((run) => run.repeatedEffects)),

@@ -15,13 +15,20 @@
  *   its interval, which on a shared machine is wider than the 5% the goal asked to settle.
  * - whole stack below docs/cost.md's busy figure: both sides billed the same assumed consumer duration, so
  *   the consumer's share was equal by construction; replaced by a comparison at the milliseconds measured.
+ * - a lone reply within 1.5 times the local stack's pass-through floor, and a status storm's live messages at
+ *   most twice the lone median (docs/decisions.md, "Goals on the product's own work, not the emulators'"): on
+ *   one 2-core machine DynamoDB Local, fauxqs, the receiver and every consumer share the cores, so both ratios
+ *   measured the emulators' contention; the conversations figures stay on the page as measurements, and the
+ *   consumer's overhead and the simulation's storm isolation are the goals in their place.
  */
 
 import { PRICES } from '../../cli/cost/prices.ts';
-import { median, percentile } from '../../cli/tools/statistics.ts';
+import { round } from '../../cli/tools/statistics.ts';
 import type { BotMixContestant, BotMixResults } from './bot-mix-results.ts';
+import type { ConsumerOverheadResults } from './consumer/overhead-results.ts';
 import type { ConversationsResults } from './conversations/conversations-results.ts';
 import type { ArchiveBenchResults, ConsumerResults, ReceiverResults } from './results.ts';
+import type { StormIsolationResults } from './storm/storm-isolation.ts';
 
 /** The parts of the results the goals read; a part left out leaves its goals unmeasured. */
 export interface GoalInputs {
@@ -41,16 +48,26 @@ export interface GoalInputs {
   readonly archive?: {
     readonly bodies: readonly {
       readonly updates: number;
-      /** The acknowledgement over a real connection; a body without it leaves the goal unmeasured. */
-      readonly network?: Pick<NonNullable<ArchiveBenchResults['bodies'][number]['network']>, 'pairedRatio'>;
+      /**
+       * The acknowledgement with SQS answering after the modelled round trip, and the CPU per delivery of the
+       * same pairs; a body without both leaves the goal unmeasured.
+       */
+      readonly modelled?: Pick<NonNullable<ArchiveBenchResults['bodies'][number]['modelled']>, 'pairedRatio'>;
+      readonly cpuPerDelivery?: Pick<
+        NonNullable<ArchiveBenchResults['bodies'][number]['cpuPerDelivery']>,
+        'pairedRatio'
+      >;
     }[];
   };
+  readonly consumerOverhead?: {
+    readonly toHandler: Pick<ConsumerOverheadResults['toHandler'], 'medianMs'>;
+    readonly barePut: Pick<ConsumerOverheadResults['barePut'], 'medianMs'>;
+  };
+  readonly stormIsolation?: {
+    readonly withCampaign: Pick<StormIsolationResults['withCampaign'], 'messages' | 'messageP99Ms'>;
+    readonly withoutCampaign: Pick<StormIsolationResults['withoutCampaign'], 'messages' | 'messageP99Ms'>;
+  };
   readonly conversations?: {
-    readonly replyLatency: {
-      readonly ours: Pick<ConversationsResults['replyLatency']['ours'], 'samplesMs'>;
-      readonly floor: Pick<ConversationsResults['replyLatency']['floor'], 'samplesMs'>;
-    };
-    readonly storm: { readonly live: Pick<ConversationsResults['storm']['live'], 'samplesMs'> };
     readonly order: Pick<ConversationsResults['order'], 'inversions' | 'judged' | 'pairs'>;
   };
 }
@@ -59,7 +76,7 @@ export interface GoalVerdict {
   /** The figure the threshold was applied to. */
   readonly measured: number;
   readonly met: boolean;
-  /** What the verdict could not see, for the pages. */
+  /** What the verdict could not see, or the second figure it judged, for the pages. */
   readonly note?: string;
 }
 
@@ -156,6 +173,18 @@ export const GOALS: readonly Goal[] = [
     },
   },
   {
+    name: 'botMixWholeStackFunctionUrlAtMost0_65xPowertools',
+    asks: "bot mix: whole-stack cost per million events with a function URL at most 0.65 of Powertools' SQS recipe's; ours: function URL, receiver, SQS, consumer, DynamoDB and logs (the receiver's and the consumer's measured at INFO); Powertools: the same behind the HTTP API (its requests and access log), the recipe's own front door; both consumers billed docs/cost.md's busy duration",
+    short: "whole-stack cost with a function URL at most 0.65 of Powertools' SQS recipe's",
+    format: fixed(3),
+    judge: ({ botMix }) => {
+      const ours = botMix?.ours.functionUrl?.dollarsPerMillionEvents;
+      if (botMix === undefined || ours === undefined) return null;
+      const ratio = ours / botMix.powertools.dollarsPerMillionEvents;
+      return { measured: ratio, met: ratio <= 0.65 };
+    },
+  },
+  {
     name: 'receiverRatioAtMost3At1000Updates',
     asks: 'receiver: at most 3 times the floor for a 1000-update body',
     short: 'receiver at most 3 times its floor for a 1000-update body',
@@ -169,44 +198,47 @@ export const GOALS: readonly Goal[] = [
   },
   {
     name: 'receiverArchiveWithin5Percent',
-    asks: "receiver: Meta's acknowledgement (wall time, SQS over a real connection) with the archive on within 5 % of off, every body size, median of on/off pairs in one run",
-    short: "Meta's acknowledgement with the archive on within 5 % of off",
+    asks: "receiver with the archive on against off, every body size, SQS answering after the modelled round trip, median of on/off pairs in one run: Meta's acknowledgement (wall time) within 5 % and the CPU per delivery (the same pairs' process.cpuUsage) within 25 %",
+    short: "Meta's acknowledgement with the archive on within 5 % of off, its CPU per delivery within 25 %",
     format: fixed(3),
-    // Judged on wall time: the in-memory figure (processor time, the copy's Lambda milliseconds) stays on the
-    // page beside it (docs/decisions.md, "The archive goal is judged on Meta's acknowledgement, over a real
-    // connection").
+    // Two sides of the same pairs (docs/decisions.md, "The archive goal: the acknowledgement within 5 %, the
+    // CPU within 25 %"): the measured figure is the acknowledgement's, the CPU's is in the note.
     judge: ({ archive }) => {
       const bodies = archive?.bodies ?? [];
       if (bodies.length === 0) return null;
       // The median of the per-pair ratios (stored at 6 decimals), as the consumer's speedup is judged per round.
-      const ratios = bodies.map((body) => body.network?.pairedRatio);
-      if (ratios.some((ratio) => ratio === undefined)) return null;
-      const ratio = Math.max(...(ratios as number[]));
-      return { measured: ratio, met: ratio <= 1.05 };
+      const acknowledgements = bodies.map((body) => body.modelled?.pairedRatio);
+      const cpu = bodies.map((body) => body.cpuPerDelivery?.pairedRatio);
+      if ([...acknowledgements, ...cpu].some((ratio) => ratio === undefined)) return null;
+      const acknowledgement = Math.max(...(acknowledgements as number[]));
+      const cpuRatio = Math.max(...(cpu as number[]));
+      return {
+        measured: acknowledgement,
+        met: acknowledgement <= 1.05 && cpuRatio <= 1.25,
+        note: `CPU per delivery ×${cpuRatio.toFixed(3)}`,
+      };
     },
   },
   {
-    name: 'conversationsReplyAtMost1_5xFloor',
-    asks: "conversations: a lone message's POST → handler start, median on the local stack with its defaults, at most 1.5 times the same stack's pass-through floor (the handler called with no claim)",
-    short: 'a lone reply within 1.5 times the pass-through floor',
-    format: fixed(2),
-    judge: ({ conversations }) => {
-      if (!conversations) return null;
-      const { ours, floor } = conversations.replyLatency;
-      const ratio = median(ours.samplesMs) / median(floor.samplesMs);
-      return { measured: ratio, met: ratio <= 1.5 };
+    name: 'consumerHandlerStartWithinClaimPlus1Ms',
+    asks: "consumer overhead: the consumer Lambda's handler (message lane, defaults) from its invocation to the handler's start at most one claim round trip (a bare conditional PutItem on the same table, interleaved in the same process) plus 1 ms, medians on DynamoDB Local",
+    short: "a message reaches its handler within one claim round trip plus 1 ms of the consumer's invocation",
+    format: (value) => `${value >= 0 ? '+' : ''}${value.toFixed(2)} ms`,
+    judge: ({ consumerOverhead }) => {
+      if (!consumerOverhead) return null;
+      // Both medians are stored at 0.001 ms: so is their difference, which floating point would put a hair off.
+      const added = round(consumerOverhead.toHandler.medianMs - consumerOverhead.barePut.medianMs, 3);
+      return { measured: added, met: added <= 1 };
     },
   },
   {
-    name: 'conversationsStormAtMost2xLone',
-    asks: "conversations: during a status storm, the live messages' p99 POST → handler start at most twice the lone median",
-    short: 'a status storm costs a live message at most twice a lone one',
+    name: 'campaignMessageLaneP99AtMost2xWithout',
+    asks: "storm isolation: in the capacity simulation's campaign scenario (short), the message lane's p99 wait at most twice its p99 with the campaign taken out, same seed",
+    short: "a campaign at most doubles a live chat's p99 wait (capacity simulation)",
     format: fixed(2),
-    judge: ({ conversations }) => {
-      if (!conversations) return null;
-      const live = conversations.storm.live.samplesMs;
-      if (live.length === 0) return null;
-      const ratio = percentile(live, 99) / median(conversations.replyLatency.ours.samplesMs);
+    judge: ({ stormIsolation }) => {
+      if (!stormIsolation || stormIsolation.withoutCampaign.messages === 0) return null;
+      const ratio = stormIsolation.withCampaign.messageP99Ms / stormIsolation.withoutCampaign.messageP99Ms;
       return { measured: ratio, met: ratio <= 2 };
     },
   },

@@ -226,6 +226,42 @@ export function formatReport(results: BenchResults): string {
         `\norder: ${order.inversions} inversions in ${order.judged} of ${order.pairs} pairs, ${order.missing} messages never handled`,
     );
   }
+  const { consumerOverhead: overhead, stormIsolation: storm } = results;
+  if (overhead) {
+    const row = (name: string, x: typeof overhead.toHandler) => [
+      name,
+      fixed(x.medianMs, 3),
+      `${fixed(x.p25Ms, 3)}–${fixed(x.p75Ms, 3)}`,
+    ];
+    sections.push(
+      `Consumer overhead: ${overhead.invocations} invocations of one fresh message (${overhead.lane} lane${overhead.ordered ? ', ordered' : ''}), interleaved with as many bare PutItems\n` +
+        table(
+          ['', 'median ms', 'p25–p75'],
+          [
+            row('invocation → handler start', overhead.toHandler),
+            row('bare conditional PutItem', overhead.barePut),
+            row('whole invocation', overhead.invocation),
+          ],
+        ) +
+        `\nadded before the handler beyond one PutItem: ${fixed(overhead.addedMs, 3)} ms`,
+    );
+  }
+  if (storm) {
+    const row = (name: string, x: typeof storm.withCampaign) => [
+      name,
+      String(x.messages),
+      String(x.messageP50Ms),
+      String(x.messageP99Ms),
+      String(x.statusP99Ms),
+    ];
+    sections.push(
+      `Storm isolation: capacity simulation, ${storm.scenario}${storm.short ? ' (short)' : ''}, seed ${storm.seed}, ${storm.campaignMessages} campaign messages\n` +
+        table(
+          ['', 'messages', 'message p50 ms', 'message p99 ms', 'status p99 ms'],
+          [row('with the campaign', storm.withCampaign), row('without', storm.withoutCampaign)],
+        ),
+    );
+  }
   const goals = Object.entries(results.goals)
     .filter(([, met]) => met !== null)
     .map(([goal, met]) => `${met ? 'met    ' : 'NOT met'}  ${goal}`);

@@ -3,6 +3,7 @@
 import { median, medianInterval, round } from '../../cli/tools/statistics.ts';
 import type { BotMixResults } from './bot-mix-results.ts';
 import type { BuiltBundle, BundleInit } from './bundles/lambda-bundles.ts';
+import type { ConsumerOverheadResults } from './consumer/overhead-results.ts';
 import type { ConsumerBenchOutput, ConsumerRun, RebatchedProbeResult } from './consumer/worker.ts';
 import type { ConversationsResults } from './conversations/conversations-results.ts';
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
@@ -12,6 +13,7 @@ import type {
   ReceiverBenchOutput,
   ReceiverFanOutResult,
 } from './receiver/worker.ts';
+import type { StormIsolationResults } from './storm/storm-isolation.ts';
 
 export interface ContestantSummary {
   /** Median over the measured runs. */
@@ -271,6 +273,12 @@ export interface ArchiveBenchResults {
     readonly cpuPairedRatio?: number;
     readonly cpuPairedRatioInterval?: RatioInterval;
     readonly modelled?: ArchiveLatencySummary;
+    /**
+     * The process's CPU time per delivery in the same modelled pairs (`process.cpuUsage`, user + system):
+     * what the copy adds to the receiver's processor time, beside its acknowledgement. Absent from runs made
+     * before it was measured.
+     */
+    readonly cpuPerDelivery?: ArchiveLatencySummary;
     readonly network?: ArchiveLatencySummary;
   })[];
 }
@@ -335,6 +343,9 @@ export function summarizeArchive(
         cpuPairedRatio: round(median(cpuRatios), 3),
         cpuPairedRatioInterval: interval(cpuRatios),
         ...(body.samples.modelled !== undefined && { modelled: summarizeLatency(body.samples.modelled) }),
+        ...(body.samples.modelledCpu !== undefined && {
+          cpuPerDelivery: summarizeLatency(body.samples.modelledCpu),
+        }),
         ...(body.samples.network !== undefined && { network: summarizeLatency(body.samples.network) }),
       };
     }),
@@ -464,12 +475,14 @@ export interface InstalledPackageResults {
 /** Results as `npm run bench` gathers them, part by part (a `--only` run fills some). */
 export interface BenchResults {
   consumer?: ConsumerResults;
+  consumerOverhead?: ConsumerOverheadResults;
   botMix?: BotMixResults;
   receiver?: ReceiverResults;
   archive?: ArchiveBenchResults;
   bundles?: BundlesResults;
   endToEnd?: EndToEndResult;
   conversations?: ConversationsResults;
+  stormIsolation?: StormIsolationResults;
   /** `npm run test:package` measures it; the bench only carries it over. */
   installedPackage?: InstalledPackageResults;
   goals: Record<string, boolean | null>;
@@ -480,6 +493,8 @@ export interface BenchResults {
 /** lab/bench/results.json as a complete `npm run bench` writes it. */
 export interface ResultsFile {
   readonly consumer: ConsumerResults;
+  /** Absent until `npm run bench -- --only overhead --merge` (or a full run) measured it. */
+  readonly consumerOverhead?: ConsumerOverheadResults;
   readonly botMix: BotMixResults;
   readonly receiver: ReceiverResults;
   /** Absent until `npm run bench -- --only archive --merge` (or a full run) measured it. */
@@ -488,6 +503,8 @@ export interface ResultsFile {
   readonly endToEnd: EndToEndResult;
   /** Absent until `npm run bench -- --only conversations --merge` (or a full run) measured it. */
   readonly conversations?: ConversationsResults;
+  /** Absent until `npm run bench -- --only storm --merge` (or a full run) measured it. */
+  readonly stormIsolation?: StormIsolationResults;
   /** Written by `npm run test:package` (lab/bench/package/installed-package-results.ts), kept by `npm run bench`. */
   readonly installedPackage?: InstalledPackageResults;
   readonly goals: Record<string, boolean | null>;

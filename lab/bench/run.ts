@@ -18,7 +18,9 @@
  * bills: capacity units, requests, Lambda milliseconds and dollars per million events), receiver (handler vs
  * HMAC + JSON.parse, and one body to three subscriber queues vs one), bundles (esbuild as the CDK construct,
  * size and load time), e2e (the local stack under autocannon), conversations (the local stack's reply latency
- * against its pass-through floor, a live message during a status storm, a customer's messages in order).
+ * against its pass-through floor, a live message during a status storm, a customer's messages in order), overhead
+ * (the consumer Lambda's handler from its invocation to the handler's start, beside a bare conditional PutItem),
+ * storm (the capacity simulation's campaign, short, with and without the campaign: the message lane's p99 wait).
  * Progress goes to stderr (under a bar of the parts done when it is a terminal), the table to stdout. Aborts if
  * the two consumers' effects differ.
  */
@@ -35,11 +37,18 @@ import { powertoolsEnvironment } from '../../contract/environment.ts';
 import { resolveSettings } from '../../contract/settings.ts';
 import { DEFAULT_LOG_LEVEL } from '../../lib/defaults.ts';
 import { LATENCIES } from '../capacity-simulation/latency.ts';
+import { DEFAULT_SEED } from '../capacity-simulation/run-scale.ts';
 import { writeRegions } from '../docs/generated-regions.ts';
-import { type BotMixResults, summarizeBotMix } from './bot-mix-results.ts';
+import { type BotMixResults, type LogBytesByLevel, summarizeBotMix } from './bot-mix-results.ts';
 import { buildLambdaBundles, timeBundleInit } from './bundles/lambda-bundles.ts';
 import type { BotMixInput, BotMixOutput } from './consumer/bot-mix-worker.ts';
 import { CONTESTANTS, type ContestantName } from './consumer/contestant-names.ts';
+import {
+  type ConsumerOverheadOutput,
+  type ConsumerOverheadResults,
+  summarizeConsumerOverhead,
+} from './consumer/overhead-results.ts';
+import type { ConsumerOverheadInput } from './consumer/overhead-worker.ts';
 import type { ConsumerBenchInput, ConsumerBenchOutput } from './consumer/worker.ts';
 import { runConversations } from './conversations/conversations.ts';
 import { conversationsInput } from './conversations/conversations-input.ts';
@@ -47,6 +56,7 @@ import type { ConversationsResults } from './conversations/conversations-results
 import type { EndToEndResult } from './end-to-end/end-to-end.ts';
 import { runEndToEnd } from './end-to-end/end-to-end.ts';
 import { goals } from './goals.ts';
+import type { ReceiverLogVolumeInput, ReceiverLogVolumeOutput } from './receiver/log-volume-worker.ts';
 import type { ReceiverBenchInput, ReceiverBenchOutput } from './receiver/worker.ts';
 import { formatReport } from './report.ts';
 import {
@@ -62,9 +72,20 @@ import {
   summarizeReceiver,
 } from './results.ts';
 import { generatedRegions, readResults } from './results-markdown.ts';
+import { runStormIsolation, type StormIsolationResults } from './storm/storm-isolation.ts';
 import { runWorker } from './support/worker-process.ts';
 
-const PARTS = ['consumer', 'botmix', 'receiver', 'archive', 'bundles', 'e2e', 'conversations'] as const;
+const PARTS = [
+  'consumer',
+  'overhead',
+  'botmix',
+  'receiver',
+  'archive',
+  'bundles',
+  'e2e',
+  'conversations',
+  'storm',
+] as const;
 type Part = (typeof PARTS)[number];
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -122,6 +143,20 @@ async function benchConsumer(quick: boolean, only?: ContestantName): Promise<Con
   return only ? undefined : summarizeConsumer(output, input);
 }
 
+/**
+ * The consumer Lambda's handler from its invocation to the handler's start, beside a bare conditional PutItem on
+ * the same table, interleaved in one process (lab/bench/consumer/overhead-worker.ts).
+ */
+async function benchConsumerOverhead(quick: boolean): Promise<ConsumerOverheadResults> {
+  const dynamodb = await sharedDynamoDbLocal();
+  const output = await runWorker<ConsumerOverheadInput, ConsumerOverheadOutput>(
+    join(BENCH_DIR, 'consumer', 'overhead-worker.ts'),
+    { dynamodbEndpoint: dynamodb.endpoint, invocations: quick ? 50 : 400, warmupPairs: quick ? 50 : 300 },
+    { env: LAMBDA_POWERTOOLS_ENV, onProgress: log, nodeFlags: workerFlags },
+  );
+  return summarizeConsumerOverhead(output);
+}
+
 async function benchBotMix(quick: boolean): Promise<BotMixResults> {
   const settings = resolveSettings();
   const dynamodb = await sharedDynamoDbLocal();
@@ -145,7 +180,20 @@ async function benchBotMix(quick: boolean): Promise<BotMixResults> {
       nodeFlags: workerFlags,
     },
   );
-  return summarizeBotMix(output);
+  return summarizeBotMix(output, await receiverLogBytesPerDelivery(input));
+}
+
+/** The bot mix's deliveries through the receiver handler at INFO, then at DEBUG, each in a fresh worker. */
+async function receiverLogBytesPerDelivery(input: BotMixInput): Promise<LogBytesByLevel> {
+  const perDelivery = async (level: 'INFO' | 'DEBUG') => {
+    const output = await runWorker<ReceiverLogVolumeInput, ReceiverLogVolumeOutput>(
+      join(BENCH_DIR, 'receiver', 'log-volume-worker.ts'),
+      { turns: input.turns, retryRatio: input.retryRatio, batchSize: input.batchSize },
+      { env: powertoolsEnvironment({ logLevel: level }), onProgress: log, nodeFlags: workerFlags },
+    );
+    return round(output.logBytes / output.deliveries, 0);
+  };
+  return { info: await perDelivery('INFO'), debug: await perDelivery('DEBUG') };
 }
 
 async function benchReceiver(quick: boolean): Promise<ReceiverResults> {
@@ -170,9 +218,10 @@ async function benchReceiver(quick: boolean): Promise<ReceiverResults> {
 
 /**
  * The receiver with the archive on and off, side by side, for the bodies of the receiver part: the processor
- * time (SQS answered in memory at once), then the acknowledgement's wall-clock latency with SQS answering after
- * the capacity simulation's modelled send round trip, and over a real connection to fauxqs, started here: in
- * another process than the worker's receiver, as SQS is.
+ * time (SQS answered in memory at once), then the acknowledgement's wall-clock latency and the CPU time per
+ * delivery with SQS answering after the capacity simulation's modelled send round trip (the archive goal's two
+ * sides), and over a real connection to fauxqs, started here: in another process than the worker's receiver, as
+ * SQS is.
  */
 async function benchArchive(quick: boolean): Promise<ArchiveBenchResults> {
   const sqs = await startSqsEmulator();
@@ -241,6 +290,14 @@ async function benchConversations(quick: boolean): Promise<ConversationsResults>
   return result;
 }
 
+/**
+ * The capacity simulation's campaign scenario, its short version (under a minute of this machine), with and without
+ * the campaign, same seed (lab/bench/storm/storm-isolation.ts).
+ */
+function benchStormIsolation(): Promise<StormIsolationResults> {
+  return runStormIsolation({ seed: DEFAULT_SEED, short: true }, log);
+}
+
 function machine(): Record<string, unknown> {
   const cores = cpus();
   return {
@@ -306,6 +363,9 @@ async function main(): Promise<void> {
     const consumer = await benchConsumer(values.quick, contestant);
     if (consumer) results.consumer = consumer;
   });
+  await attempt('overhead', async () => {
+    results.consumerOverhead = await benchConsumerOverhead(values.quick);
+  });
   await attempt('botmix', async () => {
     results.botMix = await benchBotMix(values.quick);
   });
@@ -327,6 +387,9 @@ async function main(): Promise<void> {
   });
   await attempt('conversations', async () => {
     results.conversations = await benchConversations(values.quick);
+  });
+  await attempt('storm', async () => {
+    results.stormIsolation = await benchStormIsolation();
   });
   bar.stop();
   if (values.merge) {
@@ -381,12 +444,14 @@ function orderedResults(results: BenchResults): BenchResults {
   return {
     // JSON.stringify leaves out the parts this run did not measure.
     consumer: results.consumer,
+    consumerOverhead: results.consumerOverhead,
     botMix: results.botMix,
     receiver: results.receiver,
     archive: results.archive,
     bundles: results.bundles,
     endToEnd: results.endToEnd,
     conversations: results.conversations,
+    stormIsolation: results.stormIsolation,
     installedPackage: results.installedPackage,
     goals: results.goals,
     machine: results.machine,

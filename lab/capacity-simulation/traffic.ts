@@ -31,6 +31,12 @@ export interface NumberTraffic {
   readonly outboundPerSecond: number;
   /** Stop sending outbound after this many (a campaign of N messages). @default unlimited */
   readonly outboundTotal?: number;
+  /**
+   * Draw the outbound messages and their statuses as usual but send none: the same seed then gives the same
+   * inbound arrivals as with them, so that a run with and without a campaign differs by the campaign alone
+   * (lab/bench/storm/storm-isolation.ts). @default false
+   */
+  readonly outboundSilent?: boolean;
   readonly inboundPerSecond: number;
   /** Customers writing in (the conversations inbound messages come from). */
   readonly conversations: number;
@@ -170,7 +176,9 @@ export class TrafficGenerator {
           const [low, high] = STATUS_LAGS_MS[status];
           lag += low + this.#random.next() * (high - low);
           const at = Math.round(lag);
-          events.push(new Update(wamid, status, number.index, at, recipient, sent + i));
+          if (number.outboundSilent !== true) {
+            events.push(new Update(wamid, status, number.index, at, recipient, sent + i));
+          }
         }
       }
       this.#sentOutbound.set(number.index, sent + outbound);

@@ -59,6 +59,8 @@ export interface BotMixOutput {
   readonly runs: ConsumerRun[];
   readonly classRuns: Record<BotMixContestantName, Record<EventClass, ConsumerRun>>;
   readonly classEvents: number;
+  /** One more run of ours on the same workload, logging at DEBUG: its log bytes beside the rounds' (INFO). */
+  readonly debugRun: ConsumerRun;
 }
 
 const CONTESTANTS: Record<BotMixContestantName, Contestant> = {
@@ -101,6 +103,8 @@ serveWorker<BotMixInput, BotMixOutput>(async (input, progress) => {
       );
     }
   }
+  const debugRun = await atLogLevel('DEBUG', () => runOnce(ours, workload, input, { strict: true }));
+  progress(`bot mix ours at DEBUG: ${debugRun.logBytes} log bytes in ${debugRun.invocations} invocations`);
   const classes = buildEventClassWorkloads(input.classEvents, input.batchSize);
   const classRuns = {} as Record<BotMixContestantName, Record<EventClass, ConsumerRun>>;
   for (const name of BOT_MIX_CONTESTANTS) {
@@ -134,5 +138,18 @@ serveWorker<BotMixInput, BotMixOutput>(async (input, progress) => {
     runs,
     classRuns,
     classEvents: input.classEvents,
+    debugRun,
   };
 });
+
+/** Powertools reads its level when a Logger is made, and runOnce makes each container's logger anew. */
+async function atLogLevel<T>(level: string, work: () => Promise<T>): Promise<T> {
+  const before = process.env.POWERTOOLS_LOG_LEVEL;
+  process.env.POWERTOOLS_LOG_LEVEL = level;
+  try {
+    return await work();
+  } finally {
+    if (before === undefined) delete process.env.POWERTOOLS_LOG_LEVEL;
+    else process.env.POWERTOOLS_LOG_LEVEL = before;
+  }
+}

@@ -11,6 +11,8 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createLambdaContext } from '../../../cli/local/lambda-context.ts';
 import { parseBatchResponse } from '../../../cli/local/lambda-sqs-batch.ts';
+import { DEFAULT_CONSUMER_MEMORY_MB } from '../../../lib/defaults.ts';
+import { CONSUMER_FUNCTION_NAME } from '../support/lambda-names.ts';
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
@@ -67,7 +69,8 @@ export async function drainQueue(options: DrainOptions): Promise<DrainResult> {
     invocations++;
     deliveredRecords += records.length;
     const context = createLambdaContext({
-      functionName: 'bench-consumer',
+      functionName: CONSUMER_FUNCTION_NAME,
+      memoryLimitInMB: DEFAULT_CONSUMER_MEMORY_MB,
       region: 'us-east-1',
       deadlineMs: Date.now() + options.functionTimeoutMs,
     });

@@ -19,8 +19,11 @@ import { ARCHIVER_MEMORY_MB } from '../../../lib/builders/archive.ts';
 export const ARCHIVE_ASSUMPTIONS = {
   /** A delivery's body: one message or status webhook, minified as Meta sends it (1–2 KB). */
   bodyBytes: 1_500,
-  /** The archive message's attributes (receivedAt, deliveryId, verdict, subscribers), as SQS counts them. */
-  attributeBytes: 150,
+  /**
+   * The archive message's attributes (receivedAt, deliveryId, verdict, subscribers, contentEncoding), as SQS
+   * counts them. The body travels as its text (Meta's JSON is UTF-8 SQS takes as it is), so as many bytes.
+   */
+  attributeBytes: 175,
   /** A line's fields around the body (v, deliveryId, arrivedAt, verdict, subscribers, encoding, escapes). */
   lineOverheadBytes: 200,
   /** gzip keeps about a third of JSON webhook text (distinct ids and texts; repeated keys and metadata). */
@@ -61,7 +64,7 @@ export function archiveCostPerMillion(
   retentionDays: number = DEFAULT_ARCHIVE_RETENTION_DAYS,
 ): ArchiveCost {
   const a = ARCHIVE_ASSUMPTIONS;
-  const messageBytes = Math.ceil((a.bodyBytes * 4) / 3) + a.attributeBytes;
+  const messageBytes = a.bodyBytes + a.attributeBytes;
   const deliveriesPerObject = Math.max(
     1,
     Math.floor(

@@ -16,6 +16,8 @@
 import { PRICES } from '../../../cli/cost/prices.ts';
 import {
   costPerMillionEvents,
+  DEFAULT_FRONT_DOOR,
+  type FrontDoor,
   MILLION,
   referenceShape,
   type TrafficShape,
@@ -61,15 +63,18 @@ export function subscriberCostPerMillion(shape: TrafficShape): SubscriberCost {
   };
 }
 
-/** API Gateway, the receiver and their logs per million deliveries of the shape. */
-export function sharedCostPerMillion(shape: TrafficShape): number {
-  return costPerMillionEvents({
-    ...shape,
-    sqsSendsPerDelivery: 0,
-    consumerInvocationsPerEvent: 0,
-    wruPerEvent: 0,
-    rruPerEvent: 0,
-  }).total;
+/** The front door (API Gateway or a function URL), the receiver and their logs per million deliveries of the shape. */
+export function sharedCostPerMillion(shape: TrafficShape, door: FrontDoor = DEFAULT_FRONT_DOOR): number {
+  return costPerMillionEvents(
+    {
+      ...shape,
+      sqsSendsPerDelivery: 0,
+      consumerInvocationsPerEvent: 0,
+      wruPerEvent: 0,
+      rruPerEvent: 0,
+    },
+    door,
+  ).total;
 }
 
 /**

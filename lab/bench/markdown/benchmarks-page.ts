@@ -15,6 +15,7 @@ import type {
   RoundTripSummary,
 } from '../results.ts';
 import { readmeConversationsClause } from './conversations-page.ts';
+import { consumerOverheadSection, productWorkClause, stormIsolationSection } from './product-work-page.ts';
 
 const label = (name: ContestantName) =>
   name === 'contractFloor' ? `${CONTESTANT_LABELS[name]} (yardstick)` : CONTESTANT_LABELS[name];
@@ -375,6 +376,10 @@ export function resultsRegion(r: ResultsFile): string {
     '',
     ...endToEndSection(r),
     '',
+    ...consumerOverheadSection(r),
+    '',
+    ...stormIsolationSection(r),
+    '',
     ...goalsSection(r),
   ].join('\n');
 }
@@ -413,6 +418,6 @@ export function summaryRegion(r: ResultsFile): string {
       `${dollars(b.powertoolsPerMessage.dollarsPerMillionEvents)} with Powertools around the per-message function ` +
       `([cost.md](cost.md)). **Drain**: ${times(c.speedup)} Powertools' rate ` +
       `(${times(c.speedupInterval.low)}–${times(c.speedupInterval.high)}). **Receiver**: a 1000-update body in ` +
-      `${times(thousand.ratio)} the time of HMAC + one \`JSON.parse\`. ${readmeConversationsClause(r)}${goalsSentence(r)}`,
+      `${times(thousand.ratio)} the time of HMAC + one \`JSON.parse\`. ${readmeConversationsClause(r)}${productWorkClause(r)}${goalsSentence(r)}`,
   );
 }

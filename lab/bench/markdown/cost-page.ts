@@ -16,6 +16,9 @@ import {
 import {
   ASSUMPTIONS,
   costPerMillionEvents,
+  FRONT_DOORS,
+  type FrontDoor,
+  measuredShape,
   referenceShape,
   type StackCost,
 } from '../../../cli/cost/stack-cost.ts';
@@ -140,42 +143,43 @@ export function perMillionRegion(results: ResultsFile): string {
   const quiet = costPerMillionEvents(referenceShape('quiet'));
   const busy = costPerMillionEvents(referenceShape('busy'));
   const bot = results.botMix;
+  const oursFunctionUrl = bot.ours.functionUrl;
   const a = ASSUMPTIONS;
   const busyInvocations = 1e6 / a.busy.batchSize;
   const assumption: Record<keyof StackCost, string> = {
-    apiGateway: '1 M requests (bodies under 512 KB)',
+    apiGateway: '1 M requests (bodies under 512 KB); none behind a function URL',
     receiver: `${DEFAULT_RECEIVER_MEMORY_MB} MB, ${a.receiverMs} ms each (assumed): 1 M requests + ${n((1e6 * DEFAULT_RECEIVER_MEMORY_MB * a.receiverMs) / 1024 / 1000)} GB-s`,
     consumer: `${DEFAULT_CONSUMER_MEMORY_MB} MB; quiet: 1 M invocations × ${a.quiet.consumerMs} ms; busy: ${n(busyInvocations)} invocations × ${a.busy.consumerMs} ms (assumed)`,
     sqs: `send 1 per delivery, receive and delete 1 per batch: quiet ${n(1 + 2 / a.quiet.batchSize)} M requests, busy ${n(1 + 2 / a.busy.batchSize, 1)} M`,
     dynamoDb: '2 WRU per fresh event (claim `PutItem` + complete `UpdateItem`, items under 1 KB): 2 M WRU',
-    logs: `per delivery ${a.receiverLogKB} KB receiver and ${a.apiAccessLogKB} KB API access log; consumer ${a.quiet.consumerLogKB} KB per invocation (quiet) or ${a.busy.consumerLogKB} KB (busy) (assumed)`,
+    logs: `per delivery ${a.receiverLogKB} KB receiver and ${a.apiAccessLogKB} KB HTTP API access log; consumer ${a.quiet.consumerLogKB} KB per invocation (quiet) or ${a.busy.consumerLogKB} KB (busy) (assumed)`,
     total: '',
   };
-  const botCell = (contestant: BotMixContestant, component: keyof StackCost) => {
-    const text = dollars(contestant.dollarsByComponent[component]);
+  const cell = (cost: StackCost, component: keyof StackCost) => {
+    const text = dollars(cost[component]);
     return component === 'total' ? `**${text}**` : text;
   };
+  const botColumns: [string, StackCost][] = [
+    ['bot mix, ours', bot.ours.dollarsByComponent],
+    ...(oursFunctionUrl === undefined
+      ? []
+      : [['bot mix, ours, function URL', oursFunctionUrl.dollarsByComponent] as [string, StackCost]]),
+    ['bot mix, Powertools recipe', bot.powertools.dollarsByComponent],
+    ['bot mix, Powertools per message', bot.powertoolsPerMessage.dollarsByComponent],
+  ];
   const main = markdownTable(
-    [
-      'component',
-      'reference shapes: assumption',
-      'quiet',
-      'busy',
-      'bot mix, ours',
-      'bot mix, Powertools recipe',
-      'bot mix, Powertools per message',
-    ],
+    ['component', 'reference shapes: assumption', 'quiet', 'busy', ...botColumns.map(([label]) => label)],
     COMPONENTS.map(([component, label]) => [
       label,
       assumption[component],
-      component === 'total' ? `**${dollars(quiet.total)}**` : dollars(quiet[component]),
-      component === 'total' ? `**${dollars(busy.total)}**` : dollars(busy[component]),
-      botCell(bot.ours, component),
-      botCell(bot.powertools, component),
-      botCell(bot.powertoolsPerMessage, component),
+      cell(quiet, component),
+      cell(busy, component),
+      ...botColumns.map(([, cost]) => cell(cost, component)),
     ]),
-    ['left', 'left', 'right', 'right', 'right', 'right', 'right'],
+    ['left', 'left', 'right', 'right', ...botColumns.map(() => 'right' as const)],
   );
+  const behindFunctionUrl = (name: 'quiet' | 'busy') =>
+    dollars(costPerMillionEvents(referenceShape(name), 'function-url').total);
   const inputs = (c: BotMixContestant) => [
     n(c.wruPerTurn / 4, 3),
     n(c.rruPerTurn / 4, 3),
@@ -183,6 +187,7 @@ export function perMillionRegion(results: ResultsFile): string {
     n(c.lambdaMsPerEvent, 2),
     n(c.logBytesPerInvocation),
     `**${dollars(c.dollarsPerMillionEvents)}**`,
+    ...(oursFunctionUrl === undefined ? [] : [dollars(c.functionUrl?.dollarsPerMillionEvents ?? Number.NaN)]),
   ];
   const measured = markdownTable(
     [
@@ -191,8 +196,9 @@ export function perMillionRegion(results: ResultsFile): string {
       'RRU per event',
       'consumer invocations per event',
       'consumer ms per event, measured on DynamoDB Local (not billed)',
-      'log bytes per invocation',
+      'consumer log bytes per invocation',
       'per million events',
+      ...(oursFunctionUrl === undefined ? [] : ['per million events, function URL']),
     ],
     [
       ['ours (defaults)', ...inputs(bot.ours)],
@@ -200,22 +206,76 @@ export function perMillionRegion(results: ResultsFile): string {
       ["Powertools, SQS recipe keyed on the record's event", ...inputs(bot.powertools)],
       ['Powertools around the per-message function', ...inputs(bot.powertoolsPerMessage)],
     ],
-    ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   );
+  const volume = bot.logVolume;
+  const receiverLog =
+    volume === undefined
+      ? "and the receiver's duration and log volume are the reference shapes' too"
+      : `the receiver's duration is the reference shapes' too, and its log volume is measured (${n(volume.receiverBytesPerDelivery.info)} bytes per delivery, below)`;
   return [
     main,
     '',
     wrap(
+      `**Two front doors.** Meta's POSTs reach the receiver through an API Gateway HTTP API (the default, \`endpoint: 'http-api'\`) or through the receiver's Lambda function URL (\`endpoint: 'function-url'\`), which AWS bills nothing beyond the receiver's own invocation: no request charge and no access log. ` +
+        `Behind a function URL the reference shapes cost ${behindFunctionUrl('quiet')} (quiet) and ${behindFunctionUrl('busy')} (busy)` +
+        (oursFunctionUrl === undefined
+          ? '.'
+          : `, and ours in the bot mix ${dollars(oursFunctionUrl.dollarsPerMillionEvents)}. Powertools' columns keep the HTTP API: its SQS recipe has a front door of its own.`),
+    ),
+    '',
+    wrap(
       `The bot-mix columns are measured by \`npm run bench\` (${n(bot.turns)} conversation turns, ${n(bot.events)} events in ${n(bot.deliveries)} deliveries, ` +
-        `${n((bot.deliveries / bot.events - 1) * 100, 1)}% more deliveries than events from Meta's retries): ${n(bot.deliveries / bot.events, 3)} deliveries per event for API Gateway, the receiver and SQS; ` +
+        `${n((bot.deliveries / bot.events - 1) * 100, 1)}% more deliveries than events from Meta's retries): ${n(bot.deliveries / bot.events, 3)} deliveries per event for the front door, the receiver and SQS; ` +
         "capacity units from DynamoDB's answers; consumer invocations (a redelivered record costs another) and consumer log bytes from the runs. " +
-        `Each consumer invocation is billed the busy shape's ${a.busy.consumerMs} ms, and the receiver's duration and log volume are the reference shapes' too: ` +
+        `Each consumer invocation is billed the busy shape's ${a.busy.consumerMs} ms, ${receiverLog}: ` +
         'DynamoDB Local on a shared machine answers in tens of milliseconds where DynamoDB answers in a few, so the durations measured there would price ' +
         "the emulator's queueing ([benchmarks.md](benchmarks.md#2-bot-mix) gives the figures at the measured durations as well). Per million events:",
     ),
     '',
     measured,
+    ...(volume === undefined ? [] : ['', logLevelsParagraph(results)]),
   ].join('\n');
+}
+
+/**
+ * The bot mix's CloudWatch Logs line for ours at INFO and at DEBUG, from the bytes measured at each level: the
+ * receiver's per delivery, the consumer's per invocation, API Gateway's access log assumed.
+ */
+export function logsAtLevels(
+  results: ResultsFile,
+): Record<'info' | 'debug', Record<FrontDoor, number>> | undefined {
+  const bot = results.botMix;
+  const volume = bot.logVolume;
+  if (volume === undefined) return undefined;
+  const logsAt = (level: 'info' | 'debug') => {
+    const shape = measuredShape({
+      events: bot.events,
+      deliveries: bot.deliveries,
+      consumerInvocations: bot.ours.invocations,
+      wru: 0,
+      rru: 0,
+      consumerLogBytes: volume.consumerBytesPerInvocation[level] * bot.ours.invocations,
+      receiverLogBytesPerDelivery: volume.receiverBytesPerDelivery[level],
+    });
+    return Object.fromEntries(
+      FRONT_DOORS.map((door) => [door, costPerMillionEvents(shape, door).logs]),
+    ) as Record<FrontDoor, number>;
+  };
+  return { info: logsAt('info'), debug: logsAt('debug') };
+}
+
+function logLevelsParagraph(results: ResultsFile): string {
+  const volume = results.botMix.logVolume as NonNullable<ResultsFile['botMix']['logVolume']>;
+  const logs = logsAtLevels(results) as NonNullable<ReturnType<typeof logsAtLevels>>;
+  const r = volume.receiverBytesPerDelivery;
+  const c = volume.consumerBytesPerInvocation;
+  return wrap(
+    `**The logs line, before and after the cut** ([decisions.md](decisions.md#the-functions-log-at-info-what-follows-one-event)), measured on the bot mix by \`npm run bench\`: the real receiver handler writes ${n(r.info)} bytes per delivery at INFO and ${n(r.debug)} at DEBUG (its line and its EMF document, with a Lambda context of AWS's shape); ours' consumer ${n(c.info)} bytes per invocation at INFO and ${n(c.debug)} at DEBUG. ` +
+      `CloudWatch Logs for ours per million events, **after** (INFO): ${dollars(logs.info['http-api'])} behind the HTTP API, ${dollars(logs.info['function-url'])} behind a function URL; ` +
+      `**before**, bounded from above by DEBUG: ${dollars(logs.debug['http-api'])} and ${dollars(logs.debug['function-url'])}. ` +
+      'DEBUG logs again everything the cut moved to debug (the details and the whole Lambda context on each line), plus the lines of their own it needs and the per-event lines that were debug already, so it is more than the functions logged before the cut, never less.',
+  );
 }
 
 export function adjustmentsRegion(): string {
@@ -286,12 +346,12 @@ export function formulasRegion(): string {
   const m = (price: number) => `$${n(price * 1e6, 3).replace(/0$/, '')} / 1e6`;
   return [
     '```',
-    `API Gateway  = D × ceil(body / ${p.apiGateway.meteredKiB} KB) × ${m(p.apiGateway.perRequest)}`,
+    `API Gateway  = D × ceil(body / ${p.apiGateway.meteredKiB} KB) × ${m(p.apiGateway.perRequest)}   (0 behind a function URL)`,
     `Receiver     = D × (${m(p.lambda.perRequest)} + M_r × t_r × $${p.lambda.perGbSecond})`,
     `Consumer     = I × (${m(p.lambda.perRequest)} + M_c × t_c × $${p.lambda.perGbSecond})`,
     `SQS          = (D × ceil(message / ${p.sqs.meteredKiB} KB) + 2 × I) × ${m(p.sqs.perRequest)}`,
     `DynamoDB     = (2 × H + N + U) × ${m(p.dynamoDb.perWriteRequestUnit)} + R × ${m(p.dynamoDb.perReadRequestUnit)}`,
-    `Logs         = (D × (Lr + La) + I × Lc) × $${n(p.cloudWatch.logsPerGbIngested, 2)}`,
+    `Logs         = (D × (Lr + La) + I × Lc) × $${n(p.cloudWatch.logsPerGbIngested, 2)}   (La = 0 behind a function URL)`,
     '```',
   ].join('\n');
 }
@@ -367,7 +427,7 @@ export function archiveRegion(): string {
   const rows = ARCHIVE_RATES_PER_SECOND.map((rate) => archiveCostPerMillion(rate));
   return [
     wrap(
-      `Per million deliveries, kept the default ${DEFAULT_ARCHIVE_RETENTION_DAYS} days: a delivery of ${n(a.bodyBytes)} bytes, archived as a line about ${n(a.lineOverheadBytes)} bytes longer and gzipped to ${Math.round(a.gzipShare * 100)} in a hundred of its bytes (assumed); one archive queue message each (base64), received and deleted ten at a time; one object per batching window, up to the batch size or Lambda's payload; the archiver billed ${a.archiverMsPerDelivery} ms a delivery and ${a.archiverMsPerInvocation} ms an invocation (assumed, from a measured run of the archiver's code).`,
+      `Per million deliveries, kept the default ${DEFAULT_ARCHIVE_RETENTION_DAYS} days: a delivery of ${n(a.bodyBytes)} bytes, archived as a line about ${n(a.lineOverheadBytes)} bytes longer and gzipped to ${Math.round(a.gzipShare * 100)} in a hundred of its bytes (assumed); one archive queue message each (the body's text), received and deleted ten at a time; one object per batching window, up to the batch size or Lambda's payload; the archiver billed ${a.archiverMsPerDelivery} ms a delivery and ${a.archiverMsPerInvocation} ms an invocation (assumed, from a measured run of the archiver's code).`,
     ),
     '',
     markdownTable(
@@ -427,7 +487,7 @@ export function forwardingRegion(): string {
     ),
     '',
     wrap(
-      `The front door all subscribers share (API Gateway, the receiver and their logs) adds ${dollars(sharedCostPerMillion(referenceShape('busy')))} per million deliveries once, however many subscribers forward or run code.`,
+      `The front door all subscribers share (the HTTP API or a function URL, the receiver and their logs) adds ${dollars(sharedCostPerMillion(referenceShape('busy'), 'http-api'))} per million deliveries behind the HTTP API, ${dollars(sharedCostPerMillion(referenceShape('busy'), 'function-url'))} behind a function URL, once, however many subscribers forward or run code.`,
     ),
   ].join('\n');
 }

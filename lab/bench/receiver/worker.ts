@@ -46,7 +46,8 @@ export interface ReceiverBenchInput {
     readonly iterations: number;
     /**
      * The acknowledgement's wall-clock latency, on and off alternating in pairs: SQS answering after a fixed
-     * modelled round trip, and (with `sqsEndpoint`, fauxqs in another process) over a real connection.
+     * modelled round trip (with each call's CPU time, `process.cpuUsage`), and (with `sqsEndpoint`, fauxqs in
+     * another process) over a real connection.
      */
     readonly latency?: {
       readonly iterations: number;
@@ -65,7 +66,7 @@ export interface ReceiverArchiveResult {
   /** Medians of the same iterations: archive off, archive on. */
   readonly offMs: number;
   readonly onMs: number;
-  /** Archive queue messages one delivery became (base64 chunks). */
+  /** Archive queue messages one delivery became (more than one: chunks). */
   readonly archiveMessages: number;
   /** Every measured sample, in iteration order (sample i of off and of on ran side by side). */
   readonly samples: {
@@ -73,6 +74,8 @@ export interface ReceiverArchiveResult {
     readonly cpu: PairedSamples;
     /** SQS answered in memory after the modelled round trip. */
     readonly modelled?: PairedSamples;
+    /** The processor time (`process.cpuUsage`, user + system) of the same modelled pairs. */
+    readonly modelledCpu?: PairedSamples;
     /** SQS over a real connection (fauxqs). */
     readonly network?: PairedSamples;
   };
@@ -315,7 +318,10 @@ async function measureFanOut(
   };
 }
 
-/** Off and on timed side by side, their order flipped every iteration (pairs), after the warm-up. */
+/**
+ * Off and on timed side by side, their order flipped every iteration (pairs), after the warm-up; with the
+ * process's CPU time of each handler call beside its wall time.
+ */
 async function pairedOnOff(
   off: Handler,
   on: Handler,
@@ -324,21 +330,43 @@ async function pairedOnOff(
   warmup: number,
   iterations: number,
   before?: () => Promise<void>,
-): Promise<PairedSamples> {
-  const wrap = (timer: Timer): Timer =>
-    before === undefined
-      ? timer
+): Promise<{ wall: PairedSamples; cpu: PairedSamples }> {
+  const cpu = { offMs: [] as number[], onMs: [] as number[] };
+  const wrap = (timer: Timer, cpuMs: number[]): Timer => {
+    const measured = withCpuTime(timer, cpuMs);
+    return before === undefined
+      ? measured
       : async (event) => {
           await before();
-          return timer(event);
+          return measured(event);
         };
+  };
   const [offMs, onMs] = (await timeSideBySide(
-    [wrap(handlerTimer(off, `${label}, archive off`)), wrap(handlerTimer(on, `${label}, archive on`))],
+    [
+      wrap(handlerTimer(off, `${label}, archive off`), cpu.offMs),
+      wrap(handlerTimer(on, `${label}, archive on`), cpu.onMs),
+    ],
     () => delivery.event(),
     warmup,
     iterations,
   )) as [number[], number[]];
-  return { offMs, onMs };
+  // Each timer runs once per iteration: its CPU samples are in iteration order, the warm-up's first.
+  return { wall: { offMs, onMs }, cpu: { offMs: cpu.offMs.slice(warmup), onMs: cpu.onMs.slice(warmup) } };
+}
+
+/**
+ * `timer`, recording the process's CPU time (user + system, every thread: the SDK's hashing, GC) over the
+ * call in `cpuMs`. While the modelled round trip waits on a timer the process is idle, so the figure is the
+ * handler's own work.
+ */
+function withCpuTime(timer: Timer, cpuMs: number[]): Timer {
+  return async (event) => {
+    const before = process.cpuUsage();
+    const elapsed = await timer(event);
+    const used = process.cpuUsage(before);
+    cpuMs.push((used.user + used.system) / 1000);
+    return elapsed;
+  };
 }
 
 interface NetworkReceivers {
@@ -382,7 +410,7 @@ async function measureArchive(
     warmup,
     iterations,
   )) as [number[], number[]];
-  let modelled: PairedSamples | undefined;
+  let modelled: Awaited<ReturnType<typeof pairedOnOff>> | undefined;
   let networkSamples: PairedSamples | undefined;
   if (latency !== undefined) {
     const latencyWarmup = Math.ceil(latency.iterations * warmupShare);
@@ -397,7 +425,7 @@ async function measureArchive(
       sqs.setPassThrough(true);
       let calls = 0;
       try {
-        networkSamples = await pairedOnOff(
+        ({ wall: networkSamples } = await pairedOnOff(
           network.off,
           network.on,
           delivery,
@@ -408,7 +436,7 @@ async function measureArchive(
           async () => {
             if (++calls % 8 === 0) await network.purge();
           },
-        );
+        ));
       } finally {
         sqs.setPassThrough(false);
       }
@@ -423,7 +451,8 @@ async function measureArchive(
     archiveMessages: sent.entries / (warmup + iterations),
     samples: {
       cpu: { offMs, onMs },
-      modelled,
+      modelled: modelled?.wall,
+      modelledCpu: modelled?.cpu,
       network: networkSamples,
     },
   };
@@ -487,7 +516,7 @@ serveWorker<ReceiverBenchInput, ReceiverBenchOutput>(async (input, progress) => 
     );
     archive.push(result);
     progress(
-      `receiver ${updates} updates, archive on ${result.onMs.toFixed(3)} ms vs off ${result.offMs.toFixed(3)} ms (×${(result.onMs / result.offMs).toFixed(3)}, ${result.archiveMessages} archive messages); modelled round trip ${ratio(result.samples.modelled)}; over fauxqs ${ratio(result.samples.network)}`,
+      `receiver ${updates} updates, archive on ${result.onMs.toFixed(3)} ms vs off ${result.offMs.toFixed(3)} ms (×${(result.onMs / result.offMs).toFixed(3)}, ${result.archiveMessages} archive messages); modelled round trip ${ratio(result.samples.modelled)}, its CPU ${ratio(result.samples.modelledCpu)}; over fauxqs ${ratio(result.samples.network)}`,
     );
   }
   restoreDns?.();

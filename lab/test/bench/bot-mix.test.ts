@@ -158,6 +158,35 @@ describe('summarizeBotMix', () => {
     ],
     classRuns,
     classEvents: 100,
+    debugRun: { ...run('ours', oursWru), logBytes: 200_000 },
+  });
+
+  it('stores the log volume at both levels and prices the receiver at the INFO bytes it measured', () => {
+    const receiver = { info: 500, debug: 900 };
+    const measured = summarizeBotMix(output(540), receiver);
+    expect(measured.logVolume).toEqual({
+      receiverBytesPerDelivery: receiver,
+      consumerBytesPerInvocation: { info: 80_000 / 40, debug: 200_000 / 40 },
+    });
+    const assumed = summarizeBotMix(output(540));
+    expect(assumed.logVolume).toBeUndefined();
+    // 440 deliveries per 400 events at 500 bytes instead of the assumed 750: 1.1 M × 0.25 KB at $0.50 per GB.
+    expect(assumed.ours.dollarsByComponent.logs - measured.ours.dollarsByComponent.logs).toBeCloseTo(
+      (1.1e6 * 0.25 * 0.5) / 1e6,
+      2,
+    );
+  });
+
+  it('prices each contestant behind a function URL without the HTTP API and its access log', () => {
+    const { ours } = summarizeBotMix(output(540));
+    const functionUrl = ours.functionUrl;
+    expect(functionUrl?.dollarsByComponent.apiGateway).toBe(0);
+    expect(functionUrl?.dollarsByComponent.receiver).toBe(ours.dollarsByComponent.receiver);
+    // 1.1 deliveries per event: $1.00 per million requests, and 0.35 KB of access log each at $0.50 per GB.
+    expect(ours.dollarsPerMillionEvents - (functionUrl?.dollarsPerMillionEvents ?? 0)).toBeCloseTo(
+      1.1 * 1 + (1.1e6 * 0.35 * 0.5) / 1e6,
+      1,
+    );
   });
 
   it('reports units per turn and the goals against both Powertools configurations', () => {
