@@ -104,6 +104,12 @@ export interface BotMixResults {
    * that read anything; absent from results written before it was counted.
    */
   readonly roundsOffFloor?: number;
+  /**
+   * The refused claims of records that met their twin in flight and came back, per turn (median round), for
+   * ours with the defaults and with `claimUnhandledEvents: false`; absent from results written before.
+   */
+  readonly returnedWruPerTurn?: number;
+  readonly returnedWruPerTurnNoUnhandledClaims?: number;
   /** Absent from results written before the log volume was measured at both levels. */
   readonly logVolume?: BotMixLogVolume;
 }
@@ -116,6 +122,13 @@ export const TODAYS_SHAPE = 'busy' as const;
  */
 export function summarizeBotMix(output: BotMixOutput, receiverLogBytes?: LogBytesByLevel): BotMixResults {
   const runsOf = (name: BotMixContestantName) => output.runs.filter((run) => run.contestant === name);
+  // Results written before returns were counted have none: every run's floor is then the batches' own.
+  const indexedRunsOf = (name: BotMixContestantName) =>
+    output.runs
+      .map((run, index) => ({ run, returned: output.returnedWru?.[index] ?? 0 }))
+      .filter(({ run }) => run.contestant === name);
+  const medianReturned = (name: BotMixContestantName) =>
+    median(indexedRunsOf(name).map(({ returned }) => returned));
   const summary = (name: BotMixContestantName) =>
     summarizeContestant(runsOf(name), output, receiverLogBytes?.info);
   const ours = summary('ours');
@@ -149,9 +162,11 @@ export function summarizeBotMix(output: BotMixOutput, receiverLogBytes?: LogByte
     dynamoDbCostRatio,
     dynamoDbCostRatioPerMessage,
     dynamoDbCostRatioLikeForLike,
+    returnedWruPerTurn: round(medianReturned('ours') / output.turns),
+    returnedWruPerTurnNoUnhandledClaims: round(medianReturned('oursNoUnhandledClaims') / output.turns),
     roundsOffFloor:
-      offFloor(runsOf('ours'), output.floorWru) +
-      offFloor(runsOf('oursNoUnhandledClaims'), output.floorWruNoUnhandledClaims),
+      offFloor(indexedRunsOf('ours'), output.floorWru) +
+      offFloor(indexedRunsOf('oursNoUnhandledClaims'), output.floorWruNoUnhandledClaims),
     ...(receiverLogBytes !== undefined &&
       output.debugRun !== undefined && {
         logVolume: {
@@ -165,8 +180,9 @@ export function summarizeBotMix(output: BotMixOutput, receiverLogBytes?: LogByte
   };
 }
 
-const offFloor = (runs: readonly ConsumerRun[], floor: number) =>
-  runs.filter((run) => run.wru !== floor || run.rru !== 0).length;
+/** Rounds whose write units differ from the floor plus their own returns, or that read anything. */
+const offFloor = (runs: readonly { run: ConsumerRun; returned: number }[], floor: number) =>
+  runs.filter(({ run, returned }) => run.wru !== floor + returned || run.rru !== 0).length;
 
 function summarizeContestant(
   runs: readonly ConsumerRun[],

@@ -43,6 +43,8 @@ export interface GoalInputs {
     | 'floorWruPerTurn'
     | 'floorWruPerTurnNoUnhandledClaims'
     | 'roundsOffFloor'
+    | 'returnedWruPerTurn'
+    | 'returnedWruPerTurnNoUnhandledClaims'
   >;
   readonly receiver?: Pick<ReceiverResults, 'bodies'>;
   readonly archive?: {
@@ -120,15 +122,21 @@ export const GOALS: readonly Goal[] = [
   },
   {
     name: 'botMixDynamoDbAtFloor',
-    asks: "bot mix: ours writes design.md §2's floor for these batches and reads nothing, in every round, with the defaults and with `claimUnhandledEvents: false`",
+    asks: "bot mix: ours writes design.md §2's floor for these batches, plus one refused claim per event of a copy that met its twin in flight and came back, and reads nothing, in every round, with the defaults and with `claimUnhandledEvents: false`",
     short: "DynamoDB writes at design.md's floor",
     format: (value) => `${value.toFixed(1)} units off the floor`,
     judge: ({ botMix }) => {
       if (!botMix) return null;
       // Per-turn figures are stored at 3 decimals: a median round one unit away from the floor shows.
+      // A median round's returns are counted in its own floor; the stored medians may come from different
+      // rounds, so every round is judged by `roundsOffFloor`, and this figure shows how far the medians are.
       const off =
-        unitsOffFloor(botMix.ours, botMix.floorWruPerTurn, botMix.turns) +
-        unitsOffFloor(botMix.oursNoUnhandledClaims, botMix.floorWruPerTurnNoUnhandledClaims, botMix.turns);
+        unitsOffFloor(botMix.ours, botMix.floorWruPerTurn + (botMix.returnedWruPerTurn ?? 0), botMix.turns) +
+        unitsOffFloor(
+          botMix.oursNoUnhandledClaims,
+          botMix.floorWruPerTurnNoUnhandledClaims + (botMix.returnedWruPerTurnNoUnhandledClaims ?? 0),
+          botMix.turns,
+        );
       // Results written before rounds were counted off the floor are judged on the median round alone.
       if (botMix.roundsOffFloor === undefined) {
         return { measured: off, met: off < 0.5, note: 'the median round: this run did not count the others' };

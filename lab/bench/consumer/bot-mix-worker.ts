@@ -11,6 +11,7 @@ import {
   buildEventClassWorkloads,
   type EventClass,
   floorWriteUnits,
+  returnedClaimUnits,
 } from './bot-mix-workload.ts';
 import {
   type Contestant,
@@ -57,6 +58,8 @@ export interface BotMixOutput {
   readonly floorWru: number;
   readonly floorWruNoUnhandledClaims: number;
   readonly runs: ConsumerRun[];
+  /** Each run's {@link returnedClaimUnits}, in the order of `runs`: its floor is `floorWru` (or the other) plus it. */
+  readonly returnedWru: number[];
   readonly classRuns: Record<BotMixContestantName, Record<EventClass, ConsumerRun>>;
   readonly classEvents: number;
   /** One more run of ours on the same workload, logging at DEBUG: its log bytes beside the rounds' (INFO). */
@@ -136,6 +139,11 @@ serveWorker<BotMixInput, BotMixOutput>(async (input, progress) => {
     floorWru: floorWriteUnits(workload, { claimUnhandledEvents: true }),
     floorWruNoUnhandledClaims: floorWriteUnits(workload, { claimUnhandledEvents: false }),
     runs,
+    returnedWru: runs.map((run) =>
+      returnedClaimUnits(workload, run.redeliveredIds, {
+        claimUnhandledEvents: run.contestant !== 'oursNoUnhandledClaims',
+      }),
+    ),
     classRuns,
     classEvents: input.classEvents,
     debugRun,

@@ -201,6 +201,32 @@ export function floorWriteUnits(
   return units;
 }
 
+/**
+ * The refused claims a run adds to {@link floorWriteUnits} by the records that came back: a copy that met its
+ * twin in flight in a concurrent batch is not acknowledged but returns (docs/decisions.md, "In-flight
+ * duplicates wait for the lease"), and each return claims its record's events again: 1 for each claimed key.
+ * How many copies meet their twin in flight depends on the batches' timing, so each run has its own floor.
+ */
+export function returnedClaimUnits(
+  workload: Pick<BotMixWorkload, 'eventsOf' | 'records'>,
+  redeliveredIds: readonly string[],
+  settings: { readonly claimUnhandledEvents: boolean },
+): number {
+  const indexOf = new Map(workload.records.map((record, index) => [record.messageId, index]));
+  let units = 0;
+  for (const messageId of redeliveredIds) {
+    const events = workload.eventsOf[indexOf.get(messageId) ?? -1];
+    if (events === undefined) throw new Error(`A redelivered record ${messageId} is not in the workload.`);
+    const claimed = new Set(
+      events
+        .filter((event) => event.kind === 'message' || settings.claimUnhandledEvents)
+        .map((event) => event.key),
+    );
+    units += claimed.size;
+  }
+  return units;
+}
+
 export type EventClass = 'message' | 'status' | 'retry' | 'retryInBatch';
 
 export interface EventClassWorkload {

@@ -36,6 +36,8 @@ export interface DrainResult {
   readonly deliveredRecords: number;
   /** Records that came back after a `batchItemFailures` entry. */
   readonly redeliveries: number;
+  /** Their message ids, once per return. */
+  readonly redeliveredIds: readonly string[];
   /** Duration of each invocation that returned. */
   readonly invocationMs: readonly number[];
 }
@@ -53,6 +55,7 @@ export async function drainQueue(options: DrainOptions): Promise<DrainResult> {
   let invocations = 0;
   let deliveredRecords = 0;
   let redeliveries = 0;
+  const redeliveredIds: string[] = [];
   let failedInvocations = 0;
   const invocationMs: number[] = [];
   let wake: (() => void) | undefined;
@@ -93,6 +96,7 @@ export async function drainQueue(options: DrainOptions): Promise<DrainResult> {
         throw new RedeliveryLimitError(entry.record.messageId, entry.receives);
       }
       redeliveries++;
+      redeliveredIds.push(entry.record.messageId);
       queue.push(entry);
     }
   };
@@ -130,5 +134,13 @@ export async function drainQueue(options: DrainOptions): Promise<DrainResult> {
   await Promise.all(options.containers.map(container));
   const wallMs = performance.now() - started;
   if (failure !== undefined) throw failure;
-  return { wallMs, invocations, failedInvocations, deliveredRecords, redeliveries, invocationMs };
+  return {
+    wallMs,
+    invocations,
+    failedInvocations,
+    deliveredRecords,
+    redeliveries,
+    redeliveredIds,
+    invocationMs,
+  };
 }

@@ -54,6 +54,8 @@ export interface ConsumerRun {
   readonly logBytes: number;
   readonly failedInvocations: number;
   readonly redeliveries: number;
+  /** The message ids of the records that came back, once per return. */
+  readonly redeliveredIds: readonly string[];
 }
 
 export class EffectsMismatchError extends Error {
@@ -151,6 +153,7 @@ export async function runOnce(
       logBytes,
       failedInvocations: drained.failedInvocations,
       redeliveries: drained.redeliveries,
+      redeliveredIds: drained.redeliveredIds,
     };
   } finally {
     await deleteTable(admin, tableName);

@@ -211,7 +211,10 @@ function botMixSection(b: BotMixResults): string[] {
     ),
     '',
     wrap(
-      `**Floor** (docs/design.md §2 for these batches): **${n(b.floorWruPerTurn, 3)} WRU per turn** with the defaults, ${n(b.floorWruPerTurnNoUnhandledClaims, 3)} with \`claimUnhandledEvents: false\`. ` +
+      `**Floor** (docs/design.md §2 for these batches): **${n(b.floorWruPerTurn, 3)} WRU per turn** with the defaults, ${n(b.floorWruPerTurnNoUnhandledClaims, 3)} with \`claimUnhandledEvents: false\`` +
+        (b.returnedWruPerTurn === undefined
+          ? '. '
+          : `; each round adds one refused claim per event of a copy that met its twin in flight and came back (${n(b.returnedWruPerTurn, 3)} WRU per turn in the median round, ${n(b.returnedWruPerTurnNoUnhandledClaims ?? 0, 3)} without unhandled claims). `) +
         `DynamoDB cost, ours/Powertools: **${times(b.dynamoDbCostRatio)}** against the recipe, ${times(b.dynamoDbCostRatioPerMessage)} against Powertools around the per-message function, which writes nothing for statuses and so counts none of their duplicates; with \`claimUnhandledEvents: false\` (the same information) **${times(b.dynamoDbCostRatioLikeForLike)}**, both at the floor of a handled message's two writes. ` +
         `Whole stack with each consumer billed the milliseconds measured in its own runs: ours ${dollars(b.ours.dollarsPerMillionEventsAtMeasuredMs)} per million events against ${dollars(b.powertools.dollarsPerMillionEventsAtMeasuredMs)} for Powertools' recipe.`,
     ),

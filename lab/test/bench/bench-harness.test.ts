@@ -148,6 +148,7 @@ describe('summarizeConsumer', () => {
     logBytes: 100_000,
     failedInvocations: 0,
     redeliveries: 0,
+    redeliveredIds: [],
   });
   const output = (runs: ConsumerRun[], roundTripRuns: ConsumerRun[] = []): ConsumerBenchOutput => ({
     rebatchedProbe: {

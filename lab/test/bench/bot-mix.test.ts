@@ -135,6 +135,7 @@ describe('summarizeBotMix', () => {
     logBytes: 80_000,
     failedInvocations: 0,
     redeliveries: 0,
+    redeliveredIds: [],
   });
   const classRuns = Object.fromEntries(
     ['ours', 'powertools', 'powertoolsPerMessage', 'oursNoUnhandledClaims'].map((name) => [
@@ -142,7 +143,7 @@ describe('summarizeBotMix', () => {
       Object.fromEntries(['message', 'status', 'retry', 'retryInBatch'].map((c) => [c, run(name, 100)])),
     ]),
   ) as unknown as BotMixOutput['classRuns'];
-  const output = (oursWru: number): BotMixOutput => ({
+  const output = (oursWru: number, oursReturned = 0): BotMixOutput => ({
     turns: 100,
     events: 400,
     deliveries: 440,
@@ -156,6 +157,7 @@ describe('summarizeBotMix', () => {
       run('powertoolsPerMessage', 220),
       run('oursNoUnhandledClaims', 215),
     ],
+    returnedWru: [oursReturned, 0, 0, 0],
     classRuns,
     classEvents: 100,
     debugRun: { ...run('ours', oursWru), logBytes: 200_000 },
@@ -206,6 +208,17 @@ describe('summarizeBotMix', () => {
       ((880 - 540) / 400) * 0.625,
       2,
     );
+  });
+
+  it('holds each round to the floor plus its own returns: a copy that met its twin in flight claims again', () => {
+    const returned = summarizeBotMix(output(548, 8));
+    expect(returned.roundsOffFloor).toBe(0);
+    expect(returned.returnedWruPerTurn).toBe(0.08);
+    expect(goals({ botMix: returned }).botMixDynamoDbAtFloor).toBe(true);
+    // The same units without returns to account for them: one unit per refused claim above the floor.
+    const unexplained = summarizeBotMix(output(548, 0));
+    expect(unexplained.roundsOffFloor).toBe(1);
+    expect(goals({ botMix: unexplained }).botMixDynamoDbAtFloor).toBe(false);
   });
 
   it('misses the like-for-like goal when ours without unhandled claims writes more than Powertools per message', () => {
