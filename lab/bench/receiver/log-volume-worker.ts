@@ -6,18 +6,17 @@
  * logger), so the parent runs this worker once per level. SQS is answered in memory.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { toApiGatewayV2Event } from '../../../cli/local/http/api-gateway-v2.ts';
 import { createLambdaContext } from '../../../cli/local/lambda-context.ts';
 import { receiverEnvironment } from '../../../contract/environment.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME } from '../../../contract/subscribers.ts';
-import { signBody } from '../../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
 import { DEFAULT_RECEIVER_MEMORY_MB } from '../../../lib/defaults.ts';
 import { type BotMixOptions, buildBotMixWorkload } from '../consumer/bot-mix-workload.ts';
 import { RECEIVER_FUNCTION_NAME } from '../support/lambda-names.ts';
 import { countStdoutBytes } from '../support/stdout-bytes.ts';
 import { serveWorker } from '../support/worker-process.ts';
+import { BENCH_APP_SECRET, signedPostEvent } from './signed-post.ts';
 import { answerSqsInMemory } from './sqs-answered-in-memory.ts';
 
 export type ReceiverLogVolumeInput = BotMixOptions;
@@ -28,7 +27,6 @@ export interface ReceiverLogVolumeOutput {
   readonly logBytes: number;
 }
 
-const APP_SECRET = 'bench-app-secret';
 const QUEUES = 'https://sqs.us-east-1.amazonaws.com/000000000000';
 
 const stdoutBytes = countStdoutBytes();
@@ -52,7 +50,7 @@ serveWorker<ReceiverLogVolumeInput, ReceiverLogVolumeOutput>(async (input, progr
       ],
       quarantineQueueUrl: `${QUEUES}/WhatsAppWebhook-Quarantine`,
       maximumMessageSizeBytes: resolveSettings().maximumMessageSizeBytes,
-      webhookSecrets: { appSecrets: [APP_SECRET] },
+      webhookSecrets: { appSecrets: [BENCH_APP_SECRET] },
     }),
   });
   const bodies = buildBotMixWorkload(input).records.map((record) => record.body);
@@ -76,20 +74,7 @@ serveWorker<ReceiverLogVolumeInput, ReceiverLogVolumeOutput>(async (input, progr
 
 /** A signed POST as API Gateway hands it over, with a request id of AWS's length. */
 function signedEvent(body: string, index: number): APIGatewayProxyEventV2 {
-  const event = toApiGatewayV2Event({
-    method: 'POST',
-    url: '/webhook',
-    rawHeaders: [
-      'content-type',
-      'application/json',
-      'user-agent',
-      'facebookexternalua',
-      'x-hub-signature-256',
-      signBody(body, APP_SECRET),
-    ],
-    body: Buffer.from(body),
-    sourceIp: '173.252.0.1',
-  });
+  const event = signedPostEvent(body);
   event.requestContext.requestId = `Bench${String(index).padStart(10, '0')}A=`;
   return event;
 }

@@ -15,17 +15,16 @@ import { createHmac } from 'node:crypto';
 import { CreateQueueCommand, PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { interceptLocalhostDns } from 'fauxqs';
-import { toApiGatewayV2Event } from '../../../cli/local/http/api-gateway-v2.ts';
 import { seededRandom } from '../../../cli/local/seeded-random.ts';
 import { batchedBody } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { median } from '../../../cli/tools/statistics.ts';
 import { receiverEnvironment } from '../../../contract/environment.ts';
 import { resolveSettings } from '../../../contract/settings.ts';
 import { DEFAULT_SUBSCRIBER_NAME, type SubscriberQueue } from '../../../contract/subscribers.ts';
-import { signBody } from '../../../functions/receiver/signature.ts';
 import { createReceiverHandler } from '../../../functions/receiver.ts';
 import { type Timer as SideBySideTimer, timeSideBySide } from '../support/side-by-side.ts';
 import { serveWorker } from '../support/worker-process.ts';
+import { BENCH_APP_SECRET, signedPostEvent } from './signed-post.ts';
 import { answerSqsInMemory, type SqsInMemory } from './sqs-answered-in-memory.ts';
 
 export interface ReceiverBenchInput {
@@ -120,7 +119,6 @@ export interface ReceiverBenchOutput {
   readonly archive?: readonly ReceiverArchiveResult[];
 }
 
-const APP_SECRET = 'bench-app-secret';
 /**
  * The origin of the in-memory queues' URLs: SQS's, or the emulator's when the run has one, so that every client
  * in this process resolves the endpoint its queue URLs name (the SDK warns on every request otherwise).
@@ -134,7 +132,7 @@ type Handler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV
 
 /** The floor: what any receiver must do with a signed body, and nothing else. */
 function floor(body: string): unknown {
-  const digest = createHmac('sha256', APP_SECRET).update(body).digest('hex');
+  const digest = createHmac('sha256', BENCH_APP_SECRET).update(body).digest('hex');
   const parsed = JSON.parse(body) as unknown;
   return digest.length > 0 ? parsed : undefined;
 }
@@ -161,7 +159,7 @@ function receiverFor(subscribers: number, options: { archive?: boolean; urls?: Q
       subscriberQueues,
       quarantineQueueUrl: urls.quarantine,
       maximumMessageSizeBytes: resolveSettings().maximumMessageSizeBytes,
-      webhookSecrets: { appSecrets: [APP_SECRET] },
+      webhookSecrets: { appSecrets: [BENCH_APP_SECRET] },
       ...(options.archive === true && { archiveQueueUrl: urls.archive }),
     }),
   });
@@ -199,22 +197,7 @@ function signedDelivery(updates: number, random: () => number) {
   const body = batchedBody(updates, random, updates * 10);
   // The Lambda runtime JSON.parses each invocation's payload: the handler gets a fresh, flat string each
   // time, not the two-byte string the generator built (V8 string layout changes the cost of every pass).
-  const payload = JSON.stringify(
-    toApiGatewayV2Event({
-      method: 'POST',
-      url: '/webhook',
-      rawHeaders: [
-        'content-type',
-        'application/json',
-        'user-agent',
-        'facebookexternalua',
-        'x-hub-signature-256',
-        signBody(body, APP_SECRET),
-      ],
-      body: Buffer.from(body),
-      sourceIp: '173.252.0.1',
-    }),
-  );
+  const payload = JSON.stringify(signedPostEvent(body));
   let invocation = 0;
   return {
     bodyBytes: Buffer.byteLength(body),
