@@ -150,8 +150,10 @@ export class ConsumerBatch {
     logged: { readonly key: string; readonly field: string },
   ): void {
     const byField = this.#quietOutcomes[outcome] ?? {};
-    byField[logged.field] = [...(byField[logged.field] ?? []), logged.key];
     this.#quietOutcomes[outcome] = byField;
+    const keys = byField[logged.field] ?? [];
+    byField[logged.field] = keys;
+    keys.push(logged.key);
   }
 
   /** Runs one record's events in order. Resolves when the record is done; throws {@link RecordFailedError}. */
