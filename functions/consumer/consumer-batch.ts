@@ -91,6 +91,13 @@ function isSmokeTest(event: WebhookEvent): boolean {
  */
 export type QuietOutcomes = Partial<Record<'handled' | 'recorded', Record<string, string[]>>>;
 
+/**
+ * The most digests the summary line lists (about 25 KB): a batch of ten 1,000-update deliveries would
+ * otherwise write a line near CloudWatch's 256 KB limit for one log event, which Lambda splits. The rest are
+ * counted; `LOG_LEVEL=DEBUG` logs each one on its own line.
+ */
+export const MAX_LISTED_OUTCOMES = 1_000;
+
 /** One batch after the claim pre-pass: records are then processed one call each, in any order. */
 export class ConsumerBatch {
   readonly tally: ConsumerTally;
@@ -115,6 +122,8 @@ export class ConsumerBatch {
   /** Records whose wait before the handler was counted: once per record. */
   readonly #waited = new Set<string>();
   readonly #quietOutcomes: QuietOutcomes = {};
+  #listedOutcomes = 0;
+  #unlistedOutcomes = 0;
 
   constructor(prepared: readonly PreparedRecord[], invocation: Invocation, options: WebhookConsumerOptions) {
     for (const entry of prepared) {
@@ -145,10 +154,20 @@ export class ConsumerBatch {
     return this.#quietOutcomes;
   }
 
+  /** Quiet outcomes beyond {@link MAX_LISTED_OUTCOMES}, counted only. */
+  get unlistedOutcomes(): number {
+    return this.#unlistedOutcomes;
+  }
+
   #settledQuietly(
     outcome: keyof QuietOutcomes,
     logged: { readonly key: string; readonly field: string },
   ): void {
+    if (this.#listedOutcomes >= MAX_LISTED_OUTCOMES) {
+      this.#unlistedOutcomes++;
+      return;
+    }
+    this.#listedOutcomes++;
     const byField = this.#quietOutcomes[outcome] ?? {};
     this.#quietOutcomes[outcome] = byField;
     const keys = byField[logged.field] ?? [];

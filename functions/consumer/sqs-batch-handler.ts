@@ -94,6 +94,7 @@ export function createSqsBatchHandler(dependencies: SqsBatchHandlerDependencies)
           records: event.Records.length,
           failedRecords: batch.failedRecords,
           events: batch.quietOutcomes,
+          ...(batch.unlistedOutcomes > 0 && { eventsUnlisted: batch.unlistedOutcomes }),
         });
         logger.debug('Batch counts', { counts: batch.tally.toRecord() });
         publishTally(metrics, batch.tally.snapshot(), lane);

@@ -13,6 +13,7 @@ import {
 } from '../../../cli/meta-traffic/webhook-bodies.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../contract/metric-names.ts';
 import { keyedDigest, useLogDigestKey } from '../../../functions/commons/log-digest.ts';
+import { MAX_LISTED_OUTCOMES } from '../../../functions/consumer/consumer-batch.ts';
 import { defineWebhookHandlers, type LogDetails } from '../../../functions/consumer/handler-api.ts';
 import { loggableKey } from '../../../functions/consumer/loggable-key.ts';
 import { webhookHandlers as defaultHandlers } from '../../../functions/webhook-handlers.ts';
@@ -295,6 +296,29 @@ describe('consumer logs', () => {
     for (const moved of ['Event handled', 'Event without handler recorded as done', 'Batch counts']) {
       expect(debug).toContain(moved);
     }
+  });
+
+  it('lists at most MAX_LISTED_OUTCOMES digests in the summary line and counts the rest', async () => {
+    const statuses = Array.from({ length: MAX_LISTED_OUTCOMES + 5 }, (_, index) => ({
+      id: `wamid.many${index}`,
+      status: 'delivered',
+      recipientId: '16505550001',
+      timestamp: '1749416400',
+    }));
+    const { dynamodb, invoke } = createHarness(defineWebhookHandlers({ onMessage: () => {} }));
+    mockLedgerAndClaims(dynamodb);
+    const { lines } = await captureOutput(() =>
+      invoke(sqsEvent(['rec-1', envelope([statusesChange(statuses)])])),
+    );
+    const summary = lines
+      .filter((line) => line.includes('"Batch processed"'))
+      .map((line) => JSON.parse(line))
+      .at(0);
+    const listed = Object.values(summary?.events ?? {}).flatMap((byField) =>
+      Object.values(byField as Record<string, string[]>).flat(),
+    );
+    expect(listed).toHaveLength(MAX_LISTED_OUTCOMES);
+    expect(summary?.eventsUnlisted).toBe(5);
   });
 
   it('logs a keyed digest of every key: stable, distinct per key, and not an unkeyed hash anyone can recompute', () => {
