@@ -78,7 +78,8 @@ describe('npm start with two subscribers', () => {
     expect(info.subscribers[0]?.queueUrl).toMatch(/whatsapp-webhook-bot-deliveries$/);
     expect(info.subscribers[1]?.dlqUrl).toMatch(/whatsapp-webhook-crm-deliveries-dlq$/);
     expect(info.quarantineQueueUrl).toMatch(/whatsapp-webhook-quarantine$/);
-    expect(info.tableName).toBe('whatsapp-webhook-dedup-claims');
+    // On the test run's shared DynamoDB Local (test/support/test-local-stack.ts), a table of the stack's own name.
+    expect(info.tableName).toMatch(/^whatsapp-webhook-dedup-claims-[0-9a-f]{12}$/);
     expect(info.subscribers[0]?.handlers).toEqual(['onMessage', 'onStatus', 'onError', 'onManagementEvent']);
   });
 
