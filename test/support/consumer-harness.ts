@@ -1,7 +1,7 @@
 /** A consumer wired exactly as in Lambda, over clients that `aws-sdk-client-mock` replaces. */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
@@ -67,6 +67,26 @@ export function createHarness(
   });
   const invoke = (event: SQSEvent) => handler(event, { getRemainingTimeInMillis: () => 30_000 });
   return { dynamodb, queue, invoke };
+}
+
+/**
+ * The claim's `PutItem` refused as DynamoDB refuses it (`ReturnValuesOnConditionCheckFailure: ALL_OLD`): the
+ * item another queue message holds, `done` or `processing` under a lease of `leaseMs` from now.
+ */
+export function claimHeldElsewhere(
+  state: 'done' | 'processing',
+  leaseMs = 20_000,
+): ConditionalCheckFailedException {
+  return new ConditionalCheckFailedException({
+    message: 'The conditional request failed',
+    $metadata: { httpStatusCode: 400 },
+    Item: {
+      state: { S: state },
+      owner: { S: 'someone' },
+      leaseUntil: { N: String(Date.now() + leaseMs) },
+      messageId: { S: 'another-message' },
+    },
+  });
 }
 
 export function sqsRecord(body: string, messageId: string): SQSRecord {

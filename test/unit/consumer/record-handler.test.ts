@@ -4,7 +4,6 @@
  * status whose ledger write fails left out before the call, never released after it; on an ordered lane,
  * nothing after an event another delivery holds.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityBatchCommand } from '@aws-sdk/client-sqs';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
@@ -19,6 +18,7 @@ import {
 } from '../../../functions/consumer/handler-api.ts';
 import {
   captureOutput,
+  claimHeldElsewhere,
   createHarness,
   emfDocuments,
   metricValue,
@@ -32,18 +32,6 @@ const [first, second, third, fourth] = inboundMessages(4) as [
   ReturnType<typeof inboundMessages>[number],
 ];
 const key = (message: { id: string }) => `msg:${message.id}`;
-
-const blocked = (state: 'done' | 'processing') =>
-  new ConditionalCheckFailedException({
-    message: 'The conditional request failed',
-    $metadata: { httpStatusCode: 400 },
-    Item: {
-      state: { S: state },
-      owner: { S: 'someone' },
-      leaseUntil: { N: String(Date.now() + 20_000) },
-      messageId: { S: 'another-message' },
-    },
-  });
 
 function recordHarness(onRecord: (context: RecordContext) => void | Promise<void>, ordered = false) {
   const calls: string[][] = [];
@@ -86,7 +74,7 @@ describe('defineWebhookHandlers with onRecord', () => {
 describe('a record handler in the consumer', () => {
   it("hands each record's fresh events over in one call, in body order, and completes every claim", async () => {
     const { dynamodb, invoke, calls, handler } = recordHarness(() => {});
-    dynamodb.on(PutCommand, { Item: { pk: key(second) } }).rejects(blocked('done'));
+    dynamodb.on(PutCommand, { Item: { pk: key(second) } }).rejects(claimHeldElsewhere('done'));
     const { result, lines } = await captureOutput(() =>
       invoke(sqsEvent(['rec-1', messagesBody([first, second, third])], ['rec-2', messagesBody([fourth])])),
     );
@@ -153,7 +141,7 @@ describe('a record handler in the consumer', () => {
 
   it('on an ordered lane, stops before an event another delivery holds: nothing after it is handed over', async () => {
     const { dynamodb, invoke, calls } = recordHarness(() => {}, true);
-    dynamodb.on(PutCommand, { Item: { pk: key(second) } }).rejects(blocked('processing'));
+    dynamodb.on(PutCommand, { Item: { pk: key(second) } }).rejects(claimHeldElsewhere('processing'));
     const { result } = await captureOutput(() =>
       invoke(sqsEvent(['rec-1', messagesBody([first, second, third])])),
     );
@@ -202,7 +190,7 @@ describe('a record handler in the consumer', () => {
 
   it('is not called for a record with nothing fresh', async () => {
     const { dynamodb, invoke, handler } = recordHarness(() => {});
-    dynamodb.on(PutCommand).rejects(blocked('done'));
+    dynamodb.on(PutCommand).rejects(claimHeldElsewhere('done'));
     const { result } = await captureOutput(() => invoke(sqsEvent(['rec-1', messagesBody([first, second])])));
     expect(result).toEqual({ batchItemFailures: [] });
     expect(handler).not.toHaveBeenCalled();

@@ -14,6 +14,7 @@ import { logDigest } from '../../../functions/commons/log-digest.ts';
 import type { WebhookEventContext } from '../../../functions/consumer/handler-api.ts';
 import {
   captureOutput,
+  claimHeldElsewhere,
   createHarness,
   DELIVERY_QUEUE_URL,
   DLQ_URL,
@@ -327,20 +328,11 @@ describe('consumer: repeated keys', () => {
   it('skips duplicate-done and duplicate-in-flight events and counts them apart', async () => {
     const { keys, handle } = recorder();
     const { dynamodb, invoke } = createHarness({ onMessage: handle });
-    const blocked = (state: string) =>
-      new ConditionalCheckFailedException({
-        message: 'The conditional request failed',
-        $metadata: { httpStatusCode: 400 },
-        Item: {
-          state: { S: state },
-          owner: { S: 'someone' },
-          leaseUntil: { N: String(Date.now() + 60_000) },
-          messageId: { S: 'another-message' },
-        },
-      });
     dynamodb.on(PutCommand).resolves({});
-    dynamodb.on(PutCommand, { Item: { pk: `msg:${first.id}` } }).rejects(blocked('done'));
-    dynamodb.on(PutCommand, { Item: { pk: `msg:${second.id}` } }).rejects(blocked('processing'));
+    dynamodb.on(PutCommand, { Item: { pk: `msg:${first.id}` } }).rejects(claimHeldElsewhere('done', 60_000));
+    dynamodb
+      .on(PutCommand, { Item: { pk: `msg:${second.id}` } })
+      .rejects(claimHeldElsewhere('processing', 60_000));
     dynamodb.on(UpdateCommand).resolves({});
 
     const { result, lines } = await captureOutput(() =>
